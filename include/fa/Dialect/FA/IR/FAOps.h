@@ -1,0 +1,29 @@
+//===- FAOps.h - fa dialect operations --------------------------*- C++ -*-===//
+#ifndef FA_DIALECT_FA_IR_FAOPS_H
+#define FA_DIALECT_FA_IR_FAOPS_H
+
+#include "fa/Dialect/FA/IR/FADialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "fa/Dialect/FA/IR/FAEnums.h.inc"
+
+namespace mlir::fa {
+/// Positions of the batch, heads, seq and head_dim dimensions in a rank-4
+/// Q, K, V or O tensor of the given layout.
+struct LayoutDims {
+  unsigned batch, heads, seq, dim;
+};
+LayoutDims getLayoutDims(Layout layout);
+} // namespace mlir::fa
+
+#define GET_ATTRDEF_CLASSES
+#include "fa/Dialect/FA/IR/FAAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "fa/Dialect/FA/IR/FAOps.h.inc"
+
+#endif // FA_DIALECT_FA_IR_FAOPS_H

@@ -1,0 +1,50 @@
+//===- AttentionConfig.h - What the score function of an op is --*- C++ -*-===//
+//
+// The per-element score function of fa.attention (scale, bias, softcap,
+// masks), emitted as scalar IR. Every lowering (the reference decomposition,
+// the tiled loops, the GPU kernels) calls these so that all of them compute
+// one function.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_DIALECT_FA_TRANSFORMS_ATTENTIONCONFIG_H
+#define FA_DIALECT_FA_TRANSFORMS_ATTENTIONCONFIG_H
+
+#include "fa/Dialect/FA/IR/FAOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <optional>
+
+namespace mlir::fa {
+
+struct AttentionConfig {
+  Layout layout = Layout::bhsd;
+  double scale = 1.0;
+  std::optional<double> softcap;
+  bool causal = false;
+  /// Keys visible to query i are those with i+off-left <= j <= i+off+right.
+  std::optional<std::pair<int64_t, int64_t>> window;
+  MaskAlignment alignment = MaskAlignment::top_left;
+
+  static AttentionConfig get(AttentionOp op);
+  static AttentionConfig get(AttentionGradOp op);
+
+  bool hasMask() const { return causal || window.has_value(); }
+
+  /// scale * qk (+ bias), then the softcap: the score before masking, f32.
+  /// `bias` may be null.
+  Value emitScore(ImplicitLocOpBuilder &b, Value qk, Value bias) const;
+
+  /// i1: whether key `j` is hidden from query `i` (index values). `seqQ` and
+  /// `seqK` are index values; they matter only for bottom_right alignment.
+  /// Returns null when the op has no mask.
+  Value emitIsMasked(ImplicitLocOpBuilder &b, Value i, Value j, Value seqQ,
+                     Value seqK) const;
+
+  /// The derivative d(score)/d(scale*qk + bias) given the score itself:
+  /// 1 - (s/softcap)^2 with a softcap, null (meaning 1) without.
+  Value emitScoreDerivative(ImplicitLocOpBuilder &b, Value score) const;
+};
+
+} // namespace mlir::fa
+
+#endif // FA_DIALECT_FA_TRANSFORMS_ATTENTIONCONFIG_H

@@ -1,0 +1,24 @@
+//===- CPUPipeline.h - fa-cpu-pipeline --------------------------*- C++ -*-===//
+#ifndef FA_PIPELINES_CPUPIPELINE_H
+#define FA_PIPELINES_CPUPIPELINE_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+namespace fa {
+
+struct FACPUPipelineOptions
+    : public PassPipelineOptions<FACPUPipelineOptions> {};
+
+/// fa ops, linalg, tensor, arith and func on tensors -> the LLVM dialect,
+/// runnable by mlir-runner or compiled to a shared library.
+void buildFACPUPipeline(OpPassManager &pm, const FACPUPipelineOptions &options);
+
+/// Registers `fa-cpu-pipeline`.
+void registerFACPUPipeline();
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_PIPELINES_CPUPIPELINE_H

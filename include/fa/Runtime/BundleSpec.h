@@ -1,0 +1,116 @@
+//===- BundleSpec.h - Parsed and validated bundle metadata ------*- C++ -*-===//
+//
+// The launch metadata of a kernel bundle (docs/BundleFormat.md) after
+// validation. Everything here is host-only data: building a BundleSpec needs
+// no driver, so every format error is reported where there is no GPU.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_RUNTIME_BUNDLESPEC_H
+#define FA_RUNTIME_BUNDLESPEC_H
+
+#include "fa/Runtime/DType.h"
+#include "fa/Runtime/Expr.h"
+#include "fa/Runtime/Json.h"
+#include "fa/Runtime/Status.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fa::runtime {
+
+constexpr int kBundleFormatVersion = 1;
+
+enum class Layout { BSHD, BHSD };
+enum class ParamKind { TensorMap, TensorMapGlobal, Ptr, I32, I64, F32 };
+enum class Swizzle { None, B32, B64, B128 };
+enum class L2Promotion { None, B64, B128, B256 };
+
+const char *paramKindName(ParamKind kind);
+const char *layoutName(Layout layout);
+/// Bytes of the swizzle span (0 for none).
+int64_t swizzleBytes(Swizzle swizzle);
+
+struct ParamSpec {
+  ParamKind kind = ParamKind::I32;
+  // tensor_map, tensor_map_global, ptr:
+  std::string operand;
+  // tensor_map, tensor_map_global:
+  std::vector<std::string> dims; // innermost first
+  std::vector<int64_t> box;      // for the first box.size() dims
+  Swizzle swizzle = Swizzle::None;
+  L2Promotion l2Promotion = L2Promotion::B128;
+  DType dtype = DType::F32; // the operand's element type
+  // ptr: required alignment of the address in bytes.
+  int64_t align = 1;
+  // i32, i64, f32:
+  Expr value;
+};
+
+/// A caller-provided buffer that is not one of the standard roles.
+struct ScratchSpec {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<std::string> dims; // logical dims, outermost first
+  std::vector<Expr> shape;       // one integer expression per dim
+};
+
+struct BundleConfig {
+  DType dtype = DType::BF16;
+  DType outDType = DType::BF16;
+  DType biasDType = DType::BF16;
+  Layout layout = Layout::BSHD;
+  int64_t headDim = 0;
+  int64_t headDimV = 0;
+  bool returnLse = false;
+};
+
+struct BundleSpec {
+  std::string jsonPath;   // as given to load (empty when parsed from memory)
+  std::string cubinPath;  // resolved against the JSON's directory
+  std::string chip;       // e.g. "sm_90a"
+  int chipMajor = 0, chipMinor = 0;
+  char chipSuffix = 0;    // 0, 'a' or 'f'
+  std::string kernel;
+  std::string op;
+  BundleConfig config;
+  std::array<uint32_t, 3> block{1, 1, 1};
+  std::array<uint32_t, 3> cluster{1, 1, 1};
+  int64_t sharedMemoryBytes = 0;
+  std::array<Expr, 3> grid;
+  std::vector<ParamSpec> params;
+  std::vector<ScratchSpec> scratch;
+  /// Operands a launch must provide, in a stable order.
+  std::vector<std::string> requiredOperands;
+  std::string configJson; // compact "config" object
+  std::string json;       // compact whole document
+};
+
+/// Validates bundle JSON text. `baseDir` resolves the relative "cubin" path
+/// (the file itself is not read here). Errors: Parse or InvalidBundle, with
+/// the offending field named, e.g. `params[2].box: ...`.
+Expected<BundleSpec> parseBundleSpec(const std::string &jsonText,
+                                     const std::string &baseDir);
+
+//===----------------------------------------------------------------------===//
+// Operand roles
+//===----------------------------------------------------------------------===//
+
+/// The standard operand roles of docs/BundleFormat.md.
+const std::vector<std::string> &standardRoles();
+bool isStandardRole(const std::string &role);
+
+/// Logical dimension names of an operand, outermost first, in the order of the
+/// sizes/strides the caller passes (depends on the layout for Q/K/V/O).
+/// Empty when the role is unknown to the spec.
+std::vector<std::string> operandDims(const BundleSpec &spec,
+                                     const std::string &role);
+/// Expected element type of an operand (nullopt when unknown).
+std::optional<DType> operandDType(const BundleSpec &spec,
+                                  const std::string &role);
+
+} // namespace fa::runtime
+
+#endif // FA_RUNTIME_BUNDLESPEC_H

@@ -1,0 +1,27 @@
+//===- FADialect.cpp - The fa dialect -------------------------------------===//
+#include "fa/Dialect/FA/IR/FADialect.h"
+#include "fa/Dialect/FA/IR/FAOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+#include "fa/Dialect/FA/IR/FADialect.cpp.inc"
+#include "fa/Dialect/FA/IR/FAEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "fa/Dialect/FA/IR/FAAttrs.cpp.inc"
+
+void FADialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "fa/Dialect/FA/IR/FAAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "fa/Dialect/FA/IR/FAOps.cpp.inc"
+      >();
+}

@@ -1,0 +1,597 @@
+//===- DecomposeAttention.cpp - fa ops -> reference linalg ----------------===//
+//
+// The reference semantics of the fa dialect, as plain linalg on tensors.
+// Everything is computed in f32 over the full seq_q x seq_k score matrix.
+// Query-side tensors are viewed as [B, Hkv, G, S, X] (G = query heads per
+// key/value head) so that grouped-query attention is plain broadcasting and
+// dK/dV sum over G.
+//
+//===----------------------------------------------------------------------===//
+#include "fa/Dialect/FA/Transforms/AttentionConfig.h"
+#include "fa/Dialect/FA/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::fa {
+#define GEN_PASS_DEF_FADECOMPOSEATTENTION
+#include "fa/Dialect/FA/Transforms/Passes.h.inc"
+} // namespace mlir::fa
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+using utils::IteratorType;
+constexpr IteratorType kPar = IteratorType::parallel;
+constexpr IteratorType kRed = IteratorType::reduction;
+
+/// Emits the reference computation for one op.
+class Decomposer {
+public:
+  Decomposer(ImplicitLocOpBuilder &b, AttentionConfig config)
+      : b(b), config(config) {}
+
+  /// Reads the problem sizes; fails (with a diagnostic) when the group size
+  /// cannot be formed.
+  LogicalResult init(Operation *op, Value q, Value k);
+
+  /// Q/O/dO [layout] -> f32 [B, Hkv, G, S, X]; `descale` may be null.
+  Value queryToGrouped(Value t, Value descale);
+  /// K/V [layout] -> f32 [B, Hkv, S, X].
+  Value keyToF32(Value t, Value descale);
+  /// LSE [B, Hq, Sq] -> [B, Hkv, G, Sq].
+  Value lseToGrouped(Value lse);
+  /// [B, Hkv, G, S, X] f32 -> `type` in the op's layout.
+  Value groupedToOutput(Value t, RankedTensorType type);
+  Value groupedLseToOutput(Value t);
+
+  /// Scores [B, Hkv, G, Sq, Sk]: score function and mask applied (-inf where
+  /// hidden).
+  Value scores(Value q5, Value k4, Value bias);
+
+  // The forward.
+  std::pair<Value, Value> softmaxAndOutput(Value s, Value v4);
+  // The backward pieces.
+  Value probabilitiesFromLse(Value s, Value lse5);
+  Value gradBias(Value dS, RankedTensorType biasType);
+
+  /// sum over `reduced` loop dims of lhs * rhs, f32, as one linalg.generic.
+  Value contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
+                 AffineMap outMap, ArrayRef<IteratorType> iterators,
+                 ArrayRef<OpFoldResult> outSizes);
+  Value elementwise(ValueRange ins, ArrayRef<AffineMap> inMaps,
+                    ArrayRef<OpFoldResult> outSizes, Type elementType,
+                    function_ref<Value(ValueRange)> body);
+  Value reduce(Value in, AffineMap inMap, ArrayRef<OpFoldResult> outSizes,
+               float init, function_ref<Value(Value, Value)> combine);
+
+  ImplicitLocOpBuilder &b;
+  AttentionConfig config;
+  LayoutDims ld;
+  OpFoldResult batch, headsKV, group, seqQ, seqK;
+  int64_t headDim = 0, headDimV = 0;
+
+  MLIRContext *ctx() { return b.getContext(); }
+  AffineExpr d(unsigned i) { return getAffineDimExpr(i, ctx()); }
+  AffineMap map(unsigned numDims, ArrayRef<AffineExpr> results) {
+    return AffineMap::get(numDims, 0, results, ctx());
+  }
+  Value indexValue(OpFoldResult ofr) {
+    return getValueOrCreateConstantIndexOp(b, b.getLoc(), ofr);
+  }
+  Value f32(double v) {
+    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+  }
+  Value emptyF32(ArrayRef<OpFoldResult> sizes) {
+    return tensor::EmptyOp::create(b, sizes, b.getF32Type());
+  }
+  /// Transposes bshd to bhsd (an involution, so also back).
+  Value swapSeqHeads(Value t);
+  /// Extends to f32 and multiplies by the FP8 descale, which is per tensor
+  /// or per (batch, kv-head): dimensions 0 and 1 of `t`.
+  Value toF32(Value t, Value descale);
+};
+
+LogicalResult Decomposer::init(Operation *op, Value q, Value k) {
+  ld = getLayoutDims(config.layout);
+  SmallVector<OpFoldResult> qs = tensor::getMixedSizes(b, b.getLoc(), q);
+  SmallVector<OpFoldResult> ks = tensor::getMixedSizes(b, b.getLoc(), k);
+  batch = qs[ld.batch];
+  seqQ = qs[ld.seq];
+  seqK = ks[ld.seq];
+  headsKV = ks[ld.heads];
+  headDim = cast<RankedTensorType>(q.getType()).getDimSize(ld.dim);
+  std::optional<int64_t> hq = getConstantIntValue(qs[ld.heads]);
+  std::optional<int64_t> hkv = getConstantIntValue(headsKV);
+  if (hq && hkv) {
+    group = b.getIndexAttr(*hq / *hkv);
+  } else {
+    group = arith::DivUIOp::create(b, indexValue(qs[ld.heads]),
+                                   indexValue(headsKV))
+                .getResult();
+  }
+  return success();
+}
+
+Value Decomposer::swapSeqHeads(Value t) {
+  if (config.layout == Layout::bhsd)
+    return t;
+  auto type = cast<RankedTensorType>(t.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, b.getLoc(), t);
+  std::swap(sizes[1], sizes[2]);
+  Value init = tensor::EmptyOp::create(b, sizes, type.getElementType());
+  return linalg::TransposeOp::create(b, t, init,
+                                     ArrayRef<int64_t>{0, 2, 1, 3})
+      .getResult()[0];
+}
+
+Value Decomposer::toF32(Value t, Value descale) {
+  auto type = cast<RankedTensorType>(t.getType());
+  unsigned rank = type.getRank();
+  SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx())};
+  SmallVector<Value> ins = {t};
+  if (descale) {
+    ins.push_back(descale);
+    auto dt = cast<RankedTensorType>(descale.getType());
+    // Per-tensor descales are rank 0; per-(batch, kv-head) ones read (b, hk).
+    maps.push_back(dt.getRank() == 0 ? map(rank, {}) : map(rank, {d(0), d(1)}));
+  }
+  return elementwise(ins, maps, tensor::getMixedSizes(b, b.getLoc(), t),
+                     b.getF32Type(), [&](ValueRange args) -> Value {
+                       Value x = args[0];
+                       if (!x.getType().isF32())
+                         x = arith::ExtFOp::create(b, b.getF32Type(), x);
+                       if (args.size() > 1)
+                         x = arith::MulFOp::create(b, x, args[1]);
+                       return x;
+                     });
+}
+
+Value Decomposer::queryToGrouped(Value t, Value descale) {
+  Value bhsd = swapSeqHeads(t);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, b.getLoc(), bhsd);
+  SmallVector<OpFoldResult> outSizes = {sizes[0], headsKV, group, sizes[2],
+                                        sizes[3]};
+  auto type = cast<RankedTensorType>(bhsd.getType());
+  SmallVector<int64_t> staticSizes;
+  for (OpFoldResult s : outSizes)
+    staticSizes.push_back(getConstantIntValue(s).value_or(ShapedType::kDynamic));
+  Value grouped = tensor::ExpandShapeOp::create(
+      b, RankedTensorType::get(staticSizes, type.getElementType()), bhsd,
+      SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}}, outSizes);
+  return toF32(grouped, descale);
+}
+
+Value Decomposer::keyToF32(Value t, Value descale) {
+  return toF32(swapSeqHeads(t), descale);
+}
+
+Value Decomposer::lseToGrouped(Value lse) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, b.getLoc(), lse);
+  SmallVector<OpFoldResult> outSizes = {sizes[0], headsKV, group, sizes[2]};
+  SmallVector<int64_t> staticSizes;
+  for (OpFoldResult s : outSizes)
+    staticSizes.push_back(getConstantIntValue(s).value_or(ShapedType::kDynamic));
+  return tensor::ExpandShapeOp::create(
+      b, RankedTensorType::get(staticSizes, b.getF32Type()), lse,
+      SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}}, outSizes);
+}
+
+Value Decomposer::groupedToOutput(Value t, RankedTensorType type) {
+  Value bhsd = tensor::CollapseShapeOp::create(
+      b, t, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+  Type elementType = type.getElementType();
+  if (!elementType.isF32())
+    bhsd = elementwise({bhsd}, {AffineMap::getMultiDimIdentityMap(4, ctx())},
+                       tensor::getMixedSizes(b, b.getLoc(), bhsd), elementType,
+                       [&](ValueRange args) -> Value {
+                         return arith::TruncFOp::create(b, elementType,
+                                                        args[0]);
+                       });
+  Value result = swapSeqHeads(bhsd);
+  if (result.getType() != type)
+    result = tensor::CastOp::create(b, type, result);
+  return result;
+}
+
+Value Decomposer::groupedLseToOutput(Value t) {
+  return tensor::CollapseShapeOp::create(
+      b, t, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}});
+}
+
+Value Decomposer::contract(Value lhs, AffineMap lhsMap, Value rhs,
+                           AffineMap rhsMap, AffineMap outMap,
+                           ArrayRef<IteratorType> iterators,
+                           ArrayRef<OpFoldResult> outSizes) {
+  Value init = linalg::FillOp::create(b, f32(0.0), emptyF32(outSizes))
+                   .getResult(0);
+  return linalg::GenericOp::create(
+             b, init.getType(), ValueRange{lhs, rhs}, ValueRange{init},
+             ArrayRef<AffineMap>{lhsMap, rhsMap, outMap}, iterators,
+             /*doc=*/"", /*libraryCall=*/"",
+             [](OpBuilder &nb, Location loc, ValueRange args) {
+               ImplicitLocOpBuilder ib(loc, nb);
+               Value prod = arith::MulFOp::create(ib, args[0], args[1]);
+               linalg::YieldOp::create(
+                   ib, ValueRange{arith::AddFOp::create(ib, args[2], prod)});
+             })
+      .getResult(0);
+}
+
+Value Decomposer::elementwise(ValueRange ins, ArrayRef<AffineMap> inMaps,
+                              ArrayRef<OpFoldResult> outSizes,
+                              Type elementType,
+                              function_ref<Value(ValueRange)> body) {
+  unsigned rank = outSizes.size();
+  Value init = tensor::EmptyOp::create(b, outSizes, elementType);
+  SmallVector<AffineMap> maps(inMaps);
+  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx()));
+  SmallVector<IteratorType> iterators(rank, kPar);
+  return linalg::GenericOp::create(
+             b, init.getType(), ins, ValueRange{init}, maps, iterators, "",
+             "",
+             [&](OpBuilder &nb, Location loc, ValueRange args) {
+               OpBuilder::InsertionGuard guard(b);
+               b.setInsertionPoint(nb.getInsertionBlock(),
+                                   nb.getInsertionPoint());
+               b.setLoc(loc);
+               Value r = body(args.drop_back());
+               linalg::YieldOp::create(b, ValueRange{r});
+             })
+      .getResult(0);
+}
+
+Value Decomposer::reduce(Value in, AffineMap inMap,
+                         ArrayRef<OpFoldResult> outSizes, float init,
+                         function_ref<Value(Value, Value)> combine) {
+  unsigned numDims = inMap.getNumDims();
+  Value acc = linalg::FillOp::create(b, f32(init), emptyF32(outSizes))
+                  .getResult(0);
+  SmallVector<AffineExpr> outExprs;
+  for (unsigned i = 0; i + 1 < numDims; ++i)
+    outExprs.push_back(d(i));
+  SmallVector<IteratorType> iterators(numDims, kPar);
+  iterators.back() = kRed;
+  return linalg::GenericOp::create(
+             b, acc.getType(), ValueRange{in}, ValueRange{acc},
+             ArrayRef<AffineMap>{inMap, map(numDims, outExprs)}, iterators,
+             "", "",
+             [&](OpBuilder &nb, Location loc, ValueRange args) {
+               OpBuilder::InsertionGuard guard(b);
+               b.setInsertionPoint(nb.getInsertionBlock(),
+                                   nb.getInsertionPoint());
+               b.setLoc(loc);
+               linalg::YieldOp::create(b,
+                                       ValueRange{combine(args[1], args[0])});
+             })
+      .getResult(0);
+}
+
+Value Decomposer::scores(Value q5, Value k4, Value bias) {
+  // (b, hk, g, i, j, d)
+  SmallVector<OpFoldResult> sSizes = {batch, headsKV, group, seqQ, seqK};
+  Value qk = contract(q5, map(6, {d(0), d(1), d(2), d(3), d(5)}), k4,
+                      map(6, {d(0), d(1), d(4), d(5)}),
+                      map(6, {d(0), d(1), d(2), d(3), d(4)}),
+                      {kPar, kPar, kPar, kPar, kPar, kRed}, sSizes);
+
+  SmallVector<Value> ins = {qk};
+  SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(5, ctx())};
+  if (bias) {
+    auto bt = cast<RankedTensorType>(bias.getType());
+    AffineExpr zero = getAffineConstantExpr(0, ctx());
+    AffineExpr bExpr = bt.getDimSize(0) == 1 ? zero : d(0);
+    if (bt.getDimSize(1) == 1) {
+      ins.push_back(bias);
+      maps.push_back(map(5, {bExpr, zero, d(3), d(4)}));
+    } else {
+      // Per-head bias: view its heads as (hk, g) too.
+      SmallVector<OpFoldResult> sizes =
+          tensor::getMixedSizes(b, b.getLoc(), bias);
+      SmallVector<OpFoldResult> outSizes = {sizes[0], headsKV, group, sizes[2],
+                                            sizes[3]};
+      SmallVector<int64_t> staticSizes;
+      for (OpFoldResult s : outSizes)
+        staticSizes.push_back(
+            getConstantIntValue(s).value_or(ShapedType::kDynamic));
+      ins.push_back(tensor::ExpandShapeOp::create(
+          b, RankedTensorType::get(staticSizes, bt.getElementType()), bias,
+          SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}}, outSizes));
+      maps.push_back(map(5, {bExpr, d(1), d(2), d(3), d(4)}));
+    }
+  }
+  Value sq = indexValue(seqQ), sk = indexValue(seqK);
+  return elementwise(ins, maps, sSizes, b.getF32Type(),
+                     [&](ValueRange args) -> Value {
+                       Value biasValue;
+                       if (args.size() > 1) {
+                         biasValue = args[1];
+                         if (!biasValue.getType().isF32())
+                           biasValue = arith::ExtFOp::create(
+                               b, b.getF32Type(), biasValue);
+                       }
+                       Value s = config.emitScore(b, args[0], biasValue);
+                       Value masked = config.emitIsMasked(
+                           b, linalg::IndexOp::create(b, 3),
+                           linalg::IndexOp::create(b, 4), sq, sk);
+                       if (!masked)
+                         return s;
+                       return arith::SelectOp::create(
+                           b, masked,
+                           f32(-std::numeric_limits<double>::infinity()), s);
+                     });
+}
+
+std::pair<Value, Value> Decomposer::softmaxAndOutput(Value s, Value v4) {
+  SmallVector<OpFoldResult> rowSizes = {batch, headsKV, group, seqQ};
+  AffineMap id5 = AffineMap::getMultiDimIdentityMap(5, ctx());
+  AffineMap row5 = map(5, {d(0), d(1), d(2), d(3)});
+  float negInf = -std::numeric_limits<float>::infinity();
+  Value rowMax = reduce(s, id5, rowSizes, negInf, [&](Value acc, Value x) {
+    return arith::MaximumFOp::create(b, acc, x);
+  });
+  // A row with every key hidden has max -inf; subtracting 0 instead keeps
+  // exp(-inf - 0) = 0 rather than NaN.
+  Value safeMax = elementwise({rowMax}, {AffineMap::getMultiDimIdentityMap(4, ctx())},
+                              rowSizes, b.getF32Type(),
+                              [&](ValueRange a) -> Value {
+                                Value isInf = arith::CmpFOp::create(
+                                    b, arith::CmpFPredicate::OEQ, a[0],
+                                    f32(negInf));
+                                return arith::SelectOp::create(b, isInf,
+                                                               f32(0.0), a[0]);
+                              });
+  SmallVector<OpFoldResult> sSizes = {batch, headsKV, group, seqQ, seqK};
+  Value p = elementwise({s, safeMax}, {id5, row5}, sSizes, b.getF32Type(),
+                        [&](ValueRange a) -> Value {
+                          return math::ExpOp::create(
+                              b, arith::SubFOp::create(b, a[0], a[1]));
+                        });
+  Value rowSum = reduce(p, id5, rowSizes, 0.0f, [&](Value acc, Value x) {
+    return arith::AddFOp::create(b, acc, x);
+  });
+  // (b, hk, g, i, e, j)
+  SmallVector<OpFoldResult> oSizes = {batch, headsKV, group, seqQ,
+                                      b.getIndexAttr(headDimV)};
+  Value unnormalized =
+      contract(p, map(6, {d(0), d(1), d(2), d(3), d(5)}), v4,
+               map(6, {d(0), d(1), d(5), d(4)}),
+               map(6, {d(0), d(1), d(2), d(3), d(4)}),
+               {kPar, kPar, kPar, kPar, kPar, kRed}, oSizes);
+  Value out = elementwise(
+      {unnormalized, rowSum}, {id5, row5}, oSizes, b.getF32Type(),
+      [&](ValueRange a) -> Value {
+        Value empty =
+            arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, a[1], f32(0));
+        return arith::SelectOp::create(b, empty, f32(0),
+                                       arith::DivFOp::create(b, a[0], a[1]));
+      });
+  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx());
+  Value lse = elementwise(
+      {safeMax, rowSum}, {id4, id4}, rowSizes, b.getF32Type(),
+      [&](ValueRange a) -> Value {
+        return arith::AddFOp::create(b, a[0], math::LogOp::create(b, a[1]));
+      });
+  return {out, lse};
+}
+
+Value Decomposer::probabilitiesFromLse(Value s, Value lse5) {
+  SmallVector<OpFoldResult> sSizes = {batch, headsKV, group, seqQ, seqK};
+  AffineMap id5 = AffineMap::getMultiDimIdentityMap(5, ctx());
+  AffineMap row5 = map(5, {d(0), d(1), d(2), d(3)});
+  return elementwise(
+      {s, lse5}, {id5, row5}, sSizes, b.getF32Type(),
+      [&](ValueRange a) -> Value {
+        Value hidden = arith::CmpFOp::create(
+            b, arith::CmpFPredicate::OEQ, a[0],
+            f32(-std::numeric_limits<double>::infinity()));
+        Value p = math::ExpOp::create(b, arith::SubFOp::create(b, a[0], a[1]));
+        return arith::SelectOp::create(b, hidden, f32(0), p);
+      });
+}
+
+Value Decomposer::gradBias(Value dS, RankedTensorType biasType) {
+  // dS is [B, Hkv, G, Sq, Sk]; sum over the dimensions the bias broadcasts.
+  bool sumBatch = biasType.getDimSize(0) == 1;
+  bool sumHeads = biasType.getDimSize(1) == 1;
+  SmallVector<IteratorType> iterators = {sumBatch ? kRed : kPar,
+                                         sumHeads ? kRed : kPar,
+                                         sumHeads ? kRed : kPar, kPar, kPar};
+  AffineExpr zero = getAffineConstantExpr(0, ctx());
+  AffineExpr bExpr = biasType.getDimSize(0) == 1 ? zero : d(0);
+  SmallVector<OpFoldResult> biasSizes = {
+      biasType.getDimSize(0) == 1 ? b.getIndexAttr(1) : batch,
+      b.getIndexAttr(1), b.getIndexAttr(1), seqQ, seqK};
+  AffineMap outMap = map(5, {bExpr, zero, zero, d(3), d(4)});
+  if (!sumHeads) {
+    biasSizes[1] = headsKV;
+    biasSizes[2] = group;
+    outMap = map(5, {bExpr, d(1), d(2), d(3), d(4)});
+  }
+  Value acc = linalg::FillOp::create(b, f32(0), emptyF32(biasSizes))
+                  .getResult(0);
+  Value grad =
+      linalg::GenericOp::create(
+          b, acc.getType(), ValueRange{dS}, ValueRange{acc},
+          ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(5, ctx()),
+                              outMap},
+          iterators, "", "",
+          [](OpBuilder &nb, Location loc, ValueRange args) {
+            ImplicitLocOpBuilder ib(loc, nb);
+            linalg::YieldOp::create(
+                ib, ValueRange{arith::AddFOp::create(ib, args[1], args[0])});
+          })
+          .getResult(0);
+  Value bhsd = tensor::CollapseShapeOp::create(
+      b, grad, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+  Type elementType = biasType.getElementType();
+  if (!elementType.isF32())
+    bhsd = elementwise({bhsd}, {AffineMap::getMultiDimIdentityMap(4, ctx())},
+                       tensor::getMixedSizes(b, b.getLoc(), bhsd), elementType,
+                       [&](ValueRange a) -> Value {
+                         return arith::TruncFOp::create(b, elementType, a[0]);
+                       });
+  if (bhsd.getType() != biasType)
+    bhsd = tensor::CastOp::create(b, biasType, bhsd);
+  return bhsd;
+}
+
+LogicalResult decompose(AttentionOp op, RewriterBase &rewriter) {
+  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+  Decomposer dec(b, AttentionConfig::get(op));
+  if (failed(dec.init(op, op.getQuery(), op.getKey())))
+    return failure();
+  dec.headDimV = op.getOutput().getType().getDimSize(dec.ld.dim);
+  Value q5 = dec.queryToGrouped(op.getQuery(), op.getQueryDescale());
+  Value k4 = dec.keyToF32(op.getKey(), op.getKeyDescale());
+  Value v4 = dec.keyToF32(op.getValue(), op.getValueDescale());
+  Value s = dec.scores(q5, k4, op.getBias());
+  auto [out, lse] = dec.softmaxAndOutput(s, v4);
+  SmallVector<Value> results = {
+      dec.groupedToOutput(out, op.getOutput().getType())};
+  if (op.getLse()) {
+    Value l = dec.groupedLseToOutput(lse);
+    if (l.getType() != op.getLse().getType())
+      l = tensor::CastOp::create(b, op.getLse().getType(), l);
+    results.push_back(l);
+  }
+  rewriter.replaceOp(op, results);
+  return success();
+}
+
+LogicalResult decompose(AttentionGradOp op, RewriterBase &rewriter) {
+  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+  Decomposer dec(b, AttentionConfig::get(op));
+  if (failed(dec.init(op, op.getQuery(), op.getKey())))
+    return failure();
+  dec.headDimV = op.getValue().getType().getDimSize(dec.ld.dim);
+  auto d = [&](unsigned i) { return dec.d(i); };
+  Value q5 = dec.queryToGrouped(op.getQuery(), nullptr);
+  Value k4 = dec.keyToF32(op.getKey(), nullptr);
+  Value v4 = dec.keyToF32(op.getValue(), nullptr);
+  Value o5 = dec.queryToGrouped(op.getOutput(), nullptr);
+  Value dO5 = dec.queryToGrouped(op.getGradOutput(), nullptr);
+  Value lse5 = dec.lseToGrouped(op.getLse());
+
+  Value s = dec.scores(q5, k4, op.getBias());
+  Value p = dec.probabilitiesFromLse(s, lse5);
+
+  SmallVector<OpFoldResult> rowSizes = {dec.batch, dec.headsKV, dec.group,
+                                        dec.seqQ};
+  SmallVector<OpFoldResult> sSizes = {dec.batch, dec.headsKV, dec.group,
+                                      dec.seqQ, dec.seqK};
+  OpFoldResult dimQK = b.getIndexAttr(dec.headDim);
+  OpFoldResult dimV = b.getIndexAttr(dec.headDimV);
+  // D = rowsum(dO * O): (b, hk, g, i, e)
+  Value rowD = dec.contract(dO5, dec.map(5, {d(0), d(1), d(2), d(3), d(4)}),
+                            o5, dec.map(5, {d(0), d(1), d(2), d(3), d(4)}),
+                            dec.map(5, {d(0), d(1), d(2), d(3)}),
+                            {kPar, kPar, kPar, kPar, kRed}, rowSizes);
+  // dV = Pᵀ dO summed over the group: (b, hk, j, e, g, i)
+  Value dV = dec.contract(p, dec.map(6, {d(0), d(1), d(4), d(5), d(2)}), dO5,
+                          dec.map(6, {d(0), d(1), d(4), d(5), d(3)}),
+                          dec.map(6, {d(0), d(1), d(2), d(3)}),
+                          {kPar, kPar, kPar, kPar, kRed, kRed},
+                          {dec.batch, dec.headsKV, dec.seqK, dimV});
+  // dP = dO Vᵀ: (b, hk, g, i, j, e)
+  Value dP = dec.contract(dO5, dec.map(6, {d(0), d(1), d(2), d(3), d(5)}), v4,
+                          dec.map(6, {d(0), d(1), d(4), d(5)}),
+                          dec.map(6, {d(0), d(1), d(2), d(3), d(4)}),
+                          {kPar, kPar, kPar, kPar, kPar, kRed}, sSizes);
+  // dS = P (dP - D) times the softcap derivative: the gradient of the score
+  // before softcap, i.e. of scale*QKᵀ + bias.
+  AffineMap id5 = AffineMap::getMultiDimIdentityMap(5, b.getContext());
+  AffineMap row5 = dec.map(5, {d(0), d(1), d(2), d(3)});
+  Value dS = dec.elementwise(
+      {p, dP, rowD, s}, {id5, id5, row5, id5}, sSizes, b.getF32Type(),
+      [&](ValueRange a) -> Value {
+        Value g = arith::MulFOp::create(b, a[0],
+                                        arith::SubFOp::create(b, a[1], a[2]));
+        if (Value deriv = dec.config.emitScoreDerivative(b, a[3])) {
+          // Hidden scores are -inf, where P is 0: keep 0 * inf out.
+          Value hidden = arith::CmpFOp::create(
+              b, arith::CmpFPredicate::OEQ, a[3],
+              dec.f32(-std::numeric_limits<double>::infinity()));
+          g = arith::SelectOp::create(b, hidden, dec.f32(0),
+                                      arith::MulFOp::create(b, g, deriv));
+        }
+        return g;
+      });
+  double scale = dec.config.scale;
+  auto scaled = [&](Value t) {
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, b.getLoc(), t);
+    unsigned rank = sizes.size();
+    return dec.elementwise({t}, {AffineMap::getMultiDimIdentityMap(rank, b.getContext())},
+                           sizes, b.getF32Type(), [&](ValueRange a) -> Value {
+                             return arith::MulFOp::create(b, a[0],
+                                                          dec.f32(scale));
+                           });
+  };
+  // dQ = scale dS K: (b, hk, g, i, d, j)
+  Value dQ = scaled(dec.contract(
+      dS, dec.map(6, {d(0), d(1), d(2), d(3), d(5)}), k4,
+      dec.map(6, {d(0), d(1), d(5), d(4)}),
+      dec.map(6, {d(0), d(1), d(2), d(3), d(4)}),
+      {kPar, kPar, kPar, kPar, kPar, kRed},
+      {dec.batch, dec.headsKV, dec.group, dec.seqQ, dimQK}));
+  // dK = scale dSᵀ Q summed over the group: (b, hk, j, d, g, i)
+  Value dK = scaled(dec.contract(
+      dS, dec.map(6, {d(0), d(1), d(4), d(5), d(2)}), q5,
+      dec.map(6, {d(0), d(1), d(4), d(5), d(3)}),
+      dec.map(6, {d(0), d(1), d(2), d(3)}),
+      {kPar, kPar, kPar, kPar, kRed, kRed},
+      {dec.batch, dec.headsKV, dec.seqK, dimQK}));
+
+  auto keyToOutput = [&](Value t, RankedTensorType type) {
+    Type elementType = type.getElementType();
+    if (!elementType.isF32())
+      t = dec.elementwise({t}, {AffineMap::getMultiDimIdentityMap(4, b.getContext())},
+                          tensor::getMixedSizes(b, b.getLoc(), t), elementType,
+                          [&](ValueRange a) -> Value {
+                            return arith::TruncFOp::create(b, elementType,
+                                                           a[0]);
+                          });
+    t = dec.swapSeqHeads(t);
+    if (t.getType() != type)
+      t = tensor::CastOp::create(b, type, t);
+    return t;
+  };
+  SmallVector<Value> results = {
+      dec.groupedToOutput(dQ, op.getGradQuery().getType()),
+      keyToOutput(dK, op.getGradKey().getType()),
+      keyToOutput(dV, op.getGradValue().getType())};
+  if (op.getBias())
+    results.push_back(dec.gradBias(dS, op.getBias().getType()));
+  rewriter.replaceOp(op, results);
+  return success();
+}
+
+struct FADecomposeAttentionPass
+    : public fa::impl::FADecomposeAttentionBase<FADecomposeAttentionPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<AttentionOp, AttentionGradOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      rewriter.setInsertionPoint(op);
+      LogicalResult result =
+          TypeSwitch<Operation *, LogicalResult>(op)
+              .Case<AttentionOp, AttentionGradOp>(
+                  [&](auto typed) { return decompose(typed, rewriter); });
+      if (failed(result))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,47 @@
+//===- CPUPipeline.cpp - fa-cpu-pipeline ----------------------------------===//
+#include "fa/Pipelines/CPUPipeline.h"
+#include "fa/Dialect/FA/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace mlir;
+
+// Upstream's part of the pipeline, spelled as text so that it reads like the
+// mlir-opt command line people already know.
+static constexpr const char *kLowerToLLVM =
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-deallocation-pipeline,"
+    "convert-linalg-to-loops,"
+    "expand-strided-metadata,"
+    "lower-affine,"
+    "convert-scf-to-cf,"
+    "arith-expand{include-bf16=true},"
+    "convert-math-to-llvm,"
+    "convert-math-to-libm,"
+    "convert-arith-to-llvm,"
+    "convert-func-to-llvm,"
+    "finalize-memref-to-llvm,"
+    "convert-cf-to-llvm,"
+    "reconcile-unrealized-casts";
+
+void mlir::fa::buildFACPUPipeline(OpPassManager &pm,
+                                  const FACPUPipelineOptions &options) {
+  pm.addPass(createFADecomposeAttention());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (failed(parsePassPipeline(kLowerToLLVM, pm)))
+    llvm::report_fatal_error("fa-cpu-pipeline: upstream passes missing from "
+                             "the registry (call registerAllPasses first)");
+}
+
+void mlir::fa::registerFACPUPipeline() {
+  PassPipelineRegistration<FACPUPipelineOptions>(
+      "fa-cpu-pipeline",
+      "Lower fa ops (and linalg, tensor, arith, func) to the LLVM dialect "
+      "for the CPU; mlir-runner runs the result",
+      buildFACPUPipeline);
+}

@@ -1,0 +1,45 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "FA"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fa_obj_root, "test")
+config.excludes = ["Inputs", "lib", "Device", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+fa_tools_dir = os.path.join(config.fa_obj_root, "bin")
+fa_libs_dir = os.path.join(config.fa_obj_root, "lib")
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", fa_tools_dir, append_path=True)
+
+# The stock mlir-opt and mlir-runner come from LLVM's tools directory; ours
+# from the build tree.
+llvm_config.add_tool_substitutions(
+    ["fa-opt", "mlir-opt", "mlir-runner", "mlir-translate"],
+    [fa_tools_dir, config.llvm_tools_dir])
+
+config.substitutions.append(("%fa_libs", fa_libs_dir))
+config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+config.substitutions.append(("%mlir_lib_dir", config.llvm_lib_dir))
+config.substitutions.append(
+    ("%mlir_runner_libs",
+     ",".join(os.path.join(config.llvm_lib_dir, lib + config.llvm_shlib_ext)
+              for lib in ["libmlir_c_runner_utils", "libmlir_runner_utils"])))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%fa_src_root", config.fa_src_root))
+
+# Python helpers shared by the numeric tests, and the fa_mlir package.
+llvm_config.with_environment(
+    "PYTHONPATH",
+    [os.path.join(config.fa_src_root, "test", "lib"),
+     os.path.join(config.fa_src_root, "python")],
+    append_path=True)
+llvm_config.with_environment("FA_BUILD_DIR", config.fa_obj_root)
