@@ -1,0 +1,87 @@
+//===- Bundle.h - Load a kernel bundle and launch it ------------*- C++ -*-===//
+//
+// The C++ API of the runtime:
+//
+//   auto bundle = fa::runtime::Bundle::load("fa_fwd_bf16_d128.json");
+//   if (!bundle.ok()) report(bundle.status().message());
+//   fa::runtime::Status s = (*bundle)->launch(tensors, stream);
+//
+// A Bundle is immutable after load except for its per-context cache of loaded
+// modules, which a mutex guards: launch may be called from several threads.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_RUNTIME_BUNDLE_H
+#define FA_RUNTIME_BUNDLE_H
+
+#include "fa/Runtime/BundleSpec.h"
+#include "fa/Runtime/ParamPack.h"
+#include "fa/Runtime/Status.h"
+#include "fa/Runtime/Tensor.h"
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace fa::runtime {
+
+/// Everything a launch computes before it touches the driver.
+struct LaunchPlan {
+  OperandSet operands;
+  std::array<uint32_t, 3> grid{};
+  /// True when a grid dimension is 0: the launch does nothing and succeeds.
+  bool empty = false;
+  PackedParams params;
+};
+
+class Bundle {
+public:
+  /// Reads `jsonPath` and the cubin it names, validates both (no GPU needed).
+  static Expected<std::unique_ptr<Bundle>> load(const std::string &jsonPath);
+  /// Same from memory; `cubin` holds the image bytes (tests, embedding).
+  static Expected<std::unique_ptr<Bundle>>
+  fromMemory(const std::string &jsonText, const std::string &baseDir,
+             std::string cubin);
+
+  ~Bundle();
+  Bundle(const Bundle &) = delete;
+  Bundle &operator=(const Bundle &) = delete;
+
+  const BundleSpec &spec() const { return spec_; }
+  const std::string &kernelName() const { return spec_.kernel; }
+  const std::string &configJson() const { return spec_.configJson; }
+  const std::string &cubin() const { return cubin_; }
+
+  /// Checks operands, evaluates the grid and packs parameters with `encoder`
+  /// standing in for the driver. `numSms` is the num_sms symbol's value.
+  Expected<LaunchPlan> plan(const std::vector<TensorArg> &tensors,
+                            int64_t numSms,
+                            const TensorMapEncoder &encoder) const;
+
+  /// Launches on `stream` (a CUstream; null means the legacy default stream).
+  /// The context is the stream's, else the current one, else device 0's
+  /// primary context (retained and made current, as the CUDA runtime does).
+  /// Tensors must stay valid until the call returns (not until the kernel
+  /// ends: nothing is read from them on the host afterwards).
+  Status launch(const std::vector<TensorArg> &tensors, void *stream);
+
+private:
+  Bundle() = default;
+  struct ContextState;
+  Expected<ContextState *> contextState(void *driver, void *ctx);
+
+  BundleSpec spec_;
+  std::string cubin_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<ContextState>> contexts_;
+};
+
+/// Checks that `image` is a cubin (ELF), fatbin or PTX text, and for an ELF
+/// cubin that it defines `kernel`. Errors: InvalidBundle.
+Status checkCubinImage(const std::string &image, const std::string &kernel,
+                       const std::string &path);
+
+} // namespace fa::runtime
+
+#endif // FA_RUNTIME_BUNDLE_H

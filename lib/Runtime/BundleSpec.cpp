@@ -1,0 +1,673 @@
+//===- BundleSpec.cpp - Bundle JSON validation ----------------------------===//
+//
+// Every check of docs/BundleFormat.md that needs no GPU lives here, so that a
+// malformed bundle is rejected at load time with the field named.
+//
+//===----------------------------------------------------------------------===//
+#include "fa/Runtime/BundleSpec.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace fa::runtime {
+
+using json::Value;
+
+const char *paramKindName(ParamKind kind) {
+  switch (kind) {
+  case ParamKind::TensorMap: return "tensor_map";
+  case ParamKind::TensorMapGlobal: return "tensor_map_global";
+  case ParamKind::Ptr: return "ptr";
+  case ParamKind::I32: return "i32";
+  case ParamKind::I64: return "i64";
+  case ParamKind::F32: return "f32";
+  }
+  return "?";
+}
+
+const char *layoutName(Layout layout) {
+  return layout == Layout::BSHD ? "bshd" : "bhsd";
+}
+
+int64_t swizzleBytes(Swizzle swizzle) {
+  switch (swizzle) {
+  case Swizzle::None: return 0;
+  case Swizzle::B32: return 32;
+  case Swizzle::B64: return 64;
+  case Swizzle::B128: return 128;
+  }
+  return 0;
+}
+
+const std::vector<std::string> &standardRoles() {
+  static const std::vector<std::string> roles = {
+      "query",       "key",          "value",         "output",
+      "lse",         "bias",         "grad_output",   "grad_query",
+      "grad_key",    "grad_value",   "query_descale", "key_descale",
+      "value_descale"};
+  return roles;
+}
+
+bool isStandardRole(const std::string &role) {
+  const auto &roles = standardRoles();
+  return std::find(roles.begin(), roles.end(), role) != roles.end();
+}
+
+static bool isQkvoLike(const std::string &role) {
+  return role == "query" || role == "key" || role == "value" ||
+         role == "output" || role == "grad_output" || role == "grad_query" ||
+         role == "grad_key" || role == "grad_value";
+}
+
+std::vector<std::string> operandDims(const BundleSpec &spec,
+                                     const std::string &role) {
+  if (isQkvoLike(role)) {
+    if (spec.config.layout == Layout::BSHD)
+      return {"batch", "seq", "head", "dim"};
+    return {"batch", "head", "seq", "dim"};
+  }
+  if (role == "lse")
+    return {"batch", "head", "seq"};
+  if (role == "bias")
+    return {"batch", "head", "seq_q", "seq_k"};
+  if (role == "query_descale" || role == "key_descale" ||
+      role == "value_descale")
+    return {"batch", "head"};
+  for (const ScratchSpec &s : spec.scratch)
+    if (s.name == role)
+      return s.dims;
+  return {};
+}
+
+std::optional<DType> operandDType(const BundleSpec &spec,
+                                  const std::string &role) {
+  const BundleConfig &c = spec.config;
+  if (role == "query" || role == "key" || role == "value" ||
+      role == "grad_query" || role == "grad_key" || role == "grad_value")
+    return c.dtype;
+  if (role == "output" || role == "grad_output")
+    return c.outDType;
+  if (role == "lse" || role == "query_descale" || role == "key_descale" ||
+      role == "value_descale")
+    return DType::F32;
+  if (role == "bias")
+    return c.biasDType;
+  for (const ScratchSpec &s : spec.scratch)
+    if (s.name == role)
+      return s.dtype;
+  return std::nullopt;
+}
+
+namespace {
+
+Status invalid(const std::string &field, const std::string &what) {
+  return Status::error(ErrorCode::InvalidBundle, field + ": " + what);
+}
+
+Status wrongType(const std::string &field, const char *expected,
+                 const Value &got) {
+  return invalid(field, std::string("expected ") + expected + ", got " +
+                            json::kindName(got.kind()));
+}
+
+/// Reads the fields of one JSON object, tracking its path for messages.
+class ObjectReader {
+public:
+  ObjectReader(const Value &object, std::string path)
+      : object_(object), path_(std::move(path)) {}
+
+  std::string field(const std::string &key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
+
+  const Value *get(const std::string &key) const { return object_.find(key); }
+
+  Status require(const std::string &key, const Value *&out) const {
+    out = object_.find(key);
+    if (!out)
+      return invalid(path_.empty() ? std::string("bundle") : path_,
+                     "missing field \"" + key + "\"");
+    return Status::success();
+  }
+
+  Status string(const std::string &key, std::string &out,
+                bool required = true) const {
+    const Value *v = object_.find(key);
+    if (!v) {
+      if (!required)
+        return Status::success();
+      return invalid(path_.empty() ? std::string("bundle") : path_,
+                     "missing field \"" + key + "\"");
+    }
+    if (!v->isString())
+      return wrongType(field(key), "a string", *v);
+    if (v->asString().empty())
+      return invalid(field(key), "must not be empty");
+    out = v->asString();
+    return Status::success();
+  }
+
+  Status integer(const std::string &key, int64_t &out, int64_t min,
+                 int64_t max, bool required = true) const {
+    const Value *v = object_.find(key);
+    if (!v) {
+      if (!required)
+        return Status::success();
+      return invalid(path_.empty() ? std::string("bundle") : path_,
+                     "missing field \"" + key + "\"");
+    }
+    if (!v->isInteger())
+      return wrongType(field(key), "an integer", *v);
+    if (v->asInt() < min || v->asInt() > max)
+      return invalid(field(key), "value " + std::to_string(v->asInt()) +
+                                     " is out of range [" +
+                                     std::to_string(min) + ", " +
+                                     std::to_string(max) + "]");
+    out = v->asInt();
+    return Status::success();
+  }
+
+  Status boolean(const std::string &key, bool &out) const {
+    const Value *v = object_.find(key);
+    if (!v)
+      return Status::success();
+    if (!v->isBool())
+      return wrongType(field(key), "a boolean", *v);
+    out = v->asBool();
+    return Status::success();
+  }
+
+  /// Rejects keys outside `allowed` (used where a typo would silently
+  /// change the launch ABI).
+  Status onlyKeys(const std::vector<std::string> &allowed) const {
+    for (const auto &m : object_.members())
+      if (std::find(allowed.begin(), allowed.end(), m.first) == allowed.end()) {
+        std::string list;
+        for (const auto &a : allowed)
+          list += (list.empty() ? "" : ", ") + a;
+        return invalid(field(m.first), "unknown field (allowed here: " +
+                                           list + ")");
+      }
+    return Status::success();
+  }
+
+private:
+  const Value &object_;
+  std::string path_;
+};
+
+Status parseDTypeField(const ObjectReader &r, const std::string &key,
+                       DType &out, bool required) {
+  std::string name;
+  FA_RETURN_IF_ERROR(r.string(key, name, required));
+  if (name.empty())
+    return Status::success();
+  std::optional<DType> d = parseDType(name);
+  if (!d)
+    return invalid(r.field(key), "unknown dtype \"" + name + "\" (known: " +
+                                     dtypeNameList() + ")");
+  out = *d;
+  return Status::success();
+}
+
+Status parseChip(const std::string &chip, BundleSpec &spec) {
+  // sm_<major><minor>[a|f], e.g. sm_90a, sm_80, sm_100f.
+  std::string digits;
+  size_t i = 3;
+  if (chip.compare(0, 3, "sm_") != 0)
+    return invalid("chip", "\"" + chip + "\" is not of the form sm_<NN>[a|f]");
+  while (i < chip.size() && std::isdigit(static_cast<unsigned char>(chip[i])))
+    digits += chip[i++];
+  char suffix = 0;
+  if (i < chip.size() && (chip[i] == 'a' || chip[i] == 'f'))
+    suffix = chip[i++];
+  if (digits.size() < 2 || digits.size() > 3 || i != chip.size())
+    return invalid("chip", "\"" + chip + "\" is not of the form sm_<NN>[a|f]");
+  spec.chip = chip;
+  spec.chipMajor = std::stoi(digits.substr(0, digits.size() - 1));
+  spec.chipMinor = digits.back() - '0';
+  spec.chipSuffix = suffix;
+  return Status::success();
+}
+
+Status parseConfig(const Value &v, BundleSpec &spec) {
+  if (!v.isObject())
+    return wrongType("config", "an object", v);
+  ObjectReader r(v, "config");
+  BundleConfig &c = spec.config;
+  FA_RETURN_IF_ERROR(parseDTypeField(r, "dtype", c.dtype, true));
+  c.outDType = c.dtype;
+  FA_RETURN_IF_ERROR(parseDTypeField(r, "out_dtype", c.outDType, false));
+  c.biasDType = c.outDType;
+  FA_RETURN_IF_ERROR(parseDTypeField(r, "bias_dtype", c.biasDType, false));
+
+  std::string layout;
+  FA_RETURN_IF_ERROR(r.string("layout", layout));
+  if (layout == "bshd")
+    c.layout = Layout::BSHD;
+  else if (layout == "bhsd")
+    c.layout = Layout::BHSD;
+  else
+    return invalid("config.layout",
+                   "unknown layout \"" + layout + "\" (known: bshd, bhsd)");
+
+  FA_RETURN_IF_ERROR(r.integer("head_dim", c.headDim, 1, 1 << 16));
+  c.headDimV = c.headDim;
+  FA_RETURN_IF_ERROR(r.integer("head_dim_v", c.headDimV, 1, 1 << 16, false));
+  FA_RETURN_IF_ERROR(r.boolean("return_lse", c.returnLse));
+
+  // Descriptive fields: the runtime does not use them, but their types are
+  // part of the format.
+  bool ignored;
+  FA_RETURN_IF_ERROR(r.boolean("causal", ignored));
+  if (const Value *m = r.get("mask_alignment")) {
+    if (!m->isString())
+      return wrongType("config.mask_alignment", "a string", *m);
+    if (m->asString() != "top_left" && m->asString() != "bottom_right")
+      return invalid("config.mask_alignment",
+                     "unknown alignment \"" + m->asString() +
+                         "\" (known: top_left, bottom_right)");
+  }
+  if (const Value *w = r.get("window")) {
+    bool ok = w->isNull() || (w->isArray() && w->items().size() == 2);
+    if (ok && w->isArray())
+      for (const Value &item : w->items())
+        ok = ok && (item.isNull() || item.isInteger());
+    if (!ok)
+      return invalid("config.window",
+                     "expected null or [left, right] (integers or null)");
+  }
+  for (const char *key : {"softcap", "scale"}) {
+    if (const Value *n = r.get(key)) {
+      if (!n->isNull() && !n->isNumber())
+        return wrongType(r.field(key), "a number or null", *n);
+    }
+  }
+  spec.configJson = v.dump();
+  return Status::success();
+}
+
+Status parseDim3(const ObjectReader &r, const std::string &key,
+                 std::array<uint32_t, 3> &out, bool required,
+                 int64_t maxProduct) {
+  const Value *v = r.get(key);
+  if (!v) {
+    if (!required)
+      return Status::success();
+    return invalid("bundle", "missing field \"" + key + "\"");
+  }
+  if (!v->isArray() || v->items().size() != 3)
+    return invalid(key, "expected an array of 3 positive integers");
+  int64_t product = 1;
+  for (size_t i = 0; i < 3; ++i) {
+    const Value &item = v->items()[i];
+    if (!item.isInteger() || item.asInt() < 1 || item.asInt() > 65535)
+      return invalid(key + "[" + std::to_string(i) + "]",
+                     "expected a positive integer (at most 65535)");
+    out[i] = static_cast<uint32_t>(item.asInt());
+    product *= item.asInt();
+  }
+  if (product > maxProduct)
+    return invalid(key, "has " + std::to_string(product) +
+                            " elements; at most " + std::to_string(maxProduct) +
+                            " are allowed");
+  return Status::success();
+}
+
+/// An expression given as a string, or as a JSON number.
+Status parseExprValue(const Value &v, const std::string &field, bool isFloat,
+                      Expr &out) {
+  if (v.isString()) {
+    Expected<Expr> e = Expr::parse(v.asString());
+    if (!e.ok())
+      return e.status().withContext(field);
+    if (!isFloat && e->isFloat())
+      return invalid(field, "expression \"" + v.asString() +
+                                "\" has a float value; an integer is required");
+    out = *e;
+    return Status::success();
+  }
+  if (v.isInteger()) {
+    out = Expr::integer(v.asInt());
+    return Status::success();
+  }
+  if (v.isNumber()) {
+    if (!isFloat)
+      return invalid(field, "expected an integer or an integer expression, "
+                            "got a float");
+    out = Expr::floating(v.asDouble());
+    return Status::success();
+  }
+  return wrongType(field, "an expression string or a number", v);
+}
+
+Status parseGrid(const ObjectReader &r, BundleSpec &spec) {
+  const Value *v;
+  FA_RETURN_IF_ERROR(r.require("grid", v));
+  if (!v->isArray() || v->items().size() != 3)
+    return invalid("grid", "expected an array of 3 integer expressions");
+  for (size_t i = 0; i < 3; ++i)
+    FA_RETURN_IF_ERROR(parseExprValue(v->items()[i],
+                                      "grid[" + std::to_string(i) + "]",
+                                      /*isFloat=*/false, spec.grid[i]));
+  return Status::success();
+}
+
+bool isIdentifier(const std::string &s) {
+  if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_'))
+    return false;
+  for (char c : s)
+    if (!(std::isalnum((unsigned char)c) || c == '_'))
+      return false;
+  return true;
+}
+
+Status parseScratch(const Value &v, BundleSpec &spec) {
+  if (!v.isArray())
+    return wrongType("scratch", "an array", v);
+  for (size_t i = 0; i < v.items().size(); ++i) {
+    std::string path = "scratch[" + std::to_string(i) + "]";
+    const Value &item = v.items()[i];
+    if (!item.isObject())
+      return wrongType(path, "an object", item);
+    ObjectReader r(item, path);
+    FA_RETURN_IF_ERROR(r.onlyKeys({"name", "dtype", "dims", "shape"}));
+    ScratchSpec s;
+    FA_RETURN_IF_ERROR(r.string("name", s.name));
+    if (!isIdentifier(s.name))
+      return invalid(r.field("name"),
+                     "\"" + s.name + "\" is not an identifier");
+    if (isStandardRole(s.name))
+      return invalid(r.field("name"), "\"" + s.name +
+                                          "\" is a standard operand role");
+    for (const ScratchSpec &other : spec.scratch)
+      if (other.name == s.name)
+        return invalid(r.field("name"),
+                       "duplicate scratch name \"" + s.name + "\"");
+    FA_RETURN_IF_ERROR(parseDTypeField(r, "dtype", s.dtype, true));
+    const Value *dims, *shape;
+    FA_RETURN_IF_ERROR(r.require("dims", dims));
+    FA_RETURN_IF_ERROR(r.require("shape", shape));
+    if (!dims->isArray() || dims->items().empty() || dims->items().size() > 8)
+      return invalid(r.field("dims"),
+                     "expected an array of 1 to 8 dimension names");
+    std::set<std::string> seen;
+    for (const Value &d : dims->items()) {
+      if (!d.isString() || !isIdentifier(d.asString()))
+        return invalid(r.field("dims"), "dimension names must be identifiers");
+      if (!seen.insert(d.asString()).second)
+        return invalid(r.field("dims"),
+                       "duplicate dimension \"" + d.asString() + "\"");
+      s.dims.push_back(d.asString());
+    }
+    if (!shape->isArray() || shape->items().size() != s.dims.size())
+      return invalid(r.field("shape"),
+                     "expected one integer expression per entry of \"dims\"");
+    for (size_t j = 0; j < shape->items().size(); ++j) {
+      Expr e;
+      FA_RETURN_IF_ERROR(parseExprValue(shape->items()[j],
+                                        r.field("shape") + "[" +
+                                            std::to_string(j) + "]",
+                                        false, e));
+      s.shape.push_back(e);
+    }
+    spec.scratch.push_back(std::move(s));
+  }
+  return Status::success();
+}
+
+std::string knownOperandList(const BundleSpec &spec) {
+  std::string out;
+  for (const auto &r : standardRoles())
+    out += (out.empty() ? "" : ", ") + r;
+  for (const auto &s : spec.scratch)
+    out += ", " + s.name + " (scratch)";
+  return out;
+}
+
+Status parseOperand(const ObjectReader &r, const BundleSpec &spec,
+                    std::string &out) {
+  FA_RETURN_IF_ERROR(r.string("operand", out));
+  if (operandDims(spec, out).empty())
+    return invalid(r.field("operand"), "unknown operand \"" + out +
+                                           "\" (known: " +
+                                           knownOperandList(spec) + ")");
+  return Status::success();
+}
+
+Status parseTensorMapParam(const ObjectReader &r, const BundleSpec &spec,
+                           ParamSpec &p) {
+  FA_RETURN_IF_ERROR(r.onlyKeys(
+      {"kind", "operand", "box", "dims", "swizzle", "dtype", "l2_promotion"}));
+  FA_RETURN_IF_ERROR(parseOperand(r, spec, p.operand));
+  std::vector<std::string> operandNames = operandDims(spec, p.operand);
+  p.dtype = *operandDType(spec, p.operand);
+
+  const Value *dims;
+  FA_RETURN_IF_ERROR(r.require("dims", dims));
+  if (!dims->isArray())
+    return wrongType(r.field("dims"), "an array of dimension names", *dims);
+  std::set<std::string> seen;
+  for (const Value &d : dims->items()) {
+    if (!d.isString())
+      return wrongType(r.field("dims"), "an array of strings", d);
+    const std::string &name = d.asString();
+    if (std::find(operandNames.begin(), operandNames.end(), name) ==
+        operandNames.end()) {
+      std::string list;
+      for (const auto &n : operandNames)
+        list += (list.empty() ? "" : ", ") + n;
+      return invalid(r.field("dims"), "\"" + name + "\" is not a dimension of "
+                                          "operand \"" + p.operand +
+                                          "\" (its dims: " + list + ")");
+    }
+    if (!seen.insert(name).second)
+      return invalid(r.field("dims"), "duplicate dimension \"" + name + "\"");
+    p.dims.push_back(name);
+  }
+  if (p.dims.size() != operandNames.size())
+    return invalid(r.field("dims"),
+                   "must list all " + std::to_string(operandNames.size()) +
+                       " dimensions of operand \"" + p.operand + "\"");
+  if (p.dims.size() > 5)
+    return invalid(r.field("dims"), "a tensor map has at most 5 dimensions");
+  // TMA has no stride for its first dimension: it must be the contiguous one.
+  if (p.dims.front() != operandNames.back())
+    return invalid(r.field("dims"), "the first (innermost) dimension must be \"" +
+                                        operandNames.back() +
+                                        "\", the contiguous dimension of \"" +
+                                        p.operand + "\"");
+
+  const Value *box;
+  FA_RETURN_IF_ERROR(r.require("box", box));
+  if (!box->isArray() || box->items().empty() ||
+      box->items().size() > p.dims.size())
+    return invalid(r.field("box"),
+                   "expected an array of 1 to " + std::to_string(p.dims.size()) +
+                       " positive integers");
+  for (const Value &b : box->items()) {
+    if (!b.isInteger() || b.asInt() < 1 || b.asInt() > 256)
+      return invalid(r.field("box"),
+                     "box sizes must be integers in [1, 256]");
+    p.box.push_back(b.asInt());
+  }
+
+  std::string swizzle;
+  FA_RETURN_IF_ERROR(r.string("swizzle", swizzle));
+  if (swizzle == "none")
+    p.swizzle = Swizzle::None;
+  else if (swizzle == "32B")
+    p.swizzle = Swizzle::B32;
+  else if (swizzle == "64B")
+    p.swizzle = Swizzle::B64;
+  else if (swizzle == "128B")
+    p.swizzle = Swizzle::B128;
+  else
+    return invalid(r.field("swizzle"), "unknown swizzle \"" + swizzle +
+                                           "\" (known: none, 32B, 64B, 128B)");
+
+  std::string l2;
+  FA_RETURN_IF_ERROR(r.string("l2_promotion", l2, /*required=*/false));
+  if (l2.empty() || l2 == "128B")
+    p.l2Promotion = L2Promotion::B128;
+  else if (l2 == "none")
+    p.l2Promotion = L2Promotion::None;
+  else if (l2 == "64B")
+    p.l2Promotion = L2Promotion::B64;
+  else if (l2 == "256B")
+    p.l2Promotion = L2Promotion::B256;
+  else
+    return invalid(r.field("l2_promotion"),
+                   "unknown L2 promotion \"" + l2 +
+                       "\" (known: none, 64B, 128B, 256B)");
+
+  DType declared = p.dtype;
+  FA_RETURN_IF_ERROR(parseDTypeField(r, "dtype", declared, false));
+  if (declared != p.dtype)
+    return invalid(r.field("dtype"),
+                   std::string("\"") + dtypeName(declared) +
+                       "\" does not match operand \"" + p.operand +
+                       "\", whose dtype is " + dtypeName(p.dtype));
+
+  // cuTensorMapEncodeTiled's rules on the inner box extent.
+  int64_t innerBytes = p.box[0] * dtypeSize(p.dtype);
+  if (innerBytes % 16 != 0)
+    return invalid(r.field("box"), "the inner box extent (" +
+                                       std::to_string(p.box[0]) + " x " +
+                                       dtypeName(p.dtype) + " = " +
+                                       std::to_string(innerBytes) +
+                                       " bytes) must be a multiple of 16 bytes");
+  if (p.swizzle != Swizzle::None && innerBytes > swizzleBytes(p.swizzle))
+    return invalid(r.field("box"), "the inner box extent (" +
+                                       std::to_string(innerBytes) +
+                                       " bytes) exceeds the " + swizzle +
+                                       " swizzle span");
+  return Status::success();
+}
+
+Status parseParams(const ObjectReader &top, BundleSpec &spec) {
+  const Value *v;
+  FA_RETURN_IF_ERROR(top.require("params", v));
+  if (!v->isArray())
+    return wrongType("params", "an array", *v);
+  for (size_t i = 0; i < v->items().size(); ++i) {
+    std::string path = "params[" + std::to_string(i) + "]";
+    const Value &item = v->items()[i];
+    if (!item.isObject())
+      return wrongType(path, "an object", item);
+    ObjectReader r(item, path);
+    std::string kind;
+    FA_RETURN_IF_ERROR(r.string("kind", kind));
+    ParamSpec p;
+    if (kind == "tensor_map" || kind == "tensor_map_global") {
+      p.kind = kind == "tensor_map" ? ParamKind::TensorMap
+                                    : ParamKind::TensorMapGlobal;
+      FA_RETURN_IF_ERROR(parseTensorMapParam(r, spec, p));
+    } else if (kind == "ptr") {
+      p.kind = ParamKind::Ptr;
+      FA_RETURN_IF_ERROR(r.onlyKeys({"kind", "operand", "align"}));
+      FA_RETURN_IF_ERROR(parseOperand(r, spec, p.operand));
+      p.dtype = *operandDType(spec, p.operand);
+      p.align = dtypeSize(p.dtype);
+      FA_RETURN_IF_ERROR(r.integer("align", p.align, 1, 4096, false));
+      if (p.align & (p.align - 1))
+        return invalid(r.field("align"), "must be a power of two");
+    } else if (kind == "i32" || kind == "i64" || kind == "f32") {
+      p.kind = kind == "i32"   ? ParamKind::I32
+               : kind == "i64" ? ParamKind::I64
+                               : ParamKind::F32;
+      FA_RETURN_IF_ERROR(r.onlyKeys({"kind", "value"}));
+      const Value *value;
+      FA_RETURN_IF_ERROR(r.require("value", value));
+      FA_RETURN_IF_ERROR(parseExprValue(*value, r.field("value"),
+                                        p.kind == ParamKind::F32, p.value));
+    } else {
+      return invalid(r.field("kind"),
+                     "unknown parameter kind \"" + kind +
+                         "\" (known: tensor_map, tensor_map_global, ptr, i32, "
+                         "i64, f32)");
+    }
+    spec.params.push_back(std::move(p));
+  }
+  return Status::success();
+}
+
+void computeRequiredOperands(BundleSpec &spec) {
+  std::vector<std::string> req;
+  auto add = [&](const std::string &role) {
+    if (std::find(req.begin(), req.end(), role) == req.end())
+      req.push_back(role);
+  };
+  if (spec.op == "attention_fwd") {
+    for (const char *r : {"query", "key", "value", "output"})
+      add(r);
+    if (spec.config.returnLse)
+      add("lse");
+  } else if (spec.op == "attention_bwd") {
+    for (const char *r : {"query", "key", "value", "output", "lse",
+                          "grad_output", "grad_query", "grad_key",
+                          "grad_value"})
+      add(r);
+  }
+  for (const ParamSpec &p : spec.params)
+    if (!p.operand.empty())
+      add(p.operand);
+  for (const ScratchSpec &s : spec.scratch)
+    add(s.name);
+  spec.requiredOperands = std::move(req);
+}
+
+} // namespace
+
+Expected<BundleSpec> parseBundleSpec(const std::string &jsonText,
+                                     const std::string &baseDir) {
+  Expected<Value> doc = json::parse(jsonText);
+  if (!doc.ok())
+    return doc.status();
+  if (!doc->isObject())
+    return wrongType("bundle", "a JSON object", *doc);
+  ObjectReader r(*doc, "");
+  BundleSpec spec;
+
+  std::string format;
+  FA_RETURN_IF_ERROR(r.string("format", format));
+  if (format != "fa-kernel-bundle")
+    return invalid("format", "\"" + format +
+                                 "\" is not \"fa-kernel-bundle\"");
+  int64_t version;
+  FA_RETURN_IF_ERROR(r.integer("version", version, INT64_MIN, INT64_MAX));
+  if (version != kBundleFormatVersion)
+    return invalid("version", "unsupported bundle version " +
+                                  std::to_string(version) +
+                                  " (this runtime reads version " +
+                                  std::to_string(kBundleFormatVersion) + ")");
+  std::string chip;
+  FA_RETURN_IF_ERROR(r.string("chip", chip));
+  FA_RETURN_IF_ERROR(parseChip(chip, spec));
+  FA_RETURN_IF_ERROR(r.string("kernel", spec.kernel));
+  std::string cubin;
+  FA_RETURN_IF_ERROR(r.string("cubin", cubin));
+  spec.cubinPath = (cubin[0] == '/' || baseDir.empty())
+                       ? cubin
+                       : baseDir + "/" + cubin;
+  FA_RETURN_IF_ERROR(r.string("op", spec.op));
+
+  const Value *config;
+  FA_RETURN_IF_ERROR(r.require("config", config));
+  FA_RETURN_IF_ERROR(parseConfig(*config, spec));
+
+  FA_RETURN_IF_ERROR(parseDim3(r, "block", spec.block, true, 1024));
+  FA_RETURN_IF_ERROR(parseDim3(r, "cluster", spec.cluster, false, 16));
+  FA_RETURN_IF_ERROR(r.integer("shared_memory_bytes", spec.sharedMemoryBytes,
+                               0, INT32_MAX));
+  FA_RETURN_IF_ERROR(parseGrid(r, spec));
+  if (const Value *scratch = r.get("scratch"))
+    FA_RETURN_IF_ERROR(parseScratch(*scratch, spec));
+  FA_RETURN_IF_ERROR(parseParams(r, spec));
+  computeRequiredOperands(spec);
+  spec.json = doc->dump();
+  return spec;
+}
+
+} // namespace fa::runtime

@@ -1,0 +1,213 @@
+//===- CApi.cpp - fa_runtime.h on top of the C++ API ----------------------===//
+//
+// Each entry point converts its arguments, calls the C++ API and turns a
+// Status into an fa_status plus a thread-local message. Exceptions (only
+// std::bad_alloc can arise) are caught here so none crosses the C boundary.
+//
+//===----------------------------------------------------------------------===//
+#include "fa/Runtime/fa_runtime.h"
+
+#include "Driver.h"
+#include "fa/Runtime/Bundle.h"
+
+#include <exception>
+
+using namespace fa::runtime;
+
+struct fa_bundle {
+  std::unique_ptr<Bundle> bundle;
+  std::string requiredOperands;
+};
+
+namespace {
+
+thread_local std::string lastError;
+
+int finish(const Status &s) {
+  lastError = s.ok() ? std::string() : s.message();
+  return static_cast<int>(s.code());
+}
+
+int invalidArgument(const std::string &what) {
+  return finish(Status::error(ErrorCode::InvalidArgument, what));
+}
+
+template <typename Fn> int guarded(Fn &&fn) {
+  try {
+    return fn();
+  } catch (const std::exception &e) {
+    return finish(Status::error(ErrorCode::Internal,
+                                std::string("internal error: ") + e.what()));
+  } catch (...) {
+    return finish(Status::error(ErrorCode::Internal, "internal error"));
+  }
+}
+
+Status toTensorArgs(const fa_tensor *tensors, int n,
+                    std::vector<TensorArg> &out) {
+  if (n < 0 || (n > 0 && !tensors))
+    return Status::error(ErrorCode::InvalidArgument,
+                         "tensors is null or num_tensors is negative");
+  for (int i = 0; i < n; ++i) {
+    const fa_tensor &t = tensors[i];
+    std::string which = "tensors[" + std::to_string(i) + "]";
+    if (!t.role)
+      return Status::error(ErrorCode::InvalidArgument, which + ": role is null");
+    if (t.rank < 0 || t.rank > FA_MAX_RANK)
+      return Status::error(ErrorCode::InvalidArgument,
+                           which + " ('" + t.role + "'): rank " +
+                               std::to_string(t.rank) + " is not in [0, " +
+                               std::to_string(FA_MAX_RANK) + "]");
+    std::optional<DType> dtype = dtypeFromInt(t.dtype);
+    if (!dtype)
+      return Status::error(ErrorCode::InvalidArgument,
+                           which + " ('" + t.role + "'): unknown dtype value " +
+                               std::to_string(t.dtype));
+    TensorArg arg;
+    arg.role = t.role;
+    arg.data = reinterpret_cast<uint64_t>(t.data);
+    arg.dtype = *dtype;
+    arg.sizes.assign(t.sizes, t.sizes + t.rank);
+    arg.strides.assign(t.strides, t.strides + t.rank);
+    out.push_back(std::move(arg));
+  }
+  return Status::success();
+}
+
+} // namespace
+
+extern "C" {
+
+const char *fa_last_error(void) { return lastError.c_str(); }
+
+const char *fa_status_name(int status) {
+  if (status < 0 || status > static_cast<int>(ErrorCode::Internal))
+    return "FA_ERROR_UNKNOWN";
+  return errorCodeName(static_cast<ErrorCode>(status));
+}
+
+int fa_runtime_abi_version(void) { return FA_RUNTIME_ABI_VERSION; }
+int fa_bundle_format_version(void) { return kBundleFormatVersion; }
+
+const char *fa_dtype_name(int32_t dtype) {
+  std::optional<DType> d = dtypeFromInt(dtype);
+  return d ? dtypeName(*d) : nullptr;
+}
+
+int fa_dtype_from_name(const char *name, int32_t *out) {
+  return guarded([&] {
+    if (!name || !out)
+      return invalidArgument("fa_dtype_from_name: null argument");
+    std::optional<DType> d = parseDType(name);
+    if (!d)
+      return invalidArgument(std::string("unknown dtype \"") + name +
+                             "\" (known: " + dtypeNameList() + ")");
+    *out = static_cast<int32_t>(*d);
+    return finish(Status::success());
+  });
+}
+
+int fa_bundle_load(const char *json_path, fa_bundle **out) {
+  return guarded([&] {
+    if (!json_path || !out)
+      return invalidArgument("fa_bundle_load: null argument");
+    *out = nullptr;
+    Expected<std::unique_ptr<Bundle>> b = Bundle::load(json_path);
+    if (!b.ok())
+      return finish(b.status());
+    auto handle = std::make_unique<fa_bundle>();
+    handle->bundle = std::move(*b);
+    for (const auto &r : handle->bundle->spec().requiredOperands)
+      handle->requiredOperands +=
+          (handle->requiredOperands.empty() ? "" : ",") + r;
+    *out = handle.release();
+    return finish(Status::success());
+  });
+}
+
+void fa_bundle_free(fa_bundle *bundle) {
+  try {
+    delete bundle;
+  } catch (...) {
+  }
+}
+
+const char *fa_bundle_kernel_name(const fa_bundle *b) {
+  return b ? b->bundle->spec().kernel.c_str() : "";
+}
+const char *fa_bundle_op(const fa_bundle *b) {
+  return b ? b->bundle->spec().op.c_str() : "";
+}
+const char *fa_bundle_chip(const fa_bundle *b) {
+  return b ? b->bundle->spec().chip.c_str() : "";
+}
+const char *fa_bundle_config_json(const fa_bundle *b) {
+  return b ? b->bundle->spec().configJson.c_str() : "";
+}
+const char *fa_bundle_json(const fa_bundle *b) {
+  return b ? b->bundle->spec().json.c_str() : "";
+}
+const char *fa_bundle_required_operands(const fa_bundle *b) {
+  return b ? b->requiredOperands.c_str() : "";
+}
+int fa_bundle_num_params(const fa_bundle *b) {
+  return b ? static_cast<int>(b->bundle->spec().params.size()) : -1;
+}
+
+int fa_bundle_check(const fa_bundle *bundle, const fa_tensor *tensors,
+                    int num_tensors, int num_sms, uint32_t *grid_out) {
+  return guarded([&] {
+    if (!bundle)
+      return invalidArgument("fa_bundle_check: null bundle");
+    std::vector<TensorArg> args;
+    Status s = toTensorArgs(tensors, num_tensors, args);
+    if (!s.ok())
+      return finish(s);
+    // Tensor maps are not encoded here (no driver); the fake encoder accepts.
+    TensorMapEncoder noEncode = [](const TensorMapRequest &, void *) {
+      return Status::success();
+    };
+    Expected<LaunchPlan> plan = bundle->bundle->plan(args, num_sms, noEncode);
+    if (!plan.ok())
+      return finish(plan.status());
+    if (grid_out)
+      for (int i = 0; i < 3; ++i)
+        grid_out[i] = plan->grid[i];
+    return finish(Status::success());
+  });
+}
+
+int fa_bundle_launch(fa_bundle *bundle, const fa_tensor *tensors,
+                     int num_tensors, void *stream) {
+  return guarded([&] {
+    if (!bundle)
+      return invalidArgument("fa_bundle_launch: null bundle");
+    std::vector<TensorArg> args;
+    Status s = toTensorArgs(tensors, num_tensors, args);
+    if (!s.ok())
+      return finish(s);
+    return finish(bundle->bundle->launch(args, stream));
+  });
+}
+
+int fa_driver_check(int *num_devices) {
+  return guarded([&] {
+    if (num_devices)
+      *num_devices = 0;
+    Expected<Driver *> d = Driver::get();
+    if (!d.ok())
+      return finish(d.status());
+    int count = 0;
+    Status s = (*d)->check((*d)->cuDeviceGetCount(&count), "cuDeviceGetCount");
+    if (!s.ok())
+      return finish(s);
+    if (num_devices)
+      *num_devices = count;
+    if (count == 0)
+      return finish(Status::error(ErrorCode::NoDevice,
+                                  "the CUDA driver reports no GPU"));
+    return finish(Status::success());
+  });
+}
+
+} // extern "C"

@@ -1,0 +1,233 @@
+//===- ParamPack.cpp - Kernel parameter layout and packing ----------------===//
+#include "fa/Runtime/ParamPack.h"
+
+#include "fa/Runtime/CudaTypes.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <new>
+
+namespace fa::runtime {
+
+static size_t alignUp(size_t value, size_t align) {
+  return (value + align - 1) / align * align;
+}
+
+std::vector<ParamSlot> layoutParams(const std::vector<ParamSpec> &params,
+                                    size_t *totalSize) {
+  std::vector<ParamSlot> slots;
+  size_t offset = 0;
+  for (const ParamSpec &p : params) {
+    ParamSlot s;
+    switch (p.kind) {
+    case ParamKind::TensorMap: s.size = cu::kTensorMapBytes; s.align = 64; break;
+    case ParamKind::TensorMapGlobal:
+    case ParamKind::Ptr:
+    case ParamKind::I64: s.size = 8; s.align = 8; break;
+    case ParamKind::I32:
+    case ParamKind::F32: s.size = 4; s.align = 4; break;
+    }
+    s.offset = alignUp(offset, s.align);
+    offset = s.offset + s.size;
+    slots.push_back(s);
+  }
+  if (totalSize)
+    *totalSize = offset;
+  return slots;
+}
+
+int tensorMapDataType(DType dtype) {
+  switch (dtype) {
+  case DType::F32: return cu::CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  case DType::F16: return cu::CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  case DType::BF16: return cu::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  case DType::F64: return cu::CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+  case DType::I32: return cu::CU_TENSOR_MAP_DATA_TYPE_INT32;
+  case DType::I64: return cu::CU_TENSOR_MAP_DATA_TYPE_INT64;
+  // TMA only moves bytes: 8-bit types travel as UINT8.
+  case DType::F8E4M3FN:
+  case DType::F8E5M2:
+  case DType::I8:
+  case DType::U8: return cu::CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  }
+  return cu::CU_TENSOR_MAP_DATA_TYPE_UINT8;
+}
+
+static int swizzleEnum(Swizzle s) {
+  switch (s) {
+  case Swizzle::None: return cu::CU_TENSOR_MAP_SWIZZLE_NONE;
+  case Swizzle::B32: return cu::CU_TENSOR_MAP_SWIZZLE_32B;
+  case Swizzle::B64: return cu::CU_TENSOR_MAP_SWIZZLE_64B;
+  case Swizzle::B128: return cu::CU_TENSOR_MAP_SWIZZLE_128B;
+  }
+  return cu::CU_TENSOR_MAP_SWIZZLE_NONE;
+}
+
+static int l2Enum(L2Promotion l) {
+  switch (l) {
+  case L2Promotion::None: return cu::CU_TENSOR_MAP_L2_PROMOTION_NONE;
+  case L2Promotion::B64: return cu::CU_TENSOR_MAP_L2_PROMOTION_L2_64B;
+  case L2Promotion::B128: return cu::CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+  case L2Promotion::B256: return cu::CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  }
+  return cu::CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+}
+
+TensorMapRequest makeTensorMapRequest(const BundleSpec &spec,
+                                      size_t paramIndex,
+                                      const TensorArg &tensor) {
+  const ParamSpec &p = spec.params[paramIndex];
+  std::vector<std::string> names = operandDims(spec, p.operand);
+  uint64_t esize = static_cast<uint64_t>(dtypeSize(tensor.dtype));
+  TensorMapRequest r;
+  r.paramIndex = paramIndex;
+  r.operand = p.operand;
+  r.dataType = tensorMapDataType(tensor.dtype);
+  r.rank = static_cast<uint32_t>(p.dims.size());
+  r.globalAddress = tensor.data;
+  uint64_t prevStrideBytes = esize;
+  for (size_t j = 0; j < p.dims.size(); ++j) {
+    size_t idx = 0;
+    while (names[idx] != p.dims[j])
+      ++idx;
+    int64_t size = tensor.sizes[idx];
+    // TMA rejects zero extents. A kernel never reads an empty dimension (its
+    // loop bounds come from the same sizes), so describe it as extent 1.
+    r.globalDim[j] = size > 0 ? static_cast<uint64_t>(size) : 1;
+    if (j > 0) {
+      uint64_t stride = static_cast<uint64_t>(tensor.strides[idx]) * esize;
+      // The stride of an extent-1 dim is never used; frameworks leave any
+      // value there, TMA wants a multiple of 16, so substitute a dense one.
+      if (size <= 1)
+        stride = alignUp(prevStrideBytes * r.globalDim[j - 1], 16);
+      r.globalStrides[j - 1] = stride;
+      prevStrideBytes = stride;
+    }
+    r.boxDim[j] = j < p.box.size() ? static_cast<uint32_t>(p.box[j]) : 1;
+    r.elementStrides[j] = 1;
+  }
+  r.interleave = cu::CU_TENSOR_MAP_INTERLEAVE_NONE;
+  r.swizzle = swizzleEnum(p.swizzle);
+  r.l2Promotion = l2Enum(p.l2Promotion);
+  r.oobFill = cu::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
+  return r;
+}
+
+std::vector<void *> PackedParams::kernelParams() const {
+  std::vector<void *> out;
+  for (const ParamSlot &s : slots)
+    out.push_back(storage.get() + s.offset);
+  return out;
+}
+
+static std::string paramLabel(const BundleSpec &spec, size_t i) {
+  const ParamSpec &p = spec.params[i];
+  std::string label =
+      "params[" + std::to_string(i) + "] (" + paramKindName(p.kind);
+  if (!p.operand.empty())
+    label += " of '" + p.operand + "'";
+  else
+    label += " \"" + p.value.text() + "\"";
+  return label + ")";
+}
+
+Expected<PackedParams> packParams(const BundleSpec &spec,
+                                  const OperandSet &operands,
+                                  const TensorMapEncoder &encoder) {
+  PackedParams packed;
+  packed.slots = layoutParams(spec.params, &packed.size);
+  size_t capacity = alignUp(packed.size > 0 ? packed.size : 1, 128);
+  uint8_t *raw = static_cast<uint8_t *>(
+      ::operator new(capacity, std::align_val_t(128)));
+  std::memset(raw, 0, capacity);
+  packed.storage = std::shared_ptr<uint8_t>(raw, [](uint8_t *ptr) {
+    ::operator delete(ptr, std::align_val_t(128));
+  });
+
+  for (size_t i = 0; i < spec.params.size(); ++i) {
+    const ParamSpec &p = spec.params[i];
+    uint8_t *slot = packed.bytes() + packed.slots[i].offset;
+    switch (p.kind) {
+    case ParamKind::TensorMap:
+    case ParamKind::TensorMapGlobal: {
+      const TensorArg &t = *operands.byRole.at(p.operand);
+      TensorMapRequest req = makeTensorMapRequest(spec, i, t);
+      if (p.kind == ParamKind::TensorMap) {
+        FA_RETURN_IF_ERROR(encoder(req, slot).withContext(paramLabel(spec, i)));
+      } else {
+        cu::CUtensorMap map{};
+        FA_RETURN_IF_ERROR(
+            encoder(req, &map).withContext(paramLabel(spec, i)));
+        std::array<uint8_t, 128> bytes;
+        std::memcpy(bytes.data(), &map, sizeof(map));
+        packed.globalMapParams.push_back(i);
+        packed.globalMaps.push_back(bytes);
+      }
+      break;
+    }
+    case ParamKind::Ptr: {
+      uint64_t address = operands.byRole.at(p.operand)->data;
+      std::memcpy(slot, &address, 8);
+      break;
+    }
+    case ParamKind::I32:
+    case ParamKind::I64: {
+      Expected<int64_t> v = p.value.evalInt(operands.symbols);
+      if (!v.ok())
+        return v.status().withContext(paramLabel(spec, i));
+      if (p.kind == ParamKind::I64) {
+        std::memcpy(slot, &*v, 8);
+        break;
+      }
+      if (*v < std::numeric_limits<int32_t>::min() ||
+          *v > std::numeric_limits<int32_t>::max())
+        return Status::error(ErrorCode::Expression,
+                             paramLabel(spec, i) + ": value " +
+                                 std::to_string(*v) + " does not fit in i32");
+      int32_t v32 = static_cast<int32_t>(*v);
+      std::memcpy(slot, &v32, 4);
+      break;
+    }
+    case ParamKind::F32: {
+      Expected<double> v = p.value.evalFloat(operands.symbols);
+      if (!v.ok())
+        return v.status().withContext(paramLabel(spec, i));
+      float f = static_cast<float>(*v);
+      if (!std::isfinite(f))
+        return Status::error(ErrorCode::Expression,
+                             paramLabel(spec, i) + ": value " +
+                                 std::to_string(*v) + " does not fit in f32");
+      std::memcpy(slot, &f, 4);
+      break;
+    }
+    }
+  }
+  return packed;
+}
+
+Expected<std::array<uint32_t, 3>> evalGrid(const BundleSpec &spec,
+                                           const SymbolTable &symbols) {
+  static const int64_t limits[3] = {std::numeric_limits<int32_t>::max(), 65535,
+                                    65535};
+  std::array<uint32_t, 3> grid{};
+  for (int i = 0; i < 3; ++i) {
+    std::string label = "grid[" + std::to_string(i) + "]";
+    Expected<int64_t> v = spec.grid[i].evalInt(symbols);
+    if (!v.ok())
+      return v.status().withContext(label);
+    if (*v < 0)
+      return Status::error(ErrorCode::Expression,
+                           label + ": \"" + spec.grid[i].text() + "\" = " +
+                               std::to_string(*v) + " is negative");
+    if (*v > limits[i])
+      return Status::error(ErrorCode::Tensor,
+                           label + ": \"" + spec.grid[i].text() + "\" = " +
+                               std::to_string(*v) + " exceeds CUDA's limit of " +
+                               std::to_string(limits[i]) + " blocks");
+    grid[i] = static_cast<uint32_t>(*v);
+  }
+  return grid;
+}
+
+} // namespace fa::runtime

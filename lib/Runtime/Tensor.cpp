@@ -1,0 +1,271 @@
+//===- Tensor.cpp - Operand checks and shape symbols ----------------------===//
+#include "fa/Runtime/Tensor.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+namespace fa::runtime {
+
+namespace {
+
+Status tensorError(const std::string &role, const std::string &what) {
+  return Status::error(ErrorCode::Tensor, "operand '" + role + "': " + what);
+}
+
+std::string joinNames(const std::vector<std::string> &names) {
+  std::string out;
+  for (const auto &n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+std::string hexAddress(uint64_t address) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "0x%" PRIx64, address);
+  return buf;
+}
+
+/// Which shape symbol each logical dimension of a standard role defines.
+/// Null entries are not symbols (bias broadcast dims are handled apart).
+std::vector<const char *> symbolsOf(const std::string &role, Layout layout) {
+  auto qkvo = [&](const char *seq, const char *head,
+                  const char *dim) -> std::vector<const char *> {
+    if (layout == Layout::BSHD)
+      return {"batch", seq, head, dim};
+    return {"batch", head, seq, dim};
+  };
+  if (role == "query" || role == "grad_query")
+    return qkvo("seq_q", "heads_q", "head_dim");
+  if (role == "output" || role == "grad_output")
+    return qkvo("seq_q", "heads_q", "head_dim_v");
+  if (role == "key" || role == "grad_key")
+    return qkvo("seq_k", "heads_kv", "head_dim");
+  if (role == "value" || role == "grad_value")
+    return qkvo("seq_k", "heads_kv", "head_dim_v");
+  if (role == "lse")
+    return {"batch", "heads_q", "seq_q"};
+  if (role == "bias")
+    return {"batch", "heads_q", "seq_q", "seq_k"};
+  if (role == "query_descale" || role == "key_descale" ||
+      role == "value_descale")
+    return {"batch", "heads_kv"};
+  return {};
+}
+
+/// Binds shape symbols, remembering who set each one for error messages.
+class SymbolBinder {
+public:
+  explicit SymbolBinder(SymbolTable &table) : table_(table) {}
+
+  void preset(Symbol s, int64_t value, std::string source) {
+    table_.set(s, value);
+    sources_[static_cast<int>(s)] = std::move(source);
+  }
+
+  Status bind(const std::string &role, size_t dimIndex,
+              const std::string &dimName, const char *symbolText,
+              int64_t size, bool broadcastable) {
+    Symbol s = *parseSymbol(symbolText);
+    std::optional<int64_t> have = table_.get(s);
+    if (!have) {
+      if (broadcastable && size == 1)
+        return Status::success(); // a broadcast dim defines nothing
+      preset(s, size, "from '" + role + "'");
+      return Status::success();
+    }
+    if (*have == size || (broadcastable && size == 1))
+      return Status::success();
+    return tensorError(role, "dimension " + std::to_string(dimIndex) + " (" +
+                                 dimName + ") is " + std::to_string(size) +
+                                 ", expected " + std::to_string(*have) + " (" +
+                                 symbolText + ", " +
+                                 sources_[static_cast<int>(s)] + ")" +
+                                 (broadcastable ? " or 1" : ""));
+  }
+
+private:
+  SymbolTable &table_;
+  std::string sources_[kNumSymbols];
+};
+
+Status checkBasics(const BundleSpec &spec, const TensorArg &t) {
+  std::vector<std::string> dims = operandDims(spec, t.role);
+  if (t.sizes.size() != t.strides.size())
+    return tensorError(t.role, std::to_string(t.sizes.size()) +
+                                   " sizes but " +
+                                   std::to_string(t.strides.size()) +
+                                   " strides");
+  if (t.sizes.size() != dims.size()) {
+    std::string how = isStandardRole(t.role) && dims.size() == 4 &&
+                              t.role != "bias"
+                          ? std::string(layoutName(spec.config.layout)) + ": "
+                          : "";
+    return tensorError(t.role, "expected rank " + std::to_string(dims.size()) +
+                                   " [" + how + joinNames(dims) +
+                                   "], got rank " +
+                                   std::to_string(t.sizes.size()));
+  }
+  DType want = *operandDType(spec, t.role);
+  if (t.dtype != want)
+    return tensorError(t.role, std::string("dtype is ") + dtypeName(t.dtype) +
+                                   ", expected " + dtypeName(want));
+  int64_t numel = 1;
+  for (size_t i = 0; i < t.sizes.size(); ++i) {
+    if (t.sizes[i] < 0)
+      return tensorError(t.role, "dimension " + std::to_string(i) + " (" +
+                                     dims[i] + ") has negative size " +
+                                     std::to_string(t.sizes[i]));
+    if (t.strides[i] < 0)
+      return tensorError(t.role, "dimension " + std::to_string(i) + " (" +
+                                     dims[i] + ") has negative stride " +
+                                     std::to_string(t.strides[i]));
+    numel *= t.sizes[i];
+  }
+  size_t inner = t.sizes.size() - 1;
+  if (t.sizes[inner] > 1 && t.strides[inner] != 1)
+    return tensorError(t.role, "the innermost dimension (" + dims[inner] +
+                                   ") must have stride 1, got " +
+                                   std::to_string(t.strides[inner]));
+  if (numel > 0 && t.data == 0)
+    return tensorError(t.role, "null data pointer for a non-empty tensor");
+  int64_t esize = dtypeSize(t.dtype);
+  if (t.data % static_cast<uint64_t>(esize) != 0)
+    return tensorError(t.role, "address " + hexAddress(t.data) +
+                                   " is not aligned to its element size (" +
+                                   std::to_string(esize) + " bytes)");
+  return Status::success();
+}
+
+/// TMA's rules on the global tensor (cuTensorMapEncodeTiled), checked here so
+/// the message names the operand rather than returning INVALID_VALUE.
+Status checkTmaOperand(const BundleSpec &spec, const TensorArg &t,
+                       size_t paramIndex) {
+  std::vector<std::string> dims = operandDims(spec, t.role);
+  std::string where = "used by params[" + std::to_string(paramIndex) +
+                      "] (" + paramKindName(spec.params[paramIndex].kind) +
+                      ")";
+  if (t.data % 16 != 0)
+    return tensorError(t.role, "address " + hexAddress(t.data) +
+                                   " is not 16-byte aligned, as TMA requires (" +
+                                   where + ")");
+  int64_t esize = dtypeSize(t.dtype);
+  for (size_t i = 0; i + 1 < t.sizes.size(); ++i) {
+    if (t.sizes[i] <= 1)
+      continue; // the stride of a size-1 dim is never used; see ParamPack
+    int64_t bytes = t.strides[i] * esize;
+    if (bytes % 16 != 0)
+      return tensorError(t.role, "stride of dimension " + std::to_string(i) +
+                                     " (" + dims[i] + ") is " +
+                                     std::to_string(t.strides[i]) +
+                                     " elements = " + std::to_string(bytes) +
+                                     " bytes, not a multiple of 16 as TMA "
+                                     "requires (" + where + ")");
+    if (bytes >= (int64_t(1) << 40))
+      return tensorError(t.role, "stride of dimension " + std::to_string(i) +
+                                     " (" + dims[i] +
+                                     ") is too large for TMA (>= 2^40 bytes)");
+  }
+  for (size_t i = 0; i < t.sizes.size(); ++i)
+    if (t.sizes[i] > (int64_t(1) << 32))
+      return tensorError(t.role, "dimension " + std::to_string(i) + " (" +
+                                     dims[i] +
+                                     ") is too large for TMA (> 2^32)");
+  return Status::success();
+}
+
+} // namespace
+
+Expected<OperandSet> checkOperands(const BundleSpec &spec,
+                                   const std::vector<TensorArg> &tensors,
+                                   int64_t numSms) {
+  OperandSet set;
+  for (const TensorArg &t : tensors) {
+    if (t.role.empty())
+      return Status::error(ErrorCode::Tensor, "an operand has no role");
+    if (operandDims(spec, t.role).empty()) {
+      std::string known = joinNames(standardRoles());
+      for (const auto &s : spec.scratch)
+        known += ", " + s.name;
+      return Status::error(ErrorCode::Tensor, "unknown operand role '" +
+                                                  t.role + "' (known: " +
+                                                  known + ")");
+    }
+    if (!set.byRole.emplace(t.role, &t).second)
+      return tensorError(t.role, "passed more than once");
+  }
+  for (const std::string &role : spec.requiredOperands)
+    if (!set.byRole.count(role))
+      return Status::error(ErrorCode::Tensor,
+                           "missing operand '" + role + "' (this " + spec.op +
+                               " bundle needs: " +
+                               joinNames(spec.requiredOperands) + ")");
+
+  for (const auto &[role, t] : set.byRole)
+    FA_RETURN_IF_ERROR(checkBasics(spec, *t));
+
+  SymbolBinder binder(set.symbols);
+  binder.preset(Symbol::HeadDim, spec.config.headDim,
+                "from the bundle config");
+  binder.preset(Symbol::HeadDimV, spec.config.headDimV,
+                "from the bundle config");
+  if (numSms >= 0)
+    binder.preset(Symbol::NumSMs, numSms, "from the device");
+
+  // A fixed order makes "expected X (from 'query')" messages predictable.
+  for (const std::string &role : standardRoles()) {
+    auto it = set.byRole.find(role);
+    if (it == set.byRole.end())
+      continue;
+    const TensorArg &t = *it->second;
+    std::vector<const char *> syms = symbolsOf(role, spec.config.layout);
+    std::vector<std::string> dims = operandDims(spec, role);
+    for (size_t i = 0; i < syms.size(); ++i) {
+      bool broadcastable = role == "bias" && i < 2;
+      FA_RETURN_IF_ERROR(binder.bind(role, i, dims[i], syms[i], t.sizes[i],
+                                     broadcastable));
+    }
+  }
+
+  std::optional<int64_t> hq = set.symbols.get(Symbol::HeadsQ);
+  std::optional<int64_t> hkv = set.symbols.get(Symbol::HeadsKV);
+  if (hq && hkv && *hq > 0 && (*hkv == 0 || *hq % *hkv != 0))
+    return Status::error(ErrorCode::Tensor,
+                         "heads_q (" + std::to_string(*hq) +
+                             ") must be a multiple of heads_kv (" +
+                             std::to_string(*hkv) + ")");
+
+  for (const ScratchSpec &s : spec.scratch) {
+    const TensorArg &t = *set.byRole.at(s.name);
+    for (size_t i = 0; i < s.shape.size(); ++i) {
+      Expected<int64_t> want = s.shape[i].evalInt(set.symbols);
+      if (!want.ok())
+        return want.status().withContext("scratch '" + s.name + "' shape[" +
+                                          std::to_string(i) + "]");
+      if (t.sizes[i] != *want)
+        return tensorError(s.name, "dimension " + std::to_string(i) + " (" +
+                                       s.dims[i] + ") is " +
+                                       std::to_string(t.sizes[i]) +
+                                       ", expected " + std::to_string(*want) +
+                                       " (" + s.shape[i].text() + ")");
+    }
+  }
+
+  for (size_t i = 0; i < spec.params.size(); ++i) {
+    const ParamSpec &p = spec.params[i];
+    if (p.operand.empty())
+      continue;
+    const TensorArg &t = *set.byRole.at(p.operand);
+    if (p.kind == ParamKind::TensorMap || p.kind == ParamKind::TensorMapGlobal)
+      FA_RETURN_IF_ERROR(checkTmaOperand(spec, t, i));
+    else if (t.data % static_cast<uint64_t>(p.align) != 0)
+      return tensorError(p.operand,
+                         "address " + hexAddress(t.data) + " is not " +
+                             std::to_string(p.align) +
+                             "-byte aligned (params[" + std::to_string(i) +
+                             "], ptr)");
+  }
+  return set;
+}
+
+} // namespace fa::runtime

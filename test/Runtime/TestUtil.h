@@ -1,0 +1,85 @@
+//===- TestUtil.h - Shared fixtures of the runtime tests --------*- C++ -*-===//
+#ifndef FA_RUNTIME_TEST_TESTUTIL_H
+#define FA_RUNTIME_TEST_TESTUTIL_H
+
+#include "Check.h"
+
+#include "fa/Runtime/Bundle.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace fa::runtime::test {
+
+inline std::string readInput(const std::string &name) {
+  std::ifstream in(inputsDir() + "/" + name, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Inputs/attention_fwd.json: the example of docs/BundleFormat.md.
+inline std::string exampleBundleText() {
+  return readInput("attention_fwd.json");
+}
+
+/// `text` with the single occurrence of `from` replaced by `to`.
+inline std::string replaceOnce(std::string text, const std::string &from,
+                               const std::string &to) {
+  size_t pos = text.find(from);
+  bool once = pos != std::string::npos &&
+              text.find(from, pos + 1) == std::string::npos;
+  recordCheck(once, __FILE__, __LINE__,
+              "replaceOnce: \"" + from + "\" must occur exactly once");
+  if (pos != std::string::npos)
+    text.replace(pos, from.size(), to);
+  return text;
+}
+
+/// A bundle from JSON text, with the stub cubin of Inputs/.
+inline Expected<std::unique_ptr<Bundle>> bundleFromText(const std::string &text) {
+  return Bundle::fromMemory(text, inputsDir(), readInput("stub_kernels.cubin"));
+}
+
+inline std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &sizes) {
+  std::vector<int64_t> strides(sizes.size(), 1);
+  for (size_t i = sizes.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * sizes[i];
+  return strides;
+}
+
+inline TensorArg tensor(const std::string &role, DType dtype,
+                        std::vector<int64_t> sizes, uint64_t data) {
+  TensorArg t;
+  t.role = role;
+  t.dtype = dtype;
+  t.strides = contiguousStrides(sizes);
+  t.sizes = std::move(sizes);
+  t.data = data;
+  return t;
+}
+
+/// Operands for the example bundle (bshd, bf16, d=128): batch 2, seq_q 1000,
+/// seq_k 333, heads_q 16, heads_kv 4.
+inline std::vector<TensorArg> exampleTensors(int64_t seqQ = 1000,
+                                             int64_t seqK = 333) {
+  return {
+      tensor("query", DType::BF16, {2, seqQ, 16, 128}, 0x10000000),
+      tensor("key", DType::BF16, {2, seqK, 4, 128}, 0x20000000),
+      tensor("value", DType::BF16, {2, seqK, 4, 128}, 0x30000000),
+      tensor("output", DType::BF16, {2, seqQ, 16, 128}, 0x40000000),
+      tensor("lse", DType::F32, {2, 16, seqQ}, 0x50000000),
+  };
+}
+
+inline TensorArg &find(std::vector<TensorArg> &tensors, const std::string &role) {
+  for (TensorArg &t : tensors)
+    if (t.role == role)
+      return t;
+  recordCheck(false, __FILE__, __LINE__, "no tensor with role " + role);
+  return tensors.front();
+}
+
+} // namespace fa::runtime::test
+
+#endif // FA_RUNTIME_TEST_TESTUTIL_H
