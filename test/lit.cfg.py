@@ -33,7 +33,9 @@ config.substitutions.append(
     ("%mlir_runner_libs",
      ",".join(os.path.join(config.llvm_lib_dir, lib + config.llvm_shlib_ext)
               for lib in ["libmlir_c_runner_utils", "libmlir_runner_utils"])))
-config.substitutions.append(("%python", config.python_executable))
+# Ahead of lit's own %python (the interpreter running lit): tests need the
+# environment with numpy.
+config.substitutions.insert(0, ("%python", config.python_executable))
 config.substitutions.append(("%fa_src_root", config.fa_src_root))
 
 # Python helpers shared by the numeric tests, and the fa_mlir package.

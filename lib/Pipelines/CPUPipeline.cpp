@@ -12,6 +12,7 @@ using namespace mlir;
 // Upstream's part of the pipeline, spelled as text so that it reads like the
 // mlir-opt command line people already know.
 static constexpr const char *kLowerToLLVM =
+    "func.func(convert-elementwise-to-linalg),"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-deallocation-pipeline,"
@@ -30,7 +31,14 @@ static constexpr const char *kLowerToLLVM =
 
 void mlir::fa::buildFACPUPipeline(OpPassManager &pm,
                                   const FACPUPipelineOptions &options) {
-  pm.addPass(createFADecomposeAttention());
+  if (options.tiled) {
+    // Resolved by name until fa-tile-attention is linked in.
+    if (failed(parsePassPipeline("fa-tile-attention", pm)))
+      llvm::report_fatal_error("fa-cpu-pipeline: tiled=true needs the "
+                               "fa-tile-attention pass");
+  } else {
+    pm.addPass(createFADecomposeAttention());
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (failed(parsePassPipeline(kLowerToLLVM, pm)))

@@ -9,7 +9,12 @@ class OpPassManager;
 namespace fa {
 
 struct FACPUPipelineOptions
-    : public PassPipelineOptions<FACPUPipelineOptions> {};
+    : public PassPipelineOptions<FACPUPipelineOptions> {
+  Option<bool> tiled{*this, "tiled",
+                     llvm::cl::desc("lower fa ops with fa-tile-attention; "
+                                    "false: the reference decomposition"),
+                     llvm::cl::init(false)};
+};
 
 /// fa ops, linalg, tensor, arith and func on tensors -> the LLVM dialect,
 /// runnable by mlir-runner or compiled to a shared library.

@@ -101,8 +101,8 @@ LogicalResult AttentionChecker::checkInputs(Value q, Value k, Value v,
 
   elementType = qt.getElementType();
   if (!isSupportedElementType(elementType, allowFp8))
-    return error() << "'query' element type must be f32, f16, bf16"
-                   << (allowFp8 ? " or f8E4M3FN" : "") << ", got "
+    return error() << "'query' element type must be f32, f16"
+                   << (allowFp8 ? ", bf16 or f8E4M3FN" : " or bf16") << ", got "
                    << elementType;
   for (auto [t, name] : {std::pair{kt, "key"}, {vt, "value"}})
     if (t.getElementType() != elementType)

@@ -1,0 +1,182 @@
+"""An attention problem and the MLIR function that computes it.
+
+`AttentionConfig` describes one fa.attention / fa.attention_grad: sizes,
+element type, layout and the score modifiers. `forward_mlir` and
+`backward_mlir` write a function that takes memrefs (inputs, then outputs)
+and computes the op on them, the form the CPU shared library exposes.
+"""
+from dataclasses import dataclass, field
+import math
+from typing import Optional, Tuple
+
+from .dtypes import STORAGE  # noqa: F401  (re-exported for callers)
+
+
+@dataclass
+class AttentionConfig:
+    batch: int = 1
+    heads_q: int = 1
+    heads_kv: int = 1
+    seq_q: int = 16
+    seq_k: int = 16
+    head_dim: int = 32
+    head_dim_v: Optional[int] = None
+    dtype: str = "f32"
+    layout: str = "bhsd"
+    causal: bool = False
+    mask_alignment: Optional[str] = None  # "top_left" | "bottom_right"
+    window: Optional[Tuple[int, int]] = None
+    softcap: Optional[float] = None
+    scale: Optional[float] = None
+    # Bias shape [B|1, Hq|1, Sq, Sk] given as (per_batch, per_head); None: no bias.
+    bias: Optional[Tuple[bool, bool]] = None
+    bias_dtype: str = "f32"
+    return_lse: bool = True
+    # Which of batch/heads/seq are dynamic ('?') in the generated function.
+    dynamic: Tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def dv(self):
+        return self.head_dim if self.head_dim_v is None else self.head_dim_v
+
+    @property
+    def effective_scale(self):
+        return 1.0 / math.sqrt(self.head_dim) if self.scale is None else self.scale
+
+    # -- shapes (logical bhsd, and as stored in the config's layout) --------
+    def shape_bhsd(self, role):
+        b, hq, hk = self.batch, self.heads_q, self.heads_kv
+        return {
+            "query": (b, hq, self.seq_q, self.head_dim),
+            "key": (b, hk, self.seq_k, self.head_dim),
+            "value": (b, hk, self.seq_k, self.dv),
+            "output": (b, hq, self.seq_q, self.dv),
+            "grad_output": (b, hq, self.seq_q, self.dv),
+        }[role]
+
+    def shape(self, role):
+        if role == "lse":
+            return (self.batch, self.heads_q, self.seq_q)
+        if role == "bias":
+            per_batch, per_head = self.bias
+            return (self.batch if per_batch else 1,
+                    self.heads_q if per_head else 1, self.seq_q, self.seq_k)
+        s = self.shape_bhsd(role)
+        return s if self.layout == "bhsd" else (s[0], s[2], s[1], s[3])
+
+    def _dim(self, role, i, size):
+        names = {"bhsd": ("batch", "heads", "seq", "dim"),
+                 "bshd": ("batch", "seq", "heads", "dim")}[self.layout]
+        if role in ("lse",):
+            names = ("batch", "heads", "seq")
+        if role == "bias":
+            names = ("batch", "heads", "seq", "seq")
+            if size == 1 and i < 2:
+                return "1"
+        return "?" if names[i] in self.dynamic else str(size)
+
+    def type_of(self, role, elem=None, kind="tensor"):
+        if elem is None:
+            elem = {"lse": "f32", "bias": self.bias_dtype}.get(role, self.dtype)
+        dims = "x".join(self._dim(role, i, s)
+                        for i, s in enumerate(self.shape(role)))
+        return f"{kind}<{dims}x{elem}>"
+
+    def attributes(self):
+        attrs = []
+        if self.layout != "bhsd":
+            attrs.append(f"layout = #fa<layout {self.layout}>")
+        if self.scale is not None:
+            attrs.append(f"scale = {float(self.scale)!r} : f32")
+        if self.causal:
+            attrs.append("causal")
+        if self.mask_alignment is not None:
+            attrs.append(f"mask_alignment = #fa<mask_alignment {self.mask_alignment}>")
+        if self.window is not None:
+            attrs.append(f"window = array<i64: {self.window[0]}, {self.window[1]}>")
+        if self.softcap is not None:
+            attrs.append(f"softcap = {float(self.softcap)!r} : f32")
+        return "{" + ", ".join(attrs) + "}" if attrs else ""
+
+
+def _function(name, args, body):
+    """A func.func over memrefs: wrap each in a tensor, run `body`, store."""
+    params = ", ".join(f"%{n}: {t}" for n, t in args)
+    return (f"func.func @{name}({params}) attributes {{llvm.emit_c_interface}} {{\n"
+            f"{body}  return\n}}\n")
+
+
+def _load(cfg, role, name=None):
+    name = name or role
+    return (f"  %{name}_t = bufferization.to_tensor %{name} restrict : "
+            f"{cfg.type_of(role, kind='memref')} to {cfg.type_of(role)}\n")
+
+
+def _store(cfg, role, value):
+    return (f"  bufferization.materialize_in_destination {value} in restrict "
+            f"writable %{role} : ({cfg.type_of(role)}, "
+            f"{cfg.type_of(role, kind='memref')}) -> ()\n")
+
+
+def forward_inputs(cfg):
+    roles = ["query", "key", "value"] + (["bias"] if cfg.bias else [])
+    return roles
+
+
+def forward_outputs(cfg):
+    return ["output"] + (["lse"] if cfg.return_lse else [])
+
+
+def forward_mlir(cfg, name="attention"):
+    """func @name(inputs..., outputs...) computing fa.attention."""
+    ins, outs = forward_inputs(cfg), forward_outputs(cfg)
+    body = "".join(_load(cfg, r) for r in ins)
+    bias = (f" bias(%bias_t : {cfg.type_of('bias')})" if cfg.bias else "")
+    results = ", ".join(f"%{r}_r" for r in outs)
+    result_types = ", ".join(cfg.type_of(r) for r in outs)
+    body += (f"  {results} = fa.attention %query_t, %key_t, %value_t : "
+             f"{cfg.type_of('query')}, {cfg.type_of('key')}, "
+             f"{cfg.type_of('value')}{bias} {cfg.attributes()} -> "
+             f"{result_types}\n")
+    body += "".join(_store(cfg, r, f"%{r}_r") for r in outs)
+    args = [(r, cfg.type_of(r, kind="memref")) for r in ins + outs]
+    return _function(name, args, body)
+
+
+GRAD_OF = {"grad_query": "query", "grad_key": "key", "grad_value": "value",
+           "grad_bias": "bias"}
+
+
+def backward_inputs(cfg):
+    return (["grad_output", "query", "key", "value", "output", "lse"] +
+            (["bias"] if cfg.bias else []))
+
+
+def backward_outputs(cfg):
+    return ["grad_query", "grad_key", "grad_value"] + (
+        ["grad_bias"] if cfg.bias else [])
+
+
+def backward_mlir(cfg, name="attention_grad"):
+    """func @name(inputs..., outputs...) computing fa.attention_grad."""
+    ins, outs = backward_inputs(cfg), backward_outputs(cfg)
+
+    def role_type(r, kind="tensor"):
+        return cfg.type_of(GRAD_OF.get(r, r), kind=kind)
+
+    body = "".join(
+        f"  %{r}_t = bufferization.to_tensor %{r} restrict : "
+        f"{role_type(r, 'memref')} to {role_type(r)}\n" for r in ins)
+    bias = (f" bias(%bias_t : {cfg.type_of('bias')})" if cfg.bias else "")
+    operands = ", ".join(f"%{r}_t" for r in ins if r != "bias")
+    operand_types = ", ".join(role_type(r) for r in ins if r != "bias")
+    results = ", ".join(f"%{r}_r" for r in outs)
+    result_types = ", ".join(role_type(r) for r in outs)
+    body += (f"  {results} = fa.attention_grad {operands} : {operand_types}"
+             f"{bias} {cfg.attributes()} -> {result_types}\n")
+    body += "".join(
+        f"  bufferization.materialize_in_destination %{r}_r in restrict "
+        f"writable %{r} : ({role_type(r)}, {role_type(r, 'memref')}) -> ()\n"
+        for r in outs)
+    args = [(r, role_type(r, "memref")) for r in ins + outs]
+    return _function(name, args, body)
