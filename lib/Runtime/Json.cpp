@@ -381,13 +381,13 @@ private:
       case 'r': out += '\r'; break;
       case 't': out += '\t'; break;
       case 'u': {
-        uint32_t cp;
+        uint32_t cp = 0;
         FA_RETURN_IF_ERROR(parseHex4(cp));
         if (cp >= 0xD800 && cp <= 0xDBFF) { // surrogate pair
           if (text_.compare(pos_, 2, "\\u") != 0)
             return fail("unpaired surrogate in \\u escape");
           pos_ += 2;
-          uint32_t lo;
+          uint32_t lo = 0;
           FA_RETURN_IF_ERROR(parseHex4(lo));
           if (lo < 0xDC00 || lo > 0xDFFF)
             return fail("invalid low surrogate in \\u escape");
