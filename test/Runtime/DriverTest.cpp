@@ -68,13 +68,13 @@ TEST(driver_default_library) {
   std::unique_ptr<Bundle> b = bundleWith();
   std::vector<TensorArg> t = exampleTensors();
   Status s = b->launch(t, nullptr);
-  // Where a driver exists (a GPU machine) this fails later, at the fake
-  // addresses; on a machine without one it must say why.
+  // On a machine without a driver the message must say why. Where one exists
+  // the outcome depends on the machine (no GPU, or a launch of the empty stub
+  // kernel), so it is only reported.
   if (s.code() == ErrorCode::NoDriver)
     CHECK_ERROR(s, ErrorCode::NoDriver, "cannot load the CUDA driver library 'libcuda.so.1': ");
   else
     std::cout << "  note: libcuda.so.1 is present here (" << errorCodeName(s.code()) << ")\n";
-  CHECK(!s.ok());
 }
 
 TEST(driver_missing_entry_points) {
