@@ -109,14 +109,17 @@ Expected<Driver *> Driver::get() {
     drivers.emplace(path, std::move(d));
   }
 
-  // cuInit is cheap once it has succeeded; retrying after a failure lets a
-  // process recover (and lets tests switch a fake driver's behaviour).
+  // Once cuInit has succeeded it is not called again; after a failure it is
+  // retried, so a process can recover (and tests can switch a fake driver).
+  if (driver->initialized_)
+    return driver;
   cu::CUresult r = driver->cuInit(0);
   if (r == cu::CUDA_ERROR_NO_DEVICE)
     return Status::error(ErrorCode::NoDevice,
                          "no CUDA GPU is available: " +
                              driver->check(r, "cuInit").message());
   FA_RETURN_IF_ERROR(driver->check(r, "cuInit"));
+  driver->initialized_ = true;
   return driver;
 }
 

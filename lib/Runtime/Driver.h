@@ -71,6 +71,7 @@ public:
 private:
   Driver() = default;
   void *handle_ = nullptr;
+  bool initialized_ = false; // guarded by the registry mutex in get()
   std::mutex mutex_;
   std::unordered_map<cu::CUdevice, cu::CUcontext> primary_;
 };
