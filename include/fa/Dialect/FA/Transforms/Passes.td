@@ -32,4 +32,44 @@ def FADecomposeAttention : Pass<"fa-decompose-attention"> {
   ];
 }
 
+def FARaiseAttention : Pass<"fa-raise-attention"> {
+  let summary = "Recognize attention in framework IR and raise it to fa ops";
+  let description = [{
+    Finds attention written as generic ops (linalg from torch-mlir and
+    TensorFlow-style lowerings, `linalg.softmax` or the decomposed
+    max/sub/exp/sum/div chain, TOSA) and replaces it by `fa.attention`, and
+    the training backward chain by `fa.attention_grad`. Raises only when the
+    result is the same function; emits a remark for every raise and for every
+    near miss it declines, saying why.
+
+    Every dimension is given a role (batch, heads, seq_q, seq_k, head_dim)
+    by following the loop indices through view ops (transposes, reshapes,
+    broadcasts, permuting generics), so any layout, any collapsing of batch
+    and heads, and K/V heads broadcast for grouped-query attention are
+    recognized. Masks that depend only on the position (iota compares,
+    constant triangles, additive -inf / -1e9 tensors) become `causal`,
+    `mask_alignment` and `window`; data-dependent masks become the `bias`
+    operand. The full list of forms and the soundness rules are in
+    docs/RaiseAttention.md.
+
+    Input: ranked, statically shaped tensors in linalg, tensor, arith, math
+    and tosa. Output: the same program with each recognized attention
+    replaced by `fa.attention` (plus the transposes / reshapes / casts that
+    connect it to the surrounding code); everything else is untouched.
+
+    Example:
+    ```mlir
+    %s = linalg.batch_matmul ins(%q, %kt : ...) outs(%zero : ...)
+    %p = linalg.softmax dimension(2) ins(%s : ...) outs(%e : ...)
+    %o = linalg.batch_matmul ins(%p, %v : ...) outs(%zero2 : ...)
+    // becomes
+    %o = fa.attention %q4, %k4, %v4 : ... {scale = 1.0 : f32} -> ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::fa::FADialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // FA_DIALECT_FA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,585 @@
+//===- RaiseAttention.cpp - fa-raise-attention ----------------------------===//
+//
+// Finds attention written as generic ops and replaces it by fa.attention.
+// Anchored on every contraction (the candidate P·V): one of its operands must
+// be a softmax (Raising/Softmax.cpp), whose input must be a scaled, biased,
+// masked Q Kᵀ (Raising/Score.cpp) over the same keys the P·V contraction
+// sums. Q, K and V are then traced up through view ops and scalings to the
+// tensors the program really holds, and every dimension is given its role
+// (batch, heads, seq_q, seq_k, head_dim) from the atoms that index it
+// (Raising/Atoms.cpp). See docs/RaiseAttention.md for the recognized forms
+// and the soundness rules.
+//
+//===----------------------------------------------------------------------===//
+#include "Raising/Raising.h"
+#include "fa/Dialect/FA/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <cmath>
+#include <limits>
+
+namespace mlir::fa {
+#define GEN_PASS_DEF_FARAISEATTENTION
+#include "fa/Dialect/FA/Transforms/Passes.h.inc"
+} // namespace mlir::fa
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::raising;
+
+namespace {
+
+/// A tensor the program holds and the atoms that index it.
+struct Root {
+  Value value;
+  Access access;
+};
+
+/// Everything needed to build the replacement.
+struct Plan {
+  Operation *pv = nullptr;
+  Root q, k, v;
+  double scale = 1.0;
+  std::optional<double> softcap;
+  MaskConfig mask;
+  AtomList batchPart, headsPresent, headsMissing;
+  int rowAtom = -1, keyAtom = -1, dimAtom = -1, dimVAtom = -1;
+  Access outAccess;
+  Layout layout = Layout::bhsd;
+};
+
+/// Walks a Q or K operand up through views, extensions and constant scalings
+/// to the tensor the program holds.
+Root traceOperand(Value v, Access access, AtomTable &atoms, double &scale) {
+  ExprBuilder eb{atoms, nullptr, {}};
+  while (true) {
+    std::tie(v, access) = resolveViews(v, access, atoms, nullptr);
+    ExprP e = eb.deref(eb.leaf(v, access));
+    double s = 1.0;
+    while (true) {
+      if (e->kind == Expr::ExtF) {
+        e = eb.deref(e->ops[0]);
+        continue;
+      }
+      if (e->kind == Expr::Mul || e->kind == Expr::Div) {
+        ExprP a = eb.deref(e->ops[0]), c = eb.deref(e->ops[1]);
+        if (e->kind == Expr::Mul && !c->isConst() && a->isConst())
+          std::swap(a, c);
+        if (c->isConst() && c->fval != 0.0) {
+          s *= e->kind == Expr::Mul ? c->fval : 1.0 / c->fval;
+          e = a;
+          continue;
+        }
+      }
+      break;
+    }
+    if (e->kind != Expr::Leaf || e->value == v)
+      return {v, access};
+    scale *= s;
+    v = e->value;
+    access = e->access;
+  }
+}
+
+bool sameSet(AtomList a, AtomList b) {
+  llvm::sort(a);
+  llvm::sort(b);
+  return a == b;
+}
+
+std::string describeOp(Operation *op) {
+  return op->getName().getStringRef().str();
+}
+
+class Matcher {
+public:
+  Matcher(Operation *pv) : pv(pv) {}
+
+  /// Matches with `pv` as the P·V contraction. `sawSoftmax` tells whether a
+  /// failure is a near miss worth a remark.
+  LogicalResult match(Plan &plan, std::string &why, bool &sawSoftmax);
+
+  AtomTable atoms;
+  OpSet internal;
+
+private:
+  LogicalResult matchSide(unsigned side, const Contraction &cpv, Plan &plan,
+                          std::string &why, bool &sawSoftmax);
+  Operation *pv;
+};
+
+LogicalResult Matcher::match(Plan &plan, std::string &why, bool &sawSoftmax) {
+  Value result = pv->getResult(0);
+  auto type = cast<RankedTensorType>(result.getType());
+  if (!type.hasStaticShape())
+    return failure();
+  Access outAccess = atoms.freshAccess(type.getShape());
+  FailureOr<Contraction> cpv = matchContraction(result, outAccess, atoms, why);
+  if (failed(cpv))
+    return failure();
+  plan.outAccess = outAccess;
+  plan.pv = pv;
+  for (unsigned side = 0; side < 2; ++side) {
+    internal.clear();
+    std::string whySide;
+    bool saw = false;
+    if (succeeded(matchSide(side, *cpv, plan, whySide, saw)))
+      return success();
+    if (saw && !sawSoftmax) {
+      sawSoftmax = true;
+      why = whySide;
+    }
+  }
+  return failure();
+}
+
+LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
+                                 Plan &plan, std::string &why,
+                                 bool &sawSoftmax) {
+  ExprBuilder eb{atoms, &internal, {}};
+  Value pOperand = side == 0 ? cpv.lhs : cpv.rhs;
+  Value vOperand = side == 0 ? cpv.rhs : cpv.lhs;
+  auto [p, pAccess] = resolveViews(
+      pOperand, side == 0 ? cpv.lhsAccess : cpv.rhsAccess, atoms, &internal);
+  FailureOr<SoftmaxMatch> sm = matchSoftmax(p, pAccess, eb, why);
+  if (failed(sm))
+    return failure();
+  sawSoftmax = true;
+  int key = sm->keyAtom;
+
+  // P·V must sum over the keys.
+  AtomList pvRed = atoms.leaves(cpv.reduction);
+  if (pvRed.size() != 1 || pvRed[0] != key) {
+    why = "the P·V contraction does not sum over the softmax dimension";
+    return failure();
+  }
+
+  ScoreForm form;
+  if (failed(parseScore(sm->scores, form, eb, why)))
+    return failure();
+  FailureOr<Contraction> cqk =
+      matchContraction(form.qk, form.qkAccess, atoms, why);
+  if (failed(cqk))
+    return failure();
+  internal.insert(cqk->op);
+
+  bool kIsLhs;
+  AtomList lhsFree = atoms.leaves(cqk->lhsFree);
+  AtomList rhsFree = atoms.leaves(cqk->rhsFree);
+  if (rhsFree == AtomList{key})
+    kIsLhs = false;
+  else if (lhsFree == AtomList{key})
+    kIsLhs = true;
+  else {
+    why = "the softmax does not run over the key dimension of Q Kᵀ";
+    return failure();
+  }
+  AtomList rows = kIsLhs ? rhsFree : lhsFree;
+  AtomList dims = atoms.leaves(cqk->reduction);
+  if (rows.size() != 1 || dims.size() != 1) {
+    why = "Q Kᵀ with a unit or collapsed row or head dimension";
+    return failure();
+  }
+  int row = rows[0];
+  AtomList pFree = atoms.leaves(side == 0 ? cpv.lhsFree : cpv.rhsFree);
+  AtomList vFree = atoms.leaves(side == 0 ? cpv.rhsFree : cpv.lhsFree);
+  if (pFree != AtomList{row}) {
+    why = "the P·V contraction keeps a dimension other than the query rows";
+    return failure();
+  }
+  if (vFree.size() != 1) {
+    why = "P·V with a unit or collapsed value head dimension";
+    return failure();
+  }
+
+  // Batch atoms agree everywhere.
+  AtomList batchQK, batchPV;
+  for (const AtomList &l : cqk->batch)
+    for (int a : atoms.leaves(l))
+      batchQK.push_back(a);
+  for (const AtomList &l : cpv.batch)
+    for (int a : atoms.leaves(l))
+      batchPV.push_back(a);
+  AtomList scoreAtoms = atoms.flatLeaves(pAccess);
+  AtomList expected = batchQK;
+  expected.push_back(row);
+  expected.push_back(key);
+  if (!sameSet(batchQK, batchPV) || !sameSet(scoreAtoms, expected)) {
+    why = "Q Kᵀ and P·V do not share their batch dimensions";
+    return failure();
+  }
+
+  // Only the match may use the intermediates.
+  for (Operation *op : internal)
+    for (Value r : op->getResults())
+      for (Operation *user : r.getUsers())
+        if (!internal.contains(user) && user != pv) {
+          bool isScores = op == cqk->op;
+          bool isProbs = llvm::is_contained(op->getResults(), p);
+          why = std::string(isScores  ? "the scores (Q Kᵀ)"
+                            : isProbs ? "the probabilities"
+                                      : "an intermediate ('" +
+                                            describeOp(op) + "')") +
+                " also feed '" + describeOp(user) +
+                "', outside the attention";
+          return failure();
+        }
+
+  // Q, K, V as the program holds them.
+  double scale = form.scale;
+  plan.q = traceOperand(kIsLhs ? cqk->rhs : cqk->lhs,
+                        kIsLhs ? cqk->rhsAccess : cqk->lhsAccess, atoms, scale);
+  plan.k = traceOperand(kIsLhs ? cqk->lhs : cqk->rhs,
+                        kIsLhs ? cqk->lhsAccess : cqk->rhsAccess, atoms, scale);
+  double unused = 1.0;
+  plan.v = traceOperand(vOperand, side == 0 ? cpv.rhsAccess : cpv.lhsAccess,
+                        atoms, unused);
+  if (unused != 1.0) {
+    // A scaled V scales the output: not an attention parameter.
+    auto [vv, va] = resolveViews(
+        vOperand, side == 0 ? cpv.rhsAccess : cpv.lhsAccess, atoms, nullptr);
+    plan.v = {vv, va};
+  }
+  plan.scale = scale;
+  plan.softcap = form.softcap;
+  plan.rowAtom = row;
+  plan.keyAtom = key;
+  plan.dimAtom = dims[0];
+  plan.dimVAtom = vFree[0];
+
+  for (Root *r : {&plan.q, &plan.k, &plan.v})
+    if (!cast<RankedTensorType>(r->value.getType()).hasStaticShape()) {
+      why = "dynamic shapes are not supported";
+      return failure();
+    }
+
+  // Roles of the batch atoms: which are heads, which are the GQA group.
+  AtomList qLeaves = atoms.flatLeaves(plan.q.access);
+  AtomList kLeaves = atoms.flatLeaves(plan.k.access);
+  AtomList vLeaves = atoms.flatLeaves(plan.v.access);
+  AtomList qExpected = batchQK;
+  qExpected.push_back(row);
+  qExpected.push_back(dims[0]);
+  if (!sameSet(qLeaves, qExpected)) {
+    why = "Q is broadcast along a batch or head dimension";
+    return failure();
+  }
+  AtomList batchOrder; // batch atoms in Q's order
+  for (int a : qLeaves)
+    if (a != row && a != dims[0])
+      batchOrder.push_back(a);
+  auto kvBatch = [&](const AtomList &leaves, int x, int y,
+                     AtomList &out) -> bool {
+    for (int a : leaves) {
+      if (a == x || a == y)
+        continue;
+      if (!llvm::is_contained(batchOrder, a))
+        return false;
+      out.push_back(a);
+    }
+    return llvm::is_contained(leaves, x) && llvm::is_contained(leaves, y);
+  };
+  AtomList kBatch, vBatch;
+  if (!kvBatch(kLeaves, key, dims[0], kBatch) ||
+      !kvBatch(vLeaves, key, vFree[0], vBatch)) {
+    why = "K or V is not indexed by the keys and the head dimension";
+    return failure();
+  }
+  if (!sameSet(kBatch, vBatch)) {
+    why = "K and V are broadcast differently";
+    return failure();
+  }
+  plan.batchPart.clear();
+  plan.headsPresent.clear();
+  plan.headsMissing.clear();
+  if (batchOrder.size() >= 2 && llvm::is_contained(kBatch, batchOrder[0]))
+    plan.batchPart.push_back(batchOrder[0]);
+  for (int a : batchOrder) {
+    if (llvm::is_contained(plan.batchPart, a))
+      continue;
+    (llvm::is_contained(kBatch, a) ? plan.headsPresent : plan.headsMissing)
+        .push_back(a);
+  }
+  for (int a : plan.batchPart)
+    if (!llvm::is_contained(kBatch, a)) {
+      why = "K and V are shared across the batch";
+      return failure();
+    }
+
+  // Masks and biases.
+  if (failed(analyzeMasks(form, row, key, atoms.size(row), atoms.size(key),
+                          atoms, plan.mask, why)))
+    return failure();
+  if (plan.mask.bias) {
+    AtomList b = atoms.flatLeaves(plan.mask.biasAccess);
+    auto has = [&](const AtomList &l) {
+      return llvm::all_of(l, [&](int a) { return llvm::is_contained(b, a); });
+    };
+    auto none = [&](const AtomList &l) {
+      return llvm::none_of(l, [&](int a) { return llvm::is_contained(b, a); });
+    };
+    AtomList heads = plan.headsPresent;
+    heads.append(plan.headsMissing);
+    AtomList allowed = batchOrder;
+    allowed.push_back(row);
+    allowed.push_back(key);
+    if (!has({row, key}) || !(has(plan.batchPart) || none(plan.batchPart)) ||
+        !(has(heads) || none(heads)) ||
+        !llvm::all_of(b, [&](int a) { return llvm::is_contained(allowed, a); })) {
+      why = "the bias is not [batch|1, heads|1, seq_q, seq_k]";
+      return failure();
+    }
+  }
+
+  // bshd when every operand already is.
+  auto isBshd = [&](const Root &r, const AtomList &heads, int seq, int d) {
+    AtomList want = plan.batchPart;
+    want.push_back(seq);
+    want.append(heads);
+    want.push_back(d);
+    return atoms.flatLeaves(r.access) == want;
+  };
+  AtomList allHeads = plan.headsPresent;
+  allHeads.append(plan.headsMissing);
+  plan.layout = isBshd(plan.q, allHeads, row, dims[0]) &&
+                        isBshd(plan.k, plan.headsPresent, key, dims[0]) &&
+                        isBshd(plan.v, plan.headsPresent, key, vFree[0])
+                    ? Layout::bshd
+                    : Layout::bhsd;
+  return success();
+}
+
+/// [batch, heads, seq, dim] atoms in the plan's layout.
+Access layoutAccess(const Plan &plan, const AtomList &heads, int seq, int d) {
+  if (plan.layout == Layout::bshd)
+    return {plan.batchPart, {seq}, heads, {d}};
+  return {plan.batchPart, heads, {seq}, {d}};
+}
+
+Value convertElementType(ImplicitLocOpBuilder &b, Value v, Type to) {
+  auto t = cast<RankedTensorType>(v.getType());
+  Type from = t.getElementType();
+  if (from == to)
+    return v;
+  unsigned rank = t.getRank();
+  Value init = tensor::EmptyOp::create(b, t.getShape(), to);
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> its(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, init.getType(), ValueRange{v}, ValueRange{init}, maps, its,
+             [&](OpBuilder &nb, Location loc, ValueRange args) {
+               Value x = args[0];
+               if (cast<FloatType>(from).getWidth() <
+                   cast<FloatType>(to).getWidth())
+                 x = arith::ExtFOp::create(nb, loc, to, x);
+               else
+                 x = arith::TruncFOp::create(nb, loc, to, x);
+               linalg::YieldOp::create(nb, loc, x);
+             })
+      .getResult(0);
+}
+
+/// A boolean visibility tensor as an additive 0 / -inf f32 bias.
+Value boolToBias(ImplicitLocOpBuilder &b, Value v, bool visibleWhenTrue) {
+  auto t = cast<RankedTensorType>(v.getType());
+  unsigned rank = t.getRank();
+  Value init = tensor::EmptyOp::create(b, t.getShape(), b.getF32Type());
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> its(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, init.getType(), ValueRange{v}, ValueRange{init}, maps, its,
+             [&](OpBuilder &nb, Location loc, ValueRange args) {
+               Value zero = arith::ConstantOp::create(
+                   nb, loc, nb.getF32FloatAttr(0.0));
+               Value ninf = arith::ConstantOp::create(
+                   nb, loc,
+                   nb.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+               Value r = visibleWhenTrue
+                             ? arith::SelectOp::create(nb, loc, args[0], zero,
+                                                       ninf)
+                             : arith::SelectOp::create(nb, loc, args[0], ninf,
+                                                       zero);
+               linalg::YieldOp::create(nb, loc, r);
+             })
+      .getResult(0);
+}
+
+bool isAttentionFloat(Type t) { return t.isF32() || t.isF16() || t.isBF16(); }
+
+FailureOr<Value> build(const Plan &plan, AtomTable &atoms, RewriterBase &rw,
+                       std::string &why, std::string &summary) {
+  Value result = plan.pv->getResult(0);
+  Type outElt = getElementTypeOrSelf(result.getType());
+  Type qt = getElementTypeOrSelf(plan.q.value.getType());
+  Type kt = getElementTypeOrSelf(plan.k.value.getType());
+  Type vt = getElementTypeOrSelf(plan.v.value.getType());
+  for (Type t : {qt, kt, vt, outElt})
+    if (!isAttentionFloat(t)) {
+      why = "element types other than f32, f16, bf16";
+      return failure();
+    }
+  Type elt = (qt == kt && kt == vt && vt == outElt) ? qt : rw.getF32Type();
+  if (!std::isfinite(plan.scale) || plan.scale == 0.0) {
+    why = "the scale is zero or not finite";
+    return failure();
+  }
+
+  rw.setInsertionPoint(plan.pv);
+  ImplicitLocOpBuilder b(plan.pv->getLoc(), rw);
+  AtomList allHeads = plan.headsPresent;
+  allHeads.append(plan.headsMissing);
+  auto operand = [&](const Root &r, const AtomList &heads, int seq,
+                     int d) -> FailureOr<Value> {
+    FailureOr<Value> v = rearrange(b, r.value, r.access,
+                                   layoutAccess(plan, heads, seq, d), atoms);
+    if (failed(v))
+      return failure();
+    return convertElementType(b, *v, elt);
+  };
+  FailureOr<Value> q = operand(plan.q, allHeads, plan.rowAtom, plan.dimAtom);
+  FailureOr<Value> k =
+      operand(plan.k, plan.headsPresent, plan.keyAtom, plan.dimAtom);
+  FailureOr<Value> v =
+      operand(plan.v, plan.headsPresent, plan.keyAtom, plan.dimVAtom);
+  if (failed(q) || failed(k) || failed(v)) {
+    why = "Q, K or V cannot be rearranged into the attention layout";
+    return failure();
+  }
+  Value bias;
+  if (plan.mask.bias) {
+    AtomList b0 = atoms.flatLeaves(plan.mask.biasAccess);
+    auto present = [&](const AtomList &l) -> AtomList {
+      return !l.empty() && llvm::is_contained(b0, l[0]) ? l : AtomList{};
+    };
+    Access dst = {present(plan.batchPart), present(allHeads),
+                  {plan.rowAtom},
+                  {plan.keyAtom}};
+    FailureOr<Value> bv =
+        rearrange(b, plan.mask.bias, plan.mask.biasAccess, dst, atoms);
+    if (failed(bv)) {
+      why = "the bias cannot be rearranged to [batch|1, heads|1, seq_q, seq_k]";
+      return failure();
+    }
+    bias = *bv;
+    if (plan.mask.biasIsBoolean)
+      bias = boolToBias(b, bias, plan.mask.boolVisibleWhenTrue);
+    Type bt = getElementTypeOrSelf(bias.getType());
+    if (!isAttentionFloat(bt)) {
+      why = "a bias of element type other than f32, f16, bf16";
+      return failure();
+    }
+    if (bt != elt && !bt.isF32())
+      bias = convertElementType(b, bias, rw.getF32Type());
+  }
+
+  Access outLayout = layoutAccess(plan, allHeads, plan.rowAtom, plan.dimVAtom);
+  SmallVector<int64_t> outShape;
+  for (const AtomList &l : outLayout)
+    outShape.push_back(atoms.size(l));
+  auto outType = RankedTensorType::get(outShape, elt);
+  const MaskConfig &m = plan.mask;
+  MaskAlignmentAttr align;
+  if (m.bottomRight)
+    align = MaskAlignmentAttr::get(b.getContext(), MaskAlignment::bottom_right);
+  DenseI64ArrayAttr window;
+  if (m.window)
+    window = b.getDenseI64ArrayAttr({m.window->first, m.window->second});
+  auto attn = AttentionOp::create(
+      b, outType, /*lse=*/Type(), *q, *k, *v, bias, Value(), Value(), Value(),
+      plan.layout, b.getF32FloatAttr(plan.scale), m.causal, align, window,
+      plan.softcap ? b.getF32FloatAttr(*plan.softcap) : FloatAttr());
+  if (failed(mlir::verify(attn))) {
+    rw.eraseOp(attn);
+    why = "the raised op does not verify";
+    return failure();
+  }
+  FailureOr<Value> out =
+      rearrange(b, attn.getOutput(), outLayout, plan.outAccess, atoms);
+  if (failed(out)) {
+    why = "the output cannot be rearranged back";
+    return failure();
+  }
+  Value o = convertElementType(b, *out, outElt);
+  if (o.getType() != result.getType())
+    o = tensor::CastOp::create(b, result.getType(), o);
+
+  llvm::raw_string_ostream os(summary);
+  os << (plan.layout == Layout::bshd ? "bshd" : "bhsd") << ", "
+     << atoms.size(allHeads) << " query heads / "
+     << atoms.size(plan.headsPresent) << " kv heads, scale " << plan.scale;
+  if (plan.softcap)
+    os << ", softcap " << *plan.softcap;
+  if (!m.summary.empty())
+    os << ", " << m.summary;
+  if (elt != outElt || elt != getElementTypeOrSelf(plan.q.value.getType()))
+    os << ", computed in " << elt;
+  return o;
+}
+
+/// Erases `op` and then whatever became dead because of it.
+void eraseDeadFrom(Operation *root, RewriterBase &rw) {
+  SmallVector<Operation *> worklist = {root};
+  llvm::SmallPtrSet<Operation *, 32> erased;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (erased.contains(op) || !isOpTriviallyDead(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.push_back(def);
+    // Ops nested in regions (linalg bodies) go with their parent.
+    erased.insert(op);
+    rw.eraseOp(op);
+  }
+}
+
+struct FARaiseAttentionPass
+    : public fa::impl::FARaiseAttentionBase<FARaiseAttentionPass> {
+  void runOnOperation() override {
+    IRRewriter rw(&getContext());
+    llvm::SmallPtrSet<Operation *, 8> reported;
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      SmallVector<Operation *> candidates;
+      getOperation()->walk([&](Operation *op) {
+        if (isContractionOp(op) && !reported.contains(op))
+          candidates.push_back(op);
+      });
+      for (Operation *pv : candidates) {
+        Matcher matcher(pv);
+        Plan plan;
+        std::string why;
+        bool sawSoftmax = false;
+        if (failed(matcher.match(plan, why, sawSoftmax))) {
+          reported.insert(pv);
+          if (sawSoftmax)
+            pv->emitRemark() << "attention not raised: " << why;
+          continue;
+        }
+        std::string summary;
+        FailureOr<Value> replacement =
+            build(plan, matcher.atoms, rw, why, summary);
+        if (failed(replacement)) {
+          reported.insert(pv);
+          pv->emitRemark() << "attention not raised: " << why;
+          continue;
+        }
+        pv->emitRemark() << "raised to fa.attention (" << summary << ")";
+        rw.replaceAllUsesWith(pv->getResult(0), *replacement);
+        eraseDeadFrom(pv, rw);
+        changed = true;
+        break;
+      }
+    }
+  }
+};
+
+} // namespace

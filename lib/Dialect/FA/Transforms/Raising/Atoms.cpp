@@ -1,0 +1,374 @@
+//===- Atoms.cpp - Index atoms and view-op normalization ------------------===//
+//
+// View ops (linalg.transpose / broadcast / copy-like generics,
+// tensor.collapse_shape / expand_shape / cast, tosa.transpose / reshape) are
+// normalized here: given which atoms index the result, compute which atoms
+// index the source. `rearrange` goes the other way and materializes a tensor
+// with any grouping and order of the same atoms.
+//
+//===----------------------------------------------------------------------===//
+#include "Raising.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+
+using namespace mlir;
+using namespace mlir::fa::raising;
+
+int AtomTable::fresh(int64_t size) {
+  atoms.push_back({size, {}});
+  return atoms.size() - 1;
+}
+
+int64_t AtomTable::size(ArrayRef<int> list) const {
+  int64_t n = 1;
+  for (int a : list) {
+    if (ShapedType::isDynamic(atoms[a].size))
+      return ShapedType::kDynamic;
+    n *= atoms[a].size;
+  }
+  return n;
+}
+
+AtomList AtomTable::leaves(ArrayRef<int> list) const {
+  AtomList out;
+  for (int a : list) {
+    if (!atoms[a].parts.empty()) {
+      AtomList sub = leaves(atoms[a].parts);
+      out.append(sub.begin(), sub.end());
+    } else if (atoms[a].size != 1) {
+      out.push_back(a);
+    }
+  }
+  return out;
+}
+
+Access AtomTable::leaves(const Access &access) const {
+  Access out;
+  for (const AtomList &l : access)
+    out.push_back(leaves(l));
+  return out;
+}
+
+AtomList AtomTable::flatLeaves(const Access &access) const {
+  AtomList out;
+  for (const AtomList &l : access) {
+    AtomList sub = leaves(l);
+    out.append(sub.begin(), sub.end());
+  }
+  return out;
+}
+
+Access AtomTable::freshAccess(ArrayRef<int64_t> shape) {
+  Access out;
+  for (int64_t s : shape)
+    out.push_back(s == 1 ? AtomList{} : AtomList{fresh(s)});
+  return out;
+}
+
+FailureOr<Access> AtomTable::partition(ArrayRef<int> list,
+                                       ArrayRef<int64_t> sizes) {
+  AtomList pending = leaves(list);
+  std::reverse(pending.begin(), pending.end()); // pop from the back
+  Access out;
+  for (int64_t s : sizes) {
+    AtomList group;
+    if (ShapedType::isDynamic(s)) {
+      // Only a dynamic atom standing alone can fill a dynamic dimension.
+      if (pending.empty() || !ShapedType::isDynamic(atoms[pending.back()].size))
+        return failure();
+      group.push_back(pending.pop_back_val());
+      out.push_back(group);
+      continue;
+    }
+    int64_t have = 1;
+    while (have < s) {
+      if (pending.empty())
+        return failure();
+      int a = pending.back();
+      int64_t z = atoms[a].size;
+      if (ShapedType::isDynamic(z))
+        return failure();
+      if (s % (have * z) == 0) {
+        group.push_back(pending.pop_back_val());
+        have *= z;
+        continue;
+      }
+      int64_t need = s / have;
+      if (s % have != 0 || z % need != 0)
+        return failure();
+      // The group boundary falls inside atom `a`: split it.
+      int outer = fresh(need), inner = fresh(z / need);
+      atoms[a].parts = {outer, inner};
+      pending.pop_back();
+      pending.push_back(inner);
+      group.push_back(outer);
+      have *= need;
+    }
+    if (have != s)
+      return failure();
+    out.push_back(group);
+  }
+  if (!pending.empty())
+    return failure();
+  return out;
+}
+
+FailureOr<Access> mlir::fa::raising::operandAccess(AffineMap map,
+                                                   ArrayRef<AtomList> loops) {
+  Access out;
+  for (AffineExpr e : map.getResults()) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      out.push_back(loops[d.getPosition()]);
+      continue;
+    }
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    if (!c || c.getValue() != 0)
+      return failure();
+    out.push_back({});
+  }
+  return out;
+}
+
+FailureOr<SmallVector<AtomList>>
+mlir::fa::raising::loopAtoms(linalg::LinalgOp op, unsigned resultIdx,
+                             const Access &access, AtomTable &atoms) {
+  AffineMap map = op.getIndexingMapMatchingResult(op->getResult(resultIdx));
+  unsigned n = op.getNumLoops();
+  SmallVector<AtomList> loops(n);
+  SmallVector<bool> set(n, false);
+  for (auto [j, e] : llvm::enumerate(map.getResults())) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      if (set[d.getPosition()])
+        return failure();
+      loops[d.getPosition()] = access[j];
+      set[d.getPosition()] = true;
+      continue;
+    }
+    // A kept unit dimension (keepdim reductions, broadcast reads).
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    if (!c || c.getValue() != 0)
+      return failure();
+  }
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (unsigned i = 0; i < n; ++i) {
+    if (set[i])
+      continue;
+    if (ShapedType::isDynamic(ranges[i]))
+      return failure();
+    loops[i] = ranges[i] == 1 ? AtomList{} : AtomList{atoms.fresh(ranges[i])};
+  }
+  return loops;
+}
+
+/// A linalg op that copies its single input (transpose, broadcast, copy or
+/// a permuting/broadcasting generic).
+static bool isCopyLike(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1 || !op.hasPureTensorSemantics() ||
+      op.getNumParallelLoops() != op.getNumLoops())
+    return false;
+  Block *body = op.getBlock();
+  if (!body || body->getOperations().size() != 1)
+    return false;
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  return yield && yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == body->getArgument(0);
+}
+
+bool mlir::fa::raising::isViewOp(Operation *op) {
+  if (!op)
+    return false;
+  if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp,
+          tosa::TransposeOp, tosa::ReshapeOp>(op))
+    return true;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && isCopyLike(linalgOp);
+}
+
+std::pair<Value, Access>
+mlir::fa::raising::viewSource(Value v, const Access &access,
+                              AtomTable &atoms) {
+  Operation *op = v.getDefiningOp();
+  if (!op || !isViewOp(op))
+    return {};
+  if (auto cast = dyn_cast<tensor::CastOp>(op))
+    return {cast.getSource(), access};
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    ArrayRef<int64_t> srcShape = collapse.getSrcType().getShape();
+    Access src(srcShape.size());
+    for (auto [g, group] :
+         llvm::enumerate(collapse.getReassociationIndices())) {
+      SmallVector<int64_t> sizes;
+      for (int64_t d : group)
+        sizes.push_back(srcShape[d]);
+      FailureOr<Access> parts = atoms.partition(access[g], sizes);
+      if (failed(parts))
+        return {};
+      for (auto [d, part] : llvm::zip(group, *parts))
+        src[d] = part;
+    }
+    return {collapse.getSrc(), src};
+  }
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    Access src;
+    for (const ReassociationIndices &group :
+         expand.getReassociationIndices()) {
+      AtomList l;
+      for (int64_t d : group)
+        l.append(access[d].begin(), access[d].end());
+      src.push_back(l);
+    }
+    return {expand.getSrc(), src};
+  }
+  if (auto transpose = dyn_cast<tosa::TransposeOp>(op)) {
+    ArrayRef<int32_t> perms = transpose.getPerms();
+    Access src(perms.size());
+    for (auto [i, p] : llvm::enumerate(perms))
+      src[p] = access[i];
+    return {transpose.getInput1(), src};
+  }
+  if (auto reshape = dyn_cast<tosa::ReshapeOp>(op)) {
+    auto srcType = cast<RankedTensorType>(reshape.getInput1().getType());
+    AtomList flat;
+    for (const AtomList &l : access)
+      flat.append(l.begin(), l.end());
+    FailureOr<Access> src = atoms.partition(flat, srcType.getShape());
+    if (failed(src))
+      return {};
+    return {reshape.getInput1(), *src};
+  }
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  FailureOr<SmallVector<AtomList>> loops = loopAtoms(linalgOp, 0, access, atoms);
+  if (failed(loops))
+    return {};
+  OpOperand *input = linalgOp.getDpsInputOperand(0);
+  FailureOr<Access> src =
+      operandAccess(linalgOp.getMatchingIndexingMap(input), *loops);
+  if (failed(src))
+    return {};
+  return {input->get(), *src};
+}
+
+std::pair<Value, Access>
+mlir::fa::raising::resolveViews(Value v, Access access, AtomTable &atoms,
+                                OpSet *record) {
+  while (true) {
+    auto [src, srcAccess] = viewSource(v, access, atoms);
+    if (!src)
+      return {v, access};
+    if (record)
+      record->insert(v.getDefiningOp());
+    v = src;
+    access = std::move(srcAccess);
+  }
+}
+
+/// Reassociation that folds every size-1 dimension into a neighbouring
+/// non-unit one.
+static SmallVector<ReassociationIndices> unitGroups(ArrayRef<bool> unit) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pendingUnits;
+  for (auto [i, u] : llvm::enumerate(unit)) {
+    pendingUnits.push_back(i);
+    if (u)
+      continue;
+    groups.push_back(pendingUnits);
+    pendingUnits.clear();
+  }
+  if (!pendingUnits.empty() && !groups.empty())
+    groups.back().append(pendingUnits.begin(), pendingUnits.end());
+  return groups;
+}
+
+FailureOr<Value> mlir::fa::raising::rearrange(ImplicitLocOpBuilder &b,
+                                              Value src,
+                                              const Access &srcAccess,
+                                              const Access &dstAccess,
+                                              const AtomTable &atoms) {
+  auto srcType = cast<RankedTensorType>(src.getType());
+  Type elt = srcType.getElementType();
+  Access srcL = atoms.leaves(srcAccess), dstL = atoms.leaves(dstAccess);
+  AtomList srcFlat = atoms.flatLeaves(srcAccess);
+  AtomList dstFlat = atoms.flatLeaves(dstAccess);
+  if (srcFlat.empty() || srcFlat.size() != dstFlat.size())
+    return failure();
+  for (int a : dstFlat)
+    if (!llvm::is_contained(srcFlat, a))
+      return failure();
+  for (int a : srcFlat)
+    if (ShapedType::isDynamic(atoms.size(a)))
+      return failure();
+
+  // 1. One dimension per leaf atom.
+  Value cur = src;
+  bool oneLeafEach = llvm::all_of(srcL, [](const AtomList &l) {
+    return l.size() == 1;
+  });
+  if (!oneLeafEach) {
+    SmallVector<bool> unit;
+    for (const AtomList &l : srcL)
+      unit.push_back(l.empty());
+    if (llvm::is_contained(unit, true)) {
+      cur = tensor::CollapseShapeOp::create(b, cur, unitGroups(unit));
+      Access kept;
+      for (const AtomList &l : srcL)
+        if (!l.empty())
+          kept.push_back(l);
+      srcL = kept;
+    }
+    SmallVector<ReassociationIndices> groups;
+    SmallVector<int64_t> shape;
+    int64_t next = 0;
+    for (const AtomList &l : srcL) {
+      ReassociationIndices g;
+      for (int a : l) {
+        g.push_back(next++);
+        shape.push_back(atoms.size(a));
+      }
+      groups.push_back(g);
+    }
+    if (shape.size() != srcL.size())
+      cur = tensor::ExpandShapeOp::create(
+          b, RankedTensorType::get(shape, elt), cur, groups);
+  }
+
+  // 2. Leaves in destination order.
+  SmallVector<int64_t> perm;
+  for (int a : dstFlat)
+    perm.push_back(llvm::find(srcFlat, a) - srcFlat.begin());
+  if (!llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()))) {
+    SmallVector<int64_t> shape;
+    for (int a : dstFlat)
+      shape.push_back(atoms.size(a));
+    Value init = tensor::EmptyOp::create(b, shape, elt);
+    cur = linalg::TransposeOp::create(b, cur, init, perm).getResult()[0];
+  }
+
+  // 3. Group leaves into destination dimensions, then add unit dimensions.
+  SmallVector<ReassociationIndices> groups;
+  int64_t next = 0;
+  bool merge = false;
+  for (const AtomList &l : dstL) {
+    if (l.empty())
+      continue;
+    ReassociationIndices g;
+    for (size_t i = 0; i < l.size(); ++i)
+      g.push_back(next++);
+    merge |= g.size() > 1;
+    groups.push_back(g);
+  }
+  if (merge)
+    cur = tensor::CollapseShapeOp::create(b, cur, groups);
+  SmallVector<bool> unit;
+  SmallVector<int64_t> shape;
+  for (const AtomList &l : dstL) {
+    unit.push_back(l.empty());
+    shape.push_back(atoms.size(l));
+  }
+  if (llvm::is_contained(unit, true))
+    cur = tensor::ExpandShapeOp::create(b, RankedTensorType::get(shape, elt),
+                                        cur, unitGroups(unit));
+  return cur;
+}

@@ -1,0 +1,252 @@
+//===- Raising.h - Shared machinery of fa-raise-attention -------*- C++ -*-===//
+//
+// The matcher of fa-raise-attention reasons about index spaces, not about op
+// spellings. Every loop dimension it meets is an *atom* (an abstract index
+// with a static size); a tensor dimension is indexed by a list of atoms,
+// outer to inner (a collapsed [B*H] dimension is [b, h]; an empty list is a
+// size-1 dimension). View ops (transposes, reshapes, broadcasts, permuting
+// generics) only move atoms around, so walking through them is the same code
+// for linalg, tensor and TOSA. Elementwise ops become scalar expression trees
+// whose leaves are tensors read at an atom access; two spellings of the same
+// computation give the same tree.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_LIB_DIALECT_FA_TRANSFORMS_RAISING_RAISING_H
+#define FA_LIB_DIALECT_FA_TRANSFORMS_RAISING_RAISING_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mlir::fa::raising {
+
+//===----------------------------------------------------------------------===//
+// Atoms and accesses (Atoms.cpp)
+//===----------------------------------------------------------------------===//
+
+using AtomList = SmallVector<int, 2>;
+/// One atom list per tensor dimension.
+using Access = SmallVector<AtomList, 4>;
+
+class AtomTable {
+public:
+  int fresh(int64_t size);
+  int64_t size(int atom) const { return atoms[atom].size; }
+  int64_t size(ArrayRef<int> list) const;
+  /// The leaves of `list` (split atoms replaced by their parts), without
+  /// size-1 atoms, which index nothing.
+  AtomList leaves(ArrayRef<int> list) const;
+  Access leaves(const Access &access) const;
+  AtomList flatLeaves(const Access &access) const;
+  /// Cuts `list` into consecutive groups of the given sizes, splitting atoms
+  /// where a group boundary falls inside one. Fails for dynamic sizes and
+  /// sizes that do not line up.
+  FailureOr<Access> partition(ArrayRef<int> list, ArrayRef<int64_t> sizes);
+  /// Identity access for a fresh tensor of this shape.
+  Access freshAccess(ArrayRef<int64_t> shape);
+
+private:
+  struct Atom {
+    int64_t size;
+    AtomList parts;
+  };
+  SmallVector<Atom> atoms;
+};
+
+/// Ops stepped through while matching. Those in the chain from the scores to
+/// the output must have no users outside the match.
+using OpSet = llvm::SmallPtrSet<Operation *, 16>;
+
+/// Whether `op` only moves data (transpose, reshape, broadcast, copy).
+bool isViewOp(Operation *op);
+
+/// Given the access of `v`, the access of the tensor it views; null Value
+/// when `v` is not produced by a view op.
+std::pair<Value, Access> viewSource(Value v, const Access &access,
+                                    AtomTable &atoms);
+
+/// Walks up through view ops; records them in `record` when non-null.
+std::pair<Value, Access> resolveViews(Value v, Access access, AtomTable &atoms,
+                                      OpSet *record);
+
+/// Loop atoms of a linalg op whose result `resultIdx` is read at `access`:
+/// loops not indexed by that result get fresh atoms. Fails when the result's
+/// map is not a projected permutation.
+FailureOr<SmallVector<AtomList>> loopAtoms(linalg::LinalgOp op,
+                                           unsigned resultIdx,
+                                           const Access &access,
+                                           AtomTable &atoms);
+/// The access of operand `map` given loop atoms; fails on non-trivial exprs.
+FailureOr<Access> operandAccess(AffineMap map, ArrayRef<AtomList> loops);
+
+/// Materializes `src`, whose dimensions hold `srcAccess`, as a tensor whose
+/// dimensions hold `dstAccess` (same leaves, any grouping and order, size-1
+/// dimensions where empty): expand_shape, transpose, collapse_shape.
+FailureOr<Value> rearrange(ImplicitLocOpBuilder &b, Value src,
+                           const Access &srcAccess, const Access &dstAccess,
+                           const AtomTable &atoms);
+
+//===----------------------------------------------------------------------===//
+// Scalar expressions (Expr.cpp)
+//===----------------------------------------------------------------------===//
+
+struct Expr;
+using ExprP = std::shared_ptr<Expr>;
+
+struct Expr {
+  enum Kind {
+    Leaf,    // tensor `value` read at `access`
+    Const,   // float constant `fval`
+    IConst,  // integer constant `ival`
+    Index,   // loop index with atoms `access[0]`
+    Add, Sub, Mul, Div, Max, Exp, Tanh, Recip, Neg,
+    ExtF, TruncF, Select, CmpF, CmpI, IAdd, ISub, And, Or, Xor,
+    Unknown
+  };
+  Kind kind = Unknown;
+  SmallVector<ExprP, 3> ops;
+  double fval = 0;
+  int64_t ival = 0;
+  int64_t pred = 0;
+  Value value;
+  Access access;
+  Type type;
+  /// For trees expanded from a tensor: the tensor and its access, so that a
+  /// subtree can be reused as an operand.
+  Value origin;
+  Access originAccess;
+
+  bool isConst() const { return kind == Const; }
+};
+
+/// A context for expanding trees: the atom table and where to record the ops
+/// stepped through (may be null).
+struct ExprBuilder {
+  AtomTable &atoms;
+  OpSet *record = nullptr;
+  /// Loop atoms of the body being read by fromScalar (for linalg.index).
+  SmallVector<AtomList> loops;
+
+  ExprP leaf(Value v, Access access);
+  /// The tree of the op producing a leaf when that op is elementwise (after
+  /// walking through views); the leaf itself otherwise. Splat constants
+  /// become Const.
+  ExprP deref(ExprP e);
+  /// deref applied until the root is not an expandable leaf.
+  ExprP derefAll(ExprP e);
+  /// The scalar tree of a linalg body value `s`, with block arguments bound
+  /// to leaves. Returns null on anything not modelled.
+  ExprP fromScalar(Value s, ArrayRef<ExprP> args);
+};
+
+/// Structural equality; leaves compare by value and leaf atoms. `subst`
+/// renames atoms of `a` before comparing.
+bool exprEqual(const ExprP &a, const ExprP &b, const AtomTable &atoms,
+               ExprBuilder &eb, ArrayRef<std::pair<int, int>> subst = {});
+/// Whether any leaf of `e` (fully expanded) is `target`.
+bool exprUses(const ExprP &e, Value target);
+/// The float value of a splat constant, if `v` is one.
+std::optional<double> splatValue(Value v);
+
+/// Evaluates a tree that depends only on the atoms `iAtom` and `jAtom` (query
+/// row, key column) and on constants, for every (i, j). Fails (with a reason)
+/// otherwise.
+FailureOr<std::vector<double>> evaluateOnGrid(ExprP e, int iAtom, int jAtom,
+                                              int64_t rows, int64_t cols,
+                                              ExprBuilder &eb,
+                                              std::string &why);
+
+//===----------------------------------------------------------------------===//
+// Contractions and reductions (Contraction.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A two-operand contraction: linalg (matmul, batch_matmul, generic mul-add)
+/// or tosa.matmul.
+struct Contraction {
+  Operation *op = nullptr;
+  Value lhs, rhs, result;
+  /// Loop atoms by role.
+  SmallVector<AtomList> batch;
+  AtomList lhsFree, rhsFree, reduction;
+  Access lhsAccess, rhsAccess;
+};
+
+/// Recognizes the contraction producing `result` read at `access`.
+FailureOr<Contraction> matchContraction(Value result, const Access &access,
+                                        AtomTable &atoms, std::string &why);
+bool isContractionOp(Operation *op);
+
+/// A reduction over one loop: the reduced atom and the reduced tree.
+struct Reduction {
+  Operation *op = nullptr;
+  int reducedAtom = -1;
+  ExprP input;
+};
+enum class ReductionKind { Max, Sum };
+FailureOr<Reduction> matchReduction(Value result, const Access &access,
+                                    ReductionKind kind, ExprBuilder &eb,
+                                    std::string &why);
+
+//===----------------------------------------------------------------------===//
+// Softmax (Softmax.cpp) and the score chain (Score.cpp)
+//===----------------------------------------------------------------------===//
+
+/// softmax(scores) over the key atom, read at the access it was matched at.
+struct SoftmaxMatch {
+  ExprP scores;
+  int keyAtom = -1;
+  Operation *anchor = nullptr;
+};
+FailureOr<SoftmaxMatch> matchSoftmax(Value p, const Access &access,
+                                     ExprBuilder &eb, std::string &why);
+
+/// A masking select: `cond` true means visible when `visibleWhenTrue`.
+struct SelectTerm {
+  ExprP cond;
+  bool visibleWhenTrue = true;
+  double fill = 0;
+};
+
+/// scores = softcap(scale * qk + sum(biases)), then the selects.
+struct ScoreForm {
+  double scale = 1.0;
+  std::optional<double> softcap;
+  SmallVector<SelectTerm> selects;
+  SmallVector<ExprP> biases;
+  /// The QK contraction result and its access.
+  Value qk;
+  Access qkAccess;
+};
+LogicalResult parseScore(ExprP e, ScoreForm &form, ExprBuilder &eb,
+                         std::string &why);
+
+/// What the masks and biases of a ScoreForm become on fa.attention.
+struct MaskConfig {
+  bool causal = false;
+  std::optional<std::pair<int64_t, int64_t>> window;
+  bool bottomRight = false;
+  /// A data-dependent term: an additive tensor, or a boolean visibility
+  /// tensor (to be turned into 0 / -inf).
+  Value bias;
+  Access biasAccess;
+  bool biasIsBoolean = false;
+  bool boolVisibleWhenTrue = true;
+  /// Human-readable summary for the remark.
+  std::string summary;
+};
+LogicalResult analyzeMasks(const ScoreForm &form, int rowAtom, int colAtom,
+                           int64_t seqQ, int64_t seqK, AtomTable &atoms,
+                           MaskConfig &out, std::string &why);
+
+/// Fill values at or below this count as "masked" when every row keeps a
+/// visible key: exp(fill - rowmax) underflows to 0 in f32.
+constexpr double kMaskFillThreshold = -1.0e4;
+
+} // namespace mlir::fa::raising
+
+#endif // FA_LIB_DIALECT_FA_TRANSFORMS_RAISING_RAISING_H

@@ -1,0 +1,327 @@
+//===- Score.cpp - From the softmax input down to Q Kᵀ --------------------===//
+//
+// The softmax input is read as scale * qk + biases, optionally soft-capped,
+// then masked by selects. Biases and select conditions that depend only on
+// the (row, column) position and constants (iota compares, constant
+// triangles, additive -inf / -1e9 tensors) are evaluated on the whole grid
+// and matched against causal masks and sliding windows; data-dependent ones
+// become the bias operand.
+//
+//===----------------------------------------------------------------------===//
+#include "Raising.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa::raising;
+
+static bool isMaskFill(double v) {
+  return std::isinf(v) ? v < 0 : v <= kMaskFillThreshold;
+}
+
+LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
+                                            ExprBuilder &eb,
+                                            std::string &why) {
+  e = eb.deref(e);
+  switch (e->kind) {
+  case Expr::Leaf: {
+    if (!isContractionOp(e->value.getDefiningOp())) {
+      why = "the scores do not come from a contraction";
+      return failure();
+    }
+    form.qk = e->value;
+    form.qkAccess = e->access;
+    return success();
+  }
+  case Expr::ExtF:
+  case Expr::TruncF:
+    return parseScore(e->ops[0], form, eb, why);
+  case Expr::Mul:
+  case Expr::Div: {
+    // scale, or softcap * tanh(x / softcap).
+    ExprP a = e->ops[0], c = eb.deref(e->ops[1]);
+    if (e->kind == Expr::Mul && !c->isConst()) {
+      std::swap(a, c);
+      c = eb.deref(c);
+    }
+    if (!c->isConst()) {
+      why = "the scores are multiplied by a non-constant";
+      return failure();
+    }
+    double f = e->kind == Expr::Mul ? c->fval : 1.0 / c->fval;
+    ExprP t = eb.deref(a);
+    if (e->kind == Expr::Mul && t->kind == Expr::Tanh) {
+      ExprP inner = eb.deref(t->ops[0]);
+      ExprP ic = inner->ops.size() == 2 ? eb.deref(inner->ops[1]) : nullptr;
+      if (ic && ic->isConst() &&
+          ((inner->kind == Expr::Div && ic->fval == f) ||
+           (inner->kind == Expr::Mul &&
+            std::abs(ic->fval * f - 1.0) < 1e-6))) {
+        if (!form.biases.empty() || form.softcap) {
+          why = "a bias added after the softcap";
+          return failure();
+        }
+        form.softcap = f;
+        return parseScore(inner->ops[0], form, eb, why);
+      }
+    }
+    form.scale *= f;
+    return parseScore(a, form, eb, why);
+  }
+  case Expr::Add: {
+    // One side leads to Q Kᵀ, the other is a bias.
+    if (form.scale != 1.0) {
+      why = "a bias added before the scale (it would be scaled too)";
+      return failure();
+    }
+    std::string whyFirst;
+    for (unsigned i = 0; i < 2; ++i) {
+      ScoreForm trial = form;
+      OpSet saved;
+      if (eb.record)
+        saved = *eb.record;
+      std::string whyTrial;
+      if (succeeded(parseScore(e->ops[i], trial, eb, whyTrial))) {
+        trial.biases.push_back(e->ops[1 - i]);
+        form = trial;
+        return success();
+      }
+      if (eb.record)
+        *eb.record = saved;
+      if (i == 0)
+        whyFirst = whyTrial;
+    }
+    why = whyFirst;
+    return failure();
+  }
+  case Expr::Select: {
+    ExprP t = eb.deref(e->ops[1]), f = eb.deref(e->ops[2]);
+    SelectTerm term;
+    term.cond = e->ops[0];
+    ExprP rest;
+    if (f->isConst() && isMaskFill(f->fval * form.scale)) {
+      term.visibleWhenTrue = true;
+      term.fill = f->fval;
+      rest = e->ops[1];
+    } else if (t->isConst() && isMaskFill(t->fval * form.scale)) {
+      term.visibleWhenTrue = false;
+      term.fill = t->fval;
+      rest = e->ops[2];
+    } else {
+      why = "a select that is not a mask (neither side is -inf or <= -1e4)";
+      return failure();
+    }
+    if (form.softcap) {
+      why = "a mask applied before the softcap";
+      return failure();
+    }
+    term.fill *= form.scale;
+    form.selects.push_back(term);
+    return parseScore(rest, form, eb, why);
+  }
+  default:
+    why = "the scores go through an op that is not a scale, bias, mask, "
+          "softcap or cast";
+    return failure();
+  }
+}
+
+namespace {
+/// The visible (row, column) pairs and whether hidden ones are -inf.
+struct Grid {
+  int64_t rows, cols;
+  std::vector<char> visible;
+  bool finiteFill = false;
+  bool hasHidden() const {
+    return llvm::is_contained(visible, 0);
+  }
+};
+} // namespace
+
+/// Matches a visibility grid with causal / window masks of either
+/// alignment.
+static bool matchGrid(const Grid &g, MaskConfig &out) {
+  int64_t big = g.rows + g.cols + 1;
+  SmallVector<std::pair<bool, int64_t>> aligns = {{false, 0}};
+  if (g.rows != g.cols)
+    aligns.push_back({true, g.cols - g.rows});
+  for (auto [bottomRight, off] : aligns) {
+    int64_t right = -big, left = -big;
+    bool anyRight = false, anyLeft = false;
+    for (int64_t i = 0; i < g.rows; ++i) {
+      int64_t lo = -1, hi = -1;
+      for (int64_t j = 0; j < g.cols; ++j)
+        if (g.visible[i * g.cols + j]) {
+          if (lo < 0)
+            lo = j;
+          hi = j;
+        }
+      if (lo < 0)
+        continue;
+      if (hi < g.cols - 1) {
+        right = std::max(right, hi - (i + off));
+        anyRight = true;
+      }
+      if (lo > 0) {
+        left = std::max(left, (i + off) - lo);
+        anyLeft = true;
+      }
+    }
+    if (!anyRight)
+      right = big;
+    if (!anyLeft)
+      left = big;
+    if (right < 0 || left < 0)
+      continue;
+    bool same = true;
+    for (int64_t i = 0; i < g.rows && same; ++i)
+      for (int64_t j = 0; j < g.cols; ++j) {
+        bool v = j <= i + off + right && j >= i + off - left;
+        if (v != bool(g.visible[i * g.cols + j])) {
+          same = false;
+          break;
+        }
+      }
+    if (!same)
+      continue;
+    out.causal = right == 0;
+    out.bottomRight = bottomRight && (out.causal || left != big || right != big);
+    if (left != big || (right != big && right != 0))
+      out.window = std::make_pair(left == big ? big : left,
+                                  right == big ? big : right);
+    if (!out.causal && !out.window)
+      out.bottomRight = false;
+    return true;
+  }
+  return false;
+}
+
+LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
+                                              int rowAtom, int colAtom,
+                                              int64_t seqQ, int64_t seqK,
+                                              AtomTable &atoms,
+                                              MaskConfig &out,
+                                              std::string &why) {
+  ExprBuilder eb{atoms, nullptr, {}};
+  Grid grid{seqQ, seqK, std::vector<char>(seqQ * seqK, 1)};
+  bool anyStatic = false;
+  SmallVector<std::string> parts;
+  auto setData = [&](Value v, Access a, bool boolean,
+                     bool visibleWhenTrue) -> LogicalResult {
+    if (out.bias) {
+      why = "more than one data-dependent mask or bias";
+      return failure();
+    }
+    out.bias = v;
+    out.biasAccess = std::move(a);
+    out.biasIsBoolean = boolean;
+    out.boolVisibleWhenTrue = visibleWhenTrue;
+    return success();
+  };
+  auto originOf = [&](ExprP e) -> std::pair<Value, Access> {
+    ExprP d = eb.deref(e);
+    if (e->kind == Expr::Leaf)
+      return {e->value, e->access};
+    if (d->origin)
+      return {d->origin, d->originAccess};
+    return {};
+  };
+
+  for (const SelectTerm &s : form.selects) {
+    std::string w;
+    FailureOr<std::vector<double>> cond =
+        evaluateOnGrid(s.cond, rowAtom, colAtom, seqQ, seqK, eb, w);
+    if (failed(cond)) {
+      if (w != "the mask depends on data") {
+        why = w;
+        return failure();
+      }
+      auto [v, a] = originOf(s.cond);
+      if (!v || !getElementTypeOrSelf(v.getType()).isInteger(1)) {
+        why = "a data-dependent mask condition that is not a boolean tensor";
+        return failure();
+      }
+      if (!std::isinf(s.fill)) {
+        why = "a data-dependent mask with a finite fill: a fully masked row "
+              "would average V in the original but give 0 in fa.attention";
+        return failure();
+      }
+      if (failed(setData(v, a, true, s.visibleWhenTrue)))
+        return failure();
+      parts.push_back("boolean mask as bias");
+      continue;
+    }
+    anyStatic = true;
+    grid.finiteFill |= !std::isinf(s.fill);
+    for (size_t k = 0; k < cond->size(); ++k)
+      if (((*cond)[k] != 0) != s.visibleWhenTrue)
+        grid.visible[k] = 0;
+  }
+
+  for (const ExprP &bias : form.biases) {
+    std::string w;
+    FailureOr<std::vector<double>> vals =
+        evaluateOnGrid(bias, rowAtom, colAtom, seqQ, seqK, eb, w);
+    bool isMask = succeeded(vals);
+    if (isMask)
+      for (double v : *vals)
+        if (v != 0.0 && !isMaskFill(v)) {
+          isMask = false;
+          break;
+        }
+    if (!isMask) {
+      if (succeeded(vals) || w == "the mask depends on data" ||
+          w == "the mask depends on the batch or head index") {
+        auto [v, a] = originOf(bias);
+        if (!v) {
+          why = "a bias that is not a tensor";
+          return failure();
+        }
+        if (failed(setData(v, a, false, true)))
+          return failure();
+        parts.push_back("bias");
+        continue;
+      }
+      why = w;
+      return failure();
+    }
+    anyStatic = true;
+    for (size_t k = 0; k < vals->size(); ++k)
+      if ((*vals)[k] != 0.0) {
+        grid.visible[k] = 0;
+        grid.finiteFill |= !std::isinf((*vals)[k]);
+      }
+  }
+
+  if (anyStatic && grid.hasHidden()) {
+    // -inf and -1e9 agree only while every row keeps a visible key.
+    bool emptyRow = false;
+    for (int64_t i = 0; i < seqQ && !emptyRow; ++i)
+      emptyRow = !llvm::is_contained(
+          ArrayRef<char>(grid.visible).slice(i * seqK, seqK), 1);
+    if (emptyRow && grid.finiteFill) {
+      why = "a finite mask fill (like -1e9) hides every key of some row: the "
+            "original averages V there, fa.attention gives 0";
+      return failure();
+    }
+    if (!matchGrid(grid, out)) {
+      why = "a constant mask that is neither causal nor a sliding window";
+      return failure();
+    }
+    std::string s;
+    if (out.causal)
+      s = "causal";
+    if (out.window)
+      s += std::string(s.empty() ? "" : " ") + "window [" +
+           std::to_string(out.window->first) + ", " +
+           std::to_string(out.window->second) + "]";
+    if (out.bottomRight)
+      s += " bottom_right";
+    parts.insert(parts.begin(), s);
+  }
+  out.summary = llvm::join(parts, ", ");
+  return success();
+}
