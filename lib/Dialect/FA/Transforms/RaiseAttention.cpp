@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -330,7 +331,7 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
     AtomList allowed = batchOrder;
     allowed.push_back(row);
     allowed.push_back(key);
-    if (!has({row, key}) || !(has(plan.batchPart) || none(plan.batchPart)) ||
+    if (!(has(plan.batchPart) || none(plan.batchPart)) ||
         !(has(heads) || none(heads)) ||
         !llvm::all_of(b, [&](int a) { return llvm::is_contained(allowed, a); })) {
       why = "the bias is not [batch|1, heads|1, seq_q, seq_k]";
@@ -348,7 +349,17 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
   };
   AtomList allHeads = plan.headsPresent;
   allHeads.append(plan.headsMissing);
-  plan.layout = isBshd(plan.q, allHeads, row, dims[0]) &&
+  auto isBhsd = [&](const Root &r, const AtomList &heads, int seq, int d) {
+    AtomList want = plan.batchPart;
+    want.append(heads);
+    want.push_back(seq);
+    want.push_back(d);
+    return atoms.flatLeaves(r.access) == want;
+  };
+  bool bhsd = isBhsd(plan.q, allHeads, row, dims[0]) &&
+              isBhsd(plan.k, plan.headsPresent, key, dims[0]) &&
+              isBhsd(plan.v, plan.headsPresent, key, vFree[0]);
+  plan.layout = !bhsd && isBshd(plan.q, allHeads, row, dims[0]) &&
                         isBshd(plan.k, plan.headsPresent, key, dims[0]) &&
                         isBshd(plan.v, plan.headsPresent, key, vFree[0])
                     ? Layout::bshd
@@ -411,6 +422,31 @@ Value boolToBias(ImplicitLocOpBuilder &b, Value v, bool visibleWhenTrue) {
       .getResult(0);
 }
 
+/// [b, h, 1|sq, 1|sk] -> [b, h, sq, sk]: a padding mask repeated on rows.
+Value broadcastSeq(ImplicitLocOpBuilder &b, Value v, int64_t seqQ,
+                   int64_t seqK) {
+  auto t = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(t.getShape());
+  shape[2] = seqQ;
+  shape[3] = seqK;
+  Value init = tensor::EmptyOp::create(b, shape, t.getElementType());
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> in;
+  for (unsigned i = 0; i < 4; ++i)
+    in.push_back(t.getDimSize(i) == 1 && shape[i] != 1
+                     ? getAffineConstantExpr(0, ctx)
+                     : getAffineDimExpr(i, ctx));
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, in, ctx),
+                                 b.getMultiDimIdentityMap(4)};
+  SmallVector<utils::IteratorType> its(4, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, init.getType(), ValueRange{v}, ValueRange{init}, maps, its,
+             [&](OpBuilder &nb, Location loc, ValueRange args) {
+               linalg::YieldOp::create(nb, loc, args[0]);
+             })
+      .getResult(0);
+}
+
 bool isAttentionFloat(Type t) { return t.isF32() || t.isF16() || t.isBF16(); }
 
 FailureOr<Value> build(const Plan &plan, AtomTable &atoms, RewriterBase &rw,
@@ -458,9 +494,8 @@ FailureOr<Value> build(const Plan &plan, AtomTable &atoms, RewriterBase &rw,
     auto present = [&](const AtomList &l) -> AtomList {
       return !l.empty() && llvm::is_contained(b0, l[0]) ? l : AtomList{};
     };
-    Access dst = {present(plan.batchPart), present(allHeads),
-                  {plan.rowAtom},
-                  {plan.keyAtom}};
+    AtomList rowL = present({plan.rowAtom}), keyL = present({plan.keyAtom});
+    Access dst = {present(plan.batchPart), present(allHeads), rowL, keyL};
     FailureOr<Value> bv =
         rearrange(b, plan.mask.bias, plan.mask.biasAccess, dst, atoms);
     if (failed(bv)) {
@@ -468,6 +503,9 @@ FailureOr<Value> build(const Plan &plan, AtomTable &atoms, RewriterBase &rw,
       return failure();
     }
     bias = *bv;
+    if (rowL.empty() || keyL.empty())
+      bias = broadcastSeq(b, bias, atoms.size(plan.rowAtom),
+                          atoms.size(plan.keyAtom));
     if (plan.mask.biasIsBoolean)
       bias = boolToBias(b, bias, plan.mask.boolVisibleWhenTrue);
     Type bt = getElementTypeOrSelf(bias.getType());
@@ -531,13 +569,40 @@ void eraseDeadFrom(Operation *root, RewriterBase &rw) {
     Operation *op = worklist.pop_back_val();
     if (erased.contains(op) || !isOpTriviallyDead(op))
       continue;
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        worklist.push_back(def);
+    // Operands, and values the op's regions capture (body constants).
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && !op->isAncestor(def))
+          worklist.push_back(def);
+    });
     // Ops nested in regions (linalg bodies) go with their parent.
     erased.insert(op);
     rw.eraseOp(op);
   }
+}
+
+/// Folds the reshapes and transposes that connect fa.attention to its
+/// surroundings with the view ops the original program had there
+/// (collapse-then-expand pairs, transposes of transposes).
+void foldGlue(Value replacement, ArrayRef<Operation *> users) {
+  MLIRContext *ctx = replacement.getContext();
+  SmallVector<Operation *> ops(users);
+  for (Value v = replacement; Operation *def = v.getDefiningOp();) {
+    if (isa<AttentionOp>(def))
+      break;
+    ops.push_back(def);
+    if (def->getNumOperands() == 0)
+      break;
+    v = def->getOperand(0);
+  }
+  RewritePatternSet patterns(ctx);
+  tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
+  tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
+  linalg::TransposeOp::getCanonicalizationPatterns(patterns, ctx);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
 }
 
 struct FARaiseAttentionPass
@@ -573,8 +638,12 @@ struct FARaiseAttentionPass
           continue;
         }
         pv->emitRemark() << "raised to fa.attention (" << summary << ")";
+        SmallVector<Operation *> glue;
+        for (Operation *user : pv->getResult(0).getUsers())
+          glue.push_back(user);
         rw.replaceAllUsesWith(pv->getResult(0), *replacement);
         eraseDeadFrom(pv, rw);
+        foldGlue(*replacement, glue);
         changed = true;
         break;
       }

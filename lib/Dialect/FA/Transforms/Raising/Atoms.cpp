@@ -300,6 +300,8 @@ FailureOr<Value> mlir::fa::raising::rearrange(ImplicitLocOpBuilder &b,
   for (int a : srcFlat)
     if (ShapedType::isDynamic(atoms.size(a)))
       return failure();
+  if (srcL == dstL)
+    return src;
 
   // 1. One dimension per leaf atom.
   Value cur = src;

@@ -1,0 +1,13 @@
+# fa-raise-attention on torch-mlir-style linalg: the original IR (plain linalg
+# lowering) and the raised IR (fa.attention through fa-cpu-pipeline) give the
+# same outputs on the same random inputs.
+# RUN: %python %s | FileCheck %s
+# CHECK: 0 failed
+import os
+
+import raise_equiv
+
+raise_equiv.run_file(
+    os.path.join(os.environ.get("FA_SRC_ROOT", os.path.dirname(__file__) + "/../.."),
+                 "test/Dialect/FA/raise-attention-torch-mlir.mlir"),
+    ["bert_attention", "single_head", "einsum_softmax"])

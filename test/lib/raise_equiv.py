@@ -1,0 +1,151 @@
+"""Equivalence of fa-raise-attention: original IR vs raised IR, on the CPU.
+
+The original function goes through a plain lowering (fa-cpu-pipeline, which
+lowers linalg/tensor/arith/func; TOSA is first lowered by the upstream
+tosa-to-linalg passes), the raised one through fa-raise-attention and then the
+same lowering, where fa.attention becomes the reference decomposition. Both
+run on the same random inputs and must agree.
+"""
+import os
+import re
+import subprocess
+
+import numpy as np
+
+from fa_mlir import cpu, dtypes
+
+TOSA_TO_LINALG = ("func.func(tosa-to-linalg-named,tosa-to-linalg,"
+                  "tosa-to-arith,tosa-to-tensor),")
+PIPELINE = "fa-cpu-pipeline"
+# linalg.softmax has no lowering in fa-cpu-pipeline: decompose it upstream's
+# way (DecomposeAggregatedOps) through the transform interpreter.
+DECOMPOSE_SOFTMAX = (
+    "transform-preload-library{transform-library-paths=" +
+    os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                 "decompose-softmax.mlir") + "},transform-interpreter,")
+
+
+def split_functions(path):
+    """{name: text} of the `func.func`s of a lit test file (split on -----)."""
+    text = open(path).read()
+    out = {}
+    for chunk in text.split("// -----"):
+        body = "\n".join(l for l in chunk.splitlines()
+                         if not l.lstrip().startswith("//"))
+        m = re.search(r"func\.func @([\w.]+)", body)
+        if m:
+            out[m.group(1)] = body
+    return out
+
+
+_TYPE = re.compile(r"tensor<((?:\d+x)*)(\w+)>")
+
+
+def _parse_type(t):
+    m = _TYPE.fullmatch(t.strip())
+    shape = [int(s) for s in m.group(1).split("x") if s]
+    return shape, m.group(2)
+
+
+def signature(text, name):
+    m = re.search(r"func\.func @" + re.escape(name) +
+                  r"\((.*?)\)\s*->\s*(tensor<[^>]*>)", text, re.S)
+    args = [a.split(":", 1)[1] for a in re.split(r",\s*(?=%)", m.group(1))]
+    return [_parse_type(a) for a in args], _parse_type(m.group(2))
+
+
+def _mlir_type(shape, elt, kind):
+    return f"{kind}<{'x'.join(str(s) for s in shape)}x{elt}>"
+
+
+def wrapper(name, args, result):
+    """A C-interface entry point over memrefs that calls the tensor function."""
+    params, loads, names = [], [], []
+    for i, (shape, elt) in enumerate(args):
+        mt, tt = _mlir_type(shape, elt, "memref"), _mlir_type(shape, elt, "tensor")
+        params.append(f"%a{i}: {mt}")
+        loads.append(f"  %t{i} = bufferization.to_tensor %a{i} restrict : "
+                     f"{mt} to {tt}\n")
+        names.append(f"%t{i}")
+    rm, rt = (_mlir_type(*result, "memref"), _mlir_type(*result, "tensor"))
+    arg_types = ", ".join(_mlir_type(s, e, "tensor") for s, e in args)
+    return (f"func.func @entry({', '.join(params)}, %out: {rm}) "
+            f"attributes {{llvm.emit_c_interface}} {{\n" + "".join(loads) +
+            f"  %r = func.call @{name}({', '.join(names)}) : ({arg_types}) -> {rt}\n"
+            f"  bufferization.materialize_in_destination %r in restrict "
+            f"writable %out : ({rt}, {rm}) -> ()\n  return\n}}\n")
+
+
+def raise_attention(text):
+    """(raised text, remarks) from fa-opt --fa-raise-attention."""
+    proc = subprocess.run([cpu.find_fa_opt(), "--fa-raise-attention",
+                           "--mlir-print-op-on-diagnostic=false", "-"],
+                          input=text, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise cpu.CompileError(proc.stderr)
+    return proc.stdout, proc.stderr
+
+
+def _random(shape, elt, rng, mask_density):
+    if elt == "i1":
+        m = rng.random(shape) < mask_density
+        return m.astype(np.bool_), m.astype(np.float64)
+    x = rng.standard_normal(shape)
+    return dtypes.to_storage(x, elt), dtypes.from_storage(
+        dtypes.to_storage(x, elt), elt)
+
+
+def _empty(shape, elt):
+    if elt == "bf16":
+        return np.full(shape, 0x7FC0, dtype=np.uint16)
+    return np.full(shape, np.nan, dtype=dtypes.STORAGE[elt])
+
+
+def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8):
+    """Runs original and raised `name`; returns a dict with the errors."""
+    args, result = signature(text, name)
+    module = text + "\n" + wrapper(name, args, result)
+    raised, remarks = raise_attention(module)
+    pre = (TOSA_TO_LINALG if tosa else "") + (
+        DECOMPOSE_SOFTMAX if "linalg.softmax" in text else "")
+    rng = np.random.default_rng(seed)
+    inputs = [_random(s, e, rng, mask_density)[0] for s, e in args]
+    outs = []
+    for t in (module, raised):
+        so = cpu.compile_to_shared_library(t, pipeline=pre + PIPELINE)
+        out = _empty(*result)
+        cpu.CompiledFunction(so, "entry")(*inputs, out)
+        outs.append(dtypes.from_storage(out, result[1]))
+    orig, new = outs
+    # Rows the original leaves NaN (every key masked by -inf) are 0 in
+    # fa.attention: the documented refinement.
+    nan_rows = np.isnan(orig)
+    refined_ok = bool(np.all(new[nan_rows] == 0))
+    diff = np.where(nan_rows, 0, np.abs(orig - new))
+    if atol is None:
+        atol = {"f32": 2e-5, "f16": 2e-3, "bf16": 2e-2}[result[1]]
+    err = float(np.max(diff)) if diff.size else 0.0
+    ok = ("raised to fa.attention" in remarks and "fa.attention" in raised
+          and refined_ok and np.all(np.isfinite(new)) and err <= atol)
+    return dict(ok=bool(ok), err=err, atol=atol,
+                nan_rows=int(nan_rows.any(axis=-1).sum()),
+                raised="raised to fa.attention" in remarks, remarks=remarks)
+
+
+def run_file(path, names, **kwargs):
+    """Checks every function of `names` in the lit file; prints one line each
+    and returns the number of failures."""
+    funcs = split_functions(path)
+    failed = 0
+    for name in names:
+        opts = dict(kwargs)
+        if isinstance(name, tuple):
+            name, extra = name
+            opts.update(extra)
+        r = check(funcs[name], name, **opts)
+        failed += not r["ok"]
+        print(f"{'ok' if r['ok'] else 'FAIL'} {name}: max diff {r['err']:.3g} "
+              f"(atol {r['atol']:.3g}), NaN rows in original {r['nan_rows']}"
+              + ("" if r["raised"] else " NOT RAISED: " + r["remarks"].strip()))
+    print(f"{failed} failed")
+    return failed
