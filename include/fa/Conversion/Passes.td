@@ -1,0 +1,86 @@
+//===- Passes.td - fa conversion passes --------------------*- tablegen -*-===//
+#ifndef FA_CONVERSION_PASSES_TD
+#define FA_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// FAToNVVM
+//===----------------------------------------------------------------------===//
+
+def ConvertFAToNVVM : Pass<"convert-fa-to-nvvm", "ModuleOp"> {
+  let summary = "Outline fa.attention into FlashAttention-3 style sm_90a kernels";
+  let description = [{
+    For every `fa.attention` in the module, builds (once per distinct
+    configuration) a `gpu.module` holding one `llvm.func` kernel made of
+    `llvm`, `nvvm`, `arith` and `scf` ops:
+
+    * Q, K and V tiles reach shared memory by TMA
+      (`nvvm.cp.async.bulk.tensor.shared.cluster.global`, 128B swizzle,
+      tensor maps passed by value as `nvvm.grid_constant` parameters),
+      completing on mbarriers, through a ring of K/V stages;
+    * one producer warpgroup (`nvvm.setmaxregister decrease`) issues the
+      copies; two consumer warpgroups (`nvvm.setmaxregister increase`) own 64
+      query rows each;
+    * S = Q Kᵀ by `nvvm.wgmma.mma_async` from shared memory (SS), the online
+      softmax (exp2, running max and sum, rescale) on the accumulator
+      fragments with quad shuffles, P converted to bf16/f16 in registers,
+      and O += P V by wgmma with A from registers (the RS form, emitted as
+      `llvm.inline_asm` because `nvvm.wgmma.mma_async` is SS only);
+    * causal tiles beyond the diagonal are skipped by the loop bound; only
+      diagonal and sequence-tail tiles are masked; GQA by TMA coordinates;
+    * O is normalised and stored, and the log-sum-exp when the op returns it.
+
+    Input invariant: `fa.attention` ops with f16 or bf16 Q/K/V, head dim 64
+    or 128 (equal for QK and V), no bias, window, softcap or descales.
+    Others are reported as errors.
+
+    Output: the module gains one `gpu.module @<kernel>` per configuration,
+    with an `#nvvm.target`; the kernel's launch contract (the JSON of
+    docs/BundleFormat.md, without the cubin) is recorded in the module
+    attribute `fa.kernel_bundles` (kernel name -> JSON string), and each
+    `fa.attention` gets `fa.kernel = @<kernel>::@<kernel>`. Host code is left
+    to the runtime, which launches bundles.
+
+    Example:
+    ```mlir
+    %o = fa.attention %q, %k, %v : tensor<?x?x16x128xbf16>, ...
+          {layout = #fa.layout<bshd>} -> tensor<?x?x16x128xbf16>
+    // becomes, next to the unchanged function:
+    gpu.module @fa_fwd_bf16_d128_bshd [#nvvm.target<chip = "sm_90a", ...>] {
+      llvm.func @fa_fwd_bf16_d128_bshd(%tmq: !llvm.ptr {nvvm.grid_constant, ...}, ...)
+          attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, ...}
+    }
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "Target chip; only sm_90a is supported">,
+    Option<"stages", "stages", "unsigned", /*default=*/"2",
+           "K/V shared-memory ring depth (>= 2)">,
+    Option<"overlap", "overlap", "bool", /*default=*/"true",
+           "Issue the next Q Kᵀ before the current softmax (FA3 intra-warpgroup overlap)">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def FAWriteKernelBundles : Pass<"fa-write-kernel-bundles", "ModuleOp"> {
+  let summary = "Write every compiled fa kernel as a bundle (cubin + JSON)";
+  let description = [{
+    Runs after `gpu-module-to-binary`. For each `gpu.binary` whose name is a
+    key of the module attribute `fa.kernel_bundles`, writes
+    `<dir>/<name>.cubin` (or `.ptx` for the `isa` format) and
+    `<dir>/<name>.json` as docs/BundleFormat.md describes. The IR is not
+    changed.
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"\".\"",
+           "Directory the bundles are written to">,
+  ];
+}
+
+#endif // FA_CONVERSION_PASSES_TD

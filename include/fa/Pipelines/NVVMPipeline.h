@@ -1,0 +1,46 @@
+//===- NVVMPipeline.h - fa-nvvm-pipeline ------------------------*- C++ -*-===//
+#ifndef FA_PIPELINES_NVVMPIPELINE_H
+#define FA_PIPELINES_NVVMPIPELINE_H
+
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+namespace fa {
+
+struct FANVVMPipelineOptions : public PassPipelineOptions<FANVVMPipelineOptions> {
+  PassOptions::Option<std::string> chip{*this, "chip",
+                                        llvm::cl::desc("Target chip (sm_90a)"),
+                                        llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> format{
+      *this, "format", llvm::cl::desc("Device code format: isa (PTX), bin (cubin) or fatbin"),
+      llvm::cl::init("bin")};
+  PassOptions::Option<unsigned> stages{*this, "stages",
+                                       llvm::cl::desc("K/V shared-memory ring depth"),
+                                       llvm::cl::init(2)};
+  PassOptions::Option<bool> overlap{
+      *this, "overlap", llvm::cl::desc("Overlap the next Q K^T with the current softmax"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> bundleDir{
+      *this, "bundle-dir",
+      llvm::cl::desc("Write each kernel as a bundle (cubin + JSON) into this directory"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> ptxasOptions{
+      *this, "ptxas-options", llvm::cl::desc("Extra options for ptxas (format=bin)"),
+      llvm::cl::init("")};
+};
+
+/// fa.attention -> sm_90a kernels in gpu.modules (convert-fa-to-nvvm), their
+/// bodies lowered to the LLVM dialect, then serialized by
+/// gpu-module-to-binary; optionally written out as bundles.
+void buildFANVVMPipeline(OpPassManager &pm, const FANVVMPipelineOptions &options);
+
+/// Registers `fa-nvvm-pipeline`.
+void registerFANVVMPipeline();
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_PIPELINES_NVVMPIPELINE_H

@@ -1,0 +1,62 @@
+//===- Epilogue.cpp - Normalise O, store O and the log-sum-exp ------------===//
+#include "KernelBuilder.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa::nvvm_kernel;
+
+void mlir::fa::nvvm_kernel::storeEpilogue(KernelBuilder &kb, const AttentionKernelConfig &cfg,
+                                          SmallVectorImpl<Value> &o, RowState &state,
+                                          const EpilogueArgs &args) {
+  Value zero = kb.cf32(0.0);
+  Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
+  Value inv[2], lse[2];
+  for (int r = 0; r < 2; ++r) {
+    Value sum = quadReduceSum(kb, state.sum[r]);
+    // Fully masked rows (sum 0): output 0 and log-sum-exp -inf, never NaN.
+    Value empty = kb.fcmp(arith::CmpFPredicate::OEQ, sum, zero);
+    inv[r] = kb.select(empty, zero, kb.rcp(sum));
+    if (cfg.returnLse) {
+      Value safeSum = kb.select(empty, kb.cf32(1.0), sum);
+      Value safeMax = kb.select(empty, zero, state.max[r]);
+      Value lse2 = kb.fma(safeMax, args.scaleLog2, kb.log2(safeSum));
+      lse[r] = kb.select(empty, negInf, kb.fmul(lse2, kb.cf32(0.6931471805599453)));
+    }
+  }
+  rescaleRows(kb, o, inv);
+
+  Value colBase = kb.ext64(kb.mul(kb.andi(args.lane, kb.c32(3)), kb.c32(2)));
+  Value b64 = kb.ext64(args.batch), h64 = kb.ext64(args.head);
+  Value hn64 = kb.ext64(args.numHeads), sq64 = kb.ext64(args.seqQ);
+  Type half = cfg.elem == ElemType::BF16 ? Type(kb.b.getBF16Type()) : Type(kb.b.getF16Type());
+  Value isQuadLeader = kb.cmp(arith::CmpIPredicate::eq, kb.andi(args.lane, kb.c32(3)), kb.c32(0));
+  for (int r = 0; r < 2; ++r) {
+    Value row = kb.add(args.row0, kb.c32(8 * r));
+    Value valid = kb.cmp(arith::CmpIPredicate::slt, row, args.seqQ);
+    kb.ifThen(valid, [&] {
+      Value row64 = kb.ext64(row);
+      // Element offset of (batch, head, row, 0).
+      Value rowOff = cfg.bshd
+                         ? kb.mul(kb.add(kb.mul(kb.add(kb.mul(b64, sq64), row64), hn64), h64),
+                                  kb.c64(cfg.headDim))
+                         : kb.mul(kb.add(kb.mul(kb.add(kb.mul(b64, hn64), h64), sq64), row64),
+                                  kb.c64(cfg.headDim));
+      Value first = kb.add(rowOff, colBase);
+      for (size_t i = 0; i < o.size(); i += 2) {
+        if (fragRowHalf(i) != r)
+          continue;
+        Value packed = packPair(kb, o[i], o[i + 1], cfg.elem);
+        Value p = kb.globalAt(args.outPtr, kb.add(first, kb.c64(fragColOffset(i))), half);
+        LLVM::StoreOp::create(kb.b, packed, p, /*alignment=*/4);
+      }
+      if (cfg.returnLse) {
+        kb.ifThen(isQuadLeader, [&] {
+          Value idx = kb.add(kb.mul(kb.add(kb.mul(b64, hn64), h64), sq64), row64);
+          Value p = kb.globalAt(args.lsePtr, idx, kb.f32);
+          LLVM::StoreOp::create(kb.b, lse[r], p, /*alignment=*/4);
+        });
+      }
+    });
+  }
+}

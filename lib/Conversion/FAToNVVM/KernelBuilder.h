@@ -1,0 +1,230 @@
+//===- KernelBuilder.h - Building sm_90a kernels from llvm/nvvm ops -*- C++ -*-===//
+//
+// Small helpers shared by the attention kernel emitter, grouped by concern:
+// scalars and control flow (KernelBuilder.cpp), TMA and mbarriers (TMA.cpp),
+// wgmma (WGMMA.cpp), the online softmax (Softmax.cpp) and the epilogue
+// (Epilogue.cpp). Every helper emits exactly the op sequence proven on the
+// H200 by test/Device/primitives (see docs/HopperKernel.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_LIB_CONVERSION_FATONVVM_KERNELBUILDER_H
+#define FA_LIB_CONVERSION_FATONVVM_KERNELBUILDER_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <functional>
+#include <string>
+
+namespace mlir::fa::nvvm_kernel {
+
+enum class ElemType { BF16, F16 };
+
+/// Everything the attention kernel is specialised on. Sequence lengths,
+/// batch and head counts stay dynamic (kernel parameters and grid).
+struct AttentionKernelConfig {
+  ElemType elem = ElemType::BF16;
+  int64_t headDim = 128;
+  bool causal = false;
+  bool bottomRight = false; // causal alignment when seq_q != seq_k
+  bool bshd = false;        // layout of Q, K, V, O; else bhsd
+  bool returnLse = false;
+  double scale = 0.0;
+  int64_t blockM = 128; // query rows per CTA (64 per consumer warpgroup)
+  int64_t blockN = 128; // key rows per K/V tile
+  int64_t stages = 2;
+  bool overlap = true;   // FA3 intra-warpgroup overlap of QK^T and softmax
+  int producerRegs = 24; // setmaxnreg for the producer warpgroup
+  int consumerRegs = 240;
+
+  std::string kernelName() const;
+  static constexpr int64_t kThreads = 384;
+  int64_t qTileBytes() const { return blockM * headDim * 2; }
+  int64_t kvTileBytes() const { return blockN * headDim * 2; }
+  /// Offsets inside the (1024-aligned) dynamic shared memory.
+  int64_t kOffset(int64_t stage) const { return qTileBytes() + stage * kvTileBytes(); }
+  int64_t vOffset(int64_t stage) const {
+    return qTileBytes() + (stages + stage) * kvTileBytes();
+  }
+  int64_t barrierOffset() const { return qTileBytes() + 2 * stages * kvTileBytes(); }
+  int64_t numBarriers() const { return 1 + 4 * stages; }
+  /// Requested dynamic shared memory, including the alignment slack.
+  int64_t sharedMemoryBytes() const { return barrierOffset() + 8 * numBarriers() + 1024; }
+  const char *elemName() const { return elem == ElemType::BF16 ? "bf16" : "f16"; }
+};
+
+/// A thin layer over ImplicitLocOpBuilder for i32 scalar code, shared memory
+/// pointers and structured control flow.
+class KernelBuilder {
+public:
+  explicit KernelBuilder(ImplicitLocOpBuilder &b);
+
+  ImplicitLocOpBuilder &b;
+  Type i1, i16, i32, i64, f32;
+  Type ptrTy;     // generic
+  Type smemPtrTy; // addrspace(3)
+
+  // Scalars.
+  Value c32(int64_t v);
+  Value c64(int64_t v);
+  Value cf32(double v);
+  Value add(Value a, Value c);
+  Value sub(Value a, Value c);
+  Value mul(Value a, Value c);
+  Value divu(Value a, Value c);
+  Value remu(Value a, Value c);
+  Value andi(Value a, Value c);
+  Value ori(Value a, Value c);
+  Value xori(Value a, Value c);
+  Value shru(Value a, Value c);
+  Value shl(Value a, Value c);
+  Value minsi(Value a, Value c);
+  Value maxsi(Value a, Value c);
+  Value cmp(arith::CmpIPredicate p, Value a, Value c);
+  Value select(Value cond, Value a, Value c);
+  Value ext64(Value v); // sign-extend i32 -> i64
+  Value fadd(Value a, Value c);
+  Value fmul(Value a, Value c);
+  Value fmax(Value a, Value c);
+  Value fma(Value a, Value x, Value c);
+  Value fcmp(arith::CmpFPredicate p, Value a, Value c);
+  /// ex2.approx.ftz.f32 through the NVVM intrinsic.
+  Value exp2(Value x);
+  Value log2(Value x);
+  Value rcp(Value x);
+
+  // Special registers.
+  Value threadIdX();
+  Value blockIdX();
+  Value blockIdY();
+  Value blockIdZ();
+  Value gridDimX();
+  Value gridDimY();
+
+  // Shared memory.
+  /// The dynamic shared memory base rounded up to 1024 B at run time (128B
+  /// swizzle atoms are 1024 B and the swizzle phase comes from address bits).
+  Value alignedSharedBase(StringRef symbol);
+  Value sharedAt(Value base, int64_t offset);
+  Value sharedAt(Value base, Value offset); // i32 offset
+  Value sharedAddress64(Value ptr);         // ptrtoint i64
+
+  // Global memory.
+  Value globalAt(Value base, Value index, Type elemType); // i64 index
+
+  // Control flow. Bodies are invoked with the builder positioned inside.
+  void ifThen(Value cond, const std::function<void()> &thenBody);
+  void ifThenElse(Value cond, const std::function<void()> &thenBody,
+                  const std::function<void()> &elseBody);
+  SmallVector<Value> ifThenElseValues(
+      Value cond, TypeRange types,
+      const std::function<SmallVector<Value>()> &thenBody,
+      const std::function<SmallVector<Value>()> &elseBody);
+  /// scf.for over i32 [lb, ub) step 1 carrying `inits`.
+  SmallVector<Value>
+  forLoop(Value lb, Value ub, ValueRange inits,
+          const std::function<SmallVector<Value>(Value iv, ValueRange args)> &body);
+};
+
+//===----------------------------------------------------------------------===//
+// TMA and mbarriers (TMA.cpp)
+//===----------------------------------------------------------------------===//
+
+void mbarrierInit(KernelBuilder &kb, Value bar, int64_t count);
+void fenceMbarrierInit(KernelBuilder &kb);
+/// Arrive once and expect `bytes` of transactions on the barrier.
+void mbarrierArriveExpectTx(KernelBuilder &kb, Value bar, int64_t bytes);
+void mbarrierArrive(KernelBuilder &kb, Value bar);
+/// Spin until the phase of parity `parity` (i32 0/1) has completed.
+void mbarrierWait(KernelBuilder &kb, Value bar, Value parity);
+/// cp.async.bulk.tensor of one box at `coords` into shared `dst`,
+/// completing on `bar`. `tensorMap` is a grid-constant parameter.
+void tmaLoad(KernelBuilder &kb, Value dst, Value tensorMap, Value bar, ValueRange coords);
+
+//===----------------------------------------------------------------------===//
+// wgmma (WGMMA.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The 64-bit shared memory matrix descriptor with 128B swizzle:
+/// start address >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45),
+/// swizzle mode 1 = 128B (62-63).
+Value wgmmaDescriptor(KernelBuilder &kb, Value smemPtr, int64_t lbo, int64_t sbo);
+/// desc + bytes (the start address field is in units of 16 B).
+Value wgmmaDescriptorAdd(KernelBuilder &kb, Value desc, int64_t bytes);
+void wgmmaFence(KernelBuilder &kb);
+void wgmmaCommit(KernelBuilder &kb);
+void wgmmaWait(KernelBuilder &kb, int64_t pending);
+/// acc = A B (+ acc): m64 x n x k16, A and B in shared memory (SS). acc
+/// holds n/2 f32 values; `accumulate` false ignores the incoming acc.
+SmallVector<Value> wgmmaSS(KernelBuilder &kb, ValueRange acc, Value descA, Value descB,
+                           int64_t n, bool accumulate, bool bMNMajor, ElemType elem);
+/// acc = A B + acc with A (4 x b32 of packed 16-bit pairs) in registers (RS),
+/// emitted as inline PTX since nvvm.wgmma.mma_async is SS only.
+SmallVector<Value> wgmmaRS(KernelBuilder &kb, ValueRange acc, ValueRange aRegs, Value descB,
+                           int64_t n, bool accumulate, bool bMNMajor, ElemType elem);
+/// Two f32 -> one b32 holding two bf16/f16 (lo in bits 0-15).
+Value packPair(KernelBuilder &kb, Value lo, Value hi, ElemType elem);
+
+/// Row and column of accumulator register i of an m64nN f32 fragment (checked
+/// on the H200): row = 16 warp + lane/4 + 8 ((i >> 1) & 1),
+/// col = 8 (i >> 2) + 2 (lane % 4) + (i & 1).
+inline int64_t fragRowHalf(int64_t i) { return (i >> 1) & 1; }
+inline int64_t fragColOffset(int64_t i) { return 8 * (i >> 2) + (i & 1); }
+
+//===----------------------------------------------------------------------===//
+// Online softmax (Softmax.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Per-thread softmax state for the two rows a thread holds.
+struct RowState {
+  Value max[2]; // running max of raw scores (-inf at start)
+  Value sum[2]; // this thread's partial running sum of exp2
+};
+
+/// Sets S to -inf where column >= colLimit[row half] (i32, relative to the
+/// thread's first column).
+void maskScores(KernelBuilder &kb, SmallVectorImpl<Value> &s, Value colLimit[2]);
+/// One online-softmax step on S (n/2 values): updates `state`, returns the
+/// per-row rescale factor for O in `rescale`, and overwrites S with P (f32).
+void softmaxStep(KernelBuilder &kb, SmallVectorImpl<Value> &s, RowState &state,
+                 Value scaleLog2, Value rescale[2], bool first);
+/// Multiplies O fragments by the per-row factors.
+void rescaleRows(KernelBuilder &kb, SmallVectorImpl<Value> &o, Value factor[2]);
+/// Butterfly max/sum over the 4 lanes of a quad (they share rows).
+Value quadReduceMax(KernelBuilder &kb, Value v);
+Value quadReduceSum(KernelBuilder &kb, Value v);
+
+//===----------------------------------------------------------------------===//
+// Epilogue (Epilogue.cpp)
+//===----------------------------------------------------------------------===//
+
+struct EpilogueArgs {
+  Value outPtr, lsePtr; // lsePtr may be null
+  Value batch, head, numHeads, seqQ;
+  Value row0;  // global query row of this thread's first row
+  Value lane;  // lane id (0..31)
+  Value scaleLog2;
+};
+
+/// Normalises O by the row sums, stores O (bf16/f16) and, when asked, LSE.
+void storeEpilogue(KernelBuilder &kb, const AttentionKernelConfig &cfg,
+                   SmallVectorImpl<Value> &o, RowState &state, const EpilogueArgs &args);
+
+//===----------------------------------------------------------------------===//
+// The kernel (AttentionKernel.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Appends to `module` (an MLIR module or gpu.module body) the kernel
+/// `cfg.kernelName()` as an llvm.func plus its shared memory symbol.
+LLVM::LLVMFuncOp buildAttentionKernel(OpBuilder &builder, Location loc, Block &moduleBody,
+                                      const AttentionKernelConfig &cfg);
+
+/// The bundle JSON (docs/BundleFormat.md) for the kernel, with `cubinFile`.
+std::string bundleJson(const AttentionKernelConfig &cfg, StringRef chip, StringRef cubinFile);
+
+} // namespace mlir::fa::nvvm_kernel
+
+#endif // FA_LIB_CONVERSION_FATONVVM_KERNELBUILDER_H

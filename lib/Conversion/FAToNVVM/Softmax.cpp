@@ -1,0 +1,93 @@
+//===- Softmax.cpp - Online softmax on wgmma accumulator fragments --------===//
+//
+// A thread of an m64nN accumulator holds two rows (lane/4 and lane/4 + 8 of
+// its warp's 16) and N/4 columns of each; the 4 lanes of a quad hold the
+// same rows, so a row reduction is a local tree plus two butterfly shuffles.
+// Scores stay raw; exp2(s * scale*log2(e) - m * scale*log2(e)) is one FFMA
+// and one ex2.approx. The running sum stays per thread until the epilogue.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelBuilder.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa::nvvm_kernel;
+
+static Value shuffleXor(KernelBuilder &kb, Value v, int64_t offset) {
+  return NVVM::ShflOp::create(kb.b, kb.f32, kb.c32(-1), v, kb.c32(offset), kb.c32(0x1f),
+                              NVVM::ShflKind::bfly, UnitAttr());
+}
+
+Value mlir::fa::nvvm_kernel::quadReduceMax(KernelBuilder &kb, Value v) {
+  v = kb.fmax(v, shuffleXor(kb, v, 1));
+  return kb.fmax(v, shuffleXor(kb, v, 2));
+}
+
+Value mlir::fa::nvvm_kernel::quadReduceSum(KernelBuilder &kb, Value v) {
+  v = kb.fadd(v, shuffleXor(kb, v, 1));
+  return kb.fadd(v, shuffleXor(kb, v, 2));
+}
+
+/// Balanced tree so that the reduction's dependency chain is log2(n) long.
+static Value treeReduce(KernelBuilder &kb, SmallVector<Value> vals, bool isMax) {
+  while (vals.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < vals.size(); i += 2)
+      next.push_back(isMax ? kb.fmax(vals[i], vals[i + 1]) : kb.fadd(vals[i], vals[i + 1]));
+    if (vals.size() % 2)
+      next.push_back(vals.back());
+    vals = std::move(next);
+  }
+  return vals.front();
+}
+
+void mlir::fa::nvvm_kernel::maskScores(KernelBuilder &kb, SmallVectorImpl<Value> &s,
+                                       Value colLimit[2]) {
+  Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
+  for (size_t i = 0; i < s.size(); ++i) {
+    Value ok = kb.cmp(arith::CmpIPredicate::slt, kb.c32(fragColOffset(i)),
+                      colLimit[fragRowHalf(i)]);
+    s[i] = kb.select(ok, s[i], negInf);
+  }
+}
+
+void mlir::fa::nvvm_kernel::softmaxStep(KernelBuilder &kb, SmallVectorImpl<Value> &s,
+                                        RowState &state, Value scaleLog2, Value rescale[2],
+                                        bool first) {
+  Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
+  Value zero = kb.cf32(0.0);
+  Value negScaledMax[2];
+  for (int r = 0; r < 2; ++r) {
+    SmallVector<Value> row;
+    for (size_t i = 0; i < s.size(); ++i)
+      if (fragRowHalf(i) == r)
+        row.push_back(s[i]);
+    Value mx = quadReduceMax(kb, treeReduce(kb, row, /*isMax=*/true));
+    Value mNew = first ? mx : kb.fmax(state.max[r], mx);
+    // A row with every score masked so far keeps max -inf; subtract 0 then,
+    // so that exp2 gives 0 rather than NaN.
+    Value allMasked = kb.fcmp(arith::CmpFPredicate::OEQ, mNew, negInf);
+    Value scaled = kb.select(allMasked, zero, kb.fmul(mNew, scaleLog2));
+    negScaledMax[r] = arith::NegFOp::create(kb.b, scaled);
+    if (!first)
+      rescale[r] = kb.exp2(kb.fma(state.max[r], scaleLog2, negScaledMax[r]));
+    state.max[r] = mNew;
+  }
+  for (size_t i = 0; i < s.size(); ++i)
+    s[i] = kb.exp2(kb.fma(s[i], scaleLog2, negScaledMax[fragRowHalf(i)]));
+  for (int r = 0; r < 2; ++r) {
+    SmallVector<Value> row;
+    for (size_t i = 0; i < s.size(); ++i)
+      if (fragRowHalf(i) == r)
+        row.push_back(s[i]);
+    Value rowSum = treeReduce(kb, row, /*isMax=*/false);
+    state.sum[r] = first ? rowSum : kb.fma(state.sum[r], rescale[r], rowSum);
+  }
+}
+
+void mlir::fa::nvvm_kernel::rescaleRows(KernelBuilder &kb, SmallVectorImpl<Value> &o,
+                                        Value factor[2]) {
+  for (size_t i = 0; i < o.size(); ++i)
+    o[i] = kb.fmul(o[i], factor[fragRowHalf(i)]);
+}

@@ -1,0 +1,79 @@
+//===- fa-compile.cpp - fa.attention -> kernel bundles --------------------===//
+//
+// Compiles every fa.attention of an MLIR file into sm_90a kernel bundles
+// (docs/BundleFormat.md) by running fa-nvvm-pipeline with bundle-dir:
+//
+//   fa-compile attention.mlir -o bundles/ [--format=bin|isa] [--stages=2]
+//
+//===----------------------------------------------------------------------===//
+#include "fa/Dialect/FA/IR/FADialect.h"
+#include "fa/Pipelines/NVVMPipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"), cl::init("-"));
+static cl::opt<std::string> outDir("o", cl::desc("Bundle directory"), cl::init("."));
+static cl::opt<std::string> format("format", cl::desc("bin (cubin), isa (PTX) or fatbin"),
+                                   cl::init("bin"));
+static cl::opt<unsigned> stages("stages", cl::desc("K/V ring depth"), cl::init(2));
+static cl::opt<bool> overlap("overlap", cl::desc("Intra-warpgroup QK^T/softmax overlap"),
+                             cl::init(true));
+static cl::opt<std::string> ptxasOptions("ptxas-options", cl::desc("Extra ptxas options"),
+                                         cl::init(""));
+static cl::opt<bool> printIR("print-ir", cl::desc("Print the module after the pipeline"),
+                             cl::init(false));
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "fa.attention -> sm_90a kernel bundles\n");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  // gpu-module-to-binary translates the gpu.module to LLVM IR.
+  registerAllToLLVMIRTranslations(registry);
+  registry.insert<fa::FADialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string err;
+  auto file = openInputFile(inputFile, &err);
+  if (!file) {
+    llvm::errs() << err << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  PassManager pm(&context);
+  fa::FANVVMPipelineOptions options;
+  options.format = format;
+  options.stages = stages;
+  options.overlap = overlap;
+  options.bundleDir = outDir;
+  options.ptxasOptions = ptxasOptions;
+  fa::buildFANVVMPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return 1;
+  if (printIR)
+    module->print(llvm::outs());
+  return 0;
+}
