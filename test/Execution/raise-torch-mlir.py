@@ -8,6 +8,6 @@ import os
 import raise_equiv
 
 raise_equiv.run_file(
-    os.path.join(os.environ.get("FA_SRC_ROOT", os.path.dirname(__file__) + "/../.."),
-                 "test/Dialect/FA/raise-attention-torch-mlir.mlir"),
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Dialect",
+                 "FA", "raise-attention-torch-mlir.mlir"),
     ["bert_attention", "single_head", "einsum_softmax"])

@@ -143,12 +143,32 @@ struct Grid {
 
 /// Matches a visibility grid with causal / window masks of either
 /// alignment.
+static bool matchGridAligned(const Grid &g, bool bottomRight, int64_t off,
+                             MaskConfig &out);
+
+/// Prefers the simplest description: causal over a window, top-left over
+/// bottom-right.
 static bool matchGrid(const Grid &g, MaskConfig &out) {
+  MaskConfig topLeft, bottomRight;
+  bool tl = matchGridAligned(g, false, 0, topLeft);
+  bool br = g.rows != g.cols &&
+            matchGridAligned(g, true, g.cols - g.rows, bottomRight);
+  auto cost = [](const MaskConfig &m) {
+    return (m.window ? 2 : 0) + (m.bottomRight ? 1 : 0);
+  };
+  if (!tl && !br)
+    return false;
+  if (tl && (!br || cost(topLeft) <= cost(bottomRight)))
+    out = topLeft;
+  else
+    out = bottomRight;
+  return true;
+}
+
+static bool matchGridAligned(const Grid &g, bool bottomRight, int64_t off,
+                             MaskConfig &out) {
   int64_t big = g.rows + g.cols + 1;
-  SmallVector<std::pair<bool, int64_t>> aligns = {{false, 0}};
-  if (g.rows != g.cols)
-    aligns.push_back({true, g.cols - g.rows});
-  for (auto [bottomRight, off] : aligns) {
+  {
     int64_t right = -big, left = -big;
     bool anyRight = false, anyLeft = false;
     for (int64_t i = 0; i < g.rows; ++i) {
@@ -175,7 +195,7 @@ static bool matchGrid(const Grid &g, MaskConfig &out) {
     if (!anyLeft)
       left = big;
     if (right < 0 || left < 0)
-      continue;
+      return false;
     bool same = true;
     for (int64_t i = 0; i < g.rows && same; ++i)
       for (int64_t j = 0; j < g.cols; ++j) {
@@ -186,7 +206,7 @@ static bool matchGrid(const Grid &g, MaskConfig &out) {
         }
       }
     if (!same)
-      continue;
+      return false;
     out.causal = right == 0;
     out.bottomRight = bottomRight && (out.causal || left != big || right != big);
     if (left != big || (right != big && right != 0))
@@ -196,7 +216,6 @@ static bool matchGrid(const Grid &g, MaskConfig &out) {
       out.bottomRight = false;
     return true;
   }
-  return false;
 }
 
 LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
