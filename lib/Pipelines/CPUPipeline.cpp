@@ -15,6 +15,7 @@ static constexpr const char *kLowerToLLVM =
     "func.func(convert-elementwise-to-linalg),"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
+    "func.func(scf-forall-to-parallel),"
     "buffer-deallocation-pipeline,"
     "convert-linalg-to-loops,"
     "expand-strided-metadata,"
@@ -32,10 +33,7 @@ static constexpr const char *kLowerToLLVM =
 void mlir::fa::buildFACPUPipeline(OpPassManager &pm,
                                   const FACPUPipelineOptions &options) {
   if (options.tiled) {
-    // Resolved by name until fa-tile-attention is linked in.
-    if (failed(parsePassPipeline("fa-tile-attention", pm)))
-      llvm::report_fatal_error("fa-cpu-pipeline: tiled=true needs the "
-                               "fa-tile-attention pass");
+    pm.addPass(createFATileAttention());
   } else {
     pm.addPass(createFADecomposeAttention());
   }

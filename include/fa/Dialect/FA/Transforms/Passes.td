@@ -32,6 +32,60 @@ def FADecomposeAttention : Pass<"fa-decompose-attention"> {
   ];
 }
 
+def FATileAttention : Pass<"fa-tile-attention"> {
+  let summary = "Rewrite fa ops into FlashAttention loop nests over tiles";
+  let description = [{
+    Replaces every `fa.attention` by the FlashAttention forward: an
+    `scf.forall` over (batch, query head, query tile) whose body runs an
+    `scf.for` over key/value tiles carrying the running row max `m`, the
+    running row sum `l` and the f32 output accumulator (online softmax,
+    `exp2` with log2(e) folded into the scale). The seq_q x seq_k score
+    matrix never exists: every value is at most a block-q x block-k tile.
+
+    Replaces every `fa.attention_grad` by the FlashAttention-2 backward:
+    D = rowsum(dO * O) per query row; an `scf.forall` over (batch, kv head,
+    key tile) whose inner loops over the query heads of the group and the
+    query tiles recompute the scores and P = exp(S - LSE) and accumulate
+    dV += Pᵀ dO, dK += dSᵀ Q (and dBias); dQ += dS K in a separate
+    `scf.forall` over query tiles (`dq-accumulation=deterministic`).
+
+    Causal and sliding-window masks: key tiles that every row of a query
+    tile cannot see (and, in the backward, query tiles that cannot see a key
+    tile) are outside the loop bounds; only tiles crossing the mask boundary
+    compute the per-element mask, under an `scf.if`. Scores, bias, softcap,
+    masks and their derivative come from AttentionConfig, as in
+    `fa-decompose-attention`. Grouped-query heads read their key/value head
+    by index arithmetic. Tails are tiles with dynamic sizes.
+
+    Input: `fa` ops on ranked tensors. Output: `scf`, `linalg` (on 2-D
+    tiles), `tensor`, `arith` and `math` ops; no `fa` op remains.
+
+    Example:
+    ```mlir
+    %o = fa.attention %q, %k, %v : tensor<1x8x4096x64xf32>,
+        tensor<1x8x4096x64xf32>, tensor<1x8x4096x64xf32> {causal}
+        -> tensor<1x8x4096x64xf32>
+    // becomes scf.forall (%b, %h, %t) in (1, 8, 64) { scf.for %kt = 0 to
+    // min(...) { ...tensor<?x?xf32> tiles... } }
+    ```
+  }];
+  let options = [
+    Option<"blockQ", "block-q", "int64_t", /*default=*/"64",
+           "Query rows per tile">,
+    Option<"blockK", "block-k", "int64_t", /*default=*/"64",
+           "Key/value rows per tile">,
+    Option<"dqAccumulation", "dq-accumulation", "std::string",
+           /*default=*/"\"deterministic\"",
+           "How the backward sums dQ over key tiles: 'deterministic' (a "
+           "separate loop nest over query tiles) or 'atomic'">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def FARaiseAttention : Pass<"fa-raise-attention"> {
   let summary = "Recognize attention in framework IR and raise it to fa ops";
   let description = [{

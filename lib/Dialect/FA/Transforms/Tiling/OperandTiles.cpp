@@ -1,0 +1,60 @@
+//===- OperandTiles.cpp - Tiles of an attention op's operands -------------===//
+#include "OperandTiles.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::tiling;
+
+Value OperandTiles::kvHead(Value h) {
+  return arith::DivUIOp::create(tb.b, h, p.group);
+}
+
+Value OperandTiles::descale(Value descale, Value bi, Value hk) {
+  if (!descale)
+    return nullptr;
+  auto type = cast<RankedTensorType>(descale.getType());
+  if (type.getRank() == 0)
+    return tensor::ExtractOp::create(tb.b, descale, ValueRange{});
+  return tensor::ExtractOp::create(tb.b, descale, ValueRange{bi, hk});
+}
+
+Value OperandTiles::rowsF32(Value t, Value bi, Value h, Span rows,
+                            Value factor) {
+  return tb.toF32(tb.extractRows(t, p.ld, bi, h, rows), factor,
+                  /*transpose=*/false);
+}
+
+Value OperandTiles::rowsF32Transposed(Value t, Value bi, Value h, Span cols,
+                                      Value factor) {
+  return tb.toF32(tb.extractRows(t, p.ld, bi, h, cols), factor,
+                  /*transpose=*/true);
+}
+
+bool OperandTiles::broadcastsBatch(Value bias) {
+  return cast<RankedTensorType>(bias.getType()).getDimSize(0) == 1;
+}
+bool OperandTiles::broadcastsHeads(Value bias) {
+  return cast<RankedTensorType>(bias.getType()).getDimSize(1) == 1;
+}
+
+Value OperandTiles::biasTile(Value bias, Value bi, Value h, Span rows,
+                             Span cols) {
+  if (!bias)
+    return nullptr;
+  ImplicitLocOpBuilder &b = tb.b;
+  auto type = cast<RankedTensorType>(bias.getType());
+  SmallVector<OpFoldResult> offsets = {
+      broadcastsBatch(bias) ? OpFoldResult(b.getIndexAttr(0)) : bi,
+      broadcastsHeads(bias) ? OpFoldResult(b.getIndexAttr(0)) : h,
+      rows.start, cols.start};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                     rows.len, cols.len};
+  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+  auto tileType = RankedTensorType::get(
+      {ShapedType::kDynamic, ShapedType::kDynamic}, type.getElementType());
+  return tensor::ExtractSliceOp::create(b, tileType, bias, offsets, sizes,
+                                        strides);
+}
