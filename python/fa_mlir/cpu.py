@@ -3,20 +3,17 @@
 The function must carry `llvm.emit_c_interface` and take only memrefs; each
 memref is passed as a pointer to MLIR's strided-memref descriptor.
 """
-import ctypes
 import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
 
-import numpy as np
+from .errors import CompileError  # noqa: F401  (historical home)
+# Calling compiled code needs no compiler: it lives in memref.py.
+from .memref import CompiledFunction, memref_descriptor  # noqa: F401
 
 LLVM_BIN = os.environ.get("FA_LLVM_BIN", "/usr/lib/llvm-22/bin")
-
-
-class CompileError(RuntimeError):
-    """fa-opt, mlir-translate or clang rejected the program."""
 
 
 def _repo_root():
@@ -62,6 +59,14 @@ def compile_to_shared_library(mlir_text, pipeline="fa-cpu-pipeline",
     so_path = os.path.join(_cache_dir(), key.hexdigest()[:24] + ".so")
     if os.path.exists(so_path):
         return so_path
+    lower_to_shared_library(mlir_text, so_path, pipeline, opt_flags)
+    return so_path
+
+
+def lower_to_shared_library(mlir_text, so_path, pipeline="fa-cpu-pipeline",
+                            opt_flags=("-O2",)):
+    """fa-opt `pipeline` + mlir-translate + clang: writes `so_path` (atomically)."""
+    fa_opt = find_fa_opt()
     llvm_dialect = _run([fa_opt, f"--pass-pipeline=builtin.module({pipeline})",
                          "-"], mlir_text)
     llvm_ir = _run([os.path.join(LLVM_BIN, "mlir-translate"),
@@ -75,38 +80,3 @@ def compile_to_shared_library(mlir_text, pipeline="fa-cpu-pipeline",
               "-Wno-override-module", ll, "-o", out, "-lm"])
         shutil.move(out, so_path)
     return so_path
-
-
-def _descriptor_type(rank):
-    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
-              ("offset", ctypes.c_int64)]
-    if rank:
-        fields += [("sizes", ctypes.c_int64 * rank),
-                   ("strides", ctypes.c_int64 * rank)]
-    return type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
-
-
-def memref_descriptor(array):
-    """A strided-memref descriptor viewing `array` (which must stay alive)."""
-    if not array.flags["C_CONTIGUOUS"]:
-        raise ValueError("arrays passed to compiled code must be C-contiguous")
-    desc = _descriptor_type(array.ndim)()
-    desc.allocated = desc.aligned = array.ctypes.data
-    desc.offset = 0
-    for i, (size, stride) in enumerate(zip(array.shape, array.strides)):
-        desc.sizes[i] = size
-        desc.strides[i] = stride // array.itemsize
-    return desc
-
-
-class CompiledFunction:
-    """A function of a compiled module, called with numpy arrays in order."""
-
-    def __init__(self, so_path, name):
-        self.library = ctypes.CDLL(so_path)
-        self.function = getattr(self.library, f"_mlir_ciface_{name}")
-        self.function.restype = None
-
-    def __call__(self, *arrays):
-        descriptors = [memref_descriptor(a) for a in arrays]
-        self.function(*[ctypes.byref(d) for d in descriptors])

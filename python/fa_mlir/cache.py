@@ -1,0 +1,92 @@
+"""The on-disk bundle cache: one directory per (configuration, target,
+compiler version).
+
+The compiler version is the package version plus a hash of the compiler
+binaries (fa-opt, and fa-compile for sm_90a), so rebuilding the compiler
+invalidates every entry without anyone clearing the cache. Entries are
+written to a temporary directory and renamed into place, so concurrent
+processes never see half a bundle.
+"""
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+
+from . import __version__
+
+_hash_memo = {}
+
+
+def cache_root():
+    """$FA_MLIR_CACHE, else $XDG_CACHE_HOME/fa_mlir, else ~/.cache/fa_mlir."""
+    root = os.environ.get("FA_MLIR_CACHE")
+    if not root:
+        base = os.environ.get("XDG_CACHE_HOME",
+                              os.path.join(os.path.expanduser("~"), ".cache"))
+        root = os.path.join(base, "fa_mlir")
+    return root
+
+
+def file_hash(path):
+    """sha256 of a file, remembered per (path, size, mtime) in this process."""
+    st = os.stat(path)
+    memo_key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+    if memo_key not in _hash_memo:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        _hash_memo[memo_key] = h.hexdigest()
+    return _hash_memo[memo_key]
+
+
+# The modules that write the MLIR a kernel is compiled from: editing them
+# changes the generated code, so they are part of the compiler version.
+_GENERATOR_SOURCES = ("config.py", "spec.py", "signature.py", "compiler.py",
+                      "cpu.py")
+
+
+def compiler_version(tools):
+    """{"fa_mlir": version, "generator": sha256, tool name: sha256, ...}."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    gen = hashlib.sha256()
+    for name in _GENERATOR_SOURCES:
+        gen.update(file_hash(os.path.join(here, name)).encode())
+    version = {"fa_mlir": __version__, "generator": gen.hexdigest()[:16]}
+    for path in tools:
+        version[os.path.basename(path)] = file_hash(path)
+    return version
+
+
+def entry_key(kcfg, target, version):
+    text = json.dumps({"config": kcfg.to_dict(), "target": target,
+                       "compiler": version}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def entry_dir(key, target, root=None):
+    return os.path.join(root or cache_root(), target, key)
+
+
+def publish(tmp_dir, final_dir):
+    """Moves a finished bundle directory into place; the first writer wins."""
+    os.makedirs(os.path.dirname(final_dir), exist_ok=True)
+    try:
+        os.rename(tmp_dir, final_dir)
+    except OSError:
+        if not os.path.isdir(final_dir):
+            raise
+        shutil.rmtree(tmp_dir, ignore_errors=True)  # lost a benign race
+    return final_dir
+
+
+def staging_dir(target, root=None):
+    base = os.path.join(root or cache_root(), target)
+    os.makedirs(base, exist_ok=True)
+    return tempfile.mkdtemp(prefix=".tmp-", dir=base)
+
+
+def clear(root=None):
+    """Removes every cached bundle."""
+    shutil.rmtree(root or cache_root(), ignore_errors=True)

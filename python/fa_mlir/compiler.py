@@ -1,0 +1,170 @@
+"""The compile half: KernelConfig -> kernel bundle directory, with a cache.
+
+Needs the fa-mlir build (fa-opt; fa-compile for sm_90a) and LLVM 22's
+mlir-translate and clang. The compiler is driven as a subprocess: fa-opt and
+fa-compile are the project's C++ library's drivers, and a subprocess keeps
+LLVM's global state (command-line options, crash handlers) out of the Python
+process. docs/Python.md has the reasoning.
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+
+from . import cache as fa_cache
+from . import config as fa_config
+from .bundle import MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION, load_bundle
+from .cpu import _repo_root, find_fa_opt, lower_to_shared_library
+from .errors import CompileError, UnsupportedError
+from .signature import signature
+from .spec import TARGETS, KernelConfig
+
+_FUNCTION = {"forward": "attention", "backward": "attention_grad"}
+
+
+def build_dir():
+    return os.environ.get("FA_BUILD_DIR", os.path.join(_repo_root(), "build"))
+
+
+def find_fa_compile():
+    """fa-compile (the sm_90a driver) of the build, or UnsupportedError."""
+    path = os.path.join(build_dir(), "bin", "fa-compile")
+    if not os.path.exists(path):
+        raise UnsupportedError(
+            f"target sm_90a needs the sm_90a compiler, but {path} does not "
+            "exist: this build has no Hopper back end (build the 'fa-compile' "
+            "target, or set FA_BUILD_DIR to a build that has it). fa_mlir "
+            "never falls back to the CPU for a GPU target.")
+    return path
+
+
+def compiler_tools(target):
+    tools = [find_fa_opt()]
+    if target == "sm_90a":
+        tools.append(find_fa_compile())
+    return tools
+
+
+def make_config(config=None, **fields):
+    """A KernelConfig from a KernelConfig, a dict, or keyword fields."""
+    if config is None:
+        return KernelConfig(**fields)
+    if isinstance(config, dict):
+        config = KernelConfig.from_dict(config)
+    if not isinstance(config, KernelConfig):
+        raise TypeError(f"config must be a KernelConfig or a dict, "
+                        f"got {type(config).__name__}")
+    return config.with_(**fields) if fields else config
+
+
+def compile(config=None, *, target="cpu", cache=True, cache_dir=None,
+            **fields):
+    """Compiles one attention kernel into a bundle and loads it.
+
+    `config` is a KernelConfig (or its dict), or pass its fields as keywords:
+    ``fa_mlir.compile(dtype="bf16", head_dim=64, causal=True)``. Sizes left
+    None (the default) are dynamic. Returns a loaded bundle (CpuBundle or
+    GpuBundle); `bundle.path` is its directory. With `cache`, bundles are
+    reused across processes, keyed by the configuration, the target and the
+    compiler version.
+    """
+    kcfg = make_config(config, **fields)
+    if target not in TARGETS:
+        raise UnsupportedError(f"unknown target {target!r}; known: {TARGETS}")
+    version = fa_cache.compiler_version(compiler_tools(target))
+    key = fa_cache.entry_key(kcfg, target, version)
+    final = fa_cache.entry_dir(key, target, cache_dir)
+    if cache and os.path.exists(os.path.join(final, MANIFEST)):
+        return load_bundle(final)
+    tmp = fa_cache.staging_dir(target, cache_dir)
+    try:
+        build_bundle(kcfg, target, tmp, version)
+        path = fa_cache.publish(tmp, final) if cache else tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return load_bundle(path)
+
+
+def build_bundle(kcfg, target, out_dir, version=None):
+    """Writes the bundle of `kcfg` for `target` into `out_dir` (no cache)."""
+    os.makedirs(out_dir, exist_ok=True)
+    version = version or fa_cache.compiler_version(compiler_tools(target))
+    manifest = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION,
+                "target": target, "op": kcfg.op, "config": kcfg.to_dict(),
+                "compiler": version}
+    if target == "cpu":
+        manifest["cpu"] = _build_cpu(kcfg, out_dir)
+    elif target == "sm_90a":
+        manifest["gpu"] = _build_sm90a(kcfg, out_dir)
+    else:
+        raise UnsupportedError(f"unknown target {target!r}; known: {TARGETS}")
+    with open(os.path.join(out_dir, MANIFEST), "w") as f:
+        json.dump(manifest, f, indent=2)
+        f.write("\n")
+    return out_dir
+
+
+def _build_cpu(kcfg, out_dir):
+    if "heads" in kcfg.dynamic:
+        # fa-opt --fa-cpu-pipeline crashes (in the memref lowering of the
+        # decomposition's dynamic [Hkv, G] expand_shape) on dynamic heads.
+        raise UnsupportedError(
+            "target cpu: dynamic head counts are not supported by "
+            "fa-cpu-pipeline yet; give heads_q and heads_kv (batch and "
+            "sequence lengths may stay dynamic)")
+    acfg = kcfg.attention_config()
+    name = _FUNCTION[kcfg.op]
+    text = (fa_config.forward_mlir(acfg, name) if kcfg.op == "forward"
+            else fa_config.backward_mlir(acfg, name))
+    with open(os.path.join(out_dir, "kernel.mlir"), "w") as f:
+        f.write(text)
+    lower_to_shared_library(text, os.path.join(out_dir, "kernel.so"))
+    return {"library": "kernel.so", "symbol": f"_mlir_ciface_{name}",
+            "source": "kernel.mlir", "arguments": signature(kcfg)}
+
+
+def _sm90a_mlir(kcfg):
+    """A function on tensors holding the one fa.attention to compile."""
+    acfg = kcfg.attention_config()
+    ins = fa_config.forward_inputs(acfg)
+    outs = fa_config.forward_outputs(acfg)
+    params = ", ".join(f"%{r}: {acfg.type_of(r)}" for r in ins)
+    result_types = ", ".join(acfg.type_of(r) for r in outs)
+    bias = f" bias(%bias : {acfg.type_of('bias')})" if acfg.bias else ""
+    results = ", ".join(f"%{r}_r" for r in outs)
+    return (f"func.func @attention({params}) -> ({result_types}) {{\n"
+            f"  {results} = fa.attention %query, %key, %value : "
+            f"{acfg.type_of('query')}, {acfg.type_of('key')}, "
+            f"{acfg.type_of('value')}{bias} {acfg.attributes()} -> "
+            f"{result_types}\n  return {results} : {result_types}\n}}\n")
+
+
+def _build_sm90a(kcfg, out_dir):
+    if kcfg.op != "forward":
+        raise UnsupportedError(
+            "target sm_90a: there is no sm_90a backward kernel yet (only the "
+            "fa.attention forward); compute the backward on the CPU target")
+    tool = find_fa_compile()
+    src = os.path.join(out_dir, "kernel.mlir")
+    with open(src, "w") as f:
+        f.write(_sm90a_mlir(kcfg))
+    proc = subprocess.run([tool, src, "-o", out_dir], capture_output=True,
+                          text=True)
+    if proc.returncode != 0:
+        msg = proc.stderr.strip()
+        kind = UnsupportedError if "not supported" in msg or \
+            "must be" in msg else CompileError
+        raise kind(f"fa-compile failed for sm_90a ({proc.returncode}):\n{msg}")
+    bundles = []
+    for path in sorted(glob.glob(os.path.join(out_dir, "*.json"))):
+        if os.path.basename(path) == MANIFEST:
+            continue
+        with open(path) as f:
+            if json.load(f).get("format") == "fa-kernel-bundle":
+                bundles.append(os.path.basename(path))
+    if len(bundles) != 1:
+        raise CompileError(f"fa-compile wrote {len(bundles)} kernel bundles "
+                           f"into {out_dir}, expected 1: {bundles}")
+    return {"bundle": bundles[0], "source": "kernel.mlir"}

@@ -1,0 +1,165 @@
+"""ctypes binding of libfa_runtime (include/fa/Runtime/fa_runtime.h).
+
+The runtime half for GPUs: it needs neither MLIR nor torch nor a CUDA
+toolkit, only libfa_runtime.so (which itself dlopens libcuda.so.1 at the
+first launch). The library is found, in order, at $FA_RUNTIME_LIB, next to
+this package (fa_mlir/lib/, for shipped wheels), in $FA_BUILD_DIR/lib or the
+repository's build/lib, then by the dynamic loader's search.
+"""
+import ctypes
+import ctypes.util
+import functools
+import os
+
+from .errors import BundleError, RuntimeLibraryError
+
+MAX_RANK = 8
+ABI_VERSION = 1
+
+
+class FaTensor(ctypes.Structure):
+    _fields_ = [("role", ctypes.c_char_p), ("data", ctypes.c_void_p),
+                ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
+                ("sizes", ctypes.c_int64 * MAX_RANK),
+                ("strides", ctypes.c_int64 * MAX_RANK)]
+
+
+def _candidates():
+    env = os.environ.get("FA_RUNTIME_LIB")
+    if env:
+        return [env]  # an explicit choice is never second-guessed
+    here = os.path.dirname(os.path.abspath(__file__))
+    repo = os.path.dirname(os.path.dirname(here))
+    build = os.environ.get("FA_BUILD_DIR", os.path.join(repo, "build"))
+    # AOT directories may carry the library (python -m fa_mlir.aot --runtime).
+    aot = [os.path.join(d, "lib", "libfa_runtime.so") for d in
+           os.environ.get("FA_MLIR_BUNDLE_PATH", "").split(os.pathsep) if d]
+    paths = aot + [os.path.join(here, "lib", "libfa_runtime.so"),
+                   os.path.join(build, "lib", "libfa_runtime.so")]
+    found = ctypes.util.find_library("fa_runtime")
+    return paths + ([found] if found else [])
+
+
+@functools.lru_cache(maxsize=None)
+def library():
+    """The loaded libfa_runtime, with argument types declared."""
+    tried = []
+    for path in _candidates():
+        if os.path.sep in path and not os.path.exists(path):
+            tried.append(f"{path} (missing)")
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+            break
+        except OSError as e:
+            tried.append(f"{path} ({e})")
+    else:
+        raise BundleError(
+            "cannot find libfa_runtime.so; tried " + "; ".join(tried) +
+            ". Build it (ninja fa_runtime) and set FA_BUILD_DIR, or point "
+            "FA_RUNTIME_LIB at the library")
+    _declare(lib)
+    abi = lib.fa_runtime_abi_version()
+    if abi != ABI_VERSION:
+        raise BundleError(f"libfa_runtime at {path} has ABI version {abi}, "
+                          f"this package speaks {ABI_VERSION}")
+    return lib
+
+
+def _declare(lib):
+    c = ctypes
+    sigs = {
+        "fa_last_error": (c.c_char_p, []),
+        "fa_status_name": (c.c_char_p, [c.c_int]),
+        "fa_runtime_abi_version": (c.c_int, []),
+        "fa_bundle_format_version": (c.c_int, []),
+        "fa_dtype_from_name": (c.c_int, [c.c_char_p, c.POINTER(c.c_int32)]),
+        "fa_bundle_load": (c.c_int, [c.c_char_p, c.POINTER(c.c_void_p)]),
+        "fa_bundle_free": (None, [c.c_void_p]),
+        "fa_bundle_kernel_name": (c.c_char_p, [c.c_void_p]),
+        "fa_bundle_op": (c.c_char_p, [c.c_void_p]),
+        "fa_bundle_chip": (c.c_char_p, [c.c_void_p]),
+        "fa_bundle_config_json": (c.c_char_p, [c.c_void_p]),
+        "fa_bundle_required_operands": (c.c_char_p, [c.c_void_p]),
+        "fa_bundle_check": (c.c_int, [c.c_void_p, c.POINTER(FaTensor), c.c_int,
+                                      c.c_int, c.POINTER(c.c_uint32)]),
+        "fa_bundle_launch": (c.c_int, [c.c_void_p, c.POINTER(FaTensor),
+                                       c.c_int, c.c_void_p]),
+        "fa_driver_check": (c.c_int, [c.POINTER(c.c_int)]),
+    }
+    for name, (res, args) in sigs.items():
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = res, args
+
+
+def _check(lib, rc):
+    if rc != 0:
+        raise RuntimeLibraryError(lib.fa_status_name(rc).decode(),
+                                  lib.fa_last_error().decode())
+
+
+@functools.lru_cache(maxsize=None)
+def dtype_code(name):
+    lib = library()
+    out = ctypes.c_int32()
+    _check(lib, lib.fa_dtype_from_name(name.encode(), ctypes.byref(out)))
+    return out.value
+
+
+def tensor_array(tensors):
+    """FaTensor[] from {role: (address, dtype name, sizes, strides)}."""
+    arr = (FaTensor * len(tensors))()
+    for t, (role, (addr, dtype, sizes, strides)) in zip(arr, tensors.items()):
+        if len(sizes) > MAX_RANK:
+            raise RuntimeLibraryError("FA_ERROR_INVALID_ARGUMENT",
+                                      f"operand '{role}' has rank > {MAX_RANK}")
+        t.role, t.data = role.encode(), addr
+        t.dtype, t.rank = dtype_code(dtype), len(sizes)
+        for i, (s, st) in enumerate(zip(sizes, strides)):
+            t.sizes[i], t.strides[i] = s, st
+    return arr
+
+
+class RuntimeBundle:
+    """A loaded fa-kernel-bundle (JSON + cubin). Loading needs no GPU."""
+
+    def __init__(self, json_path):
+        self.lib = library()
+        handle = ctypes.c_void_p()
+        _check(self.lib, self.lib.fa_bundle_load(json_path.encode(),
+                                                 ctypes.byref(handle)))
+        self._handle = handle
+        self.json_path = json_path
+        self.kernel_name = self.lib.fa_bundle_kernel_name(handle).decode()
+        self.op = self.lib.fa_bundle_op(handle).decode()
+        self.chip = self.lib.fa_bundle_chip(handle).decode()
+        self.config_json = self.lib.fa_bundle_config_json(handle).decode()
+        self.required = self.lib.fa_bundle_required_operands(
+            handle).decode().split(",")
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            self.lib.fa_bundle_free(self._handle)
+            self._handle = None
+
+    def check(self, tensors, num_sms=132):
+        """Everything a launch checks, without a GPU; returns the grid."""
+        arr = tensor_array(tensors)
+        grid = (ctypes.c_uint32 * 3)()
+        _check(self.lib, self.lib.fa_bundle_check(self._handle, arr, len(arr),
+                                                  num_sms, grid))
+        return tuple(grid)
+
+    def launch(self, tensors, stream=None):
+        """Queues the kernel on `stream` (a CUstream handle as int, or None)."""
+        arr = tensor_array(tensors)
+        _check(self.lib, self.lib.fa_bundle_launch(
+            self._handle, arr, len(arr), ctypes.c_void_p(stream or 0)))
+
+
+def driver_check():
+    """Number of usable GPUs; raises RuntimeLibraryError when there is none."""
+    lib = library()
+    n = ctypes.c_int()
+    _check(lib, lib.fa_driver_check(ctypes.byref(n)))
+    return n.value

@@ -1,0 +1,95 @@
+"""Where kernels come from at run time: AOT bundle directories first, then
+the compiler (with its cache) when this machine has one.
+
+An AOT directory (written by `python -m fa_mlir.aot`) has an `index.json`
+listing its bundles by configuration and target. Directories are searched
+in the order of $FA_MLIR_BUNDLE_PATH (os.pathsep-separated) followed by
+those passed to add_bundle_dir().
+"""
+import json
+import os
+import threading
+
+from .bundle import load_bundle
+from .errors import BundleError, CompileError
+
+INDEX = "index.json"
+INDEX_FORMAT = "fa-mlir-bundle-index"
+
+_extra_dirs = []
+_loaded = {}
+_lock = threading.Lock()
+
+
+def add_bundle_dir(path):
+    """Searches `path` (an AOT output directory) before compiling."""
+    path = os.path.abspath(os.fspath(path))
+    if not os.path.exists(os.path.join(path, INDEX)):
+        raise BundleError(f"{path} has no {INDEX}: not an fa_mlir AOT "
+                          "bundle directory")
+    if path not in _extra_dirs:
+        _extra_dirs.append(path)
+    _loaded.clear()
+
+
+def bundle_dirs():
+    env = [p for p in os.environ.get("FA_MLIR_BUNDLE_PATH", "").split(
+        os.pathsep) if p]
+    return env + _extra_dirs
+
+
+def read_index(path):
+    ipath = os.path.join(path, INDEX)
+    try:
+        with open(ipath) as f:
+            index = json.load(f)
+    except (OSError, ValueError) as e:
+        raise BundleError(f"cannot read bundle index {ipath}: {e}") from e
+    if index.get("format") != INDEX_FORMAT:
+        raise BundleError(f"{ipath}: format is {index.get('format')!r}, "
+                          f"expected {INDEX_FORMAT!r}")
+    return index
+
+
+def find_aot(kcfg, target):
+    """Path of an AOT bundle for (kcfg, target), or None."""
+    want = kcfg.to_dict()
+    for d in bundle_dirs():
+        if not os.path.exists(os.path.join(d, INDEX)):
+            continue
+        for entry in read_index(d)["entries"]:
+            if entry["target"] == target and entry["config"] == want:
+                return os.path.join(d, entry["path"])
+    return None
+
+
+def get_bundle(kcfg, target):
+    """The loaded bundle for (kcfg, target): AOT, cached, or compiled now."""
+    key = (kcfg.key(), target)
+    with _lock:
+        if key in _loaded:
+            return _loaded[key]
+    path = find_aot(kcfg, target)
+    if path is not None:
+        bundle = load_bundle(path)
+    else:
+        from . import compiler  # the compile half, only when needed
+        try:
+            compiler.find_fa_opt()
+        except CompileError as e:
+            raise BundleError(
+                f"no {target} bundle for {kcfg.key()} in the bundle "
+                f"directories {bundle_dirs() or '(none)'}, and no compiler "
+                f"here ({e}). Build bundles with `python -m fa_mlir.aot` on a "
+                "machine with the fa-mlir build and point FA_MLIR_BUNDLE_PATH "
+                "at them.") from None
+        bundle = compiler.compile(kcfg, target=target)
+    with _lock:
+        _loaded[key] = bundle
+    return bundle
+
+
+def forget():
+    """Drops the in-process bundle memo (the on-disk cache stays)."""
+    with _lock:
+        _loaded.clear()

@@ -1,0 +1,116 @@
+"""The argument list of a compiled kernel and the checks a call runs on it.
+
+A signature is a list of {"role", "dtype", "shape", "output"}; a shape entry
+is an int (static) or a size symbol ("batch", "heads_q", "seq_k", ...). It is
+written into every CPU bundle, so the runtime half needs no compiler to know
+how to call the kernel. Needs nothing but the standard library.
+"""
+from . import config as fa_config
+from .errors import ArgumentError
+
+_GRAD_OF = fa_config.GRAD_OF
+_BHSD = {
+    "query": ("batch", "heads_q", "seq_q", "head_dim"),
+    "key": ("batch", "heads_kv", "seq_k", "head_dim"),
+    "value": ("batch", "heads_kv", "seq_k", "head_dim_v"),
+    "output": ("batch", "heads_q", "seq_q", "head_dim_v"),
+    "grad_output": ("batch", "heads_q", "seq_q", "head_dim_v"),
+    "lse": ("batch", "heads_q", "seq_q"),
+}
+_DIM_NAMES = {"batch": "batch", "heads_q": "heads", "heads_kv": "heads",
+              "seq_q": "seq", "seq_k": "seq", "head_dim": "head_dim",
+              "head_dim_v": "head_dim_v"}
+
+
+def role_dims(kcfg, role):
+    """Symbolic dims of `role` (outermost first) in the config's layout."""
+    base = _GRAD_OF.get(role, role)
+    if base == "bias":
+        per_batch, per_head = kcfg.bias
+        return (("batch" if per_batch else 1), ("heads_q" if per_head else 1),
+                "seq_q", "seq_k")
+    dims = _BHSD[base]
+    if len(dims) == 4 and kcfg.layout == "bshd":
+        dims = (dims[0], dims[2], dims[1], dims[3])
+    return dims
+
+
+def role_dtype(kcfg, role):
+    base = _GRAD_OF.get(role, role)
+    if base == "lse":
+        return "f32"
+    if base == "bias":
+        return kcfg.bias_dtype
+    return kcfg.dtype
+
+
+def _static(kcfg, sym):
+    if isinstance(sym, int):
+        return sym
+    if sym == "head_dim":
+        return kcfg.head_dim
+    if sym == "head_dim_v":
+        return kcfg.dv
+    return getattr(kcfg, sym)  # None when dynamic
+
+
+def signature(kcfg):
+    """[{"role", "dtype", "shape", "output"}] in the kernel's argument order."""
+    acfg = kcfg.attention_config()
+    if kcfg.op == "forward":
+        ins, outs = fa_config.forward_inputs(acfg), fa_config.forward_outputs(acfg)
+    else:
+        ins, outs = (fa_config.backward_inputs(acfg),
+                     fa_config.backward_outputs(acfg))
+    sig = []
+    for role in ins + outs:
+        shape = [(_static(kcfg, d) if _static(kcfg, d) is not None else d)
+                 for d in role_dims(kcfg, role)]
+        sig.append({"role": role, "dtype": role_dtype(kcfg, role),
+                    "shape": shape, "output": role in outs})
+    return sig
+
+
+def bind(sig, shapes, where="kernel"):
+    """Checks `shapes` ({role: tuple}) against `sig`; returns the symbols.
+
+    Raises ArgumentError naming the role, the dimension and where the
+    expected value came from.
+    """
+    symbols, origin = {}, {}
+    for arg in sig:
+        role = arg["role"]
+        if role not in shapes:
+            raise ArgumentError(f"{where}: missing operand '{role}'")
+        shape = tuple(shapes[role])
+        if len(shape) != len(arg["shape"]):
+            raise ArgumentError(
+                f"{where}: operand '{role}' has rank {len(shape)}, expected "
+                f"{len(arg['shape'])} (shape {_fmt(arg['shape'])})")
+        for i, (size, sym) in enumerate(zip(shape, arg["shape"])):
+            if isinstance(sym, int):
+                if size != sym:
+                    raise ArgumentError(
+                        f"{where}: operand '{role}' dimension {i} is {size}, "
+                        f"expected {sym} (shape {_fmt(arg['shape'])})")
+            elif sym in symbols:
+                if size != symbols[sym]:
+                    raise ArgumentError(
+                        f"{where}: operand '{role}' dimension {i} ({sym}) is "
+                        f"{size}, expected {symbols[sym]} ({sym}, from "
+                        f"'{origin[sym]}')")
+            else:
+                symbols[sym], origin[sym] = size, role
+    hq, hk = symbols.get("heads_q"), symbols.get("heads_kv")
+    if hq is not None and hk is not None and (hk == 0 or hq % hk):
+        raise ArgumentError(f"{where}: heads_q ({hq}) must be a multiple of "
+                            f"heads_kv ({hk})")
+    return symbols
+
+
+def _fmt(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def dim_name(sym):
+    return _DIM_NAMES.get(sym, str(sym))

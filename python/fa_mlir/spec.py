@@ -1,0 +1,162 @@
+"""KernelConfig: what one compiled kernel is specialised on.
+
+A kernel is specialised on everything but the sizes that are left dynamic
+(None): batch, heads and sequence lengths. Head dims are always static. The
+same object is the cache key, the AOT configuration entry and the `config`
+recorded in a bundle, so it converts losslessly to and from JSON.
+"""
+from dataclasses import asdict, dataclass, fields, replace
+import json
+import math
+from typing import Optional, Tuple
+
+from .config import AttentionConfig
+from .errors import ArgumentError
+
+OPS = ("forward", "backward")
+TARGETS = ("cpu", "sm_90a")
+DTYPES = ("f32", "f16", "bf16")
+LAYOUTS = ("bhsd", "bshd")
+ALIGNMENTS = (None, "top_left", "bottom_right")
+# Sizes that may be dynamic, grouped as the generated MLIR names them: a
+# group is dynamic as soon as one of its sizes is None.
+SIZE_GROUPS = {"batch": ("batch",), "heads": ("heads_q", "heads_kv"),
+               "seq": ("seq_q", "seq_k")}
+
+
+@dataclass(frozen=True)
+class KernelConfig:
+    dtype: str = "f32"
+    head_dim: int = 64
+    head_dim_v: Optional[int] = None
+    op: str = "forward"
+    layout: str = "bhsd"
+    causal: bool = False
+    mask_alignment: Optional[str] = None
+    window: Optional[Tuple[int, int]] = None
+    softcap: Optional[float] = None
+    scale: Optional[float] = None
+    # (per_batch, per_head) of a [B|1, Hq|1, Sq, Sk] bias; None: no bias.
+    bias: Optional[Tuple[bool, bool]] = None
+    bias_dtype: Optional[str] = None  # None: f32
+    return_lse: bool = True
+    batch: Optional[int] = None
+    heads_q: Optional[int] = None
+    heads_kv: Optional[int] = None
+    seq_q: Optional[int] = None
+    seq_k: Optional[int] = None
+
+    def __post_init__(self):
+        # Canonical form, so that equal kernels have equal keys.
+        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
+        if self.window is not None:
+            set_("window", tuple(int(w) for w in self.window))
+        if self.bias is not None:
+            set_("bias", tuple(bool(b) for b in self.bias))
+            set_("bias_dtype", self.bias_dtype or "f32")
+        else:
+            set_("bias_dtype", None)
+        if self.head_dim_v == self.head_dim:
+            set_("head_dim_v", None)
+        for f in ("softcap", "scale"):
+            if getattr(self, f) is not None:
+                set_(f, float(getattr(self, f)))
+        for group in SIZE_GROUPS.values():
+            if any(getattr(self, s) is None for s in group):
+                for s in group:
+                    set_(s, None)
+        if self.op == "backward":
+            set_("return_lse", True)  # the backward always consumes LSE
+        self.validate()
+
+    # -- checks a caller can act on, before any tool runs -----------------
+    def validate(self):
+        def bad(msg):
+            raise ArgumentError(f"KernelConfig: {msg}")
+        if self.op not in OPS:
+            bad(f"op must be one of {OPS}, got {self.op!r}")
+        if self.dtype not in DTYPES:
+            bad(f"dtype must be one of {DTYPES}, got {self.dtype!r}")
+        if self.layout not in LAYOUTS:
+            bad(f"layout must be one of {LAYOUTS}, got {self.layout!r}")
+        if self.mask_alignment not in ALIGNMENTS:
+            bad(f"mask_alignment must be one of {ALIGNMENTS}, "
+                f"got {self.mask_alignment!r}")
+        if self.mask_alignment is not None and not (self.causal or self.window):
+            bad("mask_alignment needs causal or window")
+        for name in ("head_dim", "head_dim_v"):
+            v = getattr(self, name)
+            if v is not None and (not isinstance(v, int) or v < 1):
+                bad(f"{name} must be a positive int, got {v!r}")
+        if self.window is not None and (
+                len(self.window) != 2 or min(self.window) < 0):
+            bad(f"window must be (left, right) with both >= 0, "
+                f"got {self.window!r}")
+        if self.softcap is not None and not self.softcap > 0:
+            bad(f"softcap must be > 0, got {self.softcap!r}")
+        if self.scale is not None and not math.isfinite(self.scale):
+            bad(f"scale must be finite, got {self.scale!r}")
+        if self.bias_dtype not in (None, "f32", self.dtype):
+            bad(f"bias_dtype must be f32 or the dtype ({self.dtype}), "
+                f"got {self.bias_dtype!r}")
+        for group in SIZE_GROUPS.values():
+            for s in group:
+                v = getattr(self, s)
+                if v is not None and (not isinstance(v, int) or v < 1):
+                    bad(f"{s} must be a positive int or None, got {v!r}")
+        if self.heads_q and self.heads_kv and self.heads_q % self.heads_kv:
+            bad(f"heads_q ({self.heads_q}) must be a multiple of heads_kv "
+                f"({self.heads_kv})")
+
+    # -- derived ------------------------------------------------------------
+    @property
+    def dv(self):
+        return self.head_dim if self.head_dim_v is None else self.head_dim_v
+
+    @property
+    def dynamic(self):
+        return tuple(g for g, sizes in SIZE_GROUPS.items()
+                     if getattr(self, sizes[0]) is None)
+
+    @property
+    def effective_scale(self):
+        return 1.0 / math.sqrt(self.head_dim) if self.scale is None else self.scale
+
+    def attention_config(self):
+        """The harness's AttentionConfig; dynamic sizes get placeholders.
+
+        Placeholders are 2 (not 1) because a size-1 bias dim means broadcast.
+        """
+        sizes = {s: (2 if getattr(self, s) is None else getattr(self, s))
+                 for group in SIZE_GROUPS.values() for s in group}
+        return AttentionConfig(
+            **sizes, head_dim=self.head_dim, head_dim_v=self.head_dim_v,
+            dtype=self.dtype, layout=self.layout, causal=self.causal,
+            mask_alignment=self.mask_alignment, window=self.window,
+            softcap=self.softcap, scale=self.scale, bias=self.bias,
+            bias_dtype=self.bias_dtype or "f32",
+            return_lse=self.return_lse, dynamic=self.dynamic)
+
+    def with_(self, **changes):
+        return replace(self, **changes)
+
+    # -- JSON ---------------------------------------------------------------
+    def to_dict(self):
+        d = asdict(self)
+        for k in ("window", "bias"):
+            if d[k] is not None:
+                d[k] = list(d[k])
+        return d
+
+    @classmethod
+    def from_dict(cls, d):
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ArgumentError(f"KernelConfig: unknown field(s) {unknown}; "
+                                f"known: {sorted(known)}")
+        return cls(**d)
+
+    def key(self):
+        """Canonical JSON text: equal configurations, equal keys."""
+        return json.dumps(self.to_dict(), sort_keys=True)
