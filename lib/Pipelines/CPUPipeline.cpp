@@ -15,6 +15,7 @@ static constexpr const char *kLowerToLLVM =
     "func.func(convert-elementwise-to-linalg),"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
+    "canonicalize,cse,canonicalize,"
     "func.func(scf-forall-to-parallel),"
     "buffer-deallocation-pipeline,"
     "convert-linalg-to-loops,"

@@ -84,9 +84,22 @@ Value TileBuilder::extractRows(Value t, LayoutDims ld, Value bi, Value h,
                                         strides);
 }
 
-Value TileBuilder::extractRegion(Value t, ArrayRef<OpFoldResult> offsets,
-                                 ArrayRef<OpFoldResult> sizes) {
+SmallVector<OpFoldResult> TileBuilder::folded(ArrayRef<OpFoldResult> ofrs) {
+  SmallVector<OpFoldResult> result;
+  for (OpFoldResult ofr : ofrs) {
+    std::optional<int64_t> c = getConstantIntValue(ofr);
+    result.push_back(c ? OpFoldResult(b.getIndexAttr(*c)) : ofr);
+  }
+  return result;
+}
+
+Value TileBuilder::extractRegion(Value t, ArrayRef<OpFoldResult> offsetsIn,
+                                 ArrayRef<OpFoldResult> sizesIn) {
   auto type = cast<RankedTensorType>(t.getType());
+  // Constant values become attributes so that the dropped unit dimensions
+  // are visible to the verifier.
+  SmallVector<OpFoldResult> offsets = folded(offsetsIn);
+  SmallVector<OpFoldResult> sizes = folded(sizesIn);
   SmallVector<int64_t> shape;
   for (OpFoldResult size : sizes) {
     std::optional<int64_t> c = getConstantIntValue(size);
@@ -222,8 +235,9 @@ Value TileBuilder::reduceRows(Value tile, double init,
                  [&](ValueRange a) { return combine(a[1], a[0]); });
 }
 
-Value TileBuilder::rowDot(Value a, Value bMat) {
-  Value acc = fillF32({sizesOf(a)[0]}, 0.0);
+Value TileBuilder::rowDot(Value a, Value bMat, Value acc) {
+  if (!acc)
+    acc = fillF32({sizesOf(a)[0]}, 0.0);
   return generic({a, bMat}, acc,
                  {map(2, {d(0), d(1)}), map(2, {d(0), d(1)}), map(2, {d(0)})},
                  {IteratorType::parallel, IteratorType::reduction},

@@ -58,6 +58,8 @@ public:
   void rowsRegion(LayoutDims ld, Value bi, Value h, Span rows, int64_t dim,
                   SmallVectorImpl<OpFoldResult> &offsets,
                   SmallVectorImpl<OpFoldResult> &sizes);
+  /// `ofrs` with constant values replaced by attributes.
+  SmallVector<OpFoldResult> folded(ArrayRef<OpFoldResult> ofrs);
   /// The region (offsets, sizes) of `t` with its unit dimensions dropped.
   Value extractRegion(Value t, ArrayRef<OpFoldResult> offsets,
                       ArrayRef<OpFoldResult> sizes);
@@ -95,8 +97,9 @@ public:
   /// Row-wise reduction of a 2-D tile into a vector.
   Value reduceRows(Value tile, double init,
                    function_ref<Value(Value acc, Value x)> combine);
-  /// Sum over columns of a * b elementwise (both 2-D, any float types).
-  Value rowDot(Value a, Value bMat);
+  /// acc (zeros when null) + the sum over columns of a * b elementwise
+  /// (both 2-D, any float types).
+  Value rowDot(Value a, Value bMat, Value acc = nullptr);
   /// Cast to `type` (truncf/extf) elementwise, keeping the shape.
   Value castTile(Value tile, Type type);
 
