@@ -1,0 +1,9 @@
+"""PyTorch front end: fa_mlir.torch.attention and the fa_mlir:: custom ops.
+
+Importing this module registers torch.ops.fa_mlir.attention_forward and
+attention_backward. Kernels come from AOT bundle directories
+($FA_MLIR_BUNDLE_PATH) or, where the compiler is built, are compiled on
+first use and cached (fa_mlir.compile).
+"""
+from . import _ops  # noqa: F401  (registers the custom ops)
+from .attention import AttentionFunction, attention  # noqa: F401

@@ -1,0 +1,121 @@
+"""torch tensors -> what the kernels take, and the checks that come first.
+
+CPU kernels take numpy arrays (zero-copy views; bf16 as its raw 16-bit
+pattern, since numpy has no bf16). GPU kernels take (address, dtype,
+sizes, strides) for libfa_runtime, which checks strides and alignment
+itself.
+"""
+import torch
+
+from ..errors import ArgumentError
+
+FA_DTYPE = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
+TORCH_DTYPE = {v: k for k, v in FA_DTYPE.items()}
+WHERE = "fa_mlir.torch.attention"
+
+
+def fa_dtype(t, name):
+    try:
+        return FA_DTYPE[t.dtype]
+    except KeyError:
+        raise ArgumentError(
+            f"{WHERE}: {name} has dtype {t.dtype}; supported: "
+            f"{', '.join(str(d) for d in FA_DTYPE)}") from None
+
+
+def numpy_view(t):
+    """A numpy array sharing `t`'s (contiguous, CPU) memory."""
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy()
+    return t.numpy()
+
+
+def runtime_tensor(t):
+    """(address, dtype, sizes, strides) of a CUDA tensor for libfa_runtime."""
+    return (t.data_ptr(), FA_DTYPE.get(t.dtype, "f32"), tuple(t.shape),
+            tuple(t.stride()))
+
+
+def check_inputs(q, k, v, bias, layout):
+    """Checks devices, dtypes, ranks and shapes; returns the sizes.
+
+    Raises ArgumentError saying which tensor and which dimension is wrong.
+    """
+    names = ("query", "key", "value")
+    for name, t in zip(names, (q, k, v)):
+        if not isinstance(t, torch.Tensor):
+            raise ArgumentError(f"{WHERE}: {name} must be a torch.Tensor, got "
+                                f"{type(t).__name__}")
+        if t.dim() != 4:
+            raise ArgumentError(
+                f"{WHERE}: {name} must have rank 4 ({_layout_text(layout)}), "
+                f"got shape {tuple(t.shape)}")
+    dtype = fa_dtype(q, "query")
+    for name, t in zip(names[1:], (k, v)):
+        if t.dtype != q.dtype:
+            raise ArgumentError(f"{WHERE}: {name} has dtype {t.dtype}, expected "
+                                f"{q.dtype} (the dtype of query)")
+    for name, t in zip(names[1:] + ("bias",), (k, v, bias)):
+        if t is not None and t.device != q.device:
+            raise ArgumentError(f"{WHERE}: {name} is on {t.device}, expected "
+                                f"{q.device} (the device of query)")
+    if q.device.type not in ("cpu", "cuda"):
+        raise ArgumentError(f"{WHERE}: tensors on {q.device.type} are not "
+                            "supported (cpu or cuda)")
+    b, s, h = (0, 2, 1) if layout == "bhsd" else (0, 1, 2)
+    sizes = dict(batch=q.shape[b], heads_q=q.shape[h], seq_q=q.shape[s],
+                 heads_kv=k.shape[h], seq_k=k.shape[s], head_dim=q.shape[3],
+                 head_dim_v=v.shape[3])
+    dims = {b: "batch", h: "heads", s: "seq"}
+    for name, t in zip(names[1:], (k, v)):
+        if t.shape[b] != sizes["batch"]:
+            raise ArgumentError(f"{WHERE}: {name} has batch {t.shape[b]}, "
+                                f"query has {sizes['batch']}")
+    for i in (b, h, s):
+        if v.shape[i] != k.shape[i]:
+            raise ArgumentError(
+                f"{WHERE}: value dimension {i} ({dims[i]}) is {v.shape[i]}, "
+                f"expected {k.shape[i]} (from key)")
+    if k.shape[3] != sizes["head_dim"]:
+        raise ArgumentError(f"{WHERE}: key head dim is {k.shape[3]}, query's "
+                            f"is {sizes['head_dim']}; they must match")
+    if sizes["heads_kv"] == 0 or sizes["heads_q"] % sizes["heads_kv"]:
+        raise ArgumentError(
+            f"{WHERE}: query has {sizes['heads_q']} heads, which is not a "
+            f"multiple of key/value's {sizes['heads_kv']} (grouped-query "
+            "attention needs heads_q % heads_kv == 0)")
+    return dtype, sizes
+
+
+def prepare_bias(bias, q, sizes):
+    """A 4-d [B|1, Hq|1, Sq, Sk] bias of dtype f32 or q's; bool masks become
+    additive (0 where True, -inf where False)."""
+    if bias is None:
+        return None
+    if not isinstance(bias, torch.Tensor):
+        raise ArgumentError(f"{WHERE}: bias must be a torch.Tensor or None")
+    want = (sizes["batch"], sizes["heads_q"], sizes["seq_q"], sizes["seq_k"])
+    if bias.dim() > 4 or bias.dim() < 2 or tuple(bias.shape[-2:]) != want[2:]:
+        raise ArgumentError(
+            f"{WHERE}: bias has shape {tuple(bias.shape)}; expected "
+            f"[batch|1, heads_q|1, seq_q, seq_k] = [{want[0]}|1, {want[1]}|1, "
+            f"{want[2]}, {want[3]}] (leading dims may be omitted)")
+    while bias.dim() < 4:
+        bias = bias.unsqueeze(0)
+    for i, name in ((0, "batch"), (1, "heads_q")):
+        if bias.shape[i] not in (1, want[i]):
+            raise ArgumentError(
+                f"{WHERE}: bias dimension {i} is {bias.shape[i]}, expected 1 "
+                f"(broadcast) or {want[i]} ({name})")
+    if bias.dtype == torch.bool:
+        bias = torch.zeros(bias.shape, dtype=torch.float32,
+                           device=bias.device).masked_fill(~bias, float("-inf"))
+    elif bias.dtype not in (torch.float32, q.dtype):
+        raise ArgumentError(f"{WHERE}: bias has dtype {bias.dtype}; expected "
+                            f"torch.bool, torch.float32 or {q.dtype}")
+    return bias
+
+
+def _layout_text(layout):
+    return ("[batch, heads, seq, head_dim]" if layout == "bhsd"
+            else "[batch, seq, heads, head_dim]")

@@ -1,0 +1,147 @@
+"""The kernels as torch.library custom ops: fa_mlir::attention_forward and
+fa_mlir::attention_backward.
+
+Custom ops are opaque to torch.compile (it calls them, it does not trace
+into ctypes), and their fake implementations give it output shapes without
+running anything. Options travel as plain scalars because op schemas do not
+take tuples or None-able tuples: window is (left, right) with -1 meaning
+unbounded on that side, mask_alignment "" means the default.
+"""
+from typing import List, Optional
+
+import torch
+
+from ..errors import UnsupportedError
+from ..registry import get_bundle
+from ..spec import KernelConfig
+from . import _convert
+
+# A window side given as -1 (unbounded) reaches this far; any real sequence
+# is shorter, so the mask never hides a key on that side.
+UNBOUNDED = 1 << 30
+
+
+def _window(left, right):
+    if left < 0 and right < 0:
+        return None
+    return (UNBOUNDED if left < 0 else left, UNBOUNDED if right < 0 else right)
+
+
+def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
+                  softcap, mask_alignment, layout):
+    """The KernelConfig a call needs: static heads and head dims, dynamic
+    batch and sequence lengths (one kernel serves every length)."""
+    dtype, sizes = _convert.check_inputs(q, k, v, bias, layout)
+    bias_spec = None if bias is None else (bias.shape[0] != 1,
+                                           bias.shape[1] != 1)
+    return KernelConfig(
+        op=op, dtype=dtype, head_dim=sizes["head_dim"],
+        head_dim_v=sizes["head_dim_v"], layout=layout, causal=causal,
+        mask_alignment=mask_alignment or None,
+        window=_window(window_left, window_right), softcap=softcap,
+        scale=scale, bias=bias_spec,
+        bias_dtype=None if bias is None else _convert.fa_dtype(bias, "bias"),
+        heads_q=sizes["heads_q"], heads_kv=sizes["heads_kv"])
+
+
+def _target(t):
+    if t.device.type == "cpu":
+        return "cpu"
+    major, minor = torch.cuda.get_device_capability(t.device)
+    if (major, minor) != (9, 0):
+        raise UnsupportedError(
+            f"fa_mlir.torch.attention: no kernels for {t.device} "
+            f"(sm_{major}{minor}); the GPU back end targets sm_90a (H100/H200)")
+    return "sm_90a"
+
+
+def _launch(bundle, tensors, device):
+    if device.type == "cpu":
+        bundle.launch({r: _convert.numpy_view(t) for r, t in tensors.items()})
+    else:
+        stream = torch.cuda.current_stream(device).cuda_stream
+        bundle.launch({r: _convert.runtime_tensor(t) for r, t in
+                       tensors.items()}, stream)
+
+
+def _dense(t):
+    # CPU kernels take identity-layout memrefs; GPU ones need only a unit
+    # innermost stride (libfa_runtime checks the rest and says what is off).
+    if t is None:
+        return None
+    if t.device.type == "cpu" or t.stride(-1) != 1:
+        return t.contiguous()
+    return t
+
+
+def _shapes(q, v, layout):
+    if layout == "bhsd":
+        b, h, s = q.shape[0], q.shape[1], q.shape[2]
+        out = (b, h, s, v.shape[3])
+    else:
+        b, s, h = q.shape[0], q.shape[1], q.shape[2]
+        out = (b, s, h, v.shape[3])
+    return out, (b, h, s)
+
+
+@torch.library.custom_op("fa_mlir::attention_forward", mutates_args=())
+def attention_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                      bias: Optional[torch.Tensor], causal: bool,
+                      scale: Optional[float], window_left: int,
+                      window_right: int, softcap: Optional[float],
+                      mask_alignment: str, layout: str) -> List[torch.Tensor]:
+    q, k, v, bias = _dense(q), _dense(k), _dense(v), _dense(bias)
+    kcfg = kernel_config("forward", q, k, v, bias, causal, scale, window_left,
+                         window_right, softcap, mask_alignment, layout)
+    bundle = get_bundle(kcfg, _target(q))
+    out_shape, lse_shape = _shapes(q, v, layout)
+    out = torch.empty(out_shape, dtype=q.dtype, device=q.device)
+    lse = torch.empty(lse_shape, dtype=torch.float32, device=q.device)
+    tensors = {"query": q, "key": k, "value": v, "output": out, "lse": lse}
+    if bias is not None:
+        tensors["bias"] = bias
+    _launch(bundle, tensors, q.device)
+    return [out, lse]
+
+
+@attention_forward.register_fake
+def _(q, k, v, bias, causal, scale, window_left, window_right, softcap,
+      mask_alignment, layout):
+    out_shape, lse_shape = _shapes(q, v, layout)
+    return [q.new_empty(out_shape),
+            q.new_empty(lse_shape, dtype=torch.float32)]
+
+
+@torch.library.custom_op("fa_mlir::attention_backward", mutates_args=())
+def attention_backward(grad_out: torch.Tensor, q: torch.Tensor,
+                       k: torch.Tensor, v: torch.Tensor, out: torch.Tensor,
+                       lse: torch.Tensor, bias: Optional[torch.Tensor],
+                       causal: bool, scale: Optional[float], window_left: int,
+                       window_right: int, softcap: Optional[float],
+                       mask_alignment: str, layout: str) -> List[torch.Tensor]:
+    """[dq, dk, dv, dbias]; dbias is empty when there is no bias."""
+    grad_out, q, k, v, out, lse, bias = (
+        _dense(t) for t in (grad_out, q, k, v, out, lse, bias))
+    if grad_out.dtype != q.dtype:
+        grad_out = grad_out.to(q.dtype)
+    kcfg = kernel_config("backward", q, k, v, bias, causal, scale, window_left,
+                         window_right, softcap, mask_alignment, layout)
+    bundle = get_bundle(kcfg, _target(q))
+    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+    tensors = {"grad_output": grad_out, "query": q, "key": k, "value": v,
+               "output": out, "lse": lse, "grad_query": dq, "grad_key": dk,
+               "grad_value": dv}
+    dbias = q.new_empty(0)
+    if bias is not None:
+        dbias = torch.empty_like(bias)
+        tensors["bias"], tensors["grad_bias"] = bias, dbias
+    _launch(bundle, tensors, q.device)
+    return [dq, dk, dv, dbias]
+
+
+@attention_backward.register_fake
+def _(grad_out, q, k, v, out, lse, bias, causal, scale, window_left,
+      window_right, softcap, mask_alignment, layout):
+    dbias = q.new_empty(0) if bias is None else torch.empty_like(bias)
+    return [torch.empty_like(q), torch.empty_like(k), torch.empty_like(v),
+            dbias]

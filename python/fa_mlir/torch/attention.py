@@ -1,0 +1,101 @@
+"""fa_mlir.torch.attention: FlashAttention forward and backward kernels as a
+torch.autograd.Function over the fa_mlir:: custom ops."""
+import math
+
+import torch
+
+from ..errors import ArgumentError
+from . import _convert
+from . import _ops
+
+
+class AttentionFunction(torch.autograd.Function):
+    """forward: fa_mlir::attention_forward; backward: attention_backward.
+
+    The log-sum-exp output is not differentiable (the backward kernel takes
+    no gradient for it), so it is marked as such.
+    """
+
+    @staticmethod
+    def forward(ctx, q, k, v, bias, causal, scale, window_left, window_right,
+                softcap, mask_alignment, layout):
+        out, lse = torch.ops.fa_mlir.attention_forward(
+            q, k, v, bias, causal, scale, window_left, window_right, softcap,
+            mask_alignment, layout)
+        ctx.save_for_backward(q, k, v, out, lse, bias)
+        ctx.options = (causal, scale, window_left, window_right, softcap,
+                       mask_alignment, layout)
+        ctx.bias_shape = None if bias is None else bias.shape
+        ctx.mark_non_differentiable(lse)
+        return out, lse
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_lse):
+        q, k, v, out, lse, bias = ctx.saved_tensors
+        dq, dk, dv, dbias = torch.ops.fa_mlir.attention_backward(
+            grad_out, q, k, v, out, lse, bias, *ctx.options)
+        dbias = dbias if (bias is not None and ctx.needs_input_grad[3]) else None
+        return dq, dk, dv, dbias, None, None, None, None, None, None, None
+
+
+def _window_ints(window):
+    if window is None:
+        return -1, -1
+    try:
+        left, right = window
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{_convert.WHERE}: window must be (left, right), "
+                            f"got {window!r}") from None
+    sides = []
+    for name, w in (("left", left), ("right", right)):
+        if w is None or w == -1:
+            sides.append(-1)
+        elif isinstance(w, int) and w >= 0:
+            sides.append(w)
+        else:
+            raise ArgumentError(f"{_convert.WHERE}: window {name} must be an "
+                                f"int >= 0, or None/-1 for unbounded; got {w!r}")
+    return tuple(sides)
+
+
+def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
+              bias=None, return_lse=False, mask_alignment=None, layout="bhsd"):
+    """Exact attention softmax(mask(scale * q kᵀ + bias)) v with FlashAttention
+    kernels, differentiable in q, k, v and a floating-point bias.
+
+    q: [B, Hq, Sq, D], k: [B, Hkv, Sk, D], v: [B, Hkv, Sk, Dv] (layout
+    "bhsd", SDPA's; "bshd" swaps heads and seq). Hq must be a multiple of
+    Hkv (grouped-query attention). dtype float32, float16 or bfloat16; CPU
+    tensors, or CUDA tensors on sm_90a (forward only so far).
+
+    causal: hide keys after the query (aligned top-left like SDPA's
+    is_causal, or bottom-right with mask_alignment="bottom_right").
+    scale: default 1/sqrt(D). window: (left, right) keys visible around the
+    diagonal, None/-1 for unbounded. softcap: s -> softcap*tanh(s/softcap).
+    bias: additive [B|1, Hq|1, Sq, Sk] (leading dims may be omitted), or a
+    bool mask (True = keep). return_lse: also return the f32 log-sum-exp
+    [B, Hq, Sq] of each row (-inf for fully hidden rows, whose output is 0).
+    """
+    if layout not in ("bhsd", "bshd"):
+        raise ArgumentError(f"{_convert.WHERE}: layout must be 'bhsd' or "
+                            f"'bshd', got {layout!r}")
+    if mask_alignment not in (None, "top_left", "bottom_right"):
+        raise ArgumentError(f"{_convert.WHERE}: mask_alignment must be None, "
+                            f"'top_left' or 'bottom_right'; got "
+                            f"{mask_alignment!r}")
+    if scale is not None and not math.isfinite(scale):
+        raise ArgumentError(f"{_convert.WHERE}: scale must be finite")
+    if softcap is not None and not softcap > 0:
+        raise ArgumentError(f"{_convert.WHERE}: softcap must be > 0, got "
+                            f"{softcap!r}")
+    wl, wr = _window_ints(window)
+    if mask_alignment and not causal and (wl, wr) == (-1, -1):
+        mask_alignment = None  # nothing to align: the op would reject it
+    _, sizes = _convert.check_inputs(q, k, v, bias, layout)
+    bias = _convert.prepare_bias(bias, q, sizes)
+    out, lse = AttentionFunction.apply(
+        q, k, v, bias, bool(causal),
+        None if scale is None else float(scale), wl, wr,
+        None if softcap is None else float(softcap), mask_alignment or "",
+        layout)
+    return (out, lse) if return_lse else out
