@@ -6,6 +6,7 @@
 //   fa-compile attention.mlir -o bundles/ [--format=bin|isa] [--stages=2]
 //
 //===----------------------------------------------------------------------===//
+#include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
 #include "fa/Pipelines/NVVMPipeline.h"
 
@@ -37,6 +38,10 @@ static cl::opt<std::string> ptxasOptions("ptxas-options", cl::desc("Extra ptxas 
                                          cl::init(""));
 static cl::opt<bool> printIR("print-ir", cl::desc("Print the module after the pipeline"),
                              cl::init(false));
+static cl::opt<bool> emitKernelIR(
+    "emit-kernel-ir",
+    cl::desc("Only run convert-fa-to-nvvm and print the kernels (llvm/nvvm/scf/arith)"),
+    cl::init(false));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -64,6 +69,16 @@ int main(int argc, char **argv) {
     return 1;
 
   PassManager pm(&context);
+  if (emitKernelIR) {
+    fa::ConvertFAToNVVMOptions convert;
+    convert.stages = stages;
+    convert.overlap = overlap;
+    pm.addPass(fa::createConvertFAToNVVM(convert));
+    if (failed(pm.run(*module)))
+      return 1;
+    module->print(llvm::outs());
+    return 0;
+  }
   fa::FANVVMPipelineOptions options;
   options.format = format;
   options.stages = stages;

@@ -4,12 +4,15 @@
 // dialect, its passes and its pipelines.
 //
 //===----------------------------------------------------------------------===//
+#include "fa/Conversion/Passes.h"
+#include "fa/Pipelines/NVVMPipeline.h"
 #include "fa/Registration.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
@@ -18,6 +21,11 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::fa::registerAll(registry);
+  // sm_90a: convert-fa-to-nvvm, fa-write-kernel-bundles, fa-nvvm-pipeline;
+  // gpu-module-to-binary needs the LLVM IR translations.
+  mlir::fa::registerFAConversionPasses();
+  mlir::fa::registerFANVVMPipeline();
+  mlir::registerAllToLLVMIRTranslations(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "fa-mlir optimizer driver\n", registry));
 }
