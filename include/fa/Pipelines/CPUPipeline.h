@@ -13,7 +13,13 @@ struct FACPUPipelineOptions
   Option<bool> tiled{*this, "tiled",
                      llvm::cl::desc("lower fa ops with fa-tile-attention; "
                                     "false: the reference decomposition"),
-                     llvm::cl::init(false)};
+                     llvm::cl::init(true)};
+  Option<bool> openmp{
+      *this, "openmp",
+      llvm::cl::desc("run the tiled nests' parallel loops on OpenMP threads "
+                     "(the result then needs an OpenMP runtime, e.g. "
+                     "libomp/libiomp5); false: sequential loops"),
+      llvm::cl::init(false)};
 };
 
 /// fa ops, linalg, tensor, arith and func on tensors -> the LLVM dialect,
