@@ -107,7 +107,12 @@ def check_mn(mod, variant, n):
     fn((1,), (128,), 52 * 1024, [tmap2d(p, 64), tmap2d(v, 128), ("ptr", out.data_ptr())])
     cudrv.synchronize()
     e = rel(out, p.double() @ v.double())
-    record(name, e < 1e-5, f"rel_err={e:.2e}", fn)
+    if variant == "b":
+        # Negative control: LBO and SBO swapped must give a wrong product
+        # (DESIGN.md: upstream's transposed-B path got exactly this wrong).
+        record(name + " (swapped LBO/SBO, must fail)", e > 0.1, f"rel_err={e:.2e}", fn)
+    else:
+        record(name, e < 1e-5, f"rel_err={e:.2e}", fn)
 
 
 def check_rs(mod, dtype, n):
