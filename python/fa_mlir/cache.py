@@ -72,6 +72,7 @@ def entry_dir(key, target, root=None):
 def publish(tmp_dir, final_dir):
     """Moves a finished bundle directory into place; the first writer wins."""
     os.makedirs(os.path.dirname(final_dir), exist_ok=True)
+    os.chmod(tmp_dir, 0o755)  # mkdtemp makes it private; a cache is shared
     try:
         os.rename(tmp_dir, final_dir)
     except OSError:

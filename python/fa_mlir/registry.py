@@ -51,15 +51,24 @@ def read_index(path):
     return index
 
 
+def candidates(kcfg):
+    """kcfg, then the same kernel with dynamic head counts (which serves any
+    heads; callers pass static heads because the CPU pipeline needs them)."""
+    out = [kcfg]
+    if kcfg.heads_q is not None:
+        out.append(kcfg.with_(heads_q=None, heads_kv=None))
+    return out
+
+
 def find_aot(kcfg, target):
     """Path of an AOT bundle for (kcfg, target), or None."""
-    want = kcfg.to_dict()
-    for d in bundle_dirs():
-        if not os.path.exists(os.path.join(d, INDEX)):
-            continue
-        for entry in read_index(d)["entries"]:
-            if entry["target"] == target and entry["config"] == want:
-                return os.path.join(d, entry["path"])
+    indexes = [(d, read_index(d)) for d in bundle_dirs()
+               if os.path.exists(os.path.join(d, INDEX))]
+    for want in (c.to_dict() for c in candidates(kcfg)):
+        for d, index in indexes:
+            for entry in index["entries"]:
+                if entry["target"] == target and entry["config"] == want:
+                    return os.path.join(d, entry["path"])
     return None
 
 
@@ -83,7 +92,9 @@ def get_bundle(kcfg, target):
                 f"here ({e}). Build bundles with `python -m fa_mlir.aot` on a "
                 "machine with the fa-mlir build and point FA_MLIR_BUNDLE_PATH "
                 "at them.") from None
-        bundle = compiler.compile(kcfg, target=target)
+        # GPU kernels read head counts at launch: compile one for all heads.
+        bundle = compiler.compile(kcfg if target == "cpu" else candidates(
+            kcfg)[-1], target=target)
     with _lock:
         _loaded[key] = bundle
     return bundle

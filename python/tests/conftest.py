@@ -16,7 +16,6 @@ def session_cache(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("fa_mlir_cache"))
     old = os.environ.get("FA_MLIR_CACHE")
     os.environ["FA_MLIR_CACHE"] = path
-    os.environ.pop("FA_MLIR_BUNDLE_PATH", None)
     yield path
     if old is None:
         os.environ.pop("FA_MLIR_CACHE", None)

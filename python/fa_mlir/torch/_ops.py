@@ -126,7 +126,13 @@ def attention_backward(grad_out: torch.Tensor, q: torch.Tensor,
         grad_out = grad_out.to(q.dtype)
     kcfg = kernel_config("backward", q, k, v, bias, causal, scale, window_left,
                          window_right, softcap, mask_alignment, layout)
-    bundle = get_bundle(kcfg, _target(q))
+    target = _target(q)
+    if target != "cpu":
+        raise UnsupportedError(
+            "fa_mlir.torch.attention: no backward on CUDA yet: the sm_90a "
+            "back end compiles only the forward kernel (run the backward on "
+            "CPU tensors, or use torch's SDPA when training on the GPU)")
+    bundle = get_bundle(kcfg, target)
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
     tensors = {"grad_output": grad_out, "query": q, "key": k, "value": v,
                "output": out, "lse": lse, "grad_query": dq, "grad_key": dk,
