@@ -27,14 +27,15 @@ struct FATileAttentionPass
 
   void runOnOperation() override {
     tiling::TileOptions options;
-    if (blockQ <= 0 || blockK <= 0) {
+    int64_t bq = blockQ, bk = blockK;
+    if (bq <= 0 || bk <= 0) {
       getOperation()->emitError()
           << "fa-tile-attention: block-q and block-k must be positive, got "
-          << blockQ << " and " << blockK;
+          << std::to_string(bq) << " and " << std::to_string(bk);
       return signalPassFailure();
     }
-    options.blockQ = blockQ;
-    options.blockK = blockK;
+    options.blockQ = bq;
+    options.blockK = bk;
     if (dqAccumulation == "deterministic") {
       options.dqAccumulation = tiling::DQAccumulation::deterministic;
     } else if (dqAccumulation == "atomic") {

@@ -23,8 +23,10 @@ Value OperandTiles::descale(Value descale, Value bi, Value hk) {
 
 Value OperandTiles::rowsF32(Value t, Value bi, Value h, Span rows,
                             Value factor) {
-  return tb.toF32(tb.extractRows(t, p.ld, bi, h, rows), factor,
-                  /*transpose=*/false);
+  Value tile = tb.extractRows(t, p.ld, bi, h, rows);
+  if (!factor && cast<RankedTensorType>(t.getType()).getElementType().isF32())
+    return tile;
+  return tb.toF32(tile, factor, /*transpose=*/false);
 }
 
 Value OperandTiles::rowsF32Transposed(Value t, Value bi, Value h, Span cols,

@@ -22,7 +22,8 @@ public:
   /// The descale for (bi, kv-head hk) of a per-tensor or per-head descale
   /// operand; null when `descale` is null.
   Value descale(Value descale, Value bi, Value hk);
-  /// [rows.len, dim] f32 rows of head h (times `factor` if not null).
+  /// [rows.len, dim] f32 rows of head h (times `factor` if not null); a
+  /// view of `t` when that is f32 already.
   Value rowsF32(Value t, Value bi, Value h, Span rows, Value factor);
   /// [dim, cols.len] f32: rows `cols` of head h transposed.
   Value rowsF32Transposed(Value t, Value bi, Value h, Span cols,

@@ -126,7 +126,7 @@ Value TileBuilder::extractRowVector(Value t, Value bi, Value h, Span rows) {
 }
 
 Value TileBuilder::emptyF32(ArrayRef<OpFoldResult> sizes) {
-  return tensor::EmptyOp::create(b, sizes, b.getF32Type());
+  return tensor::EmptyOp::create(b, folded(sizes), b.getF32Type());
 }
 
 Value TileBuilder::fillF32(ArrayRef<OpFoldResult> sizes, double v) {
