@@ -143,13 +143,14 @@ func.func @forward_bias_softcap(%q: tensor<2x2x70x16xf32>, %k: tensor<2x2x70x16x
 
 // -----
 
-// FP8: the descales multiply the tiles as they are converted to f32 (Q, K)
+// FP8: tiles are decoded to f32 by bit manipulation (no CPU converts FP8)
+// and the descales multiply them as they are converted (Q, K)
 // and the output (V, constant per (batch, kv head)).
 // CHECK-LABEL: func.func @forward_fp8
 // CHECK:         scf.forall (%{{.+}}, %{{.+}}) in (2, 2)
 // CHECK:           %[[QD:.+]] = tensor.extract %arg3[]
 // CHECK:           linalg.generic
-// CHECK:             arith.extf %{{.+}} : f8E4M3FN to f32
+// CHECK:             arith.bitcast %{{.+}} : f8E4M3FN to i8
 // CHECK:             arith.mulf %{{.+}}, %[[QD]]
 // CHECK:           scf.for
 // CHECK:             tensor.extract %arg4[%c0, %{{.+}}]

@@ -137,9 +137,52 @@ SmallVector<OpFoldResult> TileBuilder::sizesOf(Value t) {
   return tensor::getMixedSizes(b, b.getLoc(), t);
 }
 
+/// f8E4M3FN -> f32 by bit manipulation: CPUs (and LLVM's CPU backends)
+/// have no FP8 conversion, and arith.extf from FP8 does not lower to LLVM.
+/// Bits s eeee mmm: e = 0 is subnormal, m * 2^-9; e = 15, m = 7 is NaN;
+/// otherwise the f32 with exponent e - 7 + 127 and mantissa m << 20.
+static Value decodeF8E4M3FN(ImplicitLocOpBuilder &b, Value x) {
+  Type i32 = b.getI32Type();
+  auto c = [&](int64_t v) {
+    return arith::ConstantOp::create(b, b.getI32IntegerAttr(v)).getResult();
+  };
+  Value bits = arith::ExtUIOp::create(
+      b, i32, arith::BitcastOp::create(b, b.getI8Type(), x));
+  Value sign = arith::ShLIOp::create(
+      b, arith::AndIOp::create(b, bits, c(0x80)), c(24));
+  Value exp = arith::AndIOp::create(
+      b, arith::ShRUIOp::create(b, bits, c(3)), c(0xF));
+  Value man = arith::AndIOp::create(b, bits, c(0x7));
+  Value normal = arith::OrIOp::create(
+      b, sign,
+      arith::OrIOp::create(
+          b, arith::ShLIOp::create(b, arith::AddIOp::create(b, exp, c(120)),
+                                   c(23)),
+          arith::ShLIOp::create(b, man, c(20))));
+  Value normalF = arith::BitcastOp::create(b, b.getF32Type(), normal);
+  Value subMag = arith::MulFOp::create(
+      b, arith::UIToFPOp::create(b, b.getF32Type(), man),
+      arith::ConstantOp::create(b, b.getF32FloatAttr(1.0 / 512)));
+  Value isNeg = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, sign, c(0));
+  Value sub = arith::SelectOp::create(
+      b, isNeg, arith::NegFOp::create(b, subMag), subMag);
+  Value isSub = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, exp, c(0));
+  Value isNaN = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::eq, arith::AndIOp::create(b, bits, c(0x7F)),
+      c(0x7F));
+  Value value = arith::SelectOp::create(b, isSub, sub, normalF);
+  return arith::SelectOp::create(
+      b, isNaN,
+      arith::ConstantOp::create(
+          b, b.getF32FloatAttr(std::numeric_limits<float>::quiet_NaN())),
+      value);
+}
+
 Value TileBuilder::extendF32(Value x) {
   if (x.getType().isF32())
     return x;
+  if (isa<Float8E4M3FNType>(x.getType()))
+    return decodeF8E4M3FN(b, x);
   return arith::ExtFOp::create(b, b.getF32Type(), x);
 }
 
