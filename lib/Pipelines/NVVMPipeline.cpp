@@ -17,6 +17,7 @@ void mlir::fa::buildFANVVMPipeline(OpPassManager &pm, const FANVVMPipelineOption
   convert.chip = options.chip;
   convert.stages = options.stages;
   convert.overlap = options.overlap;
+  convert.pingPong = options.pingPong;
   pm.addPass(createConvertFAToNVVM(convert));
 
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();

@@ -11,14 +11,14 @@ rm -rf "$out"; mkdir -p "$out"
 python3 "$here/gen_attention_inputs.py" all > "$out/all.mlir"
 python3 "$here/gen_attention_inputs.py" bench > "$out/bench.mlir"
 "$FC" "$out/all.mlir" -o "$out"
-# Variants for the benchmark: no intra-warpgroup overlap; a 3-deep ring.
+# Variants for the benchmark: no ping-pong; no intra-warpgroup overlap.
+"$FC" "$out/bench.mlir" -o "$out" --pingpong=false
 "$FC" "$out/bench.mlir" -o "$out" --overlap=false
-"$FC" "$out/bench.mlir" -o "$out" --stages=3
 # Resource report (registers, spills) from ptxas on the same PTX.
 mkdir -p "$out/ptx"
 "$FC" "$out/all.mlir" -o "$out/ptx" --format=isa
+"$FC" "$out/bench.mlir" -o "$out/ptx" --format=isa --pingpong=false
 "$FC" "$out/bench.mlir" -o "$out/ptx" --format=isa --overlap=false
-"$FC" "$out/bench.mlir" -o "$out/ptx" --format=isa --stages=3
 : > "$out/ptxas.log"
 for p in "$out"/ptx/*.ptx; do
   /usr/local/cuda/bin/ptxas -arch=sm_90a -v "$p" -o /dev/null >> "$out/ptxas.log" 2>&1

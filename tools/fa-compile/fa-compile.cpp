@@ -34,6 +34,8 @@ static cl::opt<std::string> format("format", cl::desc("bin (cubin), isa (PTX) or
 static cl::opt<unsigned> stages("stages", cl::desc("K/V ring depth"), cl::init(2));
 static cl::opt<bool> overlap("overlap", cl::desc("Intra-warpgroup QK^T/softmax overlap"),
                              cl::init(true));
+static cl::opt<bool> pingPong("pingpong", cl::desc("Consumer warpgroups take turns (FA3)"),
+                              cl::init(true));
 static cl::opt<std::string> ptxasOptions("ptxas-options", cl::desc("Extra ptxas options"),
                                          cl::init(""));
 static cl::opt<bool> printIR("print-ir", cl::desc("Print the module after the pipeline"),
@@ -73,6 +75,7 @@ int main(int argc, char **argv) {
     fa::ConvertFAToNVVMOptions convert;
     convert.stages = stages;
     convert.overlap = overlap;
+    convert.pingPong = pingPong;
     pm.addPass(fa::createConvertFAToNVVM(convert));
     if (failed(pm.run(*module)))
       return 1;
@@ -83,6 +86,7 @@ int main(int argc, char **argv) {
   options.format = format;
   options.stages = stages;
   options.overlap = overlap;
+  options.pingPong = pingPong;
   options.bundleDir = outDir;
   options.ptxasOptions = ptxasOptions;
   fa::buildFANVVMPipeline(pm, options);

@@ -60,6 +60,8 @@ def ConvertFAToNVVM : Pass<"convert-fa-to-nvvm", "ModuleOp"> {
            "K/V shared-memory ring depth (>= 2)">,
     Option<"overlap", "overlap", "bool", /*default=*/"true",
            "Issue the next Q Kᵀ before the current softmax (FA3 intra-warpgroup overlap)">,
+    Option<"pingPong", "pingpong", "bool", /*default=*/"true",
+           "With overlap: the consumer warpgroups take turns issuing wgmma (FA3 ping-pong)">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",

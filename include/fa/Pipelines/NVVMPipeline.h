@@ -23,6 +23,10 @@ struct FANVVMPipelineOptions : public PassPipelineOptions<FANVVMPipelineOptions>
   PassOptions::Option<bool> overlap{
       *this, "overlap", llvm::cl::desc("Overlap the next Q K^T with the current softmax"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> pingPong{
+      *this, "pingpong",
+      llvm::cl::desc("With overlap: consumer warpgroups take turns issuing wgmma"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("Write each kernel as a bundle (cubin + JSON) into this directory"),

@@ -36,7 +36,8 @@ std::string AttentionKernelConfig::kernelName() const {
     n += bottomRight ? "_causal_br" : "_causal";
   if (returnLse)
     n += "_lse";
-  n += llvm::formatv("_m{0}n{1}s{2}{3}", blockM, blockN, stages, overlap ? "o" : "");
+  n += llvm::formatv("_m{0}n{1}s{2}{3}{4}", blockM, blockN, stages, overlap ? "o" : "",
+                     overlap && pingPong ? "p" : "");
   // The scale is baked in: name kernels whose scale is not 1/sqrt(d) by it.
   float sc = static_cast<float>(scale), dflt = static_cast<float>(1.0 / std::sqrt(double(headDim)));
   if (sc != dflt) {
@@ -152,9 +153,13 @@ void KernelEmitter::emitConsumer() {
   // Q slab of this consumer: rows 64 c of every box.
   Value qDesc = wgmmaDescriptor(kb, kb.sharedAt(base, kb.mul(c, kb.c32(64 * 128))), 16, 1024);
 
-  auto issueS = [&](Value j) -> SmallVector<Value> {
+  auto waitK = [&](Value j) { mbarrierWait(kb, bars.fullK(stageOf(j)), parityOf(j)); };
+  auto waitV = [&](Value j) { mbarrierWait(kb, bars.fullV(stageOf(j)), parityOf(j)); };
+  // Issues S_j = Q K_j^T; waits for K_j first unless the caller did.
+  auto issueS = [&](Value j, bool wait = true) -> SmallVector<Value> {
     Value s = stageOf(j);
-    mbarrierWait(kb, bars.fullK(s), parityOf(j));
+    if (wait)
+      waitK(j);
     Value kDesc = wgmmaDescriptor(kb, kTile(s), 16, 1024);
     SmallVector<Value> acc;
     wgmmaFence(kb);
@@ -167,9 +172,11 @@ void KernelEmitter::emitConsumer() {
     wgmmaCommit(kb);
     return acc;
   };
-  auto issuePV = [&](Value j, ValueRange o, ValueRange p, bool fence) -> SmallVector<Value> {
+  auto issuePV = [&](Value j, ValueRange o, ValueRange p, bool fence,
+                     bool wait = true) -> SmallVector<Value> {
     Value s = stageOf(j);
-    mbarrierWait(kb, bars.fullV(s), parityOf(j));
+    if (wait)
+      waitV(j);
     // V is MN-major: LBO = next 64-wide dim box, SBO = next 8 kv rows.
     Value vDesc = wgmmaDescriptor(kb, vTile(s), BN * 128, 1024);
     SmallVector<Value> acc(o.begin(), o.end());
@@ -185,6 +192,28 @@ void KernelEmitter::emitConsumer() {
     Value s = stageOf(j);
     mbarrierArrive(kb, isK ? bars.emptyK(s) : bars.emptyV(s));
   };
+  // Ping-pong (FA3): the two consumer warpgroups take turns issuing their
+  // wgmma batches, so that one's softmax runs under the other's GEMMs. Named
+  // barrier 1 + c is "my turn"; a warpgroup syncs on its own and arrives on
+  // the other's (256 threads each). Consumer 1 lets consumer 0 start, and
+  // skips its last arrive so that the arrivals balance.
+  Value myTurn = kb.add(c, kb.c32(1)), otherTurn = kb.sub(kb.c32(2), c);
+  auto turnBegin = [&]() {
+    if (cfg.pingPong)
+      NVVM::BarrierOp::create(kb.b, Type(), myTurn, kb.c32(256), NVVM::BarrierReductionAttr(),
+                              Value());
+  };
+  auto turnEnd = [&](bool last) {
+    if (!cfg.pingPong)
+      return;
+    if (!last) {
+      NVVM::BarrierArriveOp::create(kb.b, otherTurn, kb.c32(256));
+      return;
+    }
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, c, kb.c32(0)),
+              [&] { NVVM::BarrierArriveOp::create(kb.b, otherTurn, kb.c32(256)); });
+  };
+
   // Masks only tiles that cross seq_k or (causal) the diagonal of this
   // warpgroup's rows; the loop bound already dropped tiles past the diagonal.
   auto maybeMask = [&](Value j, SmallVector<Value> s) -> SmallVector<Value> {
@@ -250,7 +279,13 @@ void KernelEmitter::emitConsumer() {
         }
         // Prologue: S_0 and its softmax.
         Value j0 = kb.c32(0);
-        SmallVector<Value> s = issueS(j0);
+        if (cfg.pingPong)
+          kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, c, kb.c32(1)),
+                    [&] { NVVM::BarrierArriveOp::create(kb.b, otherTurn, kb.c32(256)); });
+        waitK(j0);
+        turnBegin();
+        SmallVector<Value> s = issueS(j0, /*wait=*/false);
+        turnEnd(/*last=*/false);
         wgmmaWait(kb, 0);
         release(j0, /*isK=*/true);
         s = maybeMask(j0, s);
@@ -267,8 +302,12 @@ void KernelEmitter::emitConsumer() {
               RowState rs{{st[nO], st[nO + 1]}, {st[nO + 2], st[nO + 3]}};
               ValueRange p = st.drop_front(nO + 4);
               Value jPrev = kb.sub(j, kb.c32(1));
-              SmallVector<Value> sj = issueS(j);
-              o = issuePV(jPrev, o, p, /*fence=*/true);
+              waitK(j);
+              waitV(jPrev);
+              turnBegin();
+              SmallVector<Value> sj = issueS(j, /*wait=*/false);
+              o = issuePV(jPrev, o, p, /*fence=*/true, /*wait=*/false);
+              turnEnd(/*last=*/false);
               wgmmaWait(kb, 1); // S_j is done, P_{j-1} V_{j-1} may still run
               release(j, /*isK=*/true);
               sj = maybeMask(j, sj);
@@ -285,7 +324,11 @@ void KernelEmitter::emitConsumer() {
             });
         SmallVector<Value> o(ArrayRef<Value>(res).take_front(nO));
         Value last = kb.sub(nTiles, kb.c32(1));
-        o = issuePV(last, o, ArrayRef<Value>(res).drop_front(nO + 4), /*fence=*/true);
+        waitV(last);
+        turnBegin();
+        o = issuePV(last, o, ArrayRef<Value>(res).drop_front(nO + 4), /*fence=*/true,
+                    /*wait=*/false);
+        turnEnd(/*last=*/true);
         wgmmaWait(kb, 0);
         release(last, /*isK=*/false);
         o.append(res.begin() + nO, res.begin() + nO + 4);

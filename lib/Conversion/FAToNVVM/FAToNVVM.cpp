@@ -65,6 +65,7 @@ FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVM
   cfg.scale = op.getEffectiveScale();
   cfg.stages = opts.stages;
   cfg.overlap = opts.overlap;
+  cfg.pingPong = opts.pingPong;
   int64_t smem = cfg.sharedMemoryBytes();
   if (smem > 227 * 1024)
     return fail("stages=" + Twine(opts.stages) + " needs " + Twine(smem) +
@@ -83,7 +84,7 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
     if (ops.empty())
       return;
 
-    ConvertFAToNVVMOptions opts{chip, stages, overlap};
+    ConvertFAToNVVMOptions opts{chip, stages, overlap, pingPong};
     SymbolTable symbols(module);
     SmallVector<NamedAttribute> bundles;
     if (auto existing = module->getAttrOfType<DictionaryAttr>("fa.kernel_bundles"))
