@@ -53,6 +53,8 @@ struct Plan {
   AtomList batchPart, headsPresent, headsMissing;
   int rowAtom = -1, keyAtom = -1, dimAtom = -1, dimVAtom = -1;
   Access outAccess;
+  /// The value replaced: P·V's result or the end of its view chain.
+  Value finalValue;
   Layout layout = Layout::bhsd;
 };
 
@@ -99,6 +101,9 @@ std::string describeOp(Operation *op) {
   return op->getName().getStringRef().str();
 }
 
+LogicalResult treeAtoms(const ExprP &e, const AtomTable &atoms,
+                        AtomList &out);
+
 class Matcher {
 public:
   Matcher(Operation *pv) : pv(pv) {}
@@ -121,11 +126,45 @@ LogicalResult Matcher::match(Plan &plan, std::string &why, bool &sawSoftmax) {
   auto type = cast<RankedTensorType>(result.getType());
   if (!type.hasStaticShape())
     return failure();
-  Access outAccess = atoms.freshAccess(type.getShape());
+  // The output is what the single-use chain of view ops after P·V gives
+  // (expand back to [B, H, S, D], transpose to [B, S, H, D], merge heads):
+  // replacing that value lets the layout change fold away.
+  Value final = result;
+  SmallVector<Operation *> outViews;
+  while (final.hasOneUse()) {
+    Operation *user = *final.getUsers().begin();
+    if (!isViewOp(user) || user->getNumResults() != 1 ||
+        user->getOperand(0) != final)
+      break;
+    auto from = cast<RankedTensorType>(final.getType());
+    auto to = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+    if (!to || !to.hasStaticShape() ||
+        to.getNumElements() != from.getNumElements())
+      break;
+    outViews.push_back(user);
+    final = user->getResult(0);
+  }
+  Access finalAccess =
+      atoms.freshAccess(cast<RankedTensorType>(final.getType()).getShape());
+  Access outAccess;
+  if (final != result) {
+    auto [src, srcAccess] = resolveViews(final, finalAccess, atoms, nullptr);
+    if (src == result) {
+      outAccess = srcAccess;
+    } else {
+      final = result;
+      outViews.clear();
+    }
+  }
+  if (final == result) {
+    finalAccess = atoms.freshAccess(type.getShape());
+    outAccess = finalAccess;
+  }
   FailureOr<Contraction> cpv = matchContraction(result, outAccess, atoms, why);
   if (failed(cpv))
     return failure();
-  plan.outAccess = outAccess;
+  plan.outAccess = finalAccess;
+  plan.finalValue = final;
   plan.pv = pv;
   for (unsigned side = 0; side < 2; ++side) {
     internal.clear();
@@ -261,6 +300,9 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
       return failure();
     }
 
+  // Tracing may have split atoms (a head atom into kv heads x group).
+  batchQK = atoms.leaves(batchQK);
+
   // Roles of the batch atoms: which are heads, which are the GQA group.
   AtomList qLeaves = atoms.flatLeaves(plan.q.access);
   AtomList kLeaves = atoms.flatLeaves(plan.k.access);
@@ -300,8 +342,20 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
   plan.batchPart.clear();
   plan.headsPresent.clear();
   plan.headsMissing.clear();
-  if (batchOrder.size() >= 2 && llvm::is_contained(kBatch, batchOrder[0]))
-    plan.batchPart.push_back(batchOrder[0]);
+  // The batch is what Q holds in a dimension of its own before the heads;
+  // when Q has a single dimension of batch atoms ([B*H] or [H] with B = 1)
+  // the batch is 1.
+  SmallVector<AtomList> qBatchDims;
+  for (const AtomList &l : atoms.leaves(plan.q.access)) {
+    AtomList b;
+    for (int a : l)
+      if (llvm::is_contained(batchOrder, a))
+        b.push_back(a);
+    if (!b.empty())
+      qBatchDims.push_back(b);
+  }
+  if (qBatchDims.size() >= 2)
+    plan.batchPart = qBatchDims.front();
   for (int a : batchOrder) {
     if (llvm::is_contained(plan.batchPart, a))
       continue;
@@ -318,8 +372,14 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
   if (failed(analyzeMasks(form, row, key, atoms.size(row), atoms.size(key),
                           atoms, plan.mask, why)))
     return failure();
-  if (plan.mask.bias) {
-    AtomList b = atoms.flatLeaves(plan.mask.biasAccess);
+  if (plan.mask.bias || plan.mask.biasExpr) {
+    AtomList b;
+    if (plan.mask.bias)
+      b = atoms.flatLeaves(plan.mask.biasAccess);
+    else if (failed(treeAtoms(plan.mask.biasExpr, atoms, b))) {
+      why = "a bias computed from tensors read in an unsupported way";
+      return failure();
+    }
     auto has = [&](const AtomList &l) {
       return llvm::all_of(l, [&](int a) { return llvm::is_contained(b, a); });
     };
@@ -447,11 +507,177 @@ Value broadcastSeq(ImplicitLocOpBuilder &b, Value v, int64_t seqQ,
       .getResult(0);
 }
 
+/// The leaf atoms a tree reads; every tensor dimension it reads must be
+/// indexed by one atom or be a unit dimension.
+LogicalResult treeAtoms(const ExprP &e, const AtomTable &atoms,
+                        AtomList &out) {
+  if (e->kind == Expr::Index || e->kind == Expr::Unknown)
+    return failure();
+  if (e->kind == Expr::Leaf) {
+    for (const AtomList &l : atoms.leaves(e->access)) {
+      if (l.size() > 1)
+        return failure();
+      if (l.size() == 1 && !llvm::is_contained(out, l[0]))
+        out.push_back(l[0]);
+    }
+    return success();
+  }
+  for (const ExprP &o : e->ops)
+    if (failed(treeAtoms(o, atoms, out)))
+      return failure();
+  return success();
+}
+
+/// Emits the scalar computation of a bias tree in f32; leaves are the
+/// block arguments in `leaves` order.
+Value emitTree(OpBuilder &b, Location loc, const ExprP &e,
+               ArrayRef<const Expr *> leaves, ValueRange args) {
+  auto sub = [&](unsigned i) { return emitTree(b, loc, e->ops[i], leaves, args); };
+  Type f32 = b.getF32Type();
+  switch (e->kind) {
+  case Expr::Leaf: {
+    Value v = args[llvm::find(leaves, e.get()) - leaves.begin()];
+    if (isa<FloatType>(v.getType()) && !v.getType().isF32())
+      v = arith::ExtFOp::create(b, loc, f32, v);
+    return v;
+  }
+  case Expr::Const:
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(e->fval));
+  case Expr::IConst:
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(e->ival != 0));
+  case Expr::Add:
+    return arith::AddFOp::create(b, loc, sub(0), sub(1));
+  case Expr::Sub:
+    return arith::SubFOp::create(b, loc, sub(0), sub(1));
+  case Expr::Mul:
+    return arith::MulFOp::create(b, loc, sub(0), sub(1));
+  case Expr::Div:
+    return arith::DivFOp::create(b, loc, sub(0), sub(1));
+  case Expr::Max:
+    return arith::MaximumFOp::create(b, loc, sub(0), sub(1));
+  case Expr::Neg:
+    return arith::NegFOp::create(b, loc, sub(0));
+  case Expr::Recip:
+    return arith::DivFOp::create(
+        b, loc, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0)),
+        sub(0));
+  case Expr::ExtF:
+  case Expr::TruncF:
+    return sub(0);
+  case Expr::Select:
+    return arith::SelectOp::create(b, loc, sub(0), sub(1), sub(2));
+  case Expr::CmpF:
+    return arith::CmpFOp::create(
+        b, loc, static_cast<arith::CmpFPredicate>(e->pred), sub(0), sub(1));
+  case Expr::And:
+    return arith::AndIOp::create(b, loc, sub(0), sub(1));
+  case Expr::Or:
+    return arith::OrIOp::create(b, loc, sub(0), sub(1));
+  case Expr::Xor:
+    return arith::XOrIOp::create(b, loc, sub(0), sub(1));
+  default:
+    return nullptr;
+  }
+}
+
+bool emittable(const ExprP &e) {
+  switch (e->kind) {
+  case Expr::Leaf:
+  case Expr::Const:
+  case Expr::IConst:
+  case Expr::Add: case Expr::Sub: case Expr::Mul: case Expr::Div:
+  case Expr::Max: case Expr::Neg: case Expr::Recip: case Expr::ExtF:
+  case Expr::TruncF: case Expr::Select: case Expr::CmpF: case Expr::And:
+  case Expr::Or: case Expr::Xor:
+    return llvm::all_of(e->ops, emittable);
+  default:
+    return false;
+  }
+}
+
+void collectLeaves(const ExprP &e, SmallVectorImpl<const Expr *> &out) {
+  if (e->kind == Expr::Leaf) {
+    out.push_back(e.get());
+    return;
+  }
+  for (const ExprP &o : e->ops)
+    collectLeaves(o, out);
+}
+
+/// Rebuilds a bias tree as a [batch|1, heads|1, seq_q, seq_k] f32 tensor.
+FailureOr<Value> materializeBias(ImplicitLocOpBuilder &b, const Plan &plan,
+                                 const AtomTable &atoms) {
+  const ExprP &e = plan.mask.biasExpr;
+  AtomList used;
+  if (!emittable(e) || failed(treeAtoms(e, atoms, used)))
+    return failure();
+  AtomList allHeads = plan.headsPresent;
+  allHeads.append(plan.headsMissing);
+  AtomList loops;
+  Access groups(4);
+  for (int a : plan.batchPart)
+    if (llvm::is_contained(used, a)) {
+      loops.push_back(a);
+      groups[0].push_back(a);
+    }
+  for (int a : allHeads)
+    if (llvm::is_contained(used, a)) {
+      loops.push_back(a);
+      groups[1].push_back(a);
+    }
+  loops.push_back(plan.rowAtom);
+  loops.push_back(plan.keyAtom);
+  groups[2] = {plan.rowAtom};
+  groups[3] = {plan.keyAtom};
+  SmallVector<const Expr *> leaves;
+  collectLeaves(e, leaves);
+  MLIRContext *ctx = b.getContext();
+  unsigned n = loops.size();
+  SmallVector<Value> ins;
+  SmallVector<AffineMap> maps;
+  for (const Expr *l : leaves) {
+    SmallVector<AffineExpr> exprs;
+    for (const AtomList &dim : atoms.leaves(l->access))
+      exprs.push_back(dim.empty()
+                          ? getAffineConstantExpr(0, ctx)
+                          : getAffineDimExpr(llvm::find(loops, dim[0]) -
+                                                 loops.begin(),
+                                             ctx));
+    ins.push_back(l->value);
+    maps.push_back(AffineMap::get(n, 0, exprs, ctx));
+  }
+  SmallVector<int64_t> shape;
+  Access loopAccess;
+  for (int a : loops) {
+    shape.push_back(atoms.size(a));
+    loopAccess.push_back({a});
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(n, ctx));
+  Value init = tensor::EmptyOp::create(b, shape, b.getF32Type());
+  SmallVector<utils::IteratorType> its(n, utils::IteratorType::parallel);
+  bool ok = true;
+  Value t = linalg::GenericOp::create(
+                b, init.getType(), ins, ValueRange{init}, maps, its,
+                [&](OpBuilder &nb, Location loc, ValueRange args) {
+                  Value r = emitTree(nb, loc, e, leaves, args.drop_back());
+                  if (!r || !r.getType().isF32()) {
+                    ok = false;
+                    r = arith::ConstantOp::create(nb, loc,
+                                                  nb.getF32FloatAttr(0));
+                  }
+                  linalg::YieldOp::create(nb, loc, r);
+                })
+                .getResult(0);
+  if (!ok)
+    return failure();
+  return rearrange(b, t, loopAccess, groups, atoms);
+}
+
 bool isAttentionFloat(Type t) { return t.isF32() || t.isF16() || t.isBF16(); }
 
 FailureOr<Value> build(const Plan &plan, AtomTable &atoms, RewriterBase &rw,
                        std::string &why, std::string &summary) {
-  Value result = plan.pv->getResult(0);
+  Value result = plan.finalValue;
   Type outElt = getElementTypeOrSelf(result.getType());
   Type qt = getElementTypeOrSelf(plan.q.value.getType());
   Type kt = getElementTypeOrSelf(plan.k.value.getType());
@@ -489,7 +715,14 @@ FailureOr<Value> build(const Plan &plan, AtomTable &atoms, RewriterBase &rw,
     return failure();
   }
   Value bias;
-  if (plan.mask.bias) {
+  if (plan.mask.biasExpr) {
+    FailureOr<Value> bv = materializeBias(b, plan, atoms);
+    if (failed(bv)) {
+      why = "the bias cannot be rebuilt as a tensor";
+      return failure();
+    }
+    bias = *bv;
+  } else if (plan.mask.bias) {
     AtomList b0 = atoms.flatLeaves(plan.mask.biasAccess);
     auto present = [&](const AtomList &l) -> AtomList {
       return !l.empty() && llvm::is_contained(b0, l[0]) ? l : AtomList{};
@@ -639,10 +872,11 @@ struct FARaiseAttentionPass
         }
         pv->emitRemark() << "raised to fa.attention (" << summary << ")";
         SmallVector<Operation *> glue;
-        for (Operation *user : pv->getResult(0).getUsers())
+        for (Operation *user : plan.finalValue.getUsers())
           glue.push_back(user);
-        rw.replaceAllUsesWith(pv->getResult(0), *replacement);
-        eraseDeadFrom(pv, rw);
+        Operation *finalOp = plan.finalValue.getDefiningOp();
+        rw.replaceAllUsesWith(plan.finalValue, *replacement);
+        eraseDeadFrom(finalOp, rw);
         foldGlue(*replacement, glue);
         changed = true;
         break;

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::fa::raising;
 
@@ -303,67 +305,100 @@ FailureOr<Value> mlir::fa::raising::rearrange(ImplicitLocOpBuilder &b,
   if (srcL == dstL)
     return src;
 
-  // 1. One dimension per leaf atom.
-  Value cur = src;
-  bool oneLeafEach = llvm::all_of(srcL, [](const AtomList &l) {
-    return l.size() == 1;
-  });
-  if (!oneLeafEach) {
-    SmallVector<bool> unit;
-    for (const AtomList &l : srcL)
-      unit.push_back(l.empty());
-    if (llvm::is_contained(unit, true)) {
-      cur = tensor::CollapseShapeOp::create(b, cur, unitGroups(unit));
-      Access kept;
-      for (const AtomList &l : srcL)
-        if (!l.empty())
-          kept.push_back(l);
-      srcL = kept;
+  // Leaves that stay together (same source dim, same destination dim,
+  // consecutive in both) move as one run: no reshape splits them.
+  auto dstPos = [&](int a) { return llvm::find(dstFlat, a) - dstFlat.begin(); };
+  SmallVector<int64_t> dstDimOf(dstFlat.size());
+  {
+    int64_t p = 0;
+    for (auto [d, l] : llvm::enumerate(dstL))
+      for (size_t i = 0; i < l.size(); ++i)
+        dstDimOf[p++] = d;
+  }
+  struct Run {
+    int64_t first; // destination position of its first leaf
+    int64_t size;
+    int64_t length;
+  };
+  SmallVector<SmallVector<Run>> srcRuns; // per non-unit source dim
+  for (const AtomList &l : srcL) {
+    if (l.empty())
+      continue;
+    SmallVector<Run> runs;
+    for (int a : l) {
+      int64_t p = dstPos(a);
+      if (!runs.empty()) {
+        Run &r = runs.back();
+        int64_t last = r.first + r.length - 1;
+        if (p == last + 1 && dstDimOf[p] == dstDimOf[last]) {
+          r.size *= atoms.size(a);
+          ++r.length;
+          continue;
+        }
+      }
+      runs.push_back({p, atoms.size(a), 1});
     }
+    srcRuns.push_back(runs);
+  }
+
+  // 1. One dimension per run.
+  Value cur = src;
+  SmallVector<bool> unit;
+  for (const AtomList &l : srcL)
+    unit.push_back(l.empty());
+  if (llvm::is_contained(unit, true))
+    cur = tensor::CollapseShapeOp::create(b, cur, unitGroups(unit));
+  SmallVector<Run> runs;
+  {
     SmallVector<ReassociationIndices> groups;
     SmallVector<int64_t> shape;
     int64_t next = 0;
-    for (const AtomList &l : srcL) {
+    for (const SmallVector<Run> &rs : srcRuns) {
       ReassociationIndices g;
-      for (int a : l) {
+      for (const Run &r : rs) {
         g.push_back(next++);
-        shape.push_back(atoms.size(a));
+        shape.push_back(r.size);
+        runs.push_back(r);
       }
       groups.push_back(g);
     }
-    if (shape.size() != srcL.size())
+    if (shape.size() != srcRuns.size())
       cur = tensor::ExpandShapeOp::create(
           b, RankedTensorType::get(shape, elt), cur, groups);
   }
 
-  // 2. Leaves in destination order.
-  SmallVector<int64_t> perm;
-  for (int a : dstFlat)
-    perm.push_back(llvm::find(srcFlat, a) - srcFlat.begin());
+  // 2. Runs in destination order.
+  SmallVector<int64_t> perm(runs.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  llvm::sort(perm, [&](int64_t x, int64_t y) {
+    return runs[x].first < runs[y].first;
+  });
   if (!llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()))) {
     SmallVector<int64_t> shape;
-    for (int a : dstFlat)
-      shape.push_back(atoms.size(a));
+    for (int64_t i : perm)
+      shape.push_back(runs[i].size);
     Value init = tensor::EmptyOp::create(b, shape, elt);
     cur = linalg::TransposeOp::create(b, cur, init, perm).getResult()[0];
   }
+  SmallVector<Run> ordered;
+  for (int64_t i : perm)
+    ordered.push_back(runs[i]);
 
-  // 3. Group leaves into destination dimensions, then add unit dimensions.
+  // 3. Group runs into destination dimensions, then add unit dimensions.
   SmallVector<ReassociationIndices> groups;
-  int64_t next = 0;
   bool merge = false;
-  for (const AtomList &l : dstL) {
-    if (l.empty())
-      continue;
-    ReassociationIndices g;
-    for (size_t i = 0; i < l.size(); ++i)
-      g.push_back(next++);
-    merge |= g.size() > 1;
-    groups.push_back(g);
+  for (size_t i = 0; i < ordered.size(); ++i) {
+    int64_t d = dstDimOf[ordered[i].first];
+    if (i > 0 && dstDimOf[ordered[i - 1].first] == d) {
+      groups.back().push_back(i);
+      merge = true;
+    } else {
+      groups.push_back({static_cast<int64_t>(i)});
+    }
   }
   if (merge)
     cur = tensor::CollapseShapeOp::create(b, cur, groups);
-  SmallVector<bool> unit;
+  unit.clear();
   SmallVector<int64_t> shape;
   for (const AtomList &l : dstL) {
     unit.push_back(l.empty());

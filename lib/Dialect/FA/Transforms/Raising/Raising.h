@@ -234,6 +234,9 @@ struct MaskConfig {
   /// tensor (to be turned into 0 / -inf).
   Value bias;
   Access biasAccess;
+  /// A data-dependent bias computed inside the op that adds it: a tree to
+  /// rebuild as its own tensor.
+  ExprP biasExpr;
   bool biasIsBoolean = false;
   bool boolVisibleWhenTrue = true;
   /// Human-readable summary for the remark.

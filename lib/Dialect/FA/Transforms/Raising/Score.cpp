@@ -234,6 +234,8 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
       why = "more than one data-dependent mask or bias";
       return failure();
     }
+    // The tensor the program holds, not a broadcast view of it.
+    std::tie(v, a) = resolveViews(v, std::move(a), atoms, nullptr);
     out.bias = v;
     out.biasAccess = std::move(a);
     out.biasIsBoolean = boolean;
@@ -296,11 +298,19 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
           w == "the mask depends on the batch or head index") {
         auto [v, a] = originOf(bias);
         if (!v) {
-          why = "a bias that is not a tensor";
+          // Computed inside the op that adds it: rebuilt on its own.
+          if (out.bias || out.biasExpr) {
+            why = "more than one data-dependent mask or bias";
+            return failure();
+          }
+          out.biasExpr = bias;
+          parts.push_back("bias");
+          continue;
+        }
+        if (out.biasExpr || failed(setData(v, a, false, true))) {
+          why = "more than one data-dependent mask or bias";
           return failure();
         }
-        if (failed(setData(v, a, false, true)))
-          return failure();
         parts.push_back("bias");
         continue;
       }
