@@ -74,7 +74,7 @@ def find_aot(kcfg, target):
 
 def get_bundle(kcfg, target):
     """The loaded bundle for (kcfg, target): AOT, cached, or compiled now."""
-    key = (kcfg.key(), target)
+    key = (kcfg, target)  # KernelConfig is frozen, so hashable and cheap
     with _lock:
         if key in _loaded:
             return _loaded[key]

@@ -7,6 +7,7 @@ running anything. Options travel as plain scalars because op schemas do not
 take tuples or None-able tuples: window is (left, right) with -1 meaning
 unbounded on that side, mask_alignment "" means the default.
 """
+import functools
 from typing import List, Optional
 
 import torch
@@ -27,11 +28,28 @@ def _window(left, right):
     return (UNBOUNDED if left < 0 else left, UNBOUNDED if right < 0 else right)
 
 
+_configs = {}  # call signature -> KernelConfig: keeps the per-call cost low
+
+
 def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
                   softcap, mask_alignment, layout):
     """The KernelConfig a call needs: static heads and head dims, dynamic
     batch and sequence lengths (one kernel serves every length)."""
     dtype, sizes = _convert.check_inputs(q, k, v, bias, layout)
+    memo = (op, dtype, sizes["heads_q"], sizes["heads_kv"], sizes["head_dim"],
+            sizes["head_dim_v"], None if bias is None else
+            (bias.shape[0] != 1, bias.shape[1] != 1, bias.dtype), causal,
+            scale, window_left, window_right, softcap, mask_alignment, layout)
+    kcfg = _configs.get(memo)
+    if kcfg is None:
+        kcfg = _configs[memo] = _make_config(op, dtype, sizes, bias, causal,
+                                             scale, window_left, window_right,
+                                             softcap, mask_alignment, layout)
+    return kcfg
+
+
+def _make_config(op, dtype, sizes, bias, causal, scale, window_left,
+                 window_right, softcap, mask_alignment, layout):
     bias_spec = None if bias is None else (bias.shape[0] != 1,
                                            bias.shape[1] != 1)
     return KernelConfig(
@@ -47,10 +65,15 @@ def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
 def _target(t):
     if t.device.type == "cpu":
         return "cpu"
-    major, minor = torch.cuda.get_device_capability(t.device)
+    return _cuda_target(t.device.index)
+
+
+@functools.lru_cache(maxsize=None)
+def _cuda_target(index):
+    major, minor = torch.cuda.get_device_capability(index)
     if (major, minor) != (9, 0):
         raise UnsupportedError(
-            f"fa_mlir.torch.attention: no kernels for {t.device} "
+            f"fa_mlir.torch.attention: no kernels for cuda:{index} "
             f"(sm_{major}{minor}); the GPU back end targets sm_90a (H100/H200)")
     return "sm_90a"
 

@@ -107,3 +107,24 @@ def test_mixed_devices_are_rejected():
     q, k, v = make(1, 2, 2, 64, 64, 64, torch.bfloat16)
     with pytest.raises(ArgumentError, match="key is on cpu, expected cuda"):
         fat.attention(q, k.cpu(), v)
+
+
+def test_side_stream():
+    q, k, v = make(2, 4, 4, 256, 256, 128, torch.bfloat16)
+    expected = fat.attention(q, k, v, causal=True)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        o = fat.attention(q, k, v, causal=True)
+    torch.cuda.current_stream().wait_stream(s)
+    assert torch.equal(o, expected)
+
+
+def test_torch_compile_inductor():
+    q, k, v = make(1, 4, 4, 128, 128, 64, torch.bfloat16)
+
+    def f(q, k, v):
+        return fat.attention(q * 0.5, k, v, causal=True).float().sum(-1)
+
+    compiled = torch.compile(f, fullgraph=True)
+    assert torch.allclose(compiled(q, k, v), f(q, k, v))
