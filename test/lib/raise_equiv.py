@@ -189,15 +189,16 @@ def run_file(path, names, **kwargs):
     failed = 0
     for name in names:
         opts = dict(kwargs)
+        label = name
         if isinstance(name, tuple):
             name, extra = name
             opts.update(extra)
+            label = f"{name} {extra}"
         r = check(funcs[name], name, **opts)
-        name = f"{name} {extra}" if isinstance(name, tuple) else name
         failed += not r["ok"]
         vs = ("vs original" if r["ref_err"] is None else
               f"vs float64 (original's error {r['ref_err']:.3g})")
-        print(f"{'ok' if r['ok'] else 'FAIL'} {name}: max error {r['err']:.3g} "
+        print(f"{'ok' if r['ok'] else 'FAIL'} {label}: max error {r['err']:.3g} "
               f"{vs}, bound {r['atol']:.3g}, NaN rows in original {r['nan_rows']}"
               + ("" if r["raised"] else " NOT RAISED: " + r["remarks"].strip()))
     print(f"{failed} failed")
