@@ -161,8 +161,22 @@ LogicalResult Matcher::match(Plan &plan, std::string &why, bool &sawSoftmax) {
     outAccess = finalAccess;
   }
   FailureOr<Contraction> cpv = matchContraction(result, outAccess, atoms, why);
-  if (failed(cpv))
+  if (failed(cpv)) {
+    // A near miss when an operand is a softmax.
+    for (Value operand : pv->getOperands()) {
+      auto t = dyn_cast<RankedTensorType>(operand.getType());
+      if (!t || !t.hasStaticShape())
+        continue;
+      OpSet scratch;
+      ExprBuilder eb{atoms, &scratch, {}};
+      auto [p, pAccess] = resolveViews(
+          operand, atoms.freshAccess(t.getShape()), atoms, nullptr);
+      std::string ignored;
+      if (succeeded(matchSoftmax(p, pAccess, eb, ignored)))
+        sawSoftmax = true;
+    }
     return failure();
+  }
   plan.outAccess = finalAccess;
   plan.finalValue = final;
   plan.pv = pv;
@@ -188,16 +202,20 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
   Value vOperand = side == 0 ? cpv.rhs : cpv.lhs;
   auto [p, pAccess] = resolveViews(
       pOperand, side == 0 ? cpv.lhsAccess : cpv.rhsAccess, atoms, &internal);
-  FailureOr<SoftmaxMatch> sm = matchSoftmax(p, pAccess, eb, why);
-  if (failed(sm))
+  bool nearMiss = false;
+  FailureOr<SoftmaxMatch> sm = matchSoftmax(p, pAccess, eb, why, &nearMiss);
+  if (failed(sm)) {
+    sawSoftmax = nearMiss;
     return failure();
+  }
   sawSoftmax = true;
   int key = sm->keyAtom;
 
   // P·V must sum over the keys.
   AtomList pvRed = atoms.leaves(cpv.reduction);
   if (pvRed.size() != 1 || pvRed[0] != key) {
-    why = "the P·V contraction does not sum over the softmax dimension";
+    why = "P·V sums over a different dimension than the one the softmax "
+          "normalizes";
     return failure();
   }
 
@@ -263,12 +281,11 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
         if (!internal.contains(user) && user != pv) {
           bool isScores = op == cqk->op;
           bool isProbs = llvm::is_contained(op->getResults(), p);
-          why = std::string(isScores  ? "the scores (Q Kᵀ)"
-                            : isProbs ? "the probabilities"
-                                      : "an intermediate ('" +
-                                            describeOp(op) + "')") +
-                " also feed '" + describeOp(user) +
-                "', outside the attention";
+          why = "'" + describeOp(user) +
+                "' outside the attention also reads " +
+                (isScores  ? std::string("the scores (Q Kᵀ)")
+                 : isProbs ? std::string("the probabilities")
+                           : "an intermediate ('" + describeOp(op) + "')");
           return failure();
         }
 

@@ -129,6 +129,16 @@ static ExprP fold(ExprP e) {
 }
 
 ExprP ExprBuilder::fromScalar(Value s, ArrayRef<ExprP> args) {
+  // Anything not modelled is an opaque node: it matches nothing, so the
+  // matchers can still say which step failed.
+  if (ExprP e = fromScalarImpl(s, args))
+    return e;
+  ExprP e = make(Expr::Unknown);
+  e->type = s.getType();
+  return e;
+}
+
+ExprP ExprBuilder::fromScalarImpl(Value s, ArrayRef<ExprP> args) {
   if (auto arg = dyn_cast<BlockArgument>(s)) {
     if (arg.getOwner()->getParentOp() &&
         isa<linalg::LinalgOp>(arg.getOwner()->getParentOp()) &&
@@ -366,6 +376,8 @@ static AtomList renamed(AtomList l, ArrayRef<std::pair<int, int>> subst) {
 bool mlir::fa::raising::exprEqual(const ExprP &a, const ExprP &b,
                                   const AtomTable &atoms, ExprBuilder &eb,
                                   ArrayRef<std::pair<int, int>> subst) {
+  if (a->kind == Expr::Unknown || b->kind == Expr::Unknown)
+    return false;
   if (a->kind == Expr::Leaf && b->kind == Expr::Leaf) {
     if (a->value == b->value) {
       Access la = atoms.leaves(a->access), lb = atoms.leaves(b->access);

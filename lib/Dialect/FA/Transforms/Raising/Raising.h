@@ -142,6 +142,9 @@ struct ExprBuilder {
   /// The scalar tree of a linalg body value `s`, with block arguments bound
   /// to leaves. Returns null on anything not modelled.
   ExprP fromScalar(Value s, ArrayRef<ExprP> args);
+
+private:
+  ExprP fromScalarImpl(Value s, ArrayRef<ExprP> args);
 };
 
 /// Structural equality; leaves compare by value and leaf atoms. `subst`
@@ -202,8 +205,11 @@ struct SoftmaxMatch {
   int keyAtom = -1;
   Operation *anchor = nullptr;
 };
+/// `nearMiss` is set once the chain looks like a softmax (an exp of x minus
+/// a broadcast value, normalized), so that a later failure is worth a remark.
 FailureOr<SoftmaxMatch> matchSoftmax(Value p, const Access &access,
-                                     ExprBuilder &eb, std::string &why);
+                                     ExprBuilder &eb, std::string &why,
+                                     bool *nearMiss = nullptr);
 
 /// A masking select: `cond` true means visible when `visibleWhenTrue`.
 struct SelectTerm {

@@ -42,7 +42,8 @@ static int missingAtom(const Access &full, const Access &row,
 FailureOr<SoftmaxMatch> mlir::fa::raising::matchSoftmax(Value p,
                                                         const Access &access,
                                                         ExprBuilder &eb,
-                                                        std::string &why) {
+                                                        std::string &why,
+                                                        bool *nearMiss) {
   SoftmaxMatch m;
   if (auto softmax = p.getDefiningOp<linalg::SoftmaxOp>()) {
     AtomList key = eb.atoms.leaves(access[softmax.getDimension()]);
@@ -86,6 +87,8 @@ FailureOr<SoftmaxMatch> mlir::fa::raising::matchSoftmax(Value p,
     why = "not a softmax: exp of something other than x - rowmax(x)";
     return failure();
   }
+  if (nearMiss)
+    *nearMiss = true;
   ExprP x = diff->ops[0];
   ExprP maxLeaf = eb.derefAll(diff->ops[1]);
   while (maxLeaf->kind == Expr::ExtF || maxLeaf->kind == Expr::TruncF)
