@@ -107,8 +107,7 @@ def _shapes(q, v, layout):
     return out, (b, h, s)
 
 
-@torch.library.custom_op("fa_mlir::attention_forward", mutates_args=())
-def attention_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+def forward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                       bias: Optional[torch.Tensor], causal: bool,
                       scale: Optional[float], window_left: int,
                       window_right: int, softcap: Optional[float],
@@ -127,6 +126,10 @@ def attention_forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     return [out, lse]
 
 
+attention_forward = torch.library.custom_op(
+    "fa_mlir::attention_forward", forward_impl, mutates_args=())
+
+
 @attention_forward.register_fake
 def _(q, k, v, bias, causal, scale, window_left, window_right, softcap,
       mask_alignment, layout):
@@ -135,8 +138,7 @@ def _(q, k, v, bias, causal, scale, window_left, window_right, softcap,
             q.new_empty(lse_shape, dtype=torch.float32)]
 
 
-@torch.library.custom_op("fa_mlir::attention_backward", mutates_args=())
-def attention_backward(grad_out: torch.Tensor, q: torch.Tensor,
+def backward_impl(grad_out: torch.Tensor, q: torch.Tensor,
                        k: torch.Tensor, v: torch.Tensor, out: torch.Tensor,
                        lse: torch.Tensor, bias: Optional[torch.Tensor],
                        causal: bool, scale: Optional[float], window_left: int,
@@ -166,6 +168,10 @@ def attention_backward(grad_out: torch.Tensor, q: torch.Tensor,
         tensors["bias"], tensors["grad_bias"] = bias, dbias
     _launch(bundle, tensors, q.device)
     return [dq, dk, dv, dbias]
+
+
+attention_backward = torch.library.custom_op(
+    "fa_mlir::attention_backward", backward_impl, mutates_args=())
 
 
 @attention_backward.register_fake
