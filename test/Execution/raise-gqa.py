@@ -11,4 +11,4 @@ import raise_equiv
 raise_equiv.run_file(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Dialect",
                  "FA", "raise-attention-gqa.mlir"),
-    ["llama_gqa_bf16", "mqa_f32"])
+    ["llama_gqa_bf16", "mqa_f32", "tiled_kv_heads"])
