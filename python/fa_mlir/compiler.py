@@ -39,6 +39,20 @@ def find_fa_compile():
     return path
 
 
+def cpu_pipeline():
+    """$FA_MLIR_CPU_PIPELINE (e.g. "fa-cpu-pipeline{tiled=true}"), else
+    fa-cpu-pipeline with its defaults. Part of the cache key."""
+    return os.environ.get("FA_MLIR_CPU_PIPELINE", "fa-cpu-pipeline")
+
+
+def target_version(target):
+    """The compiler version that keys the cache for `target`."""
+    version = fa_cache.compiler_version(compiler_tools(target))
+    if target == "cpu":
+        version["pipeline"] = cpu_pipeline()
+    return version
+
+
 def compiler_tools(target):
     tools = [find_fa_opt()]
     if target == "sm_90a":
@@ -72,7 +86,7 @@ def compile(config=None, *, target="cpu", cache=True, cache_dir=None,
     kcfg = make_config(config, **fields)
     if target not in TARGETS:
         raise UnsupportedError(f"unknown target {target!r}; known: {TARGETS}")
-    version = fa_cache.compiler_version(compiler_tools(target))
+    version = target_version(target)
     key = fa_cache.entry_key(kcfg, target, version)
     final = fa_cache.entry_dir(key, target, cache_dir)
     if cache and os.path.exists(os.path.join(final, MANIFEST)):
@@ -90,7 +104,7 @@ def compile(config=None, *, target="cpu", cache=True, cache_dir=None,
 def build_bundle(kcfg, target, out_dir, version=None):
     """Writes the bundle of `kcfg` for `target` into `out_dir` (no cache)."""
     os.makedirs(out_dir, exist_ok=True)
-    version = version or fa_cache.compiler_version(compiler_tools(target))
+    version = version or target_version(target)
     manifest = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION,
                 "target": target, "op": kcfg.op, "config": kcfg.to_dict(),
                 "compiler": version}
@@ -107,22 +121,27 @@ def build_bundle(kcfg, target, out_dir, version=None):
 
 
 def _build_cpu(kcfg, out_dir):
-    if "heads" in kcfg.dynamic:
-        # fa-opt --fa-cpu-pipeline crashes (in the memref lowering of the
-        # decomposition's dynamic [Hkv, G] expand_shape) on dynamic heads.
-        raise UnsupportedError(
-            "target cpu: dynamic head counts are not supported by "
-            "fa-cpu-pipeline yet; give heads_q and heads_kv (batch and "
-            "sequence lengths may stay dynamic)")
     acfg = kcfg.attention_config()
     name = _FUNCTION[kcfg.op]
     text = (fa_config.forward_mlir(acfg, name) if kcfg.op == "forward"
             else fa_config.backward_mlir(acfg, name))
     with open(os.path.join(out_dir, "kernel.mlir"), "w") as f:
         f.write(text)
-    lower_to_shared_library(text, os.path.join(out_dir, "kernel.so"))
+    try:
+        lower_to_shared_library(text, os.path.join(out_dir, "kernel.so"),
+                                cpu_pipeline())
+    except CompileError as e:
+        if "heads" not in kcfg.dynamic:
+            raise
+        # The reference decomposition's lowering crashes on dynamic head
+        # counts (its dynamic [Hkv, G] expand_shape); say what to do.
+        raise UnsupportedError(
+            f"target cpu: {cpu_pipeline()} failed on dynamic head counts; "
+            "give heads_q and heads_kv (batch and sequence lengths may stay "
+            f"dynamic). The compiler said:\n{e}") from None
     return {"library": "kernel.so", "symbol": f"_mlir_ciface_{name}",
-            "source": "kernel.mlir", "arguments": signature(kcfg)}
+            "source": "kernel.mlir", "pipeline": cpu_pipeline(),
+            "arguments": signature(kcfg)}
 
 
 def _sm90a_mlir(kcfg):

@@ -82,3 +82,11 @@ def test_default_root_honours_environment(monkeypatch):
     monkeypatch.delenv("FA_MLIR_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", "/xdg")
     assert cache.cache_root() == "/xdg/fa_mlir"
+
+
+def test_pipeline_override_is_in_the_key(monkeypatch, tmp_path):
+    a = fa_mlir.compile(**CFG, cache_dir=str(tmp_path))
+    monkeypatch.setenv("FA_MLIR_CPU_PIPELINE", "fa-cpu-pipeline{tiled=false}")
+    b = fa_mlir.compile(**CFG, cache_dir=str(tmp_path))
+    assert a.path != b.path
+    assert b.manifest["cpu"]["pipeline"] == "fa-cpu-pipeline{tiled=false}"
