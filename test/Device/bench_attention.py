@@ -42,7 +42,7 @@ def main():
     bundles = fa_bundle.load_all(directory)
     seqlens = [int(x) for x in os.environ.get("SEQLENS", "1024,2048,4096,8192,16384").split(",")]
     hdims = [int(x) for x in os.environ.get("HDIMS", "64,128").split(",")]
-    variants = os.environ.get("VARIANTS", "m128n128s2op,m128n128s2o,m128n128s2").split(",")
+    variants = os.environ.get("VARIANTS", "m128n128s2o,m128n128s2op,m128n128s2").split(",")
     peers = {"sdpa_flash(FA2)": sdpa(SDPBackend.FLASH_ATTENTION), "sdpa_cudnn": sdpa(SDPBackend.CUDNN_ATTENTION)}
     rows = []
     print("impl,causal,hdim,seqlen,batch,heads,ms,tflops,maxdiff_vs_fa2", flush=True)

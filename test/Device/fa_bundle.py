@@ -92,7 +92,7 @@ def load_all(directory):
 
 
 def find(bundles, dtype="bf16", head_dim=128, layout="bshd", causal=False,
-         mask_alignment="top_left", return_lse=True, tag="m128n128s2op_"):
+         mask_alignment="top_left", return_lse=True, tag="m128n128s2o_"):
     for b in bundles:
         c = b.cfg
         if (c["dtype"] == dtype and c["head_dim"] == head_dim and c["layout"] == layout

@@ -7,7 +7,7 @@ what=${1:-all}
 export PYTHONUNBUFFERED=1
 K=.devbuild/kernels
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
-main=$K/fa_fwd_bf16_d128_bhsd_lse_m128n128s2op.cubin
+main=$K/fa_fwd_bf16_d128_bhsd_lse_m128n128s2o.cubin
 cuobjdump --dump-sass "$main" > "$OUT/fa_fwd_bf16_d128.sass" 2>&1
 echo "SASS $main: HGMMA=$(grep -c HGMMA "$OUT/fa_fwd_bf16_d128.sass") UTMALDG=$(grep -c UTMALDG "$OUT/fa_fwd_bf16_d128.sass") LDL/STL=$(grep -cE '\bLDL|\bSTL' "$OUT/fa_fwd_bf16_d128.sass") USETMAXREG=$(grep -c USETMAXREG "$OUT/fa_fwd_bf16_d128.sass") MUFU.EX2=$(grep -c 'MUFU.EX2' "$OUT/fa_fwd_bf16_d128.sass")"
 rc=0

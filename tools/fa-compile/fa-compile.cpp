@@ -35,7 +35,7 @@ static cl::opt<unsigned> stages("stages", cl::desc("K/V ring depth"), cl::init(2
 static cl::opt<bool> overlap("overlap", cl::desc("Intra-warpgroup QK^T/softmax overlap"),
                              cl::init(true));
 static cl::opt<bool> pingPong("pingpong", cl::desc("Consumer warpgroups take turns (FA3)"),
-                              cl::init(true));
+                              cl::init(false));
 static cl::opt<std::string> ptxasOptions("ptxas-options", cl::desc("Extra ptxas options"),
                                          cl::init(""));
 static cl::opt<bool> printIR("print-ir", cl::desc("Print the module after the pipeline"),

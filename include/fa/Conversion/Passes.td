@@ -60,8 +60,9 @@ def ConvertFAToNVVM : Pass<"convert-fa-to-nvvm", "ModuleOp"> {
            "K/V shared-memory ring depth (>= 2)">,
     Option<"overlap", "overlap", "bool", /*default=*/"true",
            "Issue the next Q Kᵀ before the current softmax (FA3 intra-warpgroup overlap)">,
-    Option<"pingPong", "pingpong", "bool", /*default=*/"true",
-           "With overlap: the consumer warpgroups take turns issuing wgmma (FA3 ping-pong)">,
+    Option<"pingPong", "pingpong", "bool", /*default=*/"false",
+           "With overlap: the consumer warpgroups take turns issuing wgmma (FA3 "
+           "ping-pong; measured 0-6 % slower here, see docs/HopperKernel.md)">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",

@@ -26,7 +26,7 @@ struct FANVVMPipelineOptions : public PassPipelineOptions<FANVVMPipelineOptions>
   PassOptions::Option<bool> pingPong{
       *this, "pingpong",
       llvm::cl::desc("With overlap: consumer warpgroups take turns issuing wgmma"),
-      llvm::cl::init(true)};
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("Write each kernel as a bundle (cubin + JSON) into this directory"),

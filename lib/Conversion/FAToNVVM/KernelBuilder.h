@@ -37,7 +37,7 @@ struct AttentionKernelConfig {
   int64_t blockN = 128; // key rows per K/V tile
   int64_t stages = 2;
   bool overlap = true;   // FA3 intra-warpgroup overlap of QK^T and softmax
-  bool pingPong = true;  // FA3 inter-warpgroup turns (with overlap only)
+  bool pingPong = false; // FA3 inter-warpgroup turns (with overlap only)
   int producerRegs = 24; // setmaxnreg for the producer warpgroup
   int consumerRegs = 240;
 

@@ -3,13 +3,13 @@
 
 // bf16, head dim 128, bshd, LSE: the FlashAttention-3 forward structure.
 
-// CHECK: module attributes {fa.kernel_bundles = {fa_fwd_bf16_d128_bshd_lse_m128n128s2op = "{{.*}}\22kernel\22: \22fa_fwd_bf16_d128_bshd_lse_m128n128s2op\22{{.*}}\22shared_memory_bytes\22: 164936{{.*}}"}, gpu.container_module}
+// CHECK: module attributes {fa.kernel_bundles = {fa_fwd_bf16_d128_bshd_lse_m128n128s2o = "{{.*}}\22kernel\22: \22fa_fwd_bf16_d128_bshd_lse_m128n128s2o\22{{.*}}\22shared_memory_bytes\22: 164936{{.*}}"}, gpu.container_module}
 // CHECK-LABEL: func.func @bf16_d128
-// CHECK: fa.attention {{.*}}fa.kernel = @fa_fwd_bf16_d128_bshd_lse_m128n128s2op::@fa_fwd_bf16_d128_bshd_lse_m128n128s2op
-// CHECK: gpu.module @fa_fwd_bf16_d128_bshd_lse_m128n128s2op [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
+// CHECK: fa.attention {{.*}}fa.kernel = @fa_fwd_bf16_d128_bshd_lse_m128n128s2o::@fa_fwd_bf16_d128_bshd_lse_m128n128s2o
+// CHECK: gpu.module @fa_fwd_bf16_d128_bshd_lse_m128n128s2o [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: llvm.mlir.global external @[[SMEM:.+]]() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // Tensor maps by value as grid constants; output and LSE pointers; seq_q, seq_k, GQA group.
-// CHECK: llvm.func @fa_fwd_bf16_d128_bshd_lse_m128n128s2op(%[[TMQ:.+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %[[TMK:.+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %[[TMV:.+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %{{.+}}: !llvm.ptr {llvm.noalias}, %{{.+}}: !llvm.ptr {llvm.noalias}, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32)
+// CHECK: llvm.func @fa_fwd_bf16_d128_bshd_lse_m128n128s2o(%[[TMQ:.+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %[[TMK:.+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %[[TMV:.+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %{{.+}}: !llvm.ptr {llvm.noalias}, %{{.+}}: !llvm.ptr {llvm.noalias}, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32)
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
 // CHECK: llvm.mlir.addressof @[[SMEM]] : !llvm.ptr<3>
 // CHECK-COUNT-9: nvvm.mbarrier.init
@@ -69,8 +69,8 @@ func.func @bf16_d128(%q: tensor<?x?x16x128xbf16>, %k: tensor<?x?x16x128xbf16>, %
 // only tiles crossing the diagonal or seq_k are masked.
 
 // CHECK-LABEL: func.func @f16_d64_causal
-// CHECK: gpu.module @fa_fwd_f16_d64_bhsd_causal_m128n128s2op
-// CHECK: llvm.func @fa_fwd_f16_d64_bhsd_causal_m128n128s2op(%{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {llvm.noalias}, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32)
+// CHECK: gpu.module @fa_fwd_f16_d64_bhsd_causal_m128n128s2o
+// CHECK: llvm.func @fa_fwd_f16_d64_bhsd_causal_m128n128s2o(%{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {llvm.noalias}, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32)
 // CHECK: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // CHECK: arith.cmpi slt

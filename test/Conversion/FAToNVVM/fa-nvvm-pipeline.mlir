@@ -1,15 +1,15 @@
 // RUN: fa-opt %s --fa-nvvm-pipeline="chip=sm_90a format=isa" | FileCheck %s
 // RUN: rm -rf %t && fa-opt %s --fa-nvvm-pipeline="format=isa bundle-dir=%t" -o /dev/null
-// RUN: FileCheck %s --check-prefix=JSON --input-file=%t/fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2op.json
-// RUN: FileCheck %s --check-prefix=ISA --input-file=%t/fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2op.ptx
+// RUN: FileCheck %s --check-prefix=JSON --input-file=%t/fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2o.json
+// RUN: FileCheck %s --check-prefix=ISA --input-file=%t/fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2o.ptx
 // RUN: rm -rf %t.fc && fa-compile %s -o %t.fc --format=isa --stages=3
-// RUN: FileCheck %s --check-prefix=FC --input-file=%t.fc/fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s3op.json
+// RUN: FileCheck %s --check-prefix=FC --input-file=%t.fc/fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s3o.json
 
 // The whole path to PTX; the kernel is serialized into a gpu.binary and the
 // fa.attention op keeps a reference to it.
 
-// CHECK: fa.attention {{.*}}fa.kernel = @fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2op::@fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2op
-// CHECK: gpu.binary @fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2op [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, {{.*}}assembly = "
+// CHECK: fa.attention {{.*}}fa.kernel = @fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2o::@fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2o
+// CHECK: gpu.binary @fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2o [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, {{.*}}assembly = "
 // CHECK-SAME: .target sm_90a
 // CHECK-SAME: setmaxnreg.dec.sync.aligned.u32 \0924;
 // CHECK-SAME: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
@@ -23,13 +23,13 @@
 // JSON: "causal": true,
 // JSON: "layout": "bhsd",
 // JSON: "return_lse": true,
-// JSON: "cubin": "fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2op.ptx",
+// JSON: "cubin": "fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2o.ptx",
 // JSON: "format": "fa-kernel-bundle",
 // JSON: "grid": [
 // JSON-NEXT: "ceildiv(seq_q, 128)",
 // JSON-NEXT: "heads_q",
 // JSON-NEXT: "batch"
-// JSON: "kernel": "fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2op",
+// JSON: "kernel": "fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2o",
 // JSON: "op": "attention_fwd",
 // JSON: "box": [
 // JSON-NEXT: 64,
@@ -50,8 +50,8 @@
 // JSON: "shared_memory_bytes": 164936,
 // JSON: "version": 1
 
-// ISA: .entry fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2op(
-// ISA: .param .align 64 .b8 fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2op_param_0[128]
+// ISA: .entry fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2o(
+// ISA: .param .align 64 .b8 fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2o_param_0[128]
 // ISA: .maxntid 384, 1, 1
 // ISA: .minnctapersm 1
 // ISA: mbarrier.try_wait.parity.shared.b64
