@@ -53,18 +53,21 @@ def _parse_type(t):
 
 
 def signature(text, name):
+    """([(shape, elt)] of the arguments, [(shape, elt)] of the results)."""
     m = re.search(r"func\.func @" + re.escape(name) +
-                  r"\((.*?)\)\s*->\s*(tensor<[^>]*>)", text, re.S)
+                  r"\((.*?)\)\s*->\s*(\([^)]*\)|tensor<[^>]*>)", text, re.S)
     args = [a.split(":", 1)[1] for a in re.split(r",\s*(?=%)", m.group(1))]
-    return [_parse_type(a) for a in args], _parse_type(m.group(2))
+    results = re.findall(r"tensor<[^>]*>", m.group(2))
+    return [_parse_type(a) for a in args], [_parse_type(r) for r in results]
 
 
 def _mlir_type(shape, elt, kind):
     return f"{kind}<{'x'.join(str(s) for s in shape)}x{elt}>"
 
 
-def wrapper(name, args, result):
-    """A C-interface entry point over memrefs that calls the tensor function."""
+def wrapper(name, args, results):
+    """A C-interface entry point over memrefs that calls the tensor function:
+    inputs, then one output memref per result."""
     params, loads, names = [], [], []
     for i, (shape, elt) in enumerate(args):
         mt, tt = _mlir_type(shape, elt, "memref"), _mlir_type(shape, elt, "tensor")
@@ -72,13 +75,20 @@ def wrapper(name, args, result):
         loads.append(f"  %t{i} = bufferization.to_tensor %a{i} restrict : "
                      f"{mt} to {tt}\n")
         names.append(f"%t{i}")
-    rm, rt = (_mlir_type(*result, "memref"), _mlir_type(*result, "tensor"))
+    rms = [_mlir_type(*r, "memref") for r in results]
+    rts = [_mlir_type(*r, "tensor") for r in results]
+    outs = ", ".join(f"%out{i}: {rm}" for i, rm in enumerate(rms))
     arg_types = ", ".join(_mlir_type(s, e, "tensor") for s, e in args)
-    return (f"func.func @entry({', '.join(params)}, %out: {rm}) "
+    rnames = ", ".join(f"%r{i}" for i in range(len(results)))
+    stores = "".join(
+        f"  bufferization.materialize_in_destination %r{i} in restrict "
+        f"writable %out{i} : ({rt}, {rm}) -> ()\n"
+        for i, (rt, rm) in enumerate(zip(rts, rms)))
+    return (f"func.func @entry({', '.join(params)}, {outs}) "
             f"attributes {{llvm.emit_c_interface}} {{\n" + "".join(loads) +
-            f"  %r = func.call @{name}({', '.join(names)}) : ({arg_types}) -> {rt}\n"
-            f"  bufferization.materialize_in_destination %r in restrict "
-            f"writable %out : ({rt}, {rm}) -> ()\n  return\n}}\n")
+            f"  {rnames} = func.call @{name}({', '.join(names)}) : "
+            f"({arg_types}) -> ({', '.join(rts)})\n" + stores +
+            "  return\n}\n")
 
 
 def raise_attention(text):
@@ -124,18 +134,22 @@ def promote_f64(text):
     return text
 
 
-def _run(text, name, args, result, inputs, pre):
+def _run(text, name, args, results, inputs, pre):
+    """All results, concatenated flat, as float64."""
     so = cpu.compile_to_shared_library(text, pipeline=pre + PIPELINE)
-    out = _empty(*result)
-    cpu.CompiledFunction(so, "entry")(*inputs, out)
-    return dtypes.from_storage(out, result[1]) if result[1] != "f64" else out
+    outs = [_empty(*r) for r in results]
+    cpu.CompiledFunction(so, "entry")(*inputs, *outs)
+    return np.concatenate([
+        (dtypes.from_storage(o, r[1]) if r[1] != "f64" else o).reshape(-1)
+        for o, r in zip(outs, results)])
 
 
 def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8,
           binary=()):
     """Runs original and raised `name`; returns a dict with the errors."""
-    args, result = signature(text, name)
-    module = text + "\n" + wrapper(name, args, result)
+    args, results = signature(text, name)
+    result = results[0]
+    module = text + "\n" + wrapper(name, args, results)
     raised, remarks = raise_attention(module)
     pre = (TOSA_TO_LINALG if tosa else "") + (
         DECOMPOSE_SOFTMAX if "linalg.softmax" in text else "") + (
@@ -143,11 +157,11 @@ def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8,
     rng = np.random.default_rng(seed)
     inputs = [_random(s, e, rng, mask_density, i in binary)[0]
               for i, (s, e) in enumerate(args)]
-    orig = _run(module, name, args, result, inputs, pre)
-    new = _run(raised, name, args, result, inputs, pre)
+    orig = _run(module, name, args, results, inputs, pre)
+    new = _run(raised, name, args, results, inputs, pre)
     # Rows the original leaves NaN (every key masked by -inf) are 0 in
     # fa.attention: the documented refinement.
-    nan_rows = np.isnan(orig)
+    nan_rows = np.isnan(orig)  # flat: NaN elements
     refined_ok = bool(np.all(new[nan_rows] == 0))
     diff = np.where(nan_rows, 0, np.abs(orig - new))
     err = float(np.max(diff)) if diff.size else 0.0
@@ -161,11 +175,11 @@ def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8,
         # FlashAttention's criterion against the float64 program: the raised
         # error at most twice the original's, plus a small epsilon.
         ref_text = promote_f64(text)
-        ref_args, ref_result = signature(ref_text, name)
-        ref_module = ref_text + "\n" + wrapper(name, ref_args, ref_result)
+        ref_args, ref_results = signature(ref_text, name)
+        ref_module = ref_text + "\n" + wrapper(name, ref_args, ref_results)
         ref_inputs = [x if e == "i1" else dtypes.from_storage(x, e)
                       for x, (_, e) in zip(inputs, args)]
-        ref = _run(ref_module, name, ref_args, ref_result,
+        ref = _run(ref_module, name, ref_args, ref_results,
                    [np.ascontiguousarray(x) for x in ref_inputs], "")
         ok_rows = ~np.isnan(ref)
         err_orig = float(np.max(np.abs(orig - ref)[ok_rows]))
@@ -178,7 +192,7 @@ def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8,
     ok = ("raised to fa.attention" in remarks and "fa.attention" in raised
           and refined_ok and np.all(np.isfinite(new)) and close)
     return dict(ok=bool(ok), err=err, atol=atol, ref_err=ref_err,
-                nan_rows=int(nan_rows.any(axis=-1).sum()),
+                nan_rows=int(nan_rows.sum()),
                 raised="raised to fa.attention" in remarks, remarks=remarks)
 
 
@@ -199,7 +213,7 @@ def run_file(path, names, **kwargs):
         vs = ("vs original" if r["ref_err"] is None else
               f"vs float64 (original's error {r['ref_err']:.3g})")
         print(f"{'ok' if r['ok'] else 'FAIL'} {label}: max error {r['err']:.3g} "
-              f"{vs}, bound {r['atol']:.3g}, NaN rows in original {r['nan_rows']}"
+              f"{vs}, bound {r['atol']:.3g}, NaN elements in original {r['nan_rows']}"
               + ("" if r["raised"] else " NOT RAISED: " + r["remarks"].strip()))
     print(f"{failed} failed")
     return failed

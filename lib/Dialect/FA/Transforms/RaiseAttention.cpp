@@ -55,40 +55,14 @@ struct Plan {
   Access outAccess;
   /// The value replaced: P·V's result or the end of its view chain.
   Value finalValue;
+  /// The training backward, when P also feeds one.
+  std::optional<BackwardMatch> bwd;
   Layout layout = Layout::bhsd;
 };
 
-/// Walks a Q or K operand up through views, extensions and constant scalings
-/// to the tensor the program holds.
-Root traceOperand(Value v, Access access, AtomTable &atoms, double &scale) {
-  ExprBuilder eb{atoms, nullptr, {}};
-  while (true) {
-    std::tie(v, access) = resolveViews(v, access, atoms, nullptr);
-    ExprP e = eb.deref(eb.leaf(v, access));
-    double s = 1.0;
-    while (true) {
-      if (e->kind == Expr::ExtF) {
-        e = eb.deref(e->ops[0]);
-        continue;
-      }
-      if (e->kind == Expr::Mul || e->kind == Expr::Div) {
-        ExprP a = eb.deref(e->ops[0]), c = eb.deref(e->ops[1]);
-        if (e->kind == Expr::Mul && !c->isConst() && a->isConst())
-          std::swap(a, c);
-        if (c->isConst() && c->fval != 0.0) {
-          s *= e->kind == Expr::Mul ? c->fval : 1.0 / c->fval;
-          e = a;
-          continue;
-        }
-      }
-      break;
-    }
-    if (e->kind != Expr::Leaf || e->value == v)
-      return {v, access};
-    scale *= s;
-    v = e->value;
-    access = e->access;
-  }
+Root traceRoot(Value v, Access access, AtomTable &atoms, double &scale) {
+  auto [root, rootAccess] = raising::traceOperand(v, access, atoms, scale);
+  return {root, rootAccess};
 }
 
 bool sameSet(AtomList a, AtomList b) {
@@ -200,8 +174,10 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
   ExprBuilder eb{atoms, &internal, {}};
   Value pOperand = side == 0 ? cpv.lhs : cpv.rhs;
   Value vOperand = side == 0 ? cpv.rhs : cpv.lhs;
+  OpSet pViews;
   auto [p, pAccess] = resolveViews(
-      pOperand, side == 0 ? cpv.lhsAccess : cpv.rhsAccess, atoms, &internal);
+      pOperand, side == 0 ? cpv.lhsAccess : cpv.rhsAccess, atoms, &pViews);
+  internal.insert(pViews.begin(), pViews.end());
   bool nearMiss = false;
   FailureOr<SoftmaxMatch> sm = matchSoftmax(p, pAccess, eb, why, &nearMiss);
   if (failed(sm)) {
@@ -274,13 +250,19 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
     return failure();
   }
 
-  // Only the match may use the intermediates.
+  // Only the match may use the intermediates; P (or its views) may also
+  // feed the training backward, matched below.
+  OpSet pReaders;
   for (Operation *op : internal)
     for (Value r : op->getResults())
       for (Operation *user : r.getUsers())
         if (!internal.contains(user) && user != pv) {
           bool isScores = op == cqk->op;
           bool isProbs = llvm::is_contained(op->getResults(), p);
+          if (isProbs || pViews.contains(op)) {
+            pReaders.insert(user);
+            continue;
+          }
           why = "'" + describeOp(user) +
                 "' outside the attention also reads " +
                 (isScores  ? std::string("the scores (Q Kᵀ)")
@@ -291,12 +273,12 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
 
   // Q, K, V as the program holds them.
   double scale = form.scale;
-  plan.q = traceOperand(kIsLhs ? cqk->rhs : cqk->lhs,
+  plan.q = traceRoot(kIsLhs ? cqk->rhs : cqk->lhs,
                         kIsLhs ? cqk->rhsAccess : cqk->lhsAccess, atoms, scale);
-  plan.k = traceOperand(kIsLhs ? cqk->lhs : cqk->rhs,
+  plan.k = traceRoot(kIsLhs ? cqk->lhs : cqk->rhs,
                         kIsLhs ? cqk->lhsAccess : cqk->rhsAccess, atoms, scale);
   double unused = 1.0;
-  plan.v = traceOperand(vOperand, side == 0 ? cpv.rhsAccess : cpv.lhsAccess,
+  plan.v = traceRoot(vOperand, side == 0 ? cpv.rhsAccess : cpv.lhsAccess,
                         atoms, unused);
   if (unused != 1.0) {
     // A scaled V scales the output: not an attention parameter.
@@ -414,6 +396,45 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
       why = "the bias is not [batch|1, heads|1, seq_q, seq_k]";
       return failure();
     }
+  }
+
+  plan.bwd.reset();
+  if (!pReaders.empty()) {
+    auto escape = [&](const std::string &reason) {
+      why = "'" + describeOp(*pReaders.begin()) +
+            "' outside the attention also reads the probabilities, and " +
+            reason;
+      return failure();
+    };
+    BackwardInput in{p,           pAccess,         plan.q.value,
+                     plan.k.value, plan.v.value,   plan.q.access,
+                     plan.k.access, plan.v.access, row,
+                     key,          dims[0],        vFree[0],
+                     scale};
+    std::string whyBwd;
+    FailureOr<BackwardMatch> bwd = matchBackward(in, atoms, whyBwd);
+    if (failed(bwd))
+      return escape("it is not a recognized backward (" + whyBwd + ")");
+    for (Operation *user : pReaders)
+      if (!bwd->ops.contains(user))
+        return escape("not only the backward does");
+    Operation *outs[] = {bwd->dQ.getDefiningOp(), bwd->dK.getDefiningOp(),
+                         bwd->dV.getDefiningOp()};
+    for (Operation *op : bwd->ops) {
+      if (llvm::is_contained(outs, op))
+        continue;
+      for (Operation *user : op->getUsers())
+        if (!bwd->ops.contains(user) && !internal.contains(user))
+          return escape("an intermediate of its backward ('" +
+                        describeOp(op) + "') has another user ('" +
+                        describeOp(user) + "')");
+    }
+    if (!plan.headsMissing.empty())
+      return escape("raising the backward of grouped-query attention is not "
+                    "supported");
+    if (plan.mask.bias || plan.mask.biasExpr)
+      return escape("raising the backward with a bias is not supported");
+    plan.bwd = std::move(*bwd);
   }
 
   // bshd when every operand already is.
@@ -693,7 +714,8 @@ FailureOr<Value> materializeBias(ImplicitLocOpBuilder &b, const Plan &plan,
 bool isAttentionFloat(Type t) { return t.isF32() || t.isF16() || t.isBF16(); }
 
 FailureOr<Value> build(const Plan &plan, AtomTable &atoms, RewriterBase &rw,
-                       std::string &why, std::string &summary) {
+                       std::string &why, std::string &summary,
+                       SmallVectorImpl<Operation *> &backwardRoots) {
   Value result = plan.finalValue;
   Type outElt = getElementTypeOrSelf(result.getType());
   Type qt = getElementTypeOrSelf(plan.q.value.getType());
@@ -779,8 +801,31 @@ FailureOr<Value> build(const Plan &plan, AtomTable &atoms, RewriterBase &rw,
   DenseI64ArrayAttr window;
   if (m.window)
     window = b.getDenseI64ArrayAttr({m.window->first, m.window->second});
+  Operation *gradAt = nullptr;
+  Type lseType;
+  if (plan.bwd) {
+    // The gradient op goes before the first gradient contraction, which
+    // must come after the forward's output.
+    for (Value g : {plan.bwd->dQ, plan.bwd->dK, plan.bwd->dV}) {
+      Operation *op = g.getDefiningOp();
+      if (op->getBlock() != plan.pv->getBlock()) {
+        why = "the backward is in another block than the forward";
+        return failure();
+      }
+      if (!gradAt || op->isBeforeInBlock(gradAt))
+        gradAt = op;
+    }
+    if (!plan.pv->isBeforeInBlock(gradAt)) {
+      why = "the backward starts before the forward's output";
+      return failure();
+    }
+    lseType = RankedTensorType::get(
+        {atoms.size(plan.batchPart), atoms.size(allHeads),
+         atoms.size(plan.rowAtom)},
+        rw.getF32Type());
+  }
   auto attn = AttentionOp::create(
-      b, outType, /*lse=*/Type(), *q, *k, *v, bias, Value(), Value(), Value(),
+      b, outType, lseType, *q, *k, *v, bias, Value(), Value(), Value(),
       plan.layout, b.getF32FloatAttr(plan.scale), m.causal, align, window,
       plan.softcap ? b.getF32FloatAttr(*plan.softcap) : FloatAttr());
   if (failed(mlir::verify(attn))) {
@@ -798,6 +843,55 @@ FailureOr<Value> build(const Plan &plan, AtomTable &atoms, RewriterBase &rw,
   if (o.getType() != result.getType())
     o = tensor::CastOp::create(b, result.getType(), o);
 
+  if (plan.bwd) {
+    const BackwardMatch &g = *plan.bwd;
+    OpBuilder::InsertionGuard guard(rw);
+    rw.setInsertionPoint(gradAt);
+    ImplicitLocOpBuilder gb(gradAt->getLoc(), rw);
+    FailureOr<Value> dO = rearrange(
+        gb, g.dO, g.dOAccess,
+        layoutAccess(plan, allHeads, plan.rowAtom, plan.dimVAtom), atoms);
+    if (failed(dO)) {
+      why = "dO cannot be rearranged into the attention layout";
+      return failure();
+    }
+    Value dOv = convertElementType(gb, *dO, elt);
+    auto grad = AttentionGradOp::create(
+        gb, q->getType(), k->getType(), v->getType(), Type(), dOv, *q, *k, *v,
+        attn.getOutput(), attn.getLse(), Value(), plan.layout,
+        gb.getF32FloatAttr(plan.scale), m.causal, align, window,
+        plan.softcap ? gb.getF32FloatAttr(*plan.softcap) : FloatAttr());
+    if (failed(mlir::verify(grad))) {
+      why = "the raised gradient op does not verify";
+      return failure();
+    }
+    struct {
+      Value from;
+      Value old;
+      Access oldAccess;
+      Access layout;
+    } grads[] = {
+        {grad.getGradQuery(), g.dQ, g.dQAccess,
+         layoutAccess(plan, allHeads, plan.rowAtom, plan.dimAtom)},
+        {grad.getGradKey(), g.dK, g.dKAccess,
+         layoutAccess(plan, plan.headsPresent, plan.keyAtom, plan.dimAtom)},
+        {grad.getGradValue(), g.dV, g.dVAccess,
+         layoutAccess(plan, plan.headsPresent, plan.keyAtom, plan.dimVAtom)}};
+    for (auto &gr : grads) {
+      FailureOr<Value> r =
+          rearrange(gb, gr.from, gr.layout, gr.oldAccess, atoms);
+      if (failed(r)) {
+        why = "a gradient cannot be rearranged back";
+        return failure();
+      }
+      Value nv = convertElementType(gb, *r, getElementTypeOrSelf(gr.old));
+      if (nv.getType() != gr.old.getType())
+        nv = tensor::CastOp::create(gb, gr.old.getType(), nv);
+      rw.replaceAllUsesWith(gr.old, nv);
+      backwardRoots.push_back(gr.old.getDefiningOp());
+    }
+  }
+
   llvm::raw_string_ostream os(summary);
   os << (plan.layout == Layout::bshd ? "bshd" : "bhsd") << ", "
      << atoms.size(allHeads) << " query heads / "
@@ -808,6 +902,8 @@ FailureOr<Value> build(const Plan &plan, AtomTable &atoms, RewriterBase &rw,
     os << ", " << m.summary;
   if (elt != outElt || elt != getElementTypeOrSelf(plan.q.value.getType()))
     os << ", computed in " << elt;
+  if (plan.bwd)
+    os << "; backward raised to fa.attention_grad";
   return o;
 }
 
@@ -880,8 +976,9 @@ struct FARaiseAttentionPass
           continue;
         }
         std::string summary;
+        SmallVector<Operation *> backwardRoots;
         FailureOr<Value> replacement =
-            build(plan, matcher.atoms, rw, why, summary);
+            build(plan, matcher.atoms, rw, why, summary, backwardRoots);
         if (failed(replacement)) {
           reported.insert(pv);
           pv->emitRemark() << "attention not raised: " << why;
@@ -894,6 +991,8 @@ struct FARaiseAttentionPass
         Operation *finalOp = plan.finalValue.getDefiningOp();
         rw.replaceAllUsesWith(plan.finalValue, *replacement);
         eraseDeadFrom(finalOp, rw);
+        for (Operation *op : backwardRoots)
+          eraseDeadFrom(op, rw);
         foldGlue(*replacement, glue);
         changed = true;
         break;

@@ -604,3 +604,39 @@ mlir::fa::raising::evaluateOnGrid(ExprP e, int iAtom, int jAtom, int64_t rows,
       out[i * cols + j] = g.eval(p.get(), i, j);
   return out;
 }
+
+/// Walks a Q or K operand up through views, extensions and constant scalings
+/// to the tensor the program holds.
+std::pair<Value, Access>
+mlir::fa::raising::traceOperand(Value v, Access access, AtomTable &atoms,
+                                double &scale) {
+  ExprBuilder eb{atoms, nullptr, {}};
+  while (true) {
+    std::tie(v, access) = resolveViews(v, access, atoms, nullptr);
+    ExprP e = eb.deref(eb.leaf(v, access));
+    double s = 1.0;
+    while (true) {
+      if (e->kind == Expr::ExtF) {
+        e = eb.deref(e->ops[0]);
+        continue;
+      }
+      if (e->kind == Expr::Mul || e->kind == Expr::Div) {
+        ExprP a = eb.deref(e->ops[0]), c = eb.deref(e->ops[1]);
+        if (e->kind == Expr::Mul && !c->isConst() && a->isConst())
+          std::swap(a, c);
+        if (c->isConst() && c->fval != 0.0) {
+          s *= e->kind == Expr::Mul ? c->fval : 1.0 / c->fval;
+          e = a;
+          continue;
+        }
+      }
+      break;
+    }
+    if (e->kind != Expr::Leaf || e->value == v)
+      return {v, access};
+    scale *= s;
+    v = e->value;
+    access = e->access;
+  }
+}
+

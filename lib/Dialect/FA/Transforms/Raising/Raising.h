@@ -147,6 +147,11 @@ private:
   ExprP fromScalarImpl(Value s, ArrayRef<ExprP> args);
 };
 
+/// Walks a Q, K or V operand up through views, extensions and constant
+/// scalings (multiplied into `scale`) to the tensor the program holds.
+std::pair<Value, Access> traceOperand(Value v, Access access,
+                                      AtomTable &atoms, double &scale);
+
 /// Structural equality; leaves compare by value and leaf atoms. `subst`
 /// renames atoms of `a` before comparing.
 bool exprEqual(const ExprP &a, const ExprP &b, const AtomTable &atoms,
@@ -255,6 +260,33 @@ LogicalResult analyzeMasks(const ScoreForm &form, int rowAtom, int colAtom,
 /// Fill values at or below this count as "masked" when every row keeps a
 /// visible key: exp(fill - rowmax) underflows to 0 in f32.
 constexpr double kMaskFillThreshold = -1.0e4;
+
+//===----------------------------------------------------------------------===//
+// The training backward (Backward.cpp)
+//===----------------------------------------------------------------------===//
+
+/// What the forward match knows.
+struct BackwardInput {
+  Value p;
+  Access pAccess;
+  Value q, k, v;
+  Access qAccess, kAccess, vAccess;
+  int rowAtom, keyAtom, dimAtom, dimVAtom;
+  double scale;
+};
+
+/// dV = Pᵀ dO, dP = dO Vᵀ, dS = P ∘ (dP - rowsum(P ∘ dP)), dQ = scale dS K,
+/// dK = scale dSᵀ Q: the gradient contractions and their accesses in the
+/// forward's atoms.
+struct BackwardMatch {
+  Value dO;
+  Access dOAccess;
+  Value dQ, dK, dV;
+  Access dQAccess, dKAccess, dVAccess;
+  OpSet ops;
+};
+FailureOr<BackwardMatch> matchBackward(const BackwardInput &in,
+                                       AtomTable &atoms, std::string &why);
 
 } // namespace mlir::fa::raising
 

@@ -1,0 +1,384 @@
+//===- Backward.cpp - The training backward of attention ------------------===//
+//
+// Autograd of softmax attention, as a joint forward+backward graph spells it:
+//   dV = Pᵀ dO                      (contraction of P over the query rows)
+//   dP = dO Vᵀ                      (contraction over the value head dim)
+//   dS = P ∘ (dP - rowsum(P ∘ dP))  or  P∘dP - P ∘ rowsum(P∘dP)
+//   dS' = scale * dS
+//   dQ = dS' K,  dK = dS'ᵀ Q
+// Every contraction has its own fresh loop atoms; they are unified with the
+// forward's atoms through the tensors both read (P, Q, K, V, dS').
+//
+//===----------------------------------------------------------------------===//
+#include "Raising.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fa::raising;
+
+namespace {
+
+using AtomMap = llvm::DenseMap<int, int>;
+
+AtomList renamedList(const AtomList &l, const AtomMap &map) {
+  AtomList out;
+  for (int a : l) {
+    auto it = map.find(a);
+    out.push_back(it == map.end() ? a : it->second);
+  }
+  return out;
+}
+
+Access renamedAccess(const Access &access, const AtomTable &atoms,
+                     const AtomMap &map) {
+  Access out;
+  for (const AtomList &l : atoms.leaves(access))
+    out.push_back(renamedList(l, map));
+  return out;
+}
+
+/// Extends `map` so that `fresh`, renamed, reads like `known`.
+bool unify(const Access &fresh, const Access &known, const AtomTable &atoms,
+           AtomMap &map) {
+  Access f = atoms.leaves(fresh), k = atoms.leaves(known);
+  if (f.size() != k.size())
+    return false;
+  for (auto [fl, kl] : llvm::zip(f, k)) {
+    if (fl.size() != kl.size())
+      return false;
+    for (auto [a, b] : llvm::zip(fl, kl)) {
+      auto it = map.find(a);
+      if (it != map.end()) {
+        if (it->second != b)
+          return false;
+        continue;
+      }
+      if (a == b)
+        continue;
+      if (atoms.size(a) != atoms.size(b))
+        return false;
+      map[a] = b;
+    }
+  }
+  return true;
+}
+
+class BackwardMatcher {
+public:
+  BackwardMatcher(const BackwardInput &in, AtomTable &atoms, std::string &why)
+      : in(in), atoms(atoms), why(why), eb{atoms, &m.ops, {}} {}
+
+  FailureOr<BackwardMatch> run();
+
+private:
+  /// Whether `e` reads P at the forward's access (after renaming).
+  bool isP(const ExprP &e) { return isP(e, AtomMap()); }
+  bool isP(const ExprP &e, const AtomMap &map);
+  ExprP peel(const ExprP &e);
+  /// dS at the forward's access: sets dP.
+  LogicalResult matchDS(Value ds);
+  /// P ∘ dP in a row-sum reduction, renamed by `map`.
+  bool isPTimesDP(const ExprP &e, const AtomMap &map);
+  LogicalResult matchDP();
+  /// Follows constant scalings from dS; returns dS'.
+  FailureOr<Value> scaled(Value ds);
+  /// The gradient contractions reading `t` (dS' or P) through views.
+  SmallVector<Operation *> contractionsReading(Value t);
+
+  const BackwardInput &in;
+  AtomTable &atoms;
+  std::string &why;
+  BackwardMatch m;
+  ExprBuilder eb;
+  Value dP;
+  Access dPAccess;
+};
+
+bool BackwardMatcher::isP(const ExprP &e, const AtomMap &map) {
+  if (e->kind != Expr::Leaf)
+    return false;
+  auto [v, a] = resolveViews(e->value, e->access, atoms, nullptr);
+  return v == in.p && renamedAccess(a, atoms, map) == atoms.leaves(in.pAccess);
+}
+
+ExprP BackwardMatcher::peel(const ExprP &e) {
+  if (isP(e))
+    return e;
+  ExprP d = eb.deref(e);
+  while (d->kind == Expr::ExtF || d->kind == Expr::TruncF)
+    d = eb.deref(d->ops[0]);
+  return d;
+}
+
+bool BackwardMatcher::isPTimesDP(const ExprP &e, const AtomMap &map) {
+  ExprP t = e;
+  if (!isP(t, map))
+    t = eb.deref(t);
+  if (t->kind != Expr::Mul)
+    return false;
+  for (unsigned i = 0; i < 2; ++i) {
+    ExprP other = t->ops[1 - i];
+    if (!isP(t->ops[i], map) || other->kind != Expr::Leaf)
+      continue;
+    auto [v, a] = resolveViews(other->value, other->access, atoms, nullptr);
+    if (v == dP && renamedAccess(a, atoms, map) == atoms.leaves(dPAccess))
+      return true;
+  }
+  return false;
+}
+
+LogicalResult BackwardMatcher::matchDS(Value ds) {
+  ExprP t = peel(eb.leaf(ds, in.pAccess));
+  ExprP dpLeaf, rowLeaf;
+  if (t->kind == Expr::Mul) {
+    // P ∘ (dP - R)
+    for (unsigned i = 0; i < 2 && !dpLeaf; ++i) {
+      if (!isP(t->ops[i]))
+        continue;
+      ExprP d = peel(t->ops[1 - i]);
+      if (d->kind == Expr::Sub) {
+        dpLeaf = d->ops[0];
+        rowLeaf = d->ops[1];
+      }
+    }
+  } else if (t->kind == Expr::Sub) {
+    // P ∘ dP - P ∘ R
+    ExprP a = peel(t->ops[0]), b = peel(t->ops[1]);
+    if (a->kind == Expr::Mul && b->kind == Expr::Mul) {
+      for (unsigned i = 0; i < 2; ++i)
+        if (isP(a->ops[i]))
+          dpLeaf = a->ops[1 - i];
+      for (unsigned i = 0; i < 2; ++i)
+        if (isP(b->ops[i]))
+          rowLeaf = b->ops[1 - i];
+    }
+  }
+  if (!dpLeaf || !rowLeaf || dpLeaf->kind != Expr::Leaf)
+    return failure();
+  std::tie(dP, dPAccess) =
+      resolveViews(dpLeaf->value, dpLeaf->access, atoms, &m.ops);
+  ExprP r = eb.derefAll(rowLeaf);
+  if (r->kind != Expr::Leaf)
+    return failure();
+  std::string ignored;
+  FailureOr<Reduction> sum =
+      matchReduction(r->value, r->access, ReductionKind::Sum, eb, ignored);
+  if (failed(sum))
+    return failure();
+  AtomMap map;
+  map[sum->reducedAtom] = in.keyAtom;
+  if (!isPTimesDP(sum->input, map)) {
+    why = "the softmax backward sums something other than P ∘ dP";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult BackwardMatcher::matchDP() {
+  FailureOr<Contraction> c = matchContraction(dP, dPAccess, atoms, why);
+  if (failed(c))
+    return failure();
+  m.ops.insert(c->op);
+  AtomList lf = atoms.leaves(c->lhsFree), rf = atoms.leaves(c->rhsFree);
+  bool vIsRhs;
+  if (rf == AtomList{in.keyAtom} && lf == AtomList{in.rowAtom})
+    vIsRhs = true;
+  else if (lf == AtomList{in.keyAtom} && rf == AtomList{in.rowAtom})
+    vIsRhs = false;
+  else {
+    why = "dP = dO Vᵀ does not keep the query rows and the keys";
+    return failure();
+  }
+  double s = 1.0;
+  auto [v, va] = traceOperand(vIsRhs ? c->rhs : c->lhs,
+                              vIsRhs ? c->rhsAccess : c->lhsAccess, atoms, s);
+  auto [dO, dOa] = traceOperand(vIsRhs ? c->lhs : c->rhs,
+                                vIsRhs ? c->lhsAccess : c->rhsAccess, atoms, s);
+  AtomMap map;
+  if (v != in.v || s != 1.0 || !unify(va, in.vAccess, atoms, map)) {
+    why = "dP = dO Vᵀ does not read the forward's V";
+    return failure();
+  }
+  m.dO = dO;
+  m.dOAccess = renamedAccess(dOa, atoms, map);
+  return success();
+}
+
+FailureOr<Value> BackwardMatcher::scaled(Value ds) {
+  double total = 1.0;
+  Value cur = ds;
+  while (cur.hasOneUse()) {
+    Operation *user = *cur.getUsers().begin();
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+    if (!linalgOp || linalgOp.getNumDpsInits() != 1 ||
+        linalgOp->getNumResults() != 1 ||
+        cast<ShapedType>(user->getResult(0).getType()).getShape() !=
+            cast<ShapedType>(cur.getType()).getShape())
+      break;
+    Value next = user->getResult(0);
+    ExprBuilder scratch{atoms, nullptr, {}};
+    ExprP e = scratch.deref(scratch.leaf(next, in.pAccess));
+    if (e->kind != Expr::Mul && e->kind != Expr::Div)
+      break;
+    ExprP a = e->ops[0], c = scratch.deref(e->ops[1]);
+    if (e->kind == Expr::Mul && !c->isConst())
+      std::swap(a, c), c = scratch.deref(c);
+    if (!c->isConst() || a->kind != Expr::Leaf || a->value != cur)
+      break;
+    total *= e->kind == Expr::Mul ? c->fval : 1.0 / c->fval;
+    m.ops.insert(user);
+    cur = next;
+  }
+  if (std::abs(total - in.scale) > 1e-6 * std::abs(in.scale)) {
+    why = "the score gradient is not scaled by the forward's scale";
+    return failure();
+  }
+  return cur;
+}
+
+SmallVector<Operation *> BackwardMatcher::contractionsReading(Value t) {
+  SmallVector<Operation *> out;
+  SmallVector<Value> worklist = {t};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isContractionOp(user))
+        out.push_back(user);
+      else if (isViewOp(user) && user->getNumResults() == 1)
+        worklist.push_back(user->getResult(0));
+    }
+  }
+  return out;
+}
+
+FailureOr<BackwardMatch> BackwardMatcher::run() {
+  Value p = in.p;
+  Block *block = p.getParentBlock();
+  auto pType = cast<ShapedType>(in.p.getType());
+  bool found = false;
+  for (Operation &op : *block) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+    if (!linalgOp || op.getNumResults() != 1 || !in.p.getDefiningOp() ||
+        !in.p.getDefiningOp()->isBeforeInBlock(&op) ||
+        cast<ShapedType>(op.getResult(0).getType()).getShape() !=
+            pType.getShape() ||
+        linalgOp.getNumParallelLoops() != linalgOp.getNumLoops())
+      continue;
+    OpSet saved = m.ops;
+    if (succeeded(matchDS(op.getResult(0)))) {
+      m.ops.insert(&op);
+      found = true;
+      if (failed(matchDP()))
+        return failure();
+      FailureOr<Value> dss = scaled(op.getResult(0));
+      if (failed(dss))
+        return failure();
+
+      // dQ (sums the keys) and dK (sums the query rows).
+      for (Operation *c : contractionsReading(*dss)) {
+        Value result = c->getResult(0);
+        Access access = atoms.freshAccess(
+            cast<RankedTensorType>(result.getType()).getShape());
+        std::string ignored;
+        FailureOr<Contraction> cc =
+            matchContraction(result, access, atoms, ignored);
+        if (failed(cc))
+          continue;
+        for (unsigned side = 0; side < 2; ++side) {
+          auto [t, ta] = resolveViews(side == 0 ? cc->lhs : cc->rhs,
+                                      side == 0 ? cc->lhsAccess
+                                                : cc->rhsAccess,
+                                      atoms, nullptr);
+          AtomMap map;
+          if (t != *dss || !unify(ta, in.pAccess, atoms, map))
+            continue;
+          AtomList red = renamedList(atoms.leaves(cc->reduction), map);
+          bool isDQ = red == AtomList{in.keyAtom};
+          bool isDK = red == AtomList{in.rowAtom};
+          double s = 1.0;
+          auto [o, oa] = traceOperand(side == 0 ? cc->rhs : cc->lhs,
+                                      side == 0 ? cc->rhsAccess
+                                                : cc->lhsAccess,
+                                      atoms, s);
+          if (s != 1.0)
+            continue;
+          if (isDQ && o == in.k && unify(oa, in.kAccess, atoms, map)) {
+            m.dQ = result;
+            m.ops.insert(c);
+            m.dQAccess = renamedAccess(access, atoms, map);
+          } else if (isDK && o == in.q && unify(oa, in.qAccess, atoms, map)) {
+            m.dK = result;
+            m.ops.insert(c);
+            m.dKAccess = renamedAccess(access, atoms, map);
+          } else {
+            continue;
+          }
+          // Views from dS' to the contraction are the backward's.
+          resolveViews(side == 0 ? cc->lhs : cc->rhs,
+                       side == 0 ? cc->lhsAccess : cc->rhsAccess, atoms,
+                       &m.ops);
+        }
+      }
+      break;
+    }
+    m.ops = saved;
+  }
+  if (!found) {
+    why = "P is read outside the attention, but not by a softmax backward";
+    return failure();
+  }
+  if (!m.dQ || !m.dK) {
+    why = "the softmax backward does not feed both dQ = dS K and dK = dSᵀ Q";
+    return failure();
+  }
+
+  // dV = Pᵀ dO.
+  for (Operation *c : contractionsReading(in.p)) {
+    Value result = c->getResult(0);
+    Access access =
+        atoms.freshAccess(cast<RankedTensorType>(result.getType()).getShape());
+    std::string ignored;
+    FailureOr<Contraction> cc = matchContraction(result, access, atoms, ignored);
+    if (failed(cc))
+      continue;
+    for (unsigned side = 0; side < 2; ++side) {
+      auto [t, ta] = resolveViews(side == 0 ? cc->lhs : cc->rhs,
+                                  side == 0 ? cc->lhsAccess : cc->rhsAccess,
+                                  atoms, nullptr);
+      AtomMap map;
+      if (t != in.p || !unify(ta, in.pAccess, atoms, map))
+        continue;
+      if (renamedList(atoms.leaves(cc->reduction), map) !=
+          AtomList{in.rowAtom})
+        continue;
+      double s = 1.0;
+      auto [o, oa] = traceOperand(side == 0 ? cc->rhs : cc->lhs,
+                                  side == 0 ? cc->rhsAccess : cc->lhsAccess,
+                                  atoms, s);
+      if (o != m.dO || s != 1.0 || !unify(oa, m.dOAccess, atoms, map))
+        continue;
+      m.dV = result;
+      m.ops.insert(c);
+      m.dVAccess = renamedAccess(access, atoms, map);
+      resolveViews(side == 0 ? cc->lhs : cc->rhs,
+                   side == 0 ? cc->lhsAccess : cc->rhsAccess, atoms, &m.ops);
+    }
+  }
+  if (!m.dV) {
+    why = "no dV = Pᵀ dO next to the softmax backward";
+    return failure();
+  }
+  return m;
+}
+
+} // namespace
+
+FailureOr<BackwardMatch>
+mlir::fa::raising::matchBackward(const BackwardInput &in, AtomTable &atoms,
+                                 std::string &why) {
+  BackwardMatcher matcher(in, atoms, why);
+  return matcher.run();
+}

@@ -1,0 +1,257 @@
+// RUN: fa-opt %s --fa-raise-attention -split-input-file -verify-diagnostics | FileCheck %s
+
+// The training backward next to its forward, as a joint forward+backward
+// graph (aot_autograd) lowered to linalg spells it: dV = Pᵀ dO, dP = dO Vᵀ,
+// dS = P ∘ (dP - rowsum(P ∘ dP)), dS' = scale dS, dQ = dS' K, dK = dS'ᵀ Q.
+// P feeds the backward, so the forward is raised to fa.attention with its
+// log-sum-exp and the backward to fa.attention_grad. BERT-base shapes.
+
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#tp = affine_map<(b, h, j, e, i) -> (b, h, i, j)>
+#tdo = affine_map<(b, h, j, e, i) -> (b, h, i, e)>
+#tdv = affine_map<(b, h, j, e, i) -> (b, h, j, e)>
+#gs = affine_map<(b, h, i, d, j) -> (b, h, i, j)>
+#gk = affine_map<(b, h, i, d, j) -> (b, h, j, d)>
+#gq = affine_map<(b, h, i, d, j) -> (b, h, i, d)>
+#hs = affine_map<(b, h, j, d, i) -> (b, h, i, j)>
+#hq = affine_map<(b, h, j, d, i) -> (b, h, i, d)>
+#hk = affine_map<(b, h, j, d, i) -> (b, h, j, d)>
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row4 = affine_map<(b, h, i, j) -> (b, h, i)>
+// CHECK-LABEL: func.func @bert_fwd_bwd
+// CHECK-SAME: (%[[Q:.+]]: tensor<2x12x128x64xf32>, %[[K:.+]]: tensor<2x12x128x64xf32>, %[[V:.+]]: tensor<2x12x128x64xf32>, %[[DO:.+]]: tensor<2x12x128x64xf32>)
+// CHECK: %[[O:.+]], %[[LSE:.+]] = fa.attention %[[Q]], %[[K]], %[[V]] : {{.+}} {scale = 1.250000e-01 : f32} -> tensor<2x12x128x64xf32>, tensor<2x12x128xf32>
+// CHECK: %[[DQ:.+]], %[[DK:.+]], %[[DV:.+]] = fa.attention_grad %[[DO]], %[[Q]], %[[K]], %[[V]], %[[O]], %[[LSE]] : {{.+}} {scale = 1.250000e-01 : f32}
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[O]], %[[DQ]], %[[DK]], %[[DV]]
+func.func @bert_fwd_bwd(%q: tensor<2x12x128x64xf32>, %k: tensor<2x12x128x64xf32>, %v: tensor<2x12x128x64xf32>, %do: tensor<2x12x128x64xf32>) -> (tensor<2x12x128x64xf32>, tensor<2x12x128x64xf32>, tensor<2x12x128x64xf32>, tensor<2x12x128x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e_s = tensor.empty() : tensor<2x12x128x128xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<2x12x128x128xf32>) -> tensor<2x12x128x128xf32>
+  %e_q = tensor.empty() : tensor<2x12x128x64xf32>
+  %f_q = linalg.fill ins(%zero : f32) outs(%e_q : tensor<2x12x128x64xf32>) -> tensor<2x12x128x64xf32>
+  %e_r = tensor.empty() : tensor<2x12x128xf32>
+  // forward
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x12x128x64xf32>, tensor<2x12x128x64xf32>) outs(%f_s : tensor<2x12x128x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x12x128x128xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk : tensor<2x12x128x128xf32>) outs(%e_s : tensor<2x12x128x128xf32>) {
+  ^bb0(%x0: f32, %out: f32):
+    %c = arith.constant 0.125 : f32
+    %r = arith.mulf %x0, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<2x12x128x128xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %f_m = linalg.fill ins(%ninf : f32) outs(%e_r : tensor<2x12x128xf32>) -> tensor<2x12x128xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<2x12x128x128xf32>) outs(%f_m : tensor<2x12x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<2x12x128xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x12x128x128xf32>, tensor<2x12x128xf32>) outs(%e_s : tensor<2x12x128x128xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x12x128x128xf32>
+  %f_l = linalg.fill ins(%zero : f32) outs(%e_r : tensor<2x12x128xf32>) -> tensor<2x12x128xf32>
+  %l = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<2x12x128x128xf32>) outs(%f_l : tensor<2x12x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<2x12x128xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x12x128x128xf32>, tensor<2x12x128xf32>) outs(%e_s : tensor<2x12x128x128xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<2x12x128x128xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 12 query heads / 12 kv heads, scale 1.250000e-01; backward raised to fa.attention_grad)}}
+  %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x12x128x128xf32>, tensor<2x12x128x64xf32>) outs(%f_q : tensor<2x12x128x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x12x128x64xf32>
+  // backward: dV = Pᵀ dO, dP = dO Vᵀ
+  %dv = linalg.generic {indexing_maps = [#tp, #tdo, #tdv], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %do : tensor<2x12x128x128xf32>, tensor<2x12x128x64xf32>) outs(%f_q : tensor<2x12x128x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x12x128x64xf32>
+  %dp = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%do, %v : tensor<2x12x128x64xf32>, tensor<2x12x128x64xf32>) outs(%f_s : tensor<2x12x128x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x12x128x128xf32>
+  // torch-mlir's _softmax_backward_data: P∘dP - P∘rowsum(P∘dP)
+  %t = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%p, %dp : tensor<2x12x128x128xf32>, tensor<2x12x128x128xf32>) outs(%e_s : tensor<2x12x128x128xf32>) {
+  ^bb0(%x0: f32, %x1: f32, %out: f32):
+    %r = arith.mulf %x0, %x1 : f32
+    linalg.yield %r : f32
+  } -> tensor<2x12x128x128xf32>
+  %f_r = linalg.fill ins(%zero : f32) outs(%e_r : tensor<2x12x128xf32>) -> tensor<2x12x128xf32>
+  %rs = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%t : tensor<2x12x128x128xf32>) outs(%f_r : tensor<2x12x128xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x12x128xf32>
+  %ds = linalg.generic {indexing_maps = [#id4, #id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%t, %p, %rs : tensor<2x12x128x128xf32>, tensor<2x12x128x128xf32>, tensor<2x12x128xf32>) outs(%e_s : tensor<2x12x128x128xf32>) {
+  ^bb0(%x0: f32, %x1: f32, %x2: f32, %out: f32):
+    %pr = arith.mulf %x1, %x2 : f32
+    %r = arith.subf %x0, %pr : f32
+    linalg.yield %r : f32
+  } -> tensor<2x12x128x128xf32>
+  %dss = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ds : tensor<2x12x128x128xf32>) outs(%e_s : tensor<2x12x128x128xf32>) {
+  ^bb0(%x0: f32, %out: f32):
+    %c = arith.constant 0.125 : f32
+    %r = arith.mulf %x0, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<2x12x128x128xf32>
+  // dQ = dS' K, dK = dS'ᵀ Q
+  %dq = linalg.generic {indexing_maps = [#gs, #gk, #gq], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%dss, %k : tensor<2x12x128x128xf32>, tensor<2x12x128x64xf32>) outs(%f_q : tensor<2x12x128x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x12x128x64xf32>
+  %dk = linalg.generic {indexing_maps = [#hs, #hq, #hk], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%dss, %q : tensor<2x12x128x128xf32>, tensor<2x12x128x64xf32>) outs(%f_q : tensor<2x12x128x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x12x128x64xf32>
+  return %o, %dq, %dk, %dv : tensor<2x12x128x64xf32>, tensor<2x12x128x64xf32>, tensor<2x12x128x64xf32>, tensor<2x12x128x64xf32>
+}
+
+// -----
+
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#tp = affine_map<(b, h, j, e, i) -> (b, h, i, j)>
+#tdo = affine_map<(b, h, j, e, i) -> (b, h, i, e)>
+#tdv = affine_map<(b, h, j, e, i) -> (b, h, j, e)>
+#gs = affine_map<(b, h, i, d, j) -> (b, h, i, j)>
+#gk = affine_map<(b, h, i, d, j) -> (b, h, j, d)>
+#gq = affine_map<(b, h, i, d, j) -> (b, h, i, d)>
+#hs = affine_map<(b, h, j, d, i) -> (b, h, i, j)>
+#hq = affine_map<(b, h, j, d, i) -> (b, h, i, d)>
+#hk = affine_map<(b, h, j, d, i) -> (b, h, j, d)>
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row4 = affine_map<(b, h, i, j) -> (b, h, i)>
+// The other spelling of the softmax backward, P ∘ (dP - rowsum(P ∘ dP)),
+// with the product fused into the row sum.
+// CHECK-LABEL: func.func @fused_softmax_backward
+// CHECK: fa.attention_grad
+func.func @fused_softmax_backward(%q: tensor<1x4x32x16xf32>, %k: tensor<1x4x32x16xf32>, %v: tensor<1x4x32x16xf32>, %do: tensor<1x4x32x16xf32>) -> (tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e_s = tensor.empty() : tensor<1x4x32x32xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<1x4x32x32xf32>) -> tensor<1x4x32x32xf32>
+  %e_q = tensor.empty() : tensor<1x4x32x16xf32>
+  %f_q = linalg.fill ins(%zero : f32) outs(%e_q : tensor<1x4x32x16xf32>) -> tensor<1x4x32x16xf32>
+  %e_r = tensor.empty() : tensor<1x4x32xf32>
+  // forward
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>) outs(%f_s : tensor<1x4x32x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x32xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk : tensor<1x4x32x32xf32>) outs(%e_s : tensor<1x4x32x32xf32>) {
+  ^bb0(%x0: f32, %out: f32):
+    %c = arith.constant 0.125 : f32
+    %r = arith.mulf %x0, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x32xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %f_m = linalg.fill ins(%ninf : f32) outs(%e_r : tensor<1x4x32xf32>) -> tensor<1x4x32xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<1x4x32x32xf32>) outs(%f_m : tensor<1x4x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<1x4x32x32xf32>, tensor<1x4x32xf32>) outs(%e_s : tensor<1x4x32x32xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x32xf32>
+  %f_l = linalg.fill ins(%zero : f32) outs(%e_r : tensor<1x4x32xf32>) -> tensor<1x4x32xf32>
+  %l = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<1x4x32x32xf32>) outs(%f_l : tensor<1x4x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<1x4x32x32xf32>, tensor<1x4x32xf32>) outs(%e_s : tensor<1x4x32x32xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x32xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 4 query heads / 4 kv heads, scale 1.250000e-01; backward raised to fa.attention_grad)}}
+  %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x4x32x32xf32>, tensor<1x4x32x16xf32>) outs(%f_q : tensor<1x4x32x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x16xf32>
+  // backward: dV = Pᵀ dO, dP = dO Vᵀ
+  %dv = linalg.generic {indexing_maps = [#tp, #tdo, #tdv], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %do : tensor<1x4x32x32xf32>, tensor<1x4x32x16xf32>) outs(%f_q : tensor<1x4x32x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x16xf32>
+  %dp = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%do, %v : tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>) outs(%f_s : tensor<1x4x32x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x32xf32>
+  // dS = P ∘ (dP - rowsum(P ∘ dP)) with the product fused into the sum
+  %f_r = linalg.fill ins(%zero : f32) outs(%e_r : tensor<1x4x32xf32>) -> tensor<1x4x32xf32>
+  %rs = linalg.generic {indexing_maps = [#id4, #id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%dp, %p : tensor<1x4x32x32xf32>, tensor<1x4x32x32xf32>) outs(%f_r : tensor<1x4x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %b, %a : f32
+    %r = arith.addf %m, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32xf32>
+  %ds = linalg.generic {indexing_maps = [#id4, #id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%p, %dp, %rs : tensor<1x4x32x32xf32>, tensor<1x4x32x32xf32>, tensor<1x4x32xf32>) outs(%e_s : tensor<1x4x32x32xf32>) {
+  ^bb0(%x0: f32, %x1: f32, %x2: f32, %out: f32):
+    %d = arith.subf %x1, %x2 : f32
+    %r = arith.mulf %x0, %d : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x32xf32>
+  %dss = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ds : tensor<1x4x32x32xf32>) outs(%e_s : tensor<1x4x32x32xf32>) {
+  ^bb0(%x0: f32, %out: f32):
+    %c = arith.constant 0.125 : f32
+    %r = arith.mulf %x0, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x32xf32>
+  // dQ = dS' K, dK = dS'ᵀ Q
+  %dq = linalg.generic {indexing_maps = [#gs, #gk, #gq], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%dss, %k : tensor<1x4x32x32xf32>, tensor<1x4x32x16xf32>) outs(%f_q : tensor<1x4x32x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x16xf32>
+  %dk = linalg.generic {indexing_maps = [#hs, #hq, #hk], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%dss, %q : tensor<1x4x32x32xf32>, tensor<1x4x32x16xf32>) outs(%f_q : tensor<1x4x32x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x16xf32>
+  return %o, %dq, %dk, %dv : tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>
+}
