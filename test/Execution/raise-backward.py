@@ -11,4 +11,4 @@ import raise_equiv
 raise_equiv.run_file(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Dialect",
                  "FA", "raise-attention-backward.mlir"),
-    ["bert_fwd_bwd", "fused_softmax_backward"])
+    ["bert_fwd_bwd", "fused_softmax_backward", "causal_fwd_bwd"])

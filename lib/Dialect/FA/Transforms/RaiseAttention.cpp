@@ -410,7 +410,7 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
                      plan.k.value, plan.v.value,   plan.q.access,
                      plan.k.access, plan.v.access, row,
                      key,          dims[0],        vFree[0],
-                     scale};
+                     scale,        form.selects};
     std::string whyBwd;
     FailureOr<BackwardMatch> bwd = matchBackward(in, atoms, whyBwd);
     if (failed(bwd))
@@ -432,8 +432,9 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
     if (!plan.headsMissing.empty())
       return escape("raising the backward of grouped-query attention is not "
                     "supported");
-    if (plan.mask.bias || plan.mask.biasExpr)
-      return escape("raising the backward with a bias is not supported");
+    if (plan.mask.bias || plan.mask.biasExpr || plan.softcap)
+      return escape("raising the backward with a bias or a softcap is not "
+                    "supported");
     plan.bwd = std::move(*bwd);
   }
 

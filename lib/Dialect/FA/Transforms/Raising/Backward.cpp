@@ -221,6 +221,26 @@ FailureOr<Value> BackwardMatcher::scaled(Value ds) {
     Value next = user->getResult(0);
     ExprBuilder scratch{atoms, nullptr, {}};
     ExprP e = scratch.deref(scratch.leaf(next, in.pAccess));
+    if (e->kind == Expr::Select) {
+      // where(mask, g, 0): exactly the forward's mask, where P and hence dS
+      // are 0 already.
+      ExprP t = scratch.deref(e->ops[1]), f = scratch.deref(e->ops[2]);
+      bool keepTrue = f->isConst() && f->fval == 0.0 &&
+                      e->ops[1]->kind == Expr::Leaf && e->ops[1]->value == cur;
+      bool keepFalse = t->isConst() && t->fval == 0.0 &&
+                       e->ops[2]->kind == Expr::Leaf &&
+                       e->ops[2]->value == cur;
+      bool same = false;
+      for (const SelectTerm &term : in.selects)
+        if ((keepTrue && term.visibleWhenTrue) ||
+            (keepFalse && !term.visibleWhenTrue))
+          same |= exprEqual(e->ops[0], term.cond, atoms, scratch);
+      if (!same)
+        break;
+      m.ops.insert(user);
+      cur = next;
+      continue;
+    }
     if (e->kind != Expr::Mul && e->kind != Expr::Div)
       break;
     ExprP a = e->ops[0], c = scratch.deref(e->ops[1]);

@@ -273,6 +273,9 @@ struct BackwardInput {
   Access qAccess, kAccess, vAccess;
   int rowAtom, keyAtom, dimAtom, dimVAtom;
   double scale;
+  /// The forward's masking selects: their backward (zeroing the gradient
+  /// where the forward hid the score) is a no-op, since P is 0 there.
+  SmallVector<SelectTerm> selects;
 };
 
 /// dV = Pᵀ dO, dP = dO Vᵀ, dS = P ∘ (dP - rowsum(P ∘ dP)), dQ = scale dS K,
