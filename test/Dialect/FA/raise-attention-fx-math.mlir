@@ -11,6 +11,7 @@
 #row4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 #b1ij = affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3)>
 #ij4 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#keep0 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>
 // A boolean attn_mask [B, 1, L, S]: a data-dependent mask, raised as the
 // bias operand (its 0 / -inf tensor, built by the original code).
 // CHECK-LABEL: func.func @fx_sdpa_bool_mask
@@ -75,6 +76,7 @@ func.func @fx_sdpa_bool_mask(%q: tensor<2x8x64x64xf32>, %k: tensor<2x8x64x64xf32
 #row4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 #b1ij = affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3)>
 #ij4 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#keep0 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>
 // is_causal=True: the tril mask built from indices, turned into a bias and
 // added; maxnumf row max. Evaluated on the grid: causal.
 // CHECK-LABEL: func.func @fx_sdpa_causal
@@ -166,4 +168,177 @@ func.func @fx_sdpa_causal(%q: tensor<1x12x128x64xf32>, %k: tensor<1x12x128x64xf3
   %o = linalg.batch_matmul ins(%pc, %vc : tensor<12x128x128xf32>, tensor<12x128x64xf32>) outs(%f_o : tensor<12x128x64xf32>) -> tensor<12x128x64xf32>
   %oe = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [1, 12, 128, 64] : tensor<12x128x64xf32> into tensor<1x12x128x64xf32>
   return %oe : tensor<1x12x128x64xf32>
+}
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#b1ij = affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3)>
+#ij4 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#keep0 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>
+// PyTorch >= 2.5 wraps the softmax in _safe_softmax: rows whose every score
+// is -inf give 0 instead of NaN, exactly fa.attention's definition. The
+// select must zero exactly those rows (all(x == -inf) over the keys).
+// CHECK-LABEL: func.func @fx_sdpa_safe_softmax
+// CHECK: fa.attention {{.+}} bias(
+// CHECK-NOT: arith.andi
+func.func @fx_sdpa_safe_softmax(%q: tensor<2x8x64x64xf32>, %k: tensor<2x8x64x64xf32>, %v: tensor<2x8x64x64xf32>, %mask: tensor<2x1x64x64xi1>) -> tensor<2x8x64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %sqrt_scale = arith.constant 0.3535533905932738 : f64
+  %e_q = tensor.empty() : tensor<2x8x64x64xf32>
+  // q * sqrt(scale)
+  %qs = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%q : tensor<2x8x64x64xf32>) outs(%e_q : tensor<2x8x64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.truncf %sqrt_scale : f64 to f32
+    %r = arith.mulf %in, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x64x64xf32>
+  // k.transpose(-2, -1) * sqrt(scale)
+  %e_kt = tensor.empty() : tensor<2x8x64x64xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x8x64x64xf32>) outs(%e_kt : tensor<2x8x64x64xf32>) permutation = [0, 1, 3, 2]
+  %kts = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%kt : tensor<2x8x64x64xf32>) outs(%e_kt : tensor<2x8x64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.truncf %sqrt_scale : f64 to f32
+    %r = arith.mulf %in, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x64x64xf32>
+  %qc = tensor.collapse_shape %qs [[0, 1], [2], [3]] : tensor<2x8x64x64xf32> into tensor<16x64x64xf32>
+  %ktc = tensor.collapse_shape %kts [[0, 1], [2], [3]] : tensor<2x8x64x64xf32> into tensor<16x64x64xf32>
+  %e_s3 = tensor.empty() : tensor<16x64x64xf32>
+  %f_s3 = linalg.fill ins(%zero : f32) outs(%e_s3 : tensor<16x64x64xf32>) -> tensor<16x64x64xf32>
+  %s = linalg.batch_matmul ins(%qc, %ktc : tensor<16x64x64xf32>, tensor<16x64x64xf32>) outs(%f_s3 : tensor<16x64x64xf32>) -> tensor<16x64x64xf32>
+  %se = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [2, 8, 64, 64] : tensor<16x64x64xf32> into tensor<2x8x64x64xf32>
+  %e_s = tensor.empty() : tensor<2x8x64x64xf32>
+  // attn_mask.masked_fill(attn_mask.logical_not(), -inf) as an additive bias
+  %e_b = tensor.empty() : tensor<2x1x64x64xf32>
+  %bias = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%mask : tensor<2x1x64x64xi1>) outs(%e_b : tensor<2x1x64x64xf32>) {
+  ^bb0(%m: i1, %out: f32):
+    %r = arith.select %m, %zero, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x1x64x64xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #b1ij, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%se, %bias : tensor<2x8x64x64xf32>, tensor<2x1x64x64xf32>) outs(%e_s : tensor<2x8x64x64xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %r = arith.addf %in, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x64x64xf32>
+  %p = linalg.softmax dimension(3) ins(%x : tensor<2x8x64x64xf32>) outs(%e_s : tensor<2x8x64x64xf32>) -> tensor<2x8x64x64xf32>
+  // _safe_softmax: rows whose every score is -inf become 0
+  %e_i = tensor.empty() : tensor<2x8x64x64xi1>
+  %isinf = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<2x8x64x64xf32>) outs(%e_i : tensor<2x8x64x64xi1>) {
+  ^bb0(%in: f32, %out: i1):
+    %r = arith.cmpf oeq, %in, %ninf : f32
+    linalg.yield %r : i1
+  } -> tensor<2x8x64x64xi1>
+  %true = arith.constant true
+  %e_a = tensor.empty() : tensor<2x8x64xi1>
+  %f_a = linalg.fill ins(%true : i1) outs(%e_a : tensor<2x8x64xi1>) -> tensor<2x8x64xi1>
+  %all = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%isinf : tensor<2x8x64x64xi1>) outs(%f_a : tensor<2x8x64xi1>) {
+  ^bb0(%in: i1, %acc: i1):
+    %r = arith.andi %in, %acc : i1
+    linalg.yield %r : i1
+  } -> tensor<2x8x64xi1>
+  %allx = tensor.expand_shape %all [[0], [1], [2, 3]] output_shape [2, 8, 64, 1] : tensor<2x8x64xi1> into tensor<2x8x64x1xi1>
+  %e_z = tensor.empty() : tensor<2x8x64x64xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%e_z : tensor<2x8x64x64xf32>) -> tensor<2x8x64x64xf32>
+  %ps = linalg.generic {indexing_maps = [#keep0, #id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%allx, %zeros, %p : tensor<2x8x64x1xi1>, tensor<2x8x64x64xf32>, tensor<2x8x64x64xf32>) outs(%e_s : tensor<2x8x64x64xf32>) {
+  ^bb0(%c: i1, %z: f32, %in: f32, %out: f32):
+    %r = arith.select %c, %z, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x64x64xf32>
+  %pc = tensor.collapse_shape %ps [[0, 1], [2], [3]] : tensor<2x8x64x64xf32> into tensor<16x64x64xf32>
+  %vc = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<2x8x64x64xf32> into tensor<16x64x64xf32>
+  %e_o = tensor.empty() : tensor<16x64x64xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<16x64x64xf32>) -> tensor<16x64x64xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 8 query heads / 8 kv heads, scale 1.250000e-01, bias)}}
+  %o = linalg.batch_matmul ins(%pc, %vc : tensor<16x64x64xf32>, tensor<16x64x64xf32>) outs(%f_o : tensor<16x64x64xf32>) -> tensor<16x64x64xf32>
+  %oe = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [2, 8, 64, 64] : tensor<16x64x64xf32> into tensor<2x8x64x64xf32>
+  return %oe : tensor<2x8x64x64xf32>
+}
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#b1ij = affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3)>
+#ij4 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#keep0 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>
+// Near miss: the rows zeroed where every score is 0, not -inf.
+// CHECK-LABEL: func.func @safe_softmax_wrong_condition
+// CHECK-NOT: fa.attention
+func.func @safe_softmax_wrong_condition(%q: tensor<2x8x64x64xf32>, %k: tensor<2x8x64x64xf32>, %v: tensor<2x8x64x64xf32>, %mask: tensor<2x1x64x64xi1>) -> tensor<2x8x64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %sqrt_scale = arith.constant 0.3535533905932738 : f64
+  %e_q = tensor.empty() : tensor<2x8x64x64xf32>
+  // q * sqrt(scale)
+  %qs = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%q : tensor<2x8x64x64xf32>) outs(%e_q : tensor<2x8x64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.truncf %sqrt_scale : f64 to f32
+    %r = arith.mulf %in, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x64x64xf32>
+  // k.transpose(-2, -1) * sqrt(scale)
+  %e_kt = tensor.empty() : tensor<2x8x64x64xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x8x64x64xf32>) outs(%e_kt : tensor<2x8x64x64xf32>) permutation = [0, 1, 3, 2]
+  %kts = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%kt : tensor<2x8x64x64xf32>) outs(%e_kt : tensor<2x8x64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.truncf %sqrt_scale : f64 to f32
+    %r = arith.mulf %in, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x64x64xf32>
+  %qc = tensor.collapse_shape %qs [[0, 1], [2], [3]] : tensor<2x8x64x64xf32> into tensor<16x64x64xf32>
+  %ktc = tensor.collapse_shape %kts [[0, 1], [2], [3]] : tensor<2x8x64x64xf32> into tensor<16x64x64xf32>
+  %e_s3 = tensor.empty() : tensor<16x64x64xf32>
+  %f_s3 = linalg.fill ins(%zero : f32) outs(%e_s3 : tensor<16x64x64xf32>) -> tensor<16x64x64xf32>
+  %s = linalg.batch_matmul ins(%qc, %ktc : tensor<16x64x64xf32>, tensor<16x64x64xf32>) outs(%f_s3 : tensor<16x64x64xf32>) -> tensor<16x64x64xf32>
+  %se = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [2, 8, 64, 64] : tensor<16x64x64xf32> into tensor<2x8x64x64xf32>
+  %e_s = tensor.empty() : tensor<2x8x64x64xf32>
+  // attn_mask.masked_fill(attn_mask.logical_not(), -inf) as an additive bias
+  %e_b = tensor.empty() : tensor<2x1x64x64xf32>
+  %bias = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%mask : tensor<2x1x64x64xi1>) outs(%e_b : tensor<2x1x64x64xf32>) {
+  ^bb0(%m: i1, %out: f32):
+    %r = arith.select %m, %zero, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x1x64x64xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #b1ij, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%se, %bias : tensor<2x8x64x64xf32>, tensor<2x1x64x64xf32>) outs(%e_s : tensor<2x8x64x64xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %r = arith.addf %in, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x64x64xf32>
+  %p = linalg.softmax dimension(3) ins(%x : tensor<2x8x64x64xf32>) outs(%e_s : tensor<2x8x64x64xf32>) -> tensor<2x8x64x64xf32>
+  // _safe_softmax: rows whose every score is -inf become 0
+  %e_i = tensor.empty() : tensor<2x8x64x64xi1>
+  %isinf = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<2x8x64x64xf32>) outs(%e_i : tensor<2x8x64x64xi1>) {
+  ^bb0(%in: f32, %out: i1):
+    %r = arith.cmpf oeq, %in, %zero : f32
+    linalg.yield %r : i1
+  } -> tensor<2x8x64x64xi1>
+  %true = arith.constant true
+  %e_a = tensor.empty() : tensor<2x8x64xi1>
+  %f_a = linalg.fill ins(%true : i1) outs(%e_a : tensor<2x8x64xi1>) -> tensor<2x8x64xi1>
+  %all = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%isinf : tensor<2x8x64x64xi1>) outs(%f_a : tensor<2x8x64xi1>) {
+  ^bb0(%in: i1, %acc: i1):
+    %r = arith.andi %in, %acc : i1
+    linalg.yield %r : i1
+  } -> tensor<2x8x64xi1>
+  %allx = tensor.expand_shape %all [[0], [1], [2, 3]] output_shape [2, 8, 64, 1] : tensor<2x8x64xi1> into tensor<2x8x64x1xi1>
+  %e_z = tensor.empty() : tensor<2x8x64x64xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%e_z : tensor<2x8x64x64xf32>) -> tensor<2x8x64x64xf32>
+  %ps = linalg.generic {indexing_maps = [#keep0, #id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%allx, %zeros, %p : tensor<2x8x64x1xi1>, tensor<2x8x64x64xf32>, tensor<2x8x64x64xf32>) outs(%e_s : tensor<2x8x64x64xf32>) {
+  ^bb0(%c: i1, %z: f32, %in: f32, %out: f32):
+    %r = arith.select %c, %z, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x64x64xf32>
+  %pc = tensor.collapse_shape %ps [[0, 1], [2], [3]] : tensor<2x8x64x64xf32> into tensor<16x64x64xf32>
+  %vc = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<2x8x64x64xf32> into tensor<16x64x64xf32>
+  %e_o = tensor.empty() : tensor<16x64x64xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<16x64x64xf32>) -> tensor<16x64x64xf32>
+  // expected-remark @+1 {{attention not raised: the softmax's rows are zeroed by a condition other than 'every score is -inf' (_safe_softmax)}}
+  %o = linalg.batch_matmul ins(%pc, %vc : tensor<16x64x64xf32>, tensor<16x64x64xf32>) outs(%f_o : tensor<16x64x64xf32>) -> tensor<16x64x64xf32>
+  %oe = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [2, 8, 64, 64] : tensor<16x64x64xf32> into tensor<2x8x64x64xf32>
+  return %oe : tensor<2x8x64x64xf32>
 }

@@ -117,6 +117,11 @@ static Value combinedOperand(Value s, Value acc, ReductionKind kind) {
       return other(add.getLhs(), add.getRhs());
     return nullptr;
   }
+  if (kind == ReductionKind::All) {
+    if (auto andOp = dyn_cast<arith::AndIOp>(op))
+      return other(andOp.getLhs(), andOp.getRhs());
+    return nullptr;
+  }
   if (isa<arith::MaximumFOp, arith::MaxNumFOp>(op))
     return other(op->getOperand(0), op->getOperand(1));
   // select(x > acc, x, acc), as in argmax bodies.
@@ -138,7 +143,9 @@ FailureOr<Reduction>
 mlir::fa::raising::matchReduction(Value result, const Access &access,
                                   ReductionKind kind, ExprBuilder &eb,
                                   std::string &why) {
-  const char *name = kind == ReductionKind::Max ? "max" : "sum";
+  const char *name = kind == ReductionKind::Max   ? "max"
+                     : kind == ReductionKind::Sum ? "sum"
+                                                  : "all";
   Operation *op = result.getDefiningOp();
   Reduction r;
   r.op = op;
@@ -183,10 +190,13 @@ mlir::fa::raising::matchReduction(Value result, const Access &access,
   }
   std::optional<double> init = splatValue(linalgOp.getDpsInits()[0]);
   if (!init || (kind == ReductionKind::Sum && *init != 0.0) ||
-      (kind == ReductionKind::Max && *init > -1.0e30)) {
+      (kind == ReductionKind::Max && *init > -1.0e30) ||
+      (kind == ReductionKind::All && *init != 1.0)) {
     why = std::string("the row ") + name +
           " starts from a value other than " +
-          (kind == ReductionKind::Sum ? "0" : "-inf");
+          (kind == ReductionKind::Sum   ? "0"
+           : kind == ReductionKind::All ? "true"
+                                        : "-inf");
     return failure();
   }
   FailureOr<SmallVector<AtomList>> loops =

@@ -59,6 +59,11 @@ std::optional<double> mlir::fa::raising::splatValue(Value v) {
     FloatAttr f;
     if (matchPattern(s, m_Constant(&f)))
       return f.getValueAsDouble();
+    IntegerAttr i;
+    if (matchPattern(s, m_Constant(&i)))
+      return i.getType().isInteger(1)
+                 ? (i.getValue().getBoolValue() ? 1.0 : 0.0)
+                 : static_cast<double>(i.getValue().getSExtValue());
     // A truncated f64 constant.
     if (auto tr = s.getDefiningOp<arith::TruncFOp>())
       if (matchPattern(tr.getIn(), m_Constant(&f)))

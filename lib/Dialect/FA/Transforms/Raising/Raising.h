@@ -195,7 +195,8 @@ struct Reduction {
   int reducedAtom = -1;
   ExprP input;
 };
-enum class ReductionKind { Max, Sum };
+/// All: a boolean AND (`all(x, dim)`), as in PyTorch's _safe_softmax.
+enum class ReductionKind { Max, Sum, All };
 FailureOr<Reduction> matchReduction(Value result, const Access &access,
                                     ReductionKind kind, ExprBuilder &eb,
                                     std::string &why);

@@ -9,7 +9,10 @@
 //===----------------------------------------------------------------------===//
 #include "Raising.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::fa::raising;
@@ -45,6 +48,51 @@ FailureOr<SoftmaxMatch> mlir::fa::raising::matchSoftmax(Value p,
                                                         std::string &why,
                                                         bool *nearMiss) {
   SoftmaxMatch m;
+  // PyTorch's _safe_softmax: where(all(x == -inf, dim), 0, softmax(x)).
+  // Those rows are NaN in the plain softmax and 0 in fa.attention, so the
+  // select only makes the two agree; it must zero exactly those rows.
+  ExprP safeCond;
+  {
+    OpSet saved;
+    if (eb.record)
+      saved = *eb.record;
+    ExprP e = eb.deref(eb.leaf(p, access));
+    ExprP zero = e->kind == Expr::Select ? eb.deref(e->ops[1]) : nullptr;
+    ExprP inner = e->kind == Expr::Select ? e->ops[2] : nullptr;
+    if (zero && zero->isConst() && zero->fval == 0.0 &&
+        inner->kind == Expr::Leaf) {
+      safeCond = e->ops[0];
+      auto [v, a] = resolveViews(inner->value, inner->access, eb.atoms,
+                                 eb.record);
+      FailureOr<SoftmaxMatch> sm = matchSoftmax(v, a, eb, why, nearMiss);
+      if (failed(sm))
+        return failure();
+      if (nearMiss)
+        *nearMiss = true;
+      ExprP c = eb.derefAll(safeCond);
+      std::string whyAll;
+      FailureOr<Reduction> all =
+          c->kind == Expr::Leaf
+              ? matchReduction(c->value, c->access, ReductionKind::All, eb,
+                               whyAll)
+              : FailureOr<Reduction>(failure());
+      ExprP cmp = succeeded(all) ? eb.deref(all->input) : nullptr;
+      ExprP ninf = cmp && cmp->kind == Expr::CmpF ? eb.deref(cmp->ops[1])
+                                                  : nullptr;
+      if (!ninf || cmp->pred != (int64_t)arith::CmpFPredicate::OEQ ||
+          !ninf->isConst() || !std::isinf(ninf->fval) || ninf->fval > 0 ||
+          missingAtom(access, c->access, eb.atoms) != sm->keyAtom ||
+          !exprEqual(cmp->ops[0], sm->scores, eb.atoms, eb,
+                     {{all->reducedAtom, sm->keyAtom}})) {
+        why = "the softmax's rows are zeroed by a condition other than "
+              "'every score is -inf' (_safe_softmax)";
+        return failure();
+      }
+      return sm;
+    }
+    if (eb.record)
+      *eb.record = saved;
+  }
   if (auto softmax = p.getDefiningOp<linalg::SoftmaxOp>()) {
     AtomList key = eb.atoms.leaves(access[softmax.getDimension()]);
     if (key.size() != 1) {
