@@ -532,3 +532,150 @@ func.func @padding_mask_bias(%q: tensor<1x12x16x64xf32>, %k: tensor<1x12x16x64xf
   } -> tensor<1x12x16x64xf32>
   return %o : tensor<1x12x16x64xf32>
 }
+
+// -----
+
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row4 = affine_map<(b, h, i, j) -> (b, h, i)>
+// Gemma-2 logit soft-capping: 50 * tanh(s / 50) after the scale, then the
+// causal mask.
+// CHECK-LABEL: func.func @gemma2_softcap
+// CHECK: fa.attention {{.+}} {causal, scale = 1.250000e-01 : f32, softcap = 5.000000e+01 : f32}
+func.func @gemma2_softcap(%q: tensor<1x12x16x64xf32>, %k: tensor<1x12x16x64xf32>, %v: tensor<1x12x16x64xf32>) -> tensor<1x12x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e_s = tensor.empty() : tensor<1x12x16x16xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<1x12x16x16xf32>) -> tensor<1x12x16x16xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x12x16x64xf32>, tensor<1x12x16x64xf32>) outs(%f_s : tensor<1x12x16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x16x16xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk : tensor<1x12x16x16xf32>) outs(%e_s : tensor<1x12x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.constant 0.125 : f32
+    %cap = arith.constant 50.0 : f32
+    %ninf0 = arith.constant 0xFF800000 : f32
+    %x = arith.mulf %in, %c : f32
+    %d = arith.divf %x, %cap : f32
+    %t = math.tanh %d : f32
+    %y = arith.mulf %t, %cap : f32
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %hide = arith.cmpi ugt, %j, %i : index
+    %r = arith.select %hide, %ninf0, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x16x16xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %e_r = tensor.empty() : tensor<1x12x16xf32>
+  %f_m = linalg.fill ins(%ninf : f32) outs(%e_r : tensor<1x12x16xf32>) -> tensor<1x12x16xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<1x12x16x16xf32>) outs(%f_m : tensor<1x12x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x16xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<1x12x16x16xf32>, tensor<1x12x16xf32>) outs(%e_s : tensor<1x12x16x16xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x16x16xf32>
+  %f_l = linalg.fill ins(%zero : f32) outs(%e_r : tensor<1x12x16xf32>) -> tensor<1x12x16xf32>
+  %l = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<1x12x16x16xf32>) outs(%f_l : tensor<1x12x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x16xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<1x12x16x16xf32>, tensor<1x12x16xf32>) outs(%e_s : tensor<1x12x16x16xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x16x16xf32>
+  %e_o = tensor.empty() : tensor<1x12x16x64xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<1x12x16x64xf32>) -> tensor<1x12x16x64xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 12 query heads / 12 kv heads, scale 1.250000e-01, softcap 5.000000e+01, causal)}}
+  %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x12x16x16xf32>, tensor<1x12x16x64xf32>) outs(%f_o : tensor<1x12x16x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x16x64xf32>
+  return %o : tensor<1x12x16x64xf32>
+}
+
+// -----
+
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row4 = affine_map<(b, h, i, j) -> (b, h, i)>
+#b0ij = affine_map<(b, h, i, j) -> (b, 0, i, j)>
+// masked_fill(~keep, -inf) on the scores with a data-dependent boolean mask:
+// converted into a 0 / -inf bias operand.
+// CHECK-LABEL: func.func @bool_mask_select
+// CHECK: %[[B:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<1x1x16x16xi1>)
+// CHECK: fa.attention {{.+}} bias(%[[B]] : tensor<1x1x16x16xf32>)
+func.func @bool_mask_select(%q: tensor<1x12x16x64xf32>, %k: tensor<1x12x16x64xf32>, %v: tensor<1x12x16x64xf32>, %keep: tensor<1x1x16x16xi1>) -> tensor<1x12x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e_s = tensor.empty() : tensor<1x12x16x16xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<1x12x16x16xf32>) -> tensor<1x12x16x16xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x12x16x64xf32>, tensor<1x12x16x64xf32>) outs(%f_s : tensor<1x12x16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x16x16xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #b0ij, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk, %keep : tensor<1x12x16x16xf32>, tensor<1x1x16x16xi1>) outs(%e_s : tensor<1x12x16x16xf32>) {
+  ^bb0(%in: f32, %m: i1, %out: f32):
+    %c = arith.constant 0.125 : f32
+    %ninf0 = arith.constant 0xFF800000 : f32
+    %x = arith.mulf %in, %c : f32
+    %r = arith.select %m, %x, %ninf0 : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x16x16xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %e_r = tensor.empty() : tensor<1x12x16xf32>
+  %f_m = linalg.fill ins(%ninf : f32) outs(%e_r : tensor<1x12x16xf32>) -> tensor<1x12x16xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<1x12x16x16xf32>) outs(%f_m : tensor<1x12x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x16xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<1x12x16x16xf32>, tensor<1x12x16xf32>) outs(%e_s : tensor<1x12x16x16xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x16x16xf32>
+  %f_l = linalg.fill ins(%zero : f32) outs(%e_r : tensor<1x12x16xf32>) -> tensor<1x12x16xf32>
+  %l = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<1x12x16x16xf32>) outs(%f_l : tensor<1x12x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x16xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<1x12x16x16xf32>, tensor<1x12x16xf32>) outs(%e_s : tensor<1x12x16x16xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x16x16xf32>
+  %e_o = tensor.empty() : tensor<1x12x16x64xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<1x12x16x64xf32>) -> tensor<1x12x16x64xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 12 query heads / 12 kv heads, scale 1.250000e-01, boolean mask as bias)}}
+  %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x12x16x16xf32>, tensor<1x12x16x64xf32>) outs(%f_o : tensor<1x12x16x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x16x64xf32>
+  return %o : tensor<1x12x16x64xf32>
+}
