@@ -817,3 +817,20 @@ func.func @non_constant_scale(%q: tensor<2x12x128x64xf32>, %k: tensor<2x12x128x6
   } -> tensor<2x12x128x64xf32>
   return %o : tensor<2x12x128x64xf32>
 }
+
+// -----
+
+// Dynamic batch and sequence: not raised (static shapes only), with a remark.
+// CHECK-LABEL: func.func @dynamic_shapes
+// CHECK-NOT: fa.attention
+func.func @dynamic_shapes(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x?x64xf32>, %v: tensor<?x12x?x64xf32>, %s: tensor<?x12x?x?xf32>, %init: tensor<?x12x?x64xf32>) -> tensor<?x12x?x64xf32> {
+  %p = linalg.softmax dimension(3) ins(%s : tensor<?x12x?x?xf32>) outs(%s : tensor<?x12x?x?xf32>) -> tensor<?x12x?x?xf32>
+  // expected-remark @+1 {{attention not raised: dynamic shapes are not supported (static shapes only)}}
+  %o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>, affine_map<(b, h, i, e, j) -> (b, h, j, e)>, affine_map<(b, h, i, e, j) -> (b, h, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<?x12x?x?xf32>, tensor<?x12x?x64xf32>) outs(%init : tensor<?x12x?x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<?x12x?x64xf32>
+  return %o : tensor<?x12x?x64xf32>
+}

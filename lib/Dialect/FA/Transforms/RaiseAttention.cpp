@@ -78,6 +78,37 @@ std::string describeOp(Operation *op) {
 LogicalResult treeAtoms(const ExprP &e, const AtomTable &atoms,
                         AtomList &out);
 
+/// Whether an operand of `op` is computed, a few ops up, from an
+/// exponential: what a softmax feeding a contraction looks like when the
+/// matcher cannot run (dynamic shapes).
+bool feedsFromExp(Operation *op) {
+  SmallVector<std::pair<Operation *, int>> worklist;
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  for (Value v : op->getOperands())
+    if (Operation *def = v.getDefiningOp())
+      worklist.push_back({def, 0});
+  while (!worklist.empty()) {
+    auto [cur, depth] = worklist.pop_back_val();
+    if (!seen.insert(cur).second || depth > 6)
+      continue;
+    if (isa<linalg::SoftmaxOp>(cur) ||
+        cur->getName().getStringRef() == "tosa.exp")
+      return true;
+    bool hasExp = false;
+    cur->walk([&](Operation *nested) {
+      hasExp |= nested->getName().getStringRef() == "math.exp";
+    });
+    if (hasExp)
+      return true;
+    if (isContractionOp(cur))
+      continue;
+    for (Value v : cur->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        worklist.push_back({def, depth + 1});
+  }
+  return false;
+}
+
 class Matcher {
 public:
   Matcher(Operation *pv) : pv(pv) {}
@@ -98,8 +129,17 @@ private:
 LogicalResult Matcher::match(Plan &plan, std::string &why, bool &sawSoftmax) {
   Value result = pv->getResult(0);
   auto type = cast<RankedTensorType>(result.getType());
-  if (!type.hasStaticShape())
+  if (!type.hasStaticShape() ||
+      llvm::any_of(pv->getOperandTypes(), [](Type t) {
+        auto rt = dyn_cast<RankedTensorType>(t);
+        return !rt || !rt.hasStaticShape();
+      })) {
+    if (feedsFromExp(pv)) {
+      sawSoftmax = true;
+      why = "dynamic shapes are not supported (static shapes only)";
+    }
     return failure();
+  }
   // The output is what the single-use chain of view ops after P·V gives
   // (expand back to [B, H, S, D], transpose to [B, S, H, D], merge heads):
   // replacing that value lets the layout change fold away.
