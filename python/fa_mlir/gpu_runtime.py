@@ -138,9 +138,12 @@ class RuntimeBundle:
             handle).decode().split(",")
 
     def __del__(self):
-        if getattr(self, "_handle", None):
-            self.lib.fa_bundle_free(self._handle)
-            self._handle = None
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            try:
+                self.lib.fa_bundle_free(handle)
+            except Exception:  # interpreter shutdown: ctypes may be gone
+                pass
 
     def check(self, tensors, num_sms=132):
         """Everything a launch checks, without a GPU; returns the grid."""
