@@ -77,6 +77,7 @@ std::string describeOp(Operation *op) {
 
 LogicalResult treeAtoms(const ExprP &e, const AtomTable &atoms,
                         AtomList &out);
+void foldGlue(Value replacement, ArrayRef<Operation *> users);
 
 /// Whether an operand of `op` is computed, a few ops up, from an
 /// exponential: what a softmax feeding a contraction looks like when the
@@ -928,8 +929,10 @@ FailureOr<Value> build(const Plan &plan, AtomTable &atoms, RewriterBase &rw,
       Value nv = convertElementType(gb, *r, getElementTypeOrSelf(gr.old));
       if (nv.getType() != gr.old.getType())
         nv = tensor::CastOp::create(gb, gr.old.getType(), nv);
+      SmallVector<Operation *> users(gr.old.getUsers());
       rw.replaceAllUsesWith(gr.old, nv);
       backwardRoots.push_back(gr.old.getDefiningOp());
+      foldGlue(nv, users);
     }
   }
 
