@@ -7,3 +7,4 @@ first use and cached (fa_mlir.compile).
 """
 from . import _ops  # noqa: F401  (registers the custom ops)
 from .attention import AttentionFunction, attention  # noqa: F401
+from .launch import launch  # noqa: F401

@@ -128,3 +128,23 @@ def test_torch_compile_inductor():
 
     compiled = torch.compile(f, fullgraph=True)
     assert torch.allclose(compiled(q, k, v), f(q, k, v))
+
+
+def test_launch_bundle_on_cuda_tensors():
+    from fa_mlir import registry
+    from fa_mlir.spec import KernelConfig
+    bundle = registry.get_bundle(KernelConfig(dtype="bf16", head_dim=64,
+                                              causal=True, heads_q=4,
+                                              heads_kv=4), "sm_90a")
+    q, k, v = make(2, 4, 4, 200, 200, 64, torch.bfloat16)
+    o, lse = torch.empty_like(q), torch.empty(2, 4, 200, device="cuda")
+    fat.launch(bundle, query=q, key=k, value=v, output=o, lse=lse)
+    assert torch.equal(o, fat.attention(q, k, v, causal=True))
+    with pytest.raises(ArgumentError, match="innermost stride 2"):
+        fat.launch(bundle, query=q[..., ::2].repeat(1, 1, 1, 2)[..., ::2], key=k,
+                   value=v, output=o, lse=lse)
+    with pytest.raises(ArgumentError, match="needs CUDA tensors"):
+        fat.launch(bundle, query=q.cpu(), key=k, value=v, output=o, lse=lse)
+    with pytest.raises(ArgumentError, match=r"dimension 3 is 32, expected 64"):
+        fat.launch(bundle, query=q[..., :32].contiguous(), key=k, value=v,
+                   output=o, lse=lse)
