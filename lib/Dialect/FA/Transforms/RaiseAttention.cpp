@@ -470,9 +470,6 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
                         describeOp(op) + "') has another user ('" +
                         describeOp(user) + "')");
     }
-    if (!plan.headsMissing.empty())
-      return escape("raising the backward of grouped-query attention is not "
-                    "supported");
     if (plan.mask.bias || plan.mask.biasExpr || plan.softcap)
       return escape("raising the backward with a bias or a softcap is not "
                     "supported");

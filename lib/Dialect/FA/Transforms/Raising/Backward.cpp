@@ -41,14 +41,24 @@ Access renamedAccess(const Access &access, const AtomTable &atoms,
 }
 
 /// Extends `map` so that `fresh`, renamed, reads like `known`.
-bool unify(const Access &fresh, const Access &known, const AtomTable &atoms,
+bool unify(const Access &fresh, const Access &known, AtomTable &atoms,
            AtomMap &map) {
   Access f = atoms.leaves(fresh), k = atoms.leaves(known);
   if (f.size() != k.size())
     return false;
   for (auto [fl, kl] : llvm::zip(f, k)) {
-    if (fl.size() != kl.size())
-      return false;
+    if (fl.size() != kl.size()) {
+      // The known side is finer (a head atom split into kv heads x group):
+      // split the fresh atoms the same way.
+      SmallVector<int64_t> sizes;
+      for (int a : kl)
+        sizes.push_back(atoms.size(a));
+      if (failed(atoms.partition(fl, sizes)))
+        return false;
+      fl = atoms.leaves(fl);
+      if (fl.size() != kl.size())
+        return false;
+    }
     for (auto [a, b] : llvm::zip(fl, kl)) {
       auto it = map.find(a);
       if (it != map.end()) {
@@ -85,6 +95,9 @@ private:
   LogicalResult matchDP();
   /// Follows constant scalings from dS; returns dS'.
   FailureOr<Value> scaled(Value ds);
+  /// Follows dK or dV (read at `access`) through the sum over the GQA group
+  /// when `access` has atoms that the forward's K or V (`root`) lacks.
+  LogicalResult sumOverGroup(Value &grad, Access &access, const Access &root);
   /// The gradient contractions reading `t` (dS' or P) through views.
   SmallVector<Operation *> contractionsReading(Value t);
 
@@ -391,7 +404,72 @@ FailureOr<BackwardMatch> BackwardMatcher::run() {
     why = "no dV = Pᵀ dO next to the softmax backward";
     return failure();
   }
+  // Grouped-query attention: dK and dV come per query head and are summed
+  // over the group (the backward of broadcasting K and V).
+  if (failed(sumOverGroup(m.dK, m.dKAccess, in.kAccess)) ||
+      failed(sumOverGroup(m.dV, m.dVAccess, in.vAccess)))
+    return failure();
   return m;
+}
+
+LogicalResult BackwardMatcher::sumOverGroup(Value &grad, Access &access,
+                                            const Access &root) {
+  AtomList rootLeaves = atoms.flatLeaves(root);
+  AtomList group;
+  for (int a : atoms.flatLeaves(access))
+    if (!llvm::is_contained(rootLeaves, a))
+      group.push_back(a);
+  if (group.empty())
+    return success();
+  // Views, then a sum reduction over exactly the group atoms.
+  Value cur = grad;
+  while (cur.hasOneUse() && isViewOp(*cur.getUsers().begin()) &&
+         cur.getUsers().begin()->getNumResults() == 1)
+    cur = cur.getUsers().begin()->getResult(0);
+  if (!cur.hasOneUse()) {
+    why = "the per-query-head gradient of K or V is not summed over the group";
+    return failure();
+  }
+  Operation *user = *cur.getUsers().begin();
+  if (user->getNumResults() != 1) {
+    why = "the per-query-head gradient of K or V is not summed over the group";
+    return failure();
+  }
+  Value summed = user->getResult(0);
+  auto type = dyn_cast<RankedTensorType>(summed.getType());
+  if (!type || !type.hasStaticShape())
+    return failure();
+  Access fresh = atoms.freshAccess(type.getShape());
+  std::string ignored;
+  FailureOr<Reduction> r =
+      matchReduction(summed, fresh, ReductionKind::Sum, eb, ignored);
+  ExprP in0 = succeeded(r) ? eb.derefAll(r->input) : nullptr;
+  if (!in0 || in0->kind != Expr::Leaf) {
+    why = "the per-query-head gradient of K or V is not summed over the group";
+    return failure();
+  }
+  auto [v, va] = resolveViews(in0->value, in0->access, atoms, &m.ops);
+  AtomMap map;
+  if (v != grad || !unify(va, access, atoms, map) ||
+      group.size() != 1 || map.lookup(r->reducedAtom) != group[0]) {
+    // unify maps fresh atoms to known ones; the reduced atom must be the
+    // group.
+    AtomMap inverse;
+    bool ok = v == grad && unify(va, access, atoms, inverse) &&
+              group.size() == 1 &&
+              (inverse.lookup(r->reducedAtom) == group[0] ||
+               r->reducedAtom == group[0]);
+    if (!ok) {
+      why = "the gradient of K or V is summed over something else than the "
+            "group of query heads sharing a kv head";
+      return failure();
+    }
+    map = inverse;
+  }
+  m.ops.insert(user);
+  grad = summed;
+  access = renamedAccess(fresh, atoms, map);
+  return success();
 }
 
 } // namespace
