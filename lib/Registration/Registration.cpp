@@ -3,7 +3,9 @@
 
 #include "fa/Dialect/FA/IR/FADialect.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
+#include "fa/Conversion/Passes.h"
 #include "fa/Pipelines/CPUPipeline.h"
+#include "fa/Pipelines/NVVMPipeline.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -18,6 +20,8 @@ void mlir::fa::registerPassesAndPipelines() {
   std::call_once(once, [] {
     registerFAPasses();
     registerFACPUPipeline();
+    registerFAConversionPasses();
+    registerFANVVMPipeline();
   });
 }
 

@@ -4,8 +4,6 @@
 // dialect, its passes and its pipelines.
 //
 //===----------------------------------------------------------------------===//
-#include "fa/Conversion/Passes.h"
-#include "fa/Pipelines/NVVMPipeline.h"
 #include "fa/Registration.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -21,10 +19,7 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::fa::registerAll(registry);
-  // sm_90a: convert-fa-to-nvvm, fa-write-kernel-bundles, fa-nvvm-pipeline;
-  // gpu-module-to-binary needs the LLVM IR translations.
-  mlir::fa::registerFAConversionPasses();
-  mlir::fa::registerFANVVMPipeline();
+  // fa-nvvm-pipeline's gpu-module-to-binary needs the LLVM IR translations.
   mlir::registerAllToLLVMIRTranslations(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "fa-mlir optimizer driver\n", registry));
