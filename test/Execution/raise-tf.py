@@ -9,4 +9,4 @@ import raise_equiv
 raise_equiv.run_file(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Dialect",
                  "FA", "raise-attention-tf.mlir"),
-    ["tf_bert_attention", ("keras_mha", dict(binary=[3]))])
+    ["tf_bert_attention", ("keras_mha", dict(binary=[3])), "named_elementwise"])

@@ -203,3 +203,48 @@ func.func @keras_mha(%q: tensor<2x128x12x64xf32>, %k: tensor<2x128x12x64xf32>, %
   } -> tensor<2x128x12x64xf32>
   return %o : tensor<2x128x12x64xf32>
 }
+
+// -----
+
+#bmk = affine_map<(b, m, n, k) -> (b, m, k)>
+#bnk = affine_map<(b, m, n, k) -> (b, n, k)>
+#bmn = affine_map<(b, m, n, k) -> (b, m, n)>
+// Named elementwise linalg ops (linalg.mul / sub / exp / reciprocal, as newer
+// StableHLO and TOSA lowerings emit) and batch_matmul with indexing_maps
+// reading K untransposed (the former batch_matmul_transpose_b).
+// CHECK-LABEL: func.func @named_elementwise
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} : tensor<1x16x64x32xf32>, tensor<1x16x64x32xf32>, tensor<1x16x64x32xf32> {scale = 0.176776{{[0-9]+}} : f32}
+// CHECK-NOT: linalg.exp
+func.func @named_elementwise(%q: tensor<16x64x32xf32>, %k: tensor<16x64x32xf32>, %v: tensor<16x64x32xf32>) -> tensor<16x64x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e_s = tensor.empty() : tensor<16x64x64xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<16x64x64xf32>) -> tensor<16x64x64xf32>
+  %s = linalg.batch_matmul indexing_maps = [#bmk, #bnk, #bmn] ins(%q, %k : tensor<16x64x32xf32>, tensor<16x64x32xf32>) outs(%f_s : tensor<16x64x64xf32>) -> tensor<16x64x64xf32>
+  %c = arith.constant dense<0.176776695> : tensor<16x64x64xf32>
+  %x = linalg.mul ins(%s, %c : tensor<16x64x64xf32>, tensor<16x64x64xf32>) outs(%e_s : tensor<16x64x64xf32>) -> tensor<16x64x64xf32>
+  %e_r = tensor.empty() : tensor<16x64xf32>
+  %f_m = linalg.fill ins(%ninf : f32) outs(%e_r : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %mx = linalg.reduce ins(%x : tensor<16x64x64xf32>) outs(%f_m : tensor<16x64xf32>) dimensions = [2]
+    (%in: f32, %init: f32) {
+      %r = arith.maxnumf %in, %init : f32
+      linalg.yield %r : f32
+    }
+  %mxb = linalg.broadcast ins(%mx : tensor<16x64xf32>) outs(%e_s : tensor<16x64x64xf32>) dimensions = [2]
+  %d = linalg.sub ins(%x, %mxb : tensor<16x64x64xf32>, tensor<16x64x64xf32>) outs(%e_s : tensor<16x64x64xf32>) -> tensor<16x64x64xf32>
+  %ex = linalg.exp ins(%d : tensor<16x64x64xf32>) outs(%e_s : tensor<16x64x64xf32>) -> tensor<16x64x64xf32>
+  %f_l = linalg.fill ins(%zero : f32) outs(%e_r : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %l = linalg.reduce ins(%ex : tensor<16x64x64xf32>) outs(%f_l : tensor<16x64xf32>) dimensions = [2]
+    (%in: f32, %init: f32) {
+      %r = arith.addf %in, %init : f32
+      linalg.yield %r : f32
+    }
+  %rl = linalg.reciprocal ins(%l : tensor<16x64xf32>) outs(%e_r : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %rlb = linalg.broadcast ins(%rl : tensor<16x64xf32>) outs(%e_s : tensor<16x64x64xf32>) dimensions = [2]
+  %p = linalg.mul ins(%ex, %rlb : tensor<16x64x64xf32>, tensor<16x64x64xf32>) outs(%e_s : tensor<16x64x64xf32>) -> tensor<16x64x64xf32>
+  %e_o = tensor.empty() : tensor<16x64x32xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<16x64x32xf32>) -> tensor<16x64x32xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 16 query heads / 16 kv heads, scale 1.767767e-01)}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<16x64x64xf32>, tensor<16x64x32xf32>) outs(%f_o : tensor<16x64x32xf32>) -> tensor<16x64x32xf32>
+  return %o : tensor<16x64x32xf32>
+}
