@@ -679,3 +679,134 @@ func.func @bool_mask_select(%q: tensor<1x12x16x64xf32>, %k: tensor<1x12x16x64xf3
   } -> tensor<1x12x16x64xf32>
   return %o : tensor<1x12x16x64xf32>
 }
+
+// -----
+
+// Two stacked causal attention layers (the second's queries are the first's
+// output): both are raised, one after the other.
+// CHECK-LABEL: func.func @two_layers
+// CHECK: %[[O1:.+]] = fa.attention %{{.+}}, %{{.+}}, %{{.+}} : {{.+}} {causal
+// CHECK: %[[O2:.+]] = fa.attention %[[O1]], %{{.+}}, %{{.+}} : {{.+}} {causal
+// CHECK: return %[[O2]]
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row4 = affine_map<(b, h, i, j) -> (b, h, i)>
+func.func @two_layers(%q: tensor<1x4x16x16xf32>, %k: tensor<1x4x16x16xf32>, %v: tensor<1x4x16x16xf32>) -> tensor<1x4x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e_s = tensor.empty() : tensor<1x4x16x16xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<1x4x16x16xf32>) -> tensor<1x4x16x16xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x4x16x16xf32>, tensor<1x4x16x16xf32>) outs(%f_s : tensor<1x4x16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x16x16xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk : tensor<1x4x16x16xf32>) outs(%e_s : tensor<1x4x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c_scale = arith.constant 0.25 : f32
+    %c0f = arith.constant 0.0 : f32
+    %fill = arith.constant 0xFF800000 : f32
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %cond = arith.cmpi ule, %j, %i : index
+    %x = arith.mulf %in, %c_scale : f32
+    %y = arith.select %cond, %x, %fill : f32
+    linalg.yield %y : f32
+  } -> tensor<1x4x16x16xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %e_r = tensor.empty() : tensor<1x4x16xf32>
+  %f_m = linalg.fill ins(%ninf : f32) outs(%e_r : tensor<1x4x16xf32>) -> tensor<1x4x16xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<1x4x16x16xf32>) outs(%f_m : tensor<1x4x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x16xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<1x4x16x16xf32>, tensor<1x4x16xf32>) outs(%e_s : tensor<1x4x16x16xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x16x16xf32>
+  %f_l = linalg.fill ins(%zero : f32) outs(%e_r : tensor<1x4x16xf32>) -> tensor<1x4x16xf32>
+  %l = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<1x4x16x16xf32>) outs(%f_l : tensor<1x4x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x16xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<1x4x16x16xf32>, tensor<1x4x16xf32>) outs(%e_s : tensor<1x4x16x16xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x16x16xf32>
+  %e_o = tensor.empty() : tensor<1x4x16x16xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<1x4x16x16xf32>) -> tensor<1x4x16x16xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 4 query heads / 4 kv heads, scale 2.500000e-01, causal)}}
+  %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x4x16x16xf32>, tensor<1x4x16x16xf32>) outs(%f_o : tensor<1x4x16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x16x16xf32>
+  
+  %zero_2 = arith.constant 0.0 : f32
+  %e_s_2 = tensor.empty() : tensor<1x4x16x16xf32>
+  %f_s_2 = linalg.fill ins(%zero_2 : f32) outs(%e_s_2 : tensor<1x4x16x16xf32>) -> tensor<1x4x16x16xf32>
+  %qk_2 = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%o, %k : tensor<1x4x16x16xf32>, tensor<1x4x16x16xf32>) outs(%f_s_2 : tensor<1x4x16x16xf32>) {
+  ^bb0(%a_2: f32, %b_2: f32, %c_2: f32):
+    %m_2 = arith.mulf %a_2, %b_2 : f32
+    %r_2 = arith.addf %c_2, %m_2 : f32
+    linalg.yield %r_2 : f32
+  } -> tensor<1x4x16x16xf32>
+  %masked_2 = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk_2 : tensor<1x4x16x16xf32>) outs(%e_s_2 : tensor<1x4x16x16xf32>) {
+  ^bb0(%in_2: f32, %out_2: f32):
+    %c_scale_2 = arith.constant 0.25 : f32
+    %c0f_2 = arith.constant 0.0 : f32
+    %fill_2 = arith.constant 0xFF800000 : f32
+    %i_2 = linalg.index 2 : index
+    %j_2 = linalg.index 3 : index
+    %cond_2 = arith.cmpi ule, %j_2, %i_2 : index
+    %x_2 = arith.mulf %in_2, %c_scale_2 : f32
+    %y_2 = arith.select %cond_2, %x_2, %fill_2 : f32
+    linalg.yield %y_2 : f32
+  } -> tensor<1x4x16x16xf32>
+  %ninf_2 = arith.constant 0xFF800000 : f32
+  %e_r_2 = tensor.empty() : tensor<1x4x16xf32>
+  %f_m_2 = linalg.fill ins(%ninf_2 : f32) outs(%e_r_2 : tensor<1x4x16xf32>) -> tensor<1x4x16xf32>
+  %mx_2 = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked_2 : tensor<1x4x16x16xf32>) outs(%f_m_2 : tensor<1x4x16xf32>) {
+  ^bb0(%in_2: f32, %out_2: f32):
+    %r_2 = arith.maximumf %in_2, %out_2 : f32
+    linalg.yield %r_2 : f32
+  } -> tensor<1x4x16xf32>
+  %ex_2 = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked_2, %mx_2 : tensor<1x4x16x16xf32>, tensor<1x4x16xf32>) outs(%e_s_2 : tensor<1x4x16x16xf32>) {
+  ^bb0(%in_2: f32, %m_2: f32, %out_2: f32):
+    %d_2 = arith.subf %in_2, %m_2 : f32
+    %r_2 = math.exp %d_2 : f32
+    linalg.yield %r_2 : f32
+  } -> tensor<1x4x16x16xf32>
+  %f_l_2 = linalg.fill ins(%zero_2 : f32) outs(%e_r_2 : tensor<1x4x16xf32>) -> tensor<1x4x16xf32>
+  %l_2 = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex_2 : tensor<1x4x16x16xf32>) outs(%f_l_2 : tensor<1x4x16xf32>) {
+  ^bb0(%in_2: f32, %out_2: f32):
+    %r_2 = arith.addf %in_2, %out_2 : f32
+    linalg.yield %r_2 : f32
+  } -> tensor<1x4x16xf32>
+  %p_2 = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex_2, %l_2 : tensor<1x4x16x16xf32>, tensor<1x4x16xf32>) outs(%e_s_2 : tensor<1x4x16x16xf32>) {
+  ^bb0(%in_2: f32, %s_2: f32, %out_2: f32):
+    %r_2 = arith.divf %in_2, %s_2 : f32
+    linalg.yield %r_2 : f32
+  } -> tensor<1x4x16x16xf32>
+  %e_o_2 = tensor.empty() : tensor<1x4x16x16xf32>
+  %f_o_2 = linalg.fill ins(%zero_2 : f32) outs(%e_o_2 : tensor<1x4x16x16xf32>) -> tensor<1x4x16x16xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 4 query heads / 4 kv heads, scale 2.500000e-01, causal)}}
+  %o_2 = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p_2, %v : tensor<1x4x16x16xf32>, tensor<1x4x16x16xf32>) outs(%f_o_2 : tensor<1x4x16x16xf32>) {
+  ^bb0(%a_2: f32, %b_2: f32, %c_2: f32):
+    %m_2 = arith.mulf %a_2, %b_2 : f32
+    %r_2 = arith.addf %c_2, %m_2 : f32
+    linalg.yield %r_2 : f32
+  } -> tensor<1x4x16x16xf32>
+    return %o_2 : tensor<1x4x16x16xf32>
+}
