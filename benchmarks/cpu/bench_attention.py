@@ -62,7 +62,7 @@ def _measure(call, min_time):
     return min(runs), peak
 
 
-def child(impl, direction, seq, heads, head_dim, min_time):
+def child(impl, direction, seq, heads, head_dim, min_time, causal):
     import numpy as np
     rng = np.random.default_rng(0)
     shape = (1, heads, seq, head_dim)
@@ -75,10 +75,12 @@ def child(impl, direction, seq, heads, head_dim, min_time):
         if direction == "fwd":
             def call():
                 with torch.no_grad():
-                    torch.nn.functional.scaled_dot_product_attention(tq, tk, tv)
+                    torch.nn.functional.scaled_dot_product_attention(
+                        tq, tk, tv, is_causal=causal)
         else:
             tq.requires_grad_(True), tk.requires_grad_(True), tv.requires_grad_(True)
-            out = torch.nn.functional.scaled_dot_product_attention(tq, tk, tv)
+            out = torch.nn.functional.scaled_dot_product_attention(
+                tq, tk, tv, is_causal=causal)
 
             def call():
                 tq.grad = tk.grad = tv.grad = None
@@ -90,7 +92,8 @@ def child(impl, direction, seq, heads, head_dim, min_time):
     from fa_mlir.memref import CompiledFunction
     pipeline, flags = IMPLS[impl]
     cfg = AttentionConfig(batch=1, heads_q=heads, heads_kv=heads, seq_q=seq,
-                          seq_k=seq, head_dim=head_dim, dtype="f32")
+                          seq_k=seq, head_dim=head_dim, dtype="f32",
+                          causal=causal)
     text = forward_mlir(cfg) if direction == "fwd" else backward_mlir(cfg)
     name = "attention" if direction == "fwd" else "attention_grad"
     fn = CompiledFunction(compile_to_shared_library(text, pipeline,
@@ -118,24 +121,27 @@ def main():
     ap.add_argument("--reference-max-seq", type=int, default=8192)
     ap.add_argument("--reference-max-seq-bwd", type=int, default=4096)
     ap.add_argument("--min-time", type=float, default=1.0)
+    ap.add_argument("--causal", action="store_true")
     ap.add_argument("--child", nargs=3, metavar=("IMPL", "DIR", "SEQ"))
     args = ap.parse_args()
     if args.child:
         impl, direction, seq = args.child
         t, peak = child(impl, direction, int(seq), args.heads, args.head_dim,
-                        args.min_time)
+                        args.min_time, args.causal)
         print(json.dumps({"time_s": t, "peak_bytes": peak}))
         return
 
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
     print(f"# f32, batch 1, heads {args.heads}, head_dim {args.head_dim}, "
-          f"non-causal; {args.threads} threads where the implementation "
-          f"has them")
+          f"{'causal' if args.causal else 'non-causal'}; {args.threads} "
+          f"threads where the implementation has them")
     print(f"| direction | seq | impl | time (ms) | GFLOP/s | peak extra memory (MiB) |")
     print(f"|---|---:|---|---:|---:|---:|")
     for direction in args.directions.split(","):
         for seq in map(int, args.seqs.split(",")):
-            flops = 4.0 * args.heads * seq * seq * args.head_dim
+            # Causal: the useful work is half (the hidden half is not counted).
+            flops = 4.0 * args.heads * seq * seq * args.head_dim / (
+                2 if args.causal else 1)
             if direction == "bwd":
                 flops *= 2.5  # FlashAttention's convention
             for impl in args.impls.split(","):
@@ -148,7 +154,7 @@ def main():
                 cmd = [sys.executable, os.path.abspath(__file__), "--child",
                        impl, direction, str(seq), "--heads", str(args.heads),
                        "--head-dim", str(args.head_dim), "--min-time",
-                       str(args.min_time)]
+                       str(args.min_time)] + (["--causal"] if args.causal else [])
                 proc = subprocess.run(cmd, capture_output=True, text=True,
                                       env=env)
                 if proc.returncode != 0:
