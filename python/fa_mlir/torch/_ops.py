@@ -108,10 +108,11 @@ def _shapes(q, v, layout):
 
 
 def forward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                      bias: Optional[torch.Tensor], causal: bool,
-                      scale: Optional[float], window_left: int,
-                      window_right: int, softcap: Optional[float],
-                      mask_alignment: str, layout: str) -> List[torch.Tensor]:
+                 bias: Optional[torch.Tensor], causal: bool,
+                 scale: Optional[float], window_left: int, window_right: int,
+                 softcap: Optional[float], mask_alignment: str,
+                 layout: str) -> List[torch.Tensor]:
+    """[output, lse] (fa_mlir::attention_forward; schema from the hints)."""
     q, k, v, bias = _dense(q), _dense(k), _dense(v), _dense(bias)
     kcfg = kernel_config("forward", q, k, v, bias, causal, scale, window_left,
                          window_right, softcap, mask_alignment, layout)
@@ -138,12 +139,12 @@ def _(q, k, v, bias, causal, scale, window_left, window_right, softcap,
             q.new_empty(lse_shape, dtype=torch.float32)]
 
 
-def backward_impl(grad_out: torch.Tensor, q: torch.Tensor,
-                       k: torch.Tensor, v: torch.Tensor, out: torch.Tensor,
-                       lse: torch.Tensor, bias: Optional[torch.Tensor],
-                       causal: bool, scale: Optional[float], window_left: int,
-                       window_right: int, softcap: Optional[float],
-                       mask_alignment: str, layout: str) -> List[torch.Tensor]:
+def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
+                  v: torch.Tensor, out: torch.Tensor, lse: torch.Tensor,
+                  bias: Optional[torch.Tensor], causal: bool,
+                  scale: Optional[float], window_left: int, window_right: int,
+                  softcap: Optional[float], mask_alignment: str,
+                  layout: str) -> List[torch.Tensor]:
     """[dq, dk, dv, dbias]; dbias is empty when there is no bias."""
     grad_out, q, k, v, out, lse, bias = (
         _dense(t) for t in (grad_out, q, k, v, out, lse, bias))
