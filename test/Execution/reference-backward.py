@@ -21,6 +21,8 @@ FEATURES = {
     "gqa": dict(heads_q=4, heads_kv=2, head_dim_v=12),
     "mqa-bshd": dict(heads_q=3, heads_kv=1, layout="bshd"),
     "dynamic": dict(dynamic=("seq",), seq_q=7, seq_k=10, causal=True),
+    "dynamic-heads": dict(dynamic=("batch", "heads", "seq"), heads_q=4,
+                          heads_kv=2, bias=(True, True)),
 }
 
 failed = 0

@@ -28,6 +28,8 @@ FEATURES = {
     "bshd": dict(layout="bshd", heads_q=4, heads_kv=2, causal=True),
     "dynamic": dict(dynamic=("batch", "seq"), seq_q=10, seq_k=13,
                     causal=True, mask_alignment="bottom_right"),
+    "dynamic-heads": dict(dynamic=("batch", "heads", "seq"), heads_q=4,
+                          heads_kv=2, bias=(False, True)),
     "scale": dict(scale=0.3, softcap=1.5, bias=(False, True)),
 }
 

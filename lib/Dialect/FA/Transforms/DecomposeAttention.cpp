@@ -48,6 +48,8 @@ public:
   Value keyToF32(Value t, Value descale);
   /// LSE [B, Hq, Sq] -> [B, Hkv, G, Sq].
   Value lseToGrouped(Value lse);
+  /// [B, Hq, ...] -> [B, Hkv, G, ...].
+  Value splitHeads(Value t);
   /// [B, Hkv, G, S, X] f32 -> `type` in the op's layout.
   Value groupedToOutput(Value t, RankedTensorType type);
   Value groupedLseToOutput(Value t);
@@ -155,33 +157,55 @@ Value Decomposer::toF32(Value t, Value descale) {
 }
 
 Value Decomposer::queryToGrouped(Value t, Value descale) {
-  Value bhsd = swapSeqHeads(t);
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, b.getLoc(), bhsd);
-  SmallVector<OpFoldResult> outSizes = {sizes[0], headsKV, group, sizes[2],
-                                        sizes[3]};
-  auto type = cast<RankedTensorType>(bhsd.getType());
-  SmallVector<int64_t> staticSizes;
-  for (OpFoldResult s : outSizes)
-    staticSizes.push_back(getConstantIntValue(s).value_or(ShapedType::kDynamic));
-  Value grouped = tensor::ExpandShapeOp::create(
-      b, RankedTensorType::get(staticSizes, type.getElementType()), bhsd,
-      SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}}, outSizes);
-  return toF32(grouped, descale);
+  return toF32(splitHeads(swapSeqHeads(t)), descale);
 }
 
 Value Decomposer::keyToF32(Value t, Value descale) {
   return toF32(swapSeqHeads(t), descale);
 }
 
-Value Decomposer::lseToGrouped(Value lse) {
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, b.getLoc(), lse);
-  SmallVector<OpFoldResult> outSizes = {sizes[0], headsKV, group, sizes[2]};
+Value Decomposer::lseToGrouped(Value lse) { return splitHeads(lse); }
+
+Value Decomposer::splitHeads(Value t) {
+  auto type = cast<RankedTensorType>(t.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, b.getLoc(), t);
+  SmallVector<OpFoldResult> outSizes = {sizes[0], headsKV, group};
+  llvm::append_range(outSizes, ArrayRef(sizes).drop_front(2));
   SmallVector<int64_t> staticSizes;
   for (OpFoldResult s : outSizes)
     staticSizes.push_back(getConstantIntValue(s).value_or(ShapedType::kDynamic));
-  return tensor::ExpandShapeOp::create(
-      b, RankedTensorType::get(staticSizes, b.getF32Type()), lse,
-      SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}}, outSizes);
+  auto outType = RankedTensorType::get(staticSizes, type.getElementType());
+  SmallVector<ReassociationIndices> reassociation = {{0}, {1, 2}};
+  for (int64_t i = 3, e = outSizes.size(); i < e; ++i)
+    reassociation.push_back({i});
+  if (!ShapedType::isDynamic(staticSizes[1]) ||
+      !ShapedType::isDynamic(staticSizes[2]))
+    return tensor::ExpandShapeOp::create(b, outType, t, reassociation,
+                                         outSizes);
+  // Both heads_kv and the group size are dynamic: expand_shape with two
+  // dynamic sizes in one group does not lower through
+  // expand-strided-metadata in MLIR 22, so gather instead:
+  // out[b, hk, g, ...] = t[b, hk * G + g, ...].
+  Value init = tensor::EmptyOp::create(b, outSizes, type.getElementType());
+  Value groupSize = indexValue(group);
+  unsigned rank = outSizes.size();
+  return linalg::GenericOp::create(
+             b, outType, ValueRange{}, ValueRange{init},
+             ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx())},
+             SmallVector<IteratorType>(rank, kPar), "", "",
+             [&](OpBuilder &nb, Location loc, ValueRange) {
+               ImplicitLocOpBuilder ib(loc, nb);
+               SmallVector<Value> idx;
+               for (unsigned i = 0; i < rank; ++i)
+                 idx.push_back(linalg::IndexOp::create(ib, i));
+               Value head = arith::AddIOp::create(
+                   ib, arith::MulIOp::create(ib, idx[1], groupSize), idx[2]);
+               SmallVector<Value> src = {idx[0], head};
+               llvm::append_range(src, ArrayRef(idx).drop_front(3));
+               linalg::YieldOp::create(
+                   ib, ValueRange{tensor::ExtractOp::create(ib, t, src)});
+             })
+      .getResult(0);
 }
 
 Value Decomposer::groupedToOutput(Value t, RankedTensorType type) {
@@ -293,17 +317,7 @@ Value Decomposer::scores(Value q5, Value k4, Value bias) {
       maps.push_back(map(5, {bExpr, zero, d(3), d(4)}));
     } else {
       // Per-head bias: view its heads as (hk, g) too.
-      SmallVector<OpFoldResult> sizes =
-          tensor::getMixedSizes(b, b.getLoc(), bias);
-      SmallVector<OpFoldResult> outSizes = {sizes[0], headsKV, group, sizes[2],
-                                            sizes[3]};
-      SmallVector<int64_t> staticSizes;
-      for (OpFoldResult s : outSizes)
-        staticSizes.push_back(
-            getConstantIntValue(s).value_or(ShapedType::kDynamic));
-      ins.push_back(tensor::ExpandShapeOp::create(
-          b, RankedTensorType::get(staticSizes, bt.getElementType()), bias,
-          SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}}, outSizes));
+      ins.push_back(splitHeads(bias));
       maps.push_back(map(5, {bExpr, d(1), d(2), d(3), d(4)}));
     }
   }
