@@ -132,6 +132,18 @@ FailureOr<SoftmaxMatch> mlir::fa::raising::matchSoftmax(Value p,
   }
   ExprP diff = stripCasts(ex->ops[0], eb);
   if (diff->kind != Expr::Sub) {
+    // exp(x) / rowsum(exp(x)) is a softmax too, but it overflows where
+    // fa.attention does not: a near miss, not raised.
+    ExprP sumLeaf = eb.derefAll(den);
+    if (sumLeaf->kind == Expr::Leaf &&
+        succeeded(matchReduction(sumLeaf->value, sumLeaf->access,
+                                 ReductionKind::Sum, eb, why))) {
+      if (nearMiss)
+        *nearMiss = true;
+      why = "a softmax without the max subtraction (exp(x) overflows where "
+            "fa.attention does not)";
+      return failure();
+    }
     why = "not a softmax: exp of something other than x - rowmax(x)";
     return failure();
   }
