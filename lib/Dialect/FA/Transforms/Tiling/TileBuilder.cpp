@@ -229,9 +229,13 @@ Value TileBuilder::matmul(Value a, Value bMat, Value acc, bool transposeA) {
                  {IteratorType::parallel, IteratorType::reduction,
                   IteratorType::parallel},
                  [&](ValueRange x) -> Value {
-                   Value prod = arith::MulFOp::create(b, extendF32(x[0]),
-                                                      extendF32(x[1]));
-                   return arith::AddFOp::create(b, x[2], prod);
+                   // contract: the multiply-add may become one FMA (one
+                   // rounding instead of two).
+                   auto contract = arith::FastMathFlagsAttr::get(
+                       ctx(), arith::FastMathFlags::contract);
+                   Value prod = arith::MulFOp::create(
+                       b, extendF32(x[0]), extendF32(x[1]), contract);
+                   return arith::AddFOp::create(b, x[2], prod, contract);
                  });
 }
 
