@@ -10,4 +10,7 @@ import raise_equiv
 raise_equiv.run_file(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Dialect",
                  "FA", "raise-attention-torch-mlir.mlir"),
-    ["bert_attention", "single_head", "einsum_softmax"])
+    ["bert_attention", "single_head", "einsum_softmax",
+     ("dynamic_batch_seq", dict(shapes=dict(
+         args=[[2, 12, 40, 64], [2, 12, 56, 64], [2, 12, 56, 64]],
+         results=[[2, 12, 40, 64]])))])

@@ -43,12 +43,12 @@ def split_functions(path):
     return out
 
 
-_TYPE = re.compile(r"tensor<((?:\d+x)*)(\w+)>")
+_TYPE = re.compile(r"tensor<((?:(?:\d+|\?)x)*)(\w+)>")
 
 
 def _parse_type(t):
     m = _TYPE.fullmatch(t.strip())
-    shape = [int(s) for s in m.group(1).split("x") if s]
+    shape = [-1 if s == "?" else int(s) for s in m.group(1).split("x") if s]
     return shape, m.group(2)
 
 
@@ -62,7 +62,7 @@ def signature(text, name):
 
 
 def _mlir_type(shape, elt, kind):
-    return f"{kind}<{'x'.join(str(s) for s in shape)}x{elt}>"
+    return f"{kind}<{'x'.join('?' if s < 0 else str(s) for s in shape)}x{elt}>"
 
 
 def wrapper(name, args, results):
@@ -145,10 +145,15 @@ def _run(text, name, args, results, inputs, pre):
 
 
 def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8,
-          binary=()):
+          binary=(), shapes=None):
     """Runs original and raised `name`; returns a dict with the errors."""
     args, results = signature(text, name)
     result = results[0]
+    # Concrete sizes for dynamic dimensions: {"args": [...], "results": [...]}.
+    concrete_args = [(shapes["args"][i] if shapes else s, e)
+                     for i, (s, e) in enumerate(args)]
+    concrete_results = [(shapes["results"][i] if shapes else s, e)
+                        for i, (s, e) in enumerate(results)]
     module = text + "\n" + wrapper(name, args, results)
     raised, remarks = raise_attention(module)
     pre = (TOSA_TO_LINALG if tosa else "") + (
@@ -156,9 +161,9 @@ def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8,
         BF16_ARITH if "bf16" in text else "")
     rng = np.random.default_rng(seed)
     inputs = [_random(s, e, rng, mask_density, i in binary)[0]
-              for i, (s, e) in enumerate(args)]
-    orig = _run(module, name, args, results, inputs, pre)
-    new = _run(raised, name, args, results, inputs, pre)
+              for i, (s, e) in enumerate(concrete_args)]
+    orig = _run(module, name, args, concrete_results, inputs, pre)
+    new = _run(raised, name, args, concrete_results, inputs, pre)
     # Rows the original leaves NaN (every key masked by -inf) are 0 in
     # fa.attention: the documented refinement.
     nan_rows = np.isnan(orig)  # flat: NaN elements

@@ -820,12 +820,13 @@ func.func @non_constant_scale(%q: tensor<2x12x128x64xf32>, %k: tensor<2x12x128x6
 
 // -----
 
-// Dynamic batch and sequence: not raised (static shapes only), with a remark.
+// Dynamic shapes, and P·V accumulates into a tensor the function receives
+// (unknown contents, not a zero fill).
 // CHECK-LABEL: func.func @dynamic_shapes
 // CHECK-NOT: fa.attention
 func.func @dynamic_shapes(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x?x64xf32>, %v: tensor<?x12x?x64xf32>, %s: tensor<?x12x?x?xf32>, %init: tensor<?x12x?x64xf32>) -> tensor<?x12x?x64xf32> {
   %p = linalg.softmax dimension(3) ins(%s : tensor<?x12x?x?xf32>) outs(%s : tensor<?x12x?x?xf32>) -> tensor<?x12x?x?xf32>
-  // expected-remark @+1 {{attention not raised: dynamic shapes are not supported (static shapes only)}}
+  // expected-remark @+1 {{attention not raised: a contraction that accumulates into a non-zero tensor}}
   %o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>, affine_map<(b, h, i, e, j) -> (b, h, j, e)>, affine_map<(b, h, i, e, j) -> (b, h, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<?x12x?x?xf32>, tensor<?x12x?x64xf32>) outs(%init : tensor<?x12x?x64xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32
@@ -899,4 +900,56 @@ func.func @softmax_without_max(%q: tensor<2x12x128x64xf32>, %k: tensor<2x12x128x
     linalg.yield %r : f32
   } -> tensor<2x12x128x64xf32>
   return %o : tensor<2x12x128x64xf32>
+}
+
+// -----
+
+#q = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#k = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#s = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#p = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#v = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#o = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// A causal mask with dynamic sequence lengths: the mask is evaluated on the
+// (row, column) grid, which needs static sizes.
+// CHECK-LABEL: func.func @dynamic_causal
+// CHECK-NOT: fa.attention
+func.func @dynamic_causal(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x?x64xf32>, %v: tensor<?x12x?x64xf32>) -> tensor<?x12x?x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %b = tensor.dim %q, %c0 : tensor<?x12x?x64xf32>
+  %sq = tensor.dim %q, %c2 : tensor<?x12x?x64xf32>
+  %sk = tensor.dim %k, %c2 : tensor<?x12x?x64xf32>
+  %e_s = tensor.empty(%b, %sq, %sk) : tensor<?x12x?x?xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<?x12x?x?xf32>) -> tensor<?x12x?x?xf32>
+  %qk = linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32>) outs(%f_s : tensor<?x12x?x?xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<?x12x?x?xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk : tensor<?x12x?x?xf32>) outs(%e_s : tensor<?x12x?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.constant 0.125 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %y = arith.mulf %in, %c : f32
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %hide = arith.cmpi ugt, %j, %i : index
+    %r = arith.select %hide, %ninf, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<?x12x?x?xf32>
+  %p = linalg.softmax dimension(3) ins(%x : tensor<?x12x?x?xf32>) outs(%e_s : tensor<?x12x?x?xf32>) -> tensor<?x12x?x?xf32>
+  %pc = tensor.collapse_shape %p [[0, 1], [2], [3]] : tensor<?x12x?x?xf32> into tensor<?x?x?xf32>
+  %vc = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<?x12x?x64xf32> into tensor<?x?x64xf32>
+  %c12 = arith.constant 12 : index
+  %bh = arith.muli %b, %c12 : index
+  %e_o = tensor.empty(%bh, %sq) : tensor<?x?x64xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
+  // expected-remark @+1 {{attention not raised: masks and biases with dynamic sequence lengths are not supported}}
+  %o = linalg.batch_matmul ins(%pc, %vc : tensor<?x?x?xf32>, tensor<?x?x64xf32>) outs(%f_o : tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
+  %oe = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [%b, 12, %sq, 64] : tensor<?x?x64xf32> into tensor<?x12x?x64xf32>
+  return %oe : tensor<?x12x?x64xf32>
 }

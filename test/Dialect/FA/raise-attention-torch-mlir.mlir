@@ -201,3 +201,51 @@ func.func @einsum_softmax(%q: tensor<1x8x100x64xf32>, %k: tensor<1x8x100x64xf32>
   } -> tensor<1x8x100x64xf32>
   return %o : tensor<1x8x100x64xf32>
 }
+
+// -----
+
+#q = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#k = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#s = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#p = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#v = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#o = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// Dynamic batch and sequence lengths (what torch-mlir exports with dynamic
+// dims): batch and heads merged into a dynamic [B*H] for the matmuls.
+// CHECK-LABEL: func.func @dynamic_batch_seq
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32> {scale = 1.250000e-01 : f32} -> tensor<?x12x?x64xf32>
+// CHECK-NOT: linalg.softmax
+func.func @dynamic_batch_seq(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x?x64xf32>, %v: tensor<?x12x?x64xf32>) -> tensor<?x12x?x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %b = tensor.dim %q, %c0 : tensor<?x12x?x64xf32>
+  %sq = tensor.dim %q, %c2 : tensor<?x12x?x64xf32>
+  %sk = tensor.dim %k, %c2 : tensor<?x12x?x64xf32>
+  %e_s = tensor.empty(%b, %sq, %sk) : tensor<?x12x?x?xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<?x12x?x?xf32>) -> tensor<?x12x?x?xf32>
+  %qk = linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32>) outs(%f_s : tensor<?x12x?x?xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<?x12x?x?xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk : tensor<?x12x?x?xf32>) outs(%e_s : tensor<?x12x?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.constant 0.125 : f32
+    %r = arith.mulf %in, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<?x12x?x?xf32>
+  %p = linalg.softmax dimension(3) ins(%x : tensor<?x12x?x?xf32>) outs(%e_s : tensor<?x12x?x?xf32>) -> tensor<?x12x?x?xf32>
+  %pc = tensor.collapse_shape %p [[0, 1], [2], [3]] : tensor<?x12x?x?xf32> into tensor<?x?x?xf32>
+  %vc = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<?x12x?x64xf32> into tensor<?x?x64xf32>
+  %c12 = arith.constant 12 : index
+  %bh = arith.muli %b, %c12 : index
+  %e_o = tensor.empty(%bh, %sq) : tensor<?x?x64xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 12 query heads / 12 kv heads, scale 1.250000e-01)}}
+  %o = linalg.batch_matmul ins(%pc, %vc : tensor<?x?x?xf32>, tensor<?x?x64xf32>) outs(%f_o : tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
+  %oe = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [%b, 12, %sq, 64] : tensor<?x?x64xf32> into tensor<?x12x?x64xf32>
+  return %oe : tensor<?x12x?x64xf32>
+}

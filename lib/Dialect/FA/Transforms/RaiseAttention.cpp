@@ -79,37 +79,6 @@ LogicalResult treeAtoms(const ExprP &e, const AtomTable &atoms,
                         AtomList &out);
 void foldGlue(Value replacement, ArrayRef<Operation *> users);
 
-/// Whether an operand of `op` is computed, a few ops up, from an
-/// exponential: what a softmax feeding a contraction looks like when the
-/// matcher cannot run (dynamic shapes).
-bool feedsFromExp(Operation *op) {
-  SmallVector<std::pair<Operation *, int>> worklist;
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  for (Value v : op->getOperands())
-    if (Operation *def = v.getDefiningOp())
-      worklist.push_back({def, 0});
-  while (!worklist.empty()) {
-    auto [cur, depth] = worklist.pop_back_val();
-    if (!seen.insert(cur).second || depth > 6)
-      continue;
-    if (isa<linalg::SoftmaxOp>(cur) ||
-        cur->getName().getStringRef() == "tosa.exp")
-      return true;
-    bool hasExp = false;
-    cur->walk([&](Operation *nested) {
-      hasExp |= nested->getName().getStringRef() == "math.exp";
-    });
-    if (hasExp)
-      return true;
-    if (isContractionOp(cur))
-      continue;
-    for (Value v : cur->getOperands())
-      if (Operation *def = v.getDefiningOp())
-        worklist.push_back({def, depth + 1});
-  }
-  return false;
-}
-
 class Matcher {
 public:
   Matcher(Operation *pv) : pv(pv) {}
@@ -130,17 +99,13 @@ private:
 LogicalResult Matcher::match(Plan &plan, std::string &why, bool &sawSoftmax) {
   Value result = pv->getResult(0);
   auto type = cast<RankedTensorType>(result.getType());
-  if (!type.hasStaticShape() ||
-      llvm::any_of(pv->getOperandTypes(), [](Type t) {
-        auto rt = dyn_cast<RankedTensorType>(t);
-        return !rt || !rt.hasStaticShape();
-      })) {
-    if (feedsFromExp(pv)) {
-      sawSoftmax = true;
-      why = "dynamic shapes are not supported (static shapes only)";
-    }
+  // Batch, heads and sequence lengths may be dynamic when each dynamic
+  // dimension stays one atom (or one dynamic factor of a merged dimension);
+  // head dims must be static.
+  if (llvm::any_of(pv->getOperandTypes(), [](Type t) {
+        return !isa<RankedTensorType>(t);
+      }))
     return failure();
-  }
   // The output is what the single-use chain of view ops after P·V gives
   // (expand back to [B, H, S, D], transpose to [B, S, H, D], merge heads):
   // replacing that value lets the layout change fold away.
@@ -153,8 +118,13 @@ LogicalResult Matcher::match(Plan &plan, std::string &why, bool &sawSoftmax) {
       break;
     auto from = cast<RankedTensorType>(final.getType());
     auto to = dyn_cast<RankedTensorType>(user->getResult(0).getType());
-    if (!to || !to.hasStaticShape() ||
-        to.getNumElements() != from.getNumElements())
+    bool sameCount = to && to.hasStaticShape() && from.hasStaticShape() &&
+                     to.getNumElements() == from.getNumElements();
+    // Without static counts, only ops that cannot broadcast.
+    bool reshapeOrTranspose =
+        isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+            linalg::TransposeOp>(user);
+    if (!to || (!sameCount && !reshapeOrTranspose))
       break;
     outViews.push_back(user);
     final = user->getResult(0);
@@ -180,7 +150,7 @@ LogicalResult Matcher::match(Plan &plan, std::string &why, bool &sawSoftmax) {
     // A near miss when an operand is a softmax.
     for (Value operand : pv->getOperands()) {
       auto t = dyn_cast<RankedTensorType>(operand.getType());
-      if (!t || !t.hasStaticShape())
+      if (!t)
         continue;
       OpSet scratch;
       ExprBuilder eb{atoms, &scratch, {}};
@@ -334,11 +304,11 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
   plan.dimAtom = dims[0];
   plan.dimVAtom = vFree[0];
 
-  for (Root *r : {&plan.q, &plan.k, &plan.v})
-    if (!cast<RankedTensorType>(r->value.getType()).hasStaticShape()) {
-      why = "dynamic shapes are not supported";
-      return failure();
-    }
+  if (ShapedType::isDynamic(atoms.size(dims[0])) ||
+      ShapedType::isDynamic(atoms.size(vFree[0]))) {
+    why = "dynamic head dims are not supported";
+    return failure();
+  }
 
   // Tracing may have split atoms (a head atom into kv heads x group).
   batchQK = atoms.leaves(batchQK);
@@ -517,7 +487,8 @@ Value convertElementType(ImplicitLocOpBuilder &b, Value v, Type to) {
   if (from == to)
     return v;
   unsigned rank = t.getRank();
-  Value init = tensor::EmptyOp::create(b, t.getShape(), to);
+  Value init = tensor::EmptyOp::create(
+      b, tensor::getMixedSizes(b, b.getLoc(), v), to);
   SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
   SmallVector<utils::IteratorType> its(rank, utils::IteratorType::parallel);
   return linalg::GenericOp::create(
@@ -538,7 +509,8 @@ Value convertElementType(ImplicitLocOpBuilder &b, Value v, Type to) {
 Value boolToBias(ImplicitLocOpBuilder &b, Value v, bool visibleWhenTrue) {
   auto t = cast<RankedTensorType>(v.getType());
   unsigned rank = t.getRank();
-  Value init = tensor::EmptyOp::create(b, t.getShape(), b.getF32Type());
+  Value init = tensor::EmptyOp::create(
+      b, tensor::getMixedSizes(b, b.getLoc(), v), b.getF32Type());
   SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
   SmallVector<utils::IteratorType> its(rank, utils::IteratorType::parallel);
   return linalg::GenericOp::create(
@@ -814,9 +786,15 @@ FailureOr<Value> build(const Plan &plan, AtomTable &atoms, RewriterBase &rw,
       return failure();
     }
     bias = *bv;
-    if (rowL.empty() || keyL.empty())
+    if (rowL.empty() || keyL.empty()) {
+      if (ShapedType::isDynamic(atoms.size(plan.rowAtom)) ||
+          ShapedType::isDynamic(atoms.size(plan.keyAtom))) {
+        why = "a bias broadcast along a dynamic sequence";
+        return failure();
+      }
       bias = broadcastSeq(b, bias, atoms.size(plan.rowAtom),
                           atoms.size(plan.keyAtom));
+    }
     if (plan.mask.biasIsBoolean)
       bias = boolToBias(b, bias, plan.mask.boolVisibleWhenTrue);
     Type bt = getElementTypeOrSelf(bias.getType());

@@ -106,8 +106,8 @@ def FARaiseAttention : Pass<"fa-raise-attention"> {
     operand. The full list of forms and the soundness rules are in
     docs/RaiseAttention.md.
 
-    Input: ranked, statically shaped tensors in linalg, tensor, arith, math
-    and tosa. Output: the same program with each recognized attention
+    Input: ranked tensors in linalg, tensor, arith, math and tosa (batch and
+    sequence lengths may be dynamic, head dims static). Output: the same program with each recognized attention
     replaced by `fa.attention` (plus the transposes / reshapes / casts that
     connect it to the surrounding code); everything else is untouched.
 

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "Raising.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -72,6 +74,31 @@ Access AtomTable::freshAccess(ArrayRef<int64_t> shape) {
 FailureOr<Access> AtomTable::partition(ArrayRef<int> list,
                                        ArrayRef<int64_t> sizes) {
   AtomList pending = leaves(list);
+  // One dynamic atom into one dynamic and some static parts ([B*H] with a
+  // dynamic batch into [B, H]).
+  if (pending.size() == 1 && ShapedType::isDynamic(atoms[pending[0]].size) &&
+      llvm::count_if(sizes, ShapedType::isDynamic) == 1) {
+    Access out;
+    AtomList parts;
+    for (int64_t s : sizes) {
+      if (s == 1) {
+        out.push_back({});
+        continue;
+      }
+      int p = fresh(s);
+      parts.push_back(p);
+      out.push_back({p});
+    }
+    if (parts.size() > 1) {
+      atoms[pending[0]].parts = parts;
+      return out;
+    }
+    // Only unit dims besides the dynamic one: the atom itself.
+    out.assign(sizes.size(), AtomList{});
+    out[llvm::find_if(sizes, ShapedType::isDynamic) - sizes.begin()] = {
+        pending[0]};
+    return out;
+  }
   std::reverse(pending.begin(), pending.end()); // pop from the back
   Access out;
   for (int64_t s : sizes) {
@@ -157,8 +184,6 @@ mlir::fa::raising::loopAtoms(linalg::LinalgOp op, unsigned resultIdx,
   for (unsigned i = 0; i < n; ++i) {
     if (set[i])
       continue;
-    if (ShapedType::isDynamic(ranges[i]))
-      return failure();
     loops[i] = ranges[i] == 1 ? AtomList{} : AtomList{atoms.fresh(ranges[i])};
   }
   return loops;
@@ -299,9 +324,6 @@ FailureOr<Value> mlir::fa::raising::rearrange(ImplicitLocOpBuilder &b,
   for (int a : dstFlat)
     if (!llvm::is_contained(srcFlat, a))
       return failure();
-  for (int a : srcFlat)
-    if (ShapedType::isDynamic(atoms.size(a)))
-      return failure();
   if (srcL == dstL)
     return src;
 
@@ -331,7 +353,10 @@ FailureOr<Value> mlir::fa::raising::rearrange(ImplicitLocOpBuilder &b,
         Run &r = runs.back();
         int64_t last = r.first + r.length - 1;
         if (p == last + 1 && dstDimOf[p] == dstDimOf[last]) {
-          r.size *= atoms.size(a);
+          r.size = ShapedType::isDynamic(r.size) ||
+                           ShapedType::isDynamic(atoms.size(a))
+                       ? ShapedType::kDynamic
+                       : r.size * atoms.size(a);
           ++r.length;
           continue;
         }
@@ -352,19 +377,42 @@ FailureOr<Value> mlir::fa::raising::rearrange(ImplicitLocOpBuilder &b,
   {
     SmallVector<ReassociationIndices> groups;
     SmallVector<int64_t> shape;
+    SmallVector<OpFoldResult> mixed;
+    SmallVector<OpFoldResult> curSizes =
+        tensor::getMixedSizes(b, b.getLoc(), cur);
     int64_t next = 0;
-    for (const SmallVector<Run> &rs : srcRuns) {
+    for (auto [i, rs] : llvm::enumerate(srcRuns)) {
       ReassociationIndices g;
+      int64_t staticProduct = 1, dynamicRuns = 0;
+      for (const Run &r : rs) {
+        if (ShapedType::isDynamic(r.size))
+          ++dynamicRuns;
+        else
+          staticProduct *= r.size;
+      }
+      if (dynamicRuns > 1)
+        return failure();
       for (const Run &r : rs) {
         g.push_back(next++);
         shape.push_back(r.size);
         runs.push_back(r);
+        if (!ShapedType::isDynamic(r.size)) {
+          mixed.push_back(b.getIndexAttr(r.size));
+          continue;
+        }
+        // The dynamic run: the dimension's size over the static ones.
+        Value size = getValueOrCreateConstantIndexOp(b, b.getLoc(),
+                                                     curSizes[i]);
+        if (rs.size() > 1)
+          size = arith::DivUIOp::create(
+              b, size, arith::ConstantIndexOp::create(b, staticProduct));
+        mixed.push_back(size);
       }
       groups.push_back(g);
     }
     if (shape.size() != srcRuns.size())
       cur = tensor::ExpandShapeOp::create(
-          b, RankedTensorType::get(shape, elt), cur, groups);
+          b, RankedTensorType::get(shape, elt), cur, groups, mixed);
   }
 
   // 2. Runs in destination order.
@@ -374,10 +422,12 @@ FailureOr<Value> mlir::fa::raising::rearrange(ImplicitLocOpBuilder &b,
     return runs[x].first < runs[y].first;
   });
   if (!llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()))) {
-    SmallVector<int64_t> shape;
+    SmallVector<OpFoldResult> curSizes =
+        tensor::getMixedSizes(b, b.getLoc(), cur);
+    SmallVector<OpFoldResult> sizes;
     for (int64_t i : perm)
-      shape.push_back(runs[i].size);
-    Value init = tensor::EmptyOp::create(b, shape, elt);
+      sizes.push_back(curSizes[i]);
+    Value init = tensor::EmptyOp::create(b, sizes, elt);
     cur = linalg::TransposeOp::create(b, cur, init, perm).getResult()[0];
   }
   SmallVector<Run> ordered;
@@ -400,12 +450,17 @@ FailureOr<Value> mlir::fa::raising::rearrange(ImplicitLocOpBuilder &b,
     cur = tensor::CollapseShapeOp::create(b, cur, groups);
   unit.clear();
   SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> mixed;
+  SmallVector<OpFoldResult> curSizes = tensor::getMixedSizes(b, b.getLoc(), cur);
+  int64_t k = 0;
   for (const AtomList &l : dstL) {
     unit.push_back(l.empty());
-    shape.push_back(atoms.size(l));
+    shape.push_back(l.empty() ? 1 : atoms.size(l));
+    mixed.push_back(l.empty() ? OpFoldResult(b.getIndexAttr(1))
+                              : curSizes[k++]);
   }
   if (llvm::is_contained(unit, true))
     cur = tensor::ExpandShapeOp::create(b, RankedTensorType::get(shape, elt),
-                                        cur, unitGroups(unit));
+                                        cur, unitGroups(unit), mixed);
   return cur;
 }

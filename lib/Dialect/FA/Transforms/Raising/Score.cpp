@@ -225,7 +225,12 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
                                               MaskConfig &out,
                                               std::string &why) {
   ExprBuilder eb{atoms, nullptr, {}};
-  Grid grid{seqQ, seqK, std::vector<char>(seqQ * seqK, 1)};
+  bool dynamic = ShapedType::isDynamic(seqQ) || ShapedType::isDynamic(seqK);
+  if (dynamic && (!form.selects.empty() || !form.biases.empty())) {
+    why = "masks and biases with dynamic sequence lengths are not supported";
+    return failure();
+  }
+  Grid grid{seqQ, seqK, std::vector<char>(dynamic ? 0 : seqQ * seqK, 1)};
   bool anyStatic = false;
   SmallVector<std::string> parts;
   auto setData = [&](Value v, Access a, bool boolean,
