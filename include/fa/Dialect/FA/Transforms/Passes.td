@@ -107,9 +107,10 @@ def FARaiseAttention : Pass<"fa-raise-attention"> {
     docs/RaiseAttention.md.
 
     Input: ranked tensors in linalg, tensor, arith, math and tosa (batch and
-    sequence lengths may be dynamic, head dims static). Output: the same program with each recognized attention
-    replaced by `fa.attention` (plus the transposes / reshapes / casts that
-    connect it to the surrounding code); everything else is untouched.
+    sequence lengths may be dynamic, head dims static). Output: the same
+    program with each recognized attention replaced by `fa.attention` (plus
+    the transposes / reshapes / casts that connect it to the surrounding
+    code); everything else is untouched.
 
     Example:
     ```mlir
