@@ -1,94 +1,117 @@
-"""Times our sm_90a forward kernels next to PyTorch SDPA's FlashAttention-2
-and cuDNN backends, in one process, on the FlashAttention papers' shapes:
-16k total tokens, hidden 2048 (heads = 2048 / head_dim), bf16, bhsd.
-FLOPs: 4 * B * H * N * N * D forward, halved for causal (as
-/work/shared/peers/bench_peers.py counts them).
+"""Our sm_90a forward kernel next to the peers (test/Device/peers.py: SDPA's
+FlashAttention-2 and cuDNN backends, FlexAttention, standard attention), in
+one process, on the peers' shapes and FLOP count: bf16, bhsd, 16k total
+tokens, hidden 2048, forward. Our kernel is launched through libfa_runtime
+(fa_bundle_launch per call, test/Device/fa_rt.py). Time: median of
+triton.testing.do_bench(warmup=25 ms, rep=100 ms), which flushes L2 between
+calls. Writes a CSV (TFLOP/s, ratio of ours to FA2 and to cuDNN).
 
-Usage: python3 test/Device/bench_attention.py [bundle_dir]
-Env: SEQLENS (default 1024,2048,4096,8192,16384), HDIMS (64,128), VARIANTS.
+Usage: python3 test/Device/bench_attention.py BUNDLE_DIR CSV_OUT
+Env: SEQLENS (512,...,16384), HDIMS (64,128), FLEX_SEQLENS (4096,16384; the
+compile per shape costs seconds), BENCH_COMMAND (for the CSV's comment line).
 """
+import datetime
 import os
+import subprocess
 import sys
 
 import torch
-import torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
 from triton.testing import do_bench
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cudrv  # noqa: E402
-import fa_bundle  # noqa: E402
+import fa_rt  # noqa: E402
+import peers  # noqa: E402
 
-TOTAL_TOKENS = int(os.environ.get("TOTAL_TOKENS", 16384))
-HIDDEN = 2048
-
-
-def flops(B, H, N, D, causal):
-    f = 4 * B * H * N * N * D
-    return f // 2 if causal else f
+torch.backends.cuda.matmul.allow_tf32 = False
 
 
-def sdpa(backend):
-    def f(q, k, v, causal):
-        with sdpa_kernel([backend]):
-            return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-    return f
+def env_ints(name, default):
+    return [int(x) for x in os.environ.get(name, default).split(",") if x]
+
+
+def environment():
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                         capture_output=True, text=True).stdout.strip()
+    return (f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; GPU {smi}; "
+            f"torch {torch.__version__}; cuDNN {torch.backends.cudnn.version()}")
 
 
 def main():
-    directory = sys.argv[1] if len(sys.argv) > 1 else ".devbuild/kernels"
+    directory, csv_out = sys.argv[1], sys.argv[2]
     torch.zeros(1, device="cuda")
-    cudrv.init()
-    bundles = fa_bundle.load_all(directory)
-    seqlens = [int(x) for x in os.environ.get("SEQLENS", "1024,2048,4096,8192,16384").split(",")]
-    hdims = [int(x) for x in os.environ.get("HDIMS", "64,128").split(",")]
-    variants = os.environ.get("VARIANTS", "m128n128s2o,m128n128s2op,m128n128s2").split(",")
-    peers = {"sdpa_flash(FA2)": sdpa(SDPBackend.FLASH_ATTENTION), "sdpa_cudnn": sdpa(SDPBackend.CUDNN_ATTENTION)}
-    rows = []
-    print("impl,causal,hdim,seqlen,batch,heads,ms,tflops,maxdiff_vs_fa2", flush=True)
+    kernels = fa_rt.load_all(directory)
+    seqlens = env_ints("SEQLENS", "512,1024,2048,4096,8192,16384")
+    hdims = env_ints("HDIMS", "64,128")
+    flex_at = set(env_ints("FLEX_SEQLENS", "4096,16384"))
+    impls = peers.impls(flex=bool(flex_at))
+    ours = {"ours": "m128n128s2o", "ours_no_overlap": "m128n128s2"}
+    header = ("impl,dtype,causal,hdim,seqlen,batch,heads,pass,ms,tflops,"
+              "ratio_to_fa2,ratio_to_cudnn,maxdiff_vs_fa2,status")
+    table = []
+    fh = open(csv_out, "w")  # written as it goes: a timeout keeps the rows so far
+    fh.write(f"# {environment()}; forward, bf16, bhsd, 16k tokens, hidden 2048, FLOPs 4BHN^2D "
+             f"(halved causal); median do_bench; ours through libfa_runtime; command: "
+             f"{os.environ.get('BENCH_COMMAND', ' '.join(sys.argv))}\n{header}\n")
+    print(header, flush=True)
     for causal in (False, True):
         for D in hdims:
             for N in seqlens:
-                B, H = max(1, TOTAL_TOKENS // N), HIDDEN // D
+                B, H = peers.shape(N, D)
+                f = peers.flops(B, H, N, D, causal)
                 q, k, v = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16) for _ in range(3))
-                ref = peers["sdpa_flash(FA2)"](q, k, v, causal).float()
+                with torch.no_grad():
+                    ref = impls["fa2"](q, k, v, causal).float()
                 res = {}
-                for name, fn in peers.items():
+                todo = [(n, fn, None) for n, fn in impls.items() if n != "flex" or N in flex_at]
+                for name, var in ours.items():
                     try:
-                        ms = do_bench(lambda: fn(q, k, v, causal), warmup=25, rep=100, return_mode="median")
-                        res[name] = ms
-                        print(f"{name},{int(causal)},{D},{N},{B},{H},{ms:.4f},{flops(B, H, N, D, causal) / ms / 1e9:.1f},", flush=True)
-                    except Exception as ex:
-                        print(f"{name},{int(causal)},{D},{N},{B},{H},,,fail {type(ex).__name__}", flush=True)
-                for var in variants:
-                    try:
-                        bundle = fa_bundle.find(bundles, "bf16", D, "bhsd", causal, tag=var + "_")
+                        kern = fa_rt.find(kernels, "bf16", D, "bhsd", causal, variant=var)
                     except KeyError:
                         continue
-                    o = torch.empty_like(q)
-                    lse = torch.empty(B, H, N, device="cuda")
-                    launch = bundle.prepare(q, k, v, o, lse)
-                    stream = torch.cuda.current_stream().cuda_stream
-                    launch(stream)
-                    torch.cuda.synchronize()
-                    diff = (o.float() - ref).abs().max().item()
-                    ms = do_bench(lambda: launch(stream), warmup=25, rep=100, return_mode="median")
-                    res["ours_" + var] = ms
-                    print(f"ours_{var},{int(causal)},{D},{N},{B},{H},{ms:.4f},{flops(B, H, N, D, causal) / ms / 1e9:.1f},{diff:.3g}", flush=True)
-                rows.append((causal, D, N, B, H, res))
-                del q, k, v
-    names = ["ours_" + v for v in variants] + list(peers)
-    print("\nTFLOP/s (bf16 forward, 16k tokens, hidden 2048)")
+                    o, lse = torch.empty_like(q), torch.empty(B, H, N, device="cuda")
+                    todo.append((name, kern.launcher(q, k, v, o, lse), o))
+                for name, fn, out in todo:
+                    status, ms, diff = "ok", None, float("nan")
+                    try:
+                        with torch.no_grad():
+                            if out is None:
+                                call = (lambda fn=fn: fn(q, k, v, causal))
+                                got = call()
+                            else:
+                                call = fn
+                                out.fill_(float("nan"))
+                                call()
+                                got = out
+                            torch.cuda.synchronize()
+                            diff = (got.float() - ref).abs().max().item()
+                            got = None
+                            ms = do_bench(call, warmup=25, rep=100, return_mode="median")
+                    except Exception as ex:  # noqa: BLE001 - e.g. standard attention out of memory
+                        status = f"fail {type(ex).__name__}: {str(ex).splitlines()[0][:60]}".replace(",", ";")
+                    torch.cuda.empty_cache()
+                    res[name] = (ms, diff, status)
+                for name, (ms, diff, status) in res.items():
+                    tf = f / ms / 1e9 if ms else None
+                    r2 = lambda peer: (f"{res[peer][0] / ms:.3f}" if ms and res.get(peer, (None,))[0] else "")  # noqa: E731
+                    line = (f"{name},bf16,{int(causal)},{D},{N},{B},{H},fwd,"
+                            f"{ms:.4f}," if ms else f"{name},bf16,{int(causal)},{D},{N},{B},{H},fwd,,")
+                    line += (f"{tf:.1f},{r2('fa2')},{r2('cudnn')},{diff:.3g},{status}" if ms
+                             else f",,,,{status}")
+                    fh.write(line + "\n")
+                    fh.flush()
+                    print(line, flush=True)
+                table.append((causal, D, N, {n: (f / r[0] / 1e9 if r[0] else None) for n, r in res.items()}))
+                del q, k, v, ref
+    fh.close()
+    names = ["ours", "ours_no_overlap", "fa2", "cudnn", "flex", "standard"]
+    print(f"\nTFLOP/s, bf16 forward (16k tokens, hidden 2048); {environment()}")
     print("| causal | hdim | seqlen | " + " | ".join(names) + " | ours/FA2 | ours/cuDNN |")
     print("|" + "---|" * (len(names) + 5))
-    for causal, D, N, B, H, res in rows:
-        f = flops(B, H, N, D, causal)
-        tf = {n: f / res[n] / 1e9 for n in res}
-        best = max((tf[n] for n in tf if n.startswith("ours")), default=float("nan"))
-        cells = " | ".join(f"{tf[n]:.0f}" if n in tf else "-" for n in names)
-        fa2 = tf.get("sdpa_flash(FA2)", float("nan"))
-        cud = tf.get("sdpa_cudnn", float("nan"))
-        print(f"| {int(causal)} | {D} | {N} | {cells} | {best / fa2:.2f} | {best / cud:.2f} |")
+    for causal, D, N, tf in table:
+        cells = " | ".join(f"{tf[n]:.0f}" if tf.get(n) else "-" for n in names)
+        o, a, c = tf.get("ours"), tf.get("fa2"), tf.get("cudnn")
+        print(f"| {int(causal)} | {D} | {N} | {cells} | {o / a if o and a else float('nan'):.2f} | "
+              f"{o / c if o and c else float('nan'):.2f} |")
 
 
 if __name__ == "__main__":
