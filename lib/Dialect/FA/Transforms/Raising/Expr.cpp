@@ -418,12 +418,6 @@ bool mlir::fa::raising::exprEqual(const ExprP &a, const ExprP &b,
   return true;
 }
 
-bool mlir::fa::raising::exprUses(const ExprP &e, Value target) {
-  if (e->kind == Expr::Leaf)
-    return e->value == target;
-  return llvm::any_of(e->ops, [&](const ExprP &o) { return exprUses(o, target); });
-}
-
 namespace {
 /// Evaluates trees over the (i, j) grid of one attention head.
 struct GridEvaluator {

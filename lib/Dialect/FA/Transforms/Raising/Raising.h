@@ -156,8 +156,6 @@ std::pair<Value, Access> traceOperand(Value v, Access access,
 /// renames atoms of `a` before comparing.
 bool exprEqual(const ExprP &a, const ExprP &b, const AtomTable &atoms,
                ExprBuilder &eb, ArrayRef<std::pair<int, int>> subst = {});
-/// Whether any leaf of `e` (fully expanded) is `target`.
-bool exprUses(const ExprP &e, Value target);
 /// The float value of a splat constant, if `v` is one.
 std::optional<double> splatValue(Value v);
 

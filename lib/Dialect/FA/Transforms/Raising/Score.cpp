@@ -80,12 +80,14 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
     std::string whyFirst;
     for (unsigned i = 0; i < 2; ++i) {
       ScoreForm trial = form;
+      // Recorded before the inner side is parsed, so that a softcap inside
+      // sees that this bias is added after it.
+      trial.biases.push_back(e->ops[1 - i]);
       OpSet saved;
       if (eb.record)
         saved = *eb.record;
       std::string whyTrial;
       if (succeeded(parseScore(e->ops[i], trial, eb, whyTrial))) {
-        trial.biases.push_back(e->ops[1 - i]);
         form = trial;
         return success();
       }
