@@ -64,6 +64,10 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
           why = "a bias added after the softcap";
           return failure();
         }
+        if (form.scale != 1.0) {
+          why = "a scale applied after the softcap";
+          return failure();
+        }
         form.softcap = f;
         return parseScore(inner->ops[0], form, eb, why);
       }
