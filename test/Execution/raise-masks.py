@@ -12,4 +12,4 @@ raise_equiv.run_file(
     ["gpt2_where_finfo_min", "causal_iota_select", "causal_bottom_right",
      "causal_additive_constant", "causal_neg_1e9", "sliding_window",
      ("padding_mask_bias", dict(binary=[3])), "gemma2_softcap",
-     "bool_mask_select", "two_layers"])
+     "bool_mask_select", "two_layers", "causal_additive_neg_1e9"])

@@ -810,3 +810,73 @@ func.func @two_layers(%q: tensor<1x4x16x16xf32>, %k: tensor<1x4x16x16xf32>, %v: 
   } -> tensor<1x4x16x16xf32>
     return %o_2 : tensor<1x4x16x16xf32>
 }
+
+// -----
+
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row4 = affine_map<(b, h, i, j) -> (b, h, i)>
+#ij = affine_map<(b, h, i, j) -> (i, j)>
+// An additive constant mask with -1e9 above the diagonal: finite, but every
+// row keeps its diagonal key, so it is exactly causal.
+// CHECK-LABEL: func.func @causal_additive_neg_1e9
+// CHECK: fa.attention {{.+}} {causal, scale = 1.250000e-01 : f32}
+func.func @causal_additive_neg_1e9(%q: tensor<1x12x8x64xf32>, %k: tensor<1x12x8x64xf32>, %v: tensor<1x12x8x64xf32>) -> tensor<1x12x8x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e_s = tensor.empty() : tensor<1x12x8x8xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<1x12x8x8xf32>) -> tensor<1x12x8x8xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x12x8x64xf32>, tensor<1x12x8x64xf32>) outs(%f_s : tensor<1x12x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x8x8xf32>
+  %tri = arith.constant dense<[[0.0, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.0, 0.0, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.0, 0.0, 0.0, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.0, 0.0, 0.0, 0.0, -1.000000e+09, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.0, 0.0, 0.0, 0.0, 0.0, -1.000000e+09, -1.000000e+09, -1.000000e+09], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.000000e+09, -1.000000e+09], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.000000e+09], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]> : tensor<8x8xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #ij, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk, %tri : tensor<1x12x8x8xf32>, tensor<8x8xf32>) outs(%e_s : tensor<1x12x8x8xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %cs = arith.constant 0.125 : f32
+    %x = arith.mulf %in, %cs : f32
+    %r = arith.addf %x, %t : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x8x8xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %e_r = tensor.empty() : tensor<1x12x8xf32>
+  %f_m = linalg.fill ins(%ninf : f32) outs(%e_r : tensor<1x12x8xf32>) -> tensor<1x12x8xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<1x12x8x8xf32>) outs(%f_m : tensor<1x12x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x8xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<1x12x8x8xf32>, tensor<1x12x8xf32>) outs(%e_s : tensor<1x12x8x8xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x8x8xf32>
+  %f_l = linalg.fill ins(%zero : f32) outs(%e_r : tensor<1x12x8xf32>) -> tensor<1x12x8xf32>
+  %l = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<1x12x8x8xf32>) outs(%f_l : tensor<1x12x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x8xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<1x12x8x8xf32>, tensor<1x12x8xf32>) outs(%e_s : tensor<1x12x8x8xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x8x8xf32>
+  %e_o = tensor.empty() : tensor<1x12x8x64xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<1x12x8x64xf32>) -> tensor<1x12x8x64xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 12 query heads / 12 kv heads, scale 1.250000e-01, causal)}}
+  %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x12x8x8xf32>, tensor<1x12x8x64xf32>) outs(%f_o : tensor<1x12x8x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x8x64xf32>
+  return %o : tensor<1x12x8x64xf32>
+}
