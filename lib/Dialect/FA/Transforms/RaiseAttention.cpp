@@ -440,9 +440,11 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
                         describeOp(op) + "') has another user ('" +
                         describeOp(user) + "')");
     }
-    if (plan.mask.bias || plan.mask.biasExpr || plan.softcap)
-      return escape("raising the backward with a bias or a softcap is not "
-                    "supported");
+    // A bias passes the score gradient through unchanged (its own gradient,
+    // which the original does not compute, is dropped); a softcap would
+    // put its derivative between dS and dS'.
+    if (plan.softcap)
+      return escape("raising the backward with a softcap is not supported");
     plan.bwd = std::move(*bwd);
   }
 
@@ -874,8 +876,9 @@ FailureOr<Value> build(const Plan &plan, AtomTable &atoms, RewriterBase &rw,
     }
     Value dOv = convertElementType(gb, *dO, elt);
     auto grad = AttentionGradOp::create(
-        gb, q->getType(), k->getType(), v->getType(), Type(), dOv, *q, *k, *v,
-        attn.getOutput(), attn.getLse(), Value(), plan.layout,
+        gb, q->getType(), k->getType(), v->getType(),
+        bias ? bias.getType() : Type(), dOv, *q, *k, *v, attn.getOutput(),
+        attn.getLse(), bias, plan.layout,
         gb.getF32FloatAttr(plan.scale), m.causal, align, window,
         plan.softcap ? gb.getF32FloatAttr(*plan.softcap) : FloatAttr());
     if (failed(mlir::verify(grad))) {
