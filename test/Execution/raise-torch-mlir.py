@@ -13,4 +13,5 @@ raise_equiv.run_file(
     ["bert_attention", "single_head", "einsum_softmax",
      ("dynamic_batch_seq", dict(shapes=dict(
          args=[[2, 12, 40, 64], [2, 12, 56, 64], [2, 12, 56, 64]],
-         results=[[2, 12, 40, 64]])))])
+         results=[[2, 12, 40, 64]]))),
+     "deferred_normalization"])

@@ -244,6 +244,68 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
     return failure();
   }
 
+  // exp(x - max) unnormalized: P·V must be divided by the row sum of the
+  // same exponentials, right after.
+  Operation *normalizer = nullptr;
+  if (sm->deferredExp) {
+    Value o = pv->getResult(0);
+    why = "an unnormalized softmax whose P·V is not divided by the row sum";
+    if (plan.finalValue != o || !o.hasOneUse())
+      return failure();
+    Operation *d = *o.getUsers().begin();
+    if (d->getNumResults() != 1 || d->getResult(0).getType() != o.getType())
+      return failure();
+    ExprP t = eb.deref(eb.leaf(d->getResult(0), plan.outAccess));
+    ExprP quotient, rowSum;
+    if (t->kind == Expr::Div) {
+      quotient = t->ops[0];
+      rowSum = t->ops[1];
+    } else if (t->kind == Expr::Mul) {
+      for (unsigned i = 0; i < 2 && !rowSum; ++i) {
+        ExprP r = eb.deref(t->ops[i]);
+        if (r->kind == Expr::Recip) {
+          rowSum = r->ops[0];
+          quotient = t->ops[1 - i];
+        }
+      }
+    }
+    if (!quotient || quotient->kind != Expr::Leaf || quotient->value != o ||
+        atoms.leaves(quotient->access) != atoms.leaves(plan.outAccess))
+      return failure();
+    ExprP l = eb.derefAll(rowSum);
+    if (l->kind != Expr::Leaf)
+      return failure();
+    AtomList outLeaves = atoms.flatLeaves(plan.outAccess);
+    AtomList rowLeaves = atoms.flatLeaves(l->access);
+    if (outLeaves.size() != rowLeaves.size() + 1 ||
+        llvm::is_contained(rowLeaves, vFree[0]) ||
+        !llvm::all_of(rowLeaves, [&](int a) {
+          return llvm::is_contained(outLeaves, a);
+        }))
+      return failure();
+    std::string whySum;
+    FailureOr<Reduction> sum =
+        matchReduction(l->value, l->access, ReductionKind::Sum, eb, whySum);
+    if (failed(sum))
+      return failure();
+    ExprP summed = sum->input;
+    while (summed->kind == Expr::ExtF || summed->kind == Expr::TruncF ||
+           summed->kind == Expr::Leaf) {
+      ExprP next = summed->kind == Expr::Leaf ? eb.deref(summed)
+                                              : eb.deref(summed->ops[0]);
+      if (next == summed)
+        break;
+      summed = next;
+    }
+    if (!exprEqual(summed, sm->deferredExp, atoms, eb,
+                   {{sum->reducedAtom, key}}))
+      return failure();
+    normalizer = d;
+    internal.erase(d); // its result is the output
+    plan.finalValue = d->getResult(0);
+    why.clear();
+  }
+
   // Batch atoms agree everywhere.
   AtomList batchQK, batchPV;
   for (const AtomList &l : cqk->batch)
@@ -267,7 +329,7 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
   for (Operation *op : internal)
     for (Value r : op->getResults())
       for (Operation *user : r.getUsers())
-        if (!internal.contains(user) && user != pv) {
+        if (!internal.contains(user) && user != pv && user != normalizer) {
           bool isScores = op == cqk->op;
           bool isProbs = llvm::is_contained(op->getResults(), p);
           if (isProbs || pViews.contains(op)) {

@@ -208,6 +208,9 @@ struct SoftmaxMatch {
   ExprP scores;
   int keyAtom = -1;
   Operation *anchor = nullptr;
+  /// Set when P is exp(x - rowmax(x)) unnormalized: P·V must then be divided
+  /// by the row sum of this tree.
+  ExprP deferredExp;
 };
 /// `nearMiss` is set once the chain looks like a softmax (an exp of x minus
 /// a broadcast value, normalized), so that a later failure is worth a remark.

@@ -121,9 +121,16 @@ FailureOr<SoftmaxMatch> mlir::fa::raising::matchSoftmax(Value p,
       }
     }
   }
+  bool deferred = false;
   if (!num) {
-    why = "not a softmax: no division by a row sum";
-    return failure();
+    // exp(x - rowmax(x)) alone: the division by the row sum may come after
+    // P·V (the caller checks).
+    if (e->kind != Expr::Exp) {
+      why = "not a softmax: no division by a row sum";
+      return failure();
+    }
+    num = e;
+    deferred = true;
   }
   ExprP ex = stripCasts(num, eb);
   if (ex->kind != Expr::Exp) {
@@ -134,8 +141,8 @@ FailureOr<SoftmaxMatch> mlir::fa::raising::matchSoftmax(Value p,
   if (diff->kind != Expr::Sub) {
     // exp(x) / rowsum(exp(x)) is a softmax too, but it overflows where
     // fa.attention does not: a near miss, not raised.
-    ExprP sumLeaf = eb.derefAll(den);
-    if (sumLeaf->kind == Expr::Leaf &&
+    ExprP sumLeaf = den ? eb.derefAll(den) : e;
+    if (den && sumLeaf->kind == Expr::Leaf &&
         succeeded(matchReduction(sumLeaf->value, sumLeaf->access,
                                  ReductionKind::Sum, eb, why))) {
       if (nearMiss)
@@ -171,6 +178,12 @@ FailureOr<SoftmaxMatch> mlir::fa::raising::matchSoftmax(Value p,
     why = "the row max reduces a different tensor than the one the softmax "
           "normalizes";
     return failure();
+  }
+  if (deferred) {
+    m.scores = x;
+    m.keyAtom = key;
+    m.deferredExp = ex;
+    return m;
   }
   ExprP sumLeaf = eb.derefAll(den);
   while (sumLeaf->kind == Expr::ExtF || sumLeaf->kind == Expr::TruncF)
