@@ -470,7 +470,7 @@ func.func @backward_wrong_scale(%q: tensor<1x4x32x16xf32>, %k: tensor<1x4x32x16x
     %r = arith.divf %in, %s : f32
     linalg.yield %r : f32
   } -> tensor<1x4x32x32xf32>
-  // expected-remark @+1 {{attention not raised: 'linalg.generic' outside the attention also reads the probabilities, and it is not a recognized backward (the score gradient is not scaled by the forward's scale)}}
+  // expected-remark @+1 {{attention not raised: 'linalg.generic' outside the attention also reads the probabilities, and it is not a recognized backward (the gradient of Q or K is not scaled by the forward's scale)}}
   %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x4x32x32xf32>, tensor<1x4x32x16xf32>) outs(%f_q : tensor<1x4x32x16xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32
@@ -938,3 +938,153 @@ func.func @gqa_mask_fwd_bwd(%q: tensor<2x8x32x16xf32>, %kin: tensor<2x2x32x16xf3
   return %oe, %dqe, %dks, %dvs : tensor<2x8x32x16xf32>, tensor<2x8x32x16xf32>, tensor<2x2x32x16xf32>, tensor<2x2x32x16xf32>
 }
 
+
+// -----
+
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#tp = affine_map<(b, h, j, e, i) -> (b, h, i, j)>
+#tdo = affine_map<(b, h, j, e, i) -> (b, h, i, e)>
+#tdv = affine_map<(b, h, j, e, i) -> (b, h, j, e)>
+#gs = affine_map<(b, h, i, d, j) -> (b, h, i, j)>
+#gk = affine_map<(b, h, i, d, j) -> (b, h, j, d)>
+#gq = affine_map<(b, h, i, d, j) -> (b, h, i, d)>
+#hs = affine_map<(b, h, j, d, i) -> (b, h, i, j)>
+#hq = affine_map<(b, h, j, d, i) -> (b, h, i, d)>
+#hk = affine_map<(b, h, j, d, i) -> (b, h, j, d)>
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row4 = affine_map<(b, h, i, j) -> (b, h, i)>
+// PyTorch's math SDPA in training: Q and K each scaled by sqrt(scale), the
+// backward contractions read the scaled tensors and rescale their results
+// (dq = (dS k') * sqrt(scale)): the factors multiply to the forward's scale.
+// CHECK-LABEL: func.func @prescaled_fwd_bwd
+// CHECK: %[[O:.+]], %[[LSE:.+]] = fa.attention
+// CHECK: fa.attention_grad {{.+}}, %[[O]], %[[LSE]] : {{.+}} {scale = 0.17677{{[0-9]+}} : f32}
+// CHECK-NOT: linalg.generic
+func.func @prescaled_fwd_bwd(%q: tensor<1x8x64x32xf32>, %k: tensor<1x8x64x32xf32>, %v: tensor<1x8x64x32xf32>, %do: tensor<1x8x64x32xf32>) -> (tensor<1x8x64x32xf32>, tensor<1x8x64x32xf32>, tensor<1x8x64x32xf32>, tensor<1x8x64x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e_s = tensor.empty() : tensor<1x8x64x64xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<1x8x64x64xf32>) -> tensor<1x8x64x64xf32>
+  %e_q = tensor.empty() : tensor<1x8x64x32xf32>
+  %f_q = linalg.fill ins(%zero : f32) outs(%e_q : tensor<1x8x64x32xf32>) -> tensor<1x8x64x32xf32>
+  %e_r = tensor.empty() : tensor<1x8x64xf32>
+  %sq = arith.constant 0.4204482076268573 : f32
+  %qs = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%q : tensor<1x8x64x32xf32>) outs(%e_q : tensor<1x8x64x32xf32>) {
+  ^bb0(%x0: f32, %out: f32):
+    %r = arith.mulf %x0, %sq : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x32xf32>
+  %ks = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%k : tensor<1x8x64x32xf32>) outs(%e_q : tensor<1x8x64x32xf32>) {
+  ^bb0(%x0: f32, %out: f32):
+    %r = arith.mulf %x0, %sq : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x32xf32>
+  // forward
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%qs, %ks : tensor<1x8x64x32xf32>, tensor<1x8x64x32xf32>) outs(%f_s : tensor<1x8x64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x64xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk : tensor<1x8x64x64xf32>) outs(%e_s : tensor<1x8x64x64xf32>) {
+  ^bb0(%x0: f32, %out: f32):
+    %r = arith.addf %x0, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x64xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %f_m = linalg.fill ins(%ninf : f32) outs(%e_r : tensor<1x8x64xf32>) -> tensor<1x8x64xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<1x8x64x64xf32>) outs(%f_m : tensor<1x8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<1x8x64x64xf32>, tensor<1x8x64xf32>) outs(%e_s : tensor<1x8x64x64xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x64xf32>
+  %f_l = linalg.fill ins(%zero : f32) outs(%e_r : tensor<1x8x64xf32>) -> tensor<1x8x64xf32>
+  %l = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<1x8x64x64xf32>) outs(%f_l : tensor<1x8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<1x8x64x64xf32>, tensor<1x8x64xf32>) outs(%e_s : tensor<1x8x64x64xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x64xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 8 query heads / 8 kv heads, scale 1.767767e-01; backward raised to fa.attention_grad)}}
+  %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x8x64x64xf32>, tensor<1x8x64x32xf32>) outs(%f_q : tensor<1x8x64x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x32xf32>
+  // backward: dV = Pᵀ dO, dP = dO Vᵀ
+  %dv = linalg.generic {indexing_maps = [#tp, #tdo, #tdv], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %do : tensor<1x8x64x64xf32>, tensor<1x8x64x32xf32>) outs(%f_q : tensor<1x8x64x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x32xf32>
+  %dp = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%do, %v : tensor<1x8x64x32xf32>, tensor<1x8x64x32xf32>) outs(%f_s : tensor<1x8x64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x64xf32>
+  // torch-mlir's _softmax_backward_data: P∘dP - P∘rowsum(P∘dP)
+  %t = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%p, %dp : tensor<1x8x64x64xf32>, tensor<1x8x64x64xf32>) outs(%e_s : tensor<1x8x64x64xf32>) {
+  ^bb0(%x0: f32, %x1: f32, %out: f32):
+    %r = arith.mulf %x0, %x1 : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x64xf32>
+  %f_r = linalg.fill ins(%zero : f32) outs(%e_r : tensor<1x8x64xf32>) -> tensor<1x8x64xf32>
+  %rs = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%t : tensor<1x8x64x64xf32>) outs(%f_r : tensor<1x8x64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64xf32>
+  %ds = linalg.generic {indexing_maps = [#id4, #id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%t, %p, %rs : tensor<1x8x64x64xf32>, tensor<1x8x64x64xf32>, tensor<1x8x64xf32>) outs(%e_s : tensor<1x8x64x64xf32>) {
+  ^bb0(%x0: f32, %x1: f32, %x2: f32, %out: f32):
+    %pr = arith.mulf %x1, %x2 : f32
+    %r = arith.subf %x0, %pr : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x64xf32>
+  %dss = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ds : tensor<1x8x64x64xf32>) outs(%e_s : tensor<1x8x64x64xf32>) {
+  ^bb0(%x0: f32, %out: f32):
+    %c = arith.constant 1.0 : f32
+    %r = arith.mulf %x0, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x64xf32>
+  // dQ = dS' K, dK = dS'ᵀ Q
+  %dq0 = linalg.generic {indexing_maps = [#gs, #gk, #gq], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%dss, %ks : tensor<1x8x64x64xf32>, tensor<1x8x64x32xf32>) outs(%f_q : tensor<1x8x64x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x32xf32>
+  %dk0 = linalg.generic {indexing_maps = [#hs, #hq, #hk], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%dss, %qs : tensor<1x8x64x64xf32>, tensor<1x8x64x32xf32>) outs(%f_q : tensor<1x8x64x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x32xf32>
+  %dq = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%dq0 : tensor<1x8x64x32xf32>) outs(%e_q : tensor<1x8x64x32xf32>) {
+  ^bb0(%x0: f32, %out: f32):
+    %r = arith.mulf %x0, %sq : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x32xf32>
+  %dk = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%dk0 : tensor<1x8x64x32xf32>) outs(%e_q : tensor<1x8x64x32xf32>) {
+  ^bb0(%x0: f32, %out: f32):
+    %r = arith.mulf %x0, %sq : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x64x32xf32>
+  return %o, %dq, %dk, %dv : tensor<1x8x64x32xf32>, tensor<1x8x64x32xf32>, tensor<1x8x64x32xf32>, tensor<1x8x64x32xf32>
+}

@@ -93,8 +93,15 @@ private:
   /// P ∘ dP in a row-sum reduction, renamed by `map`.
   bool isPTimesDP(const ExprP &e, const AtomMap &map);
   LogicalResult matchDP();
-  /// Follows constant scalings from dS; returns dS'.
+  /// Follows constant scalings (and the mask's zeroing) from dS; returns
+  /// dS' and sets dsFactor.
   FailureOr<Value> scaled(Value ds);
+  /// dQ or dK after the views and constant scalings that follow its
+  /// contraction, with its access in the forward's atoms; the scalings
+  /// times `factor` must give the forward's scale.
+  FailureOr<std::pair<Value, Access>>
+  afterScaling(Value result, const Access &access, double factor);
+  double dsFactor = 1.0;
   /// Follows dK or dV (read at `access`) through the sum over the GQA group
   /// when `access` has atoms that the forward's K or V (`root`) lacks.
   LogicalResult sumOverGroup(Value &grad, Access &access, const Access &root);
@@ -265,11 +272,49 @@ FailureOr<Value> BackwardMatcher::scaled(Value ds) {
     m.ops.insert(user);
     cur = next;
   }
-  if (std::abs(total - in.scale) > 1e-6 * std::abs(in.scale)) {
-    why = "the score gradient is not scaled by the forward's scale";
-    return failure();
-  }
+  dsFactor = total;
   return cur;
+}
+
+FailureOr<std::pair<Value, Access>>
+BackwardMatcher::afterScaling(Value result, const Access &access,
+                              double factor) {
+  // The single-use chain after the contraction: views and constant
+  // scalings (dq = dq' * sqrt(scale) when Q and K were pre-scaled).
+  SmallVector<Value> chain = {result};
+  for (Value cur = result; cur.hasOneUse() && chain.size() < 6;) {
+    Operation *user = *cur.getUsers().begin();
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+    bool elementwise = linalgOp && linalgOp.getNumDpsInits() == 1 &&
+                       linalgOp.getNumParallelLoops() == linalgOp.getNumLoops();
+    if (user->getNumResults() != 1 || !(isViewOp(user) || elementwise))
+      break;
+    cur = user->getResult(0);
+    chain.push_back(cur);
+  }
+  // The shortest chain that carries the scale: later views (the reshape
+  // before a GQA group sum) stay for the caller.
+  for (Value end : chain) {
+    auto type = dyn_cast<RankedTensorType>(end.getType());
+    if (!type)
+      continue;
+    Access endAccess = atoms.freshAccess(type.getShape());
+    double post = 1.0;
+    auto [root, rootAccess] = traceOperand(end, endAccess, atoms, post);
+    AtomMap map;
+    if (root != result || !unify(rootAccess, access, atoms, map))
+      continue;
+    if (std::abs(factor * post - in.scale) > 1e-6 * std::abs(in.scale))
+      continue;
+    for (Value v : chain) {
+      if (v == end)
+        break;
+      for (Operation *user : v.getUsers())
+        m.ops.insert(user);
+    }
+    return std::make_pair(end, renamedAccess(endAccess, atoms, map));
+  }
+  return failure();
 }
 
 SmallVector<Operation *> BackwardMatcher::contractionsReading(Value t) {
@@ -336,19 +381,23 @@ FailureOr<BackwardMatch> BackwardMatcher::run() {
                                       side == 0 ? cc->rhsAccess
                                                 : cc->lhsAccess,
                                       atoms, s);
-          if (s != 1.0)
+          bool dq = isDQ && o == in.k && unify(oa, in.kAccess, atoms, map);
+          bool dk = !dq && isDK && o == in.q &&
+                    unify(oa, in.qAccess, atoms, map);
+          if (!dq && !dk)
             continue;
-          if (isDQ && o == in.k && unify(oa, in.kAccess, atoms, map)) {
-            m.dQ = result;
-            m.ops.insert(c);
-            m.dQAccess = renamedAccess(access, atoms, map);
-          } else if (isDK && o == in.q && unify(oa, in.qAccess, atoms, map)) {
-            m.dK = result;
-            m.ops.insert(c);
-            m.dKAccess = renamedAccess(access, atoms, map);
-          } else {
-            continue;
+          // scale = (factor on dS') * (scale on the K or Q it reads) *
+          //         (constant scalings after the contraction).
+          FailureOr<std::pair<Value, Access>> out = afterScaling(
+              result, renamedAccess(access, atoms, map), dsFactor * s);
+          if (failed(out)) {
+            why = "the gradient of Q or K is not scaled by the forward's "
+                  "scale";
+            return failure();
           }
+          m.ops.insert(c);
+          (dq ? m.dQ : m.dK) = out->first;
+          (dq ? m.dQAccess : m.dKAccess) = out->second;
           // Views from dS' to the contraction are the backward's.
           resolveViews(side == 0 ? cc->lhs : cc->rhs,
                        side == 0 ? cc->lhsAccess : cc->rhsAccess, atoms,
