@@ -228,14 +228,25 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
   }
   AtomList rows = kIsLhs ? rhsFree : lhsFree;
   AtomList dims = atoms.leaves(cqk->reduction);
-  if (rows.size() != 1 || dims.size() != 1) {
+  if (rows.empty() || dims.size() != 1) {
     why = "Q Kᵀ with a unit or collapsed row or head dimension";
     return failure();
   }
-  int row = rows[0];
+  // Several atoms only Q has (einsum "bhgid,bhjd->bhgij": K read without the
+  // GQA group): the one next to the key in the scores is the query row, the
+  // others are batch-like atoms that K and V lack (the group).
+  AtomList scoreOrder = atoms.flatLeaves(pAccess);
+  int row = rows.front();
+  for (int a : scoreOrder)
+    if (llvm::is_contained(rows, a))
+      row = a;
+  AtomList extras;
+  for (int a : rows)
+    if (a != row)
+      extras.push_back(a);
   AtomList pFree = atoms.leaves(side == 0 ? cpv.lhsFree : cpv.rhsFree);
   AtomList vFree = atoms.leaves(side == 0 ? cpv.rhsFree : cpv.lhsFree);
-  if (pFree != AtomList{row}) {
+  if (!sameSet(pFree, rows)) {
     why = "the P·V contraction keeps a dimension other than the query rows";
     return failure();
   }
@@ -256,6 +267,19 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
     if (d->getNumResults() != 1 || d->getResult(0).getType() != o.getType())
       return failure();
     ExprP t = eb.deref(eb.leaf(d->getResult(0), plan.outAccess));
+    // select(l == 0, 0, o / l): fully masked rows give 0, as in fa.attention.
+    ExprP guard;
+    if (t->kind == Expr::Select) {
+      ExprP cond = eb.deref(t->ops[0]);
+      ExprP zero = eb.deref(t->ops[1]);
+      ExprP c0 = cond->kind == Expr::CmpF ? eb.deref(cond->ops[1]) : nullptr;
+      if (c0 && cond->pred == (int64_t)arith::CmpFPredicate::OEQ &&
+          c0->isConst() && c0->fval == 0.0 && zero->isConst() &&
+          zero->fval == 0.0) {
+        guard = cond->ops[0];
+        t = eb.deref(t->ops[2]);
+      }
+    }
     ExprP quotient, rowSum;
     if (t->kind == Expr::Div) {
       quotient = t->ops[0];
@@ -274,6 +298,8 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
       return failure();
     ExprP l = eb.derefAll(rowSum);
     if (l->kind != Expr::Leaf)
+      return failure();
+    if (guard && !exprEqual(guard, rowSum, atoms, eb))
       return failure();
     AtomList outLeaves = atoms.flatLeaves(plan.outAccess);
     AtomList rowLeaves = atoms.flatLeaves(l->access);
@@ -307,7 +333,7 @@ LogicalResult Matcher::matchSide(unsigned side, const Contraction &cpv,
   }
 
   // Batch atoms agree everywhere.
-  AtomList batchQK, batchPV;
+  AtomList batchQK = extras, batchPV = extras;
   for (const AtomList &l : cqk->batch)
     for (int a : atoms.leaves(l))
       batchQK.push_back(a);

@@ -61,10 +61,10 @@ mlir::fa::raising::matchContraction(Value result, const Access &access,
   auto linalgOp = cast<linalg::LinalgOp>(op);
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(linalgOp);
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+  if (failed(dims) || dims->m.empty() || dims->n.empty() ||
       dims->k.size() != 1) {
-    why = "a contraction with more than one row, column or reduction "
-          "dimension";
+    why = "a contraction without rows, without columns or with more than "
+          "one reduction dimension";
     return failure();
   }
   std::optional<double> init = splatValue(linalgOp.getDpsInits()[0]);
@@ -93,8 +93,12 @@ mlir::fa::raising::matchContraction(Value result, const Access &access,
   c.rhsAccess = *ra;
   for (unsigned b : dims->batch)
     c.batch.push_back((*loops)[b]);
-  c.lhsFree = (*loops)[dims->m[0]];
-  c.rhsFree = (*loops)[dims->n[0]];
+  // Several free loops on a side (a broadcast GQA group next to the rows)
+  // are concatenated; the caller sorts out their roles.
+  for (unsigned m : dims->m)
+    c.lhsFree.append((*loops)[m].begin(), (*loops)[m].end());
+  for (unsigned n : dims->n)
+    c.rhsFree.append((*loops)[n].begin(), (*loops)[n].end());
   c.reduction = (*loops)[dims->k[0]];
   return c;
 }

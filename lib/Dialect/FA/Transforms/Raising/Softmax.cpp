@@ -160,6 +160,18 @@ FailureOr<SoftmaxMatch> mlir::fa::raising::matchSoftmax(Value p,
   ExprP maxLeaf = eb.derefAll(diff->ops[1]);
   while (maxLeaf->kind == Expr::ExtF || maxLeaf->kind == Expr::TruncF)
     maxLeaf = eb.derefAll(maxLeaf->ops[0]);
+  // select(m == -inf, 0, m): the guard that keeps a fully masked row at
+  // exp(-inf - 0) = 0 instead of NaN; any finite value gives the same P.
+  if (maxLeaf->kind == Expr::Select) {
+    ExprP cond = eb.deref(maxLeaf->ops[0]);
+    ExprP zero = eb.deref(maxLeaf->ops[1]);
+    ExprP ninf = cond->kind == Expr::CmpF ? eb.deref(cond->ops[1]) : nullptr;
+    if (ninf && cond->pred == (int64_t)arith::CmpFPredicate::OEQ &&
+        ninf->isConst() && std::isinf(ninf->fval) && ninf->fval < 0 &&
+        zero->isConst() && std::isfinite(zero->fval) &&
+        exprEqual(cond->ops[0], maxLeaf->ops[2], eb.atoms, eb))
+      maxLeaf = eb.derefAll(maxLeaf->ops[2]);
+  }
   if (maxLeaf->kind != Expr::Leaf) {
     why = "not a softmax: the subtracted value is not a reduction";
     return failure();
