@@ -17,6 +17,8 @@
 #         (test/Device/bench_attention.py) -> $OUT/bench.csv
 #       4 GPT-2 medium (the FlashAttention paper's table): time and ncu HBM
 #         bytes (test/Device/gpt2_fig2.py)
+#       5 the Python package's GPU tests (python/tests/gpu: fa_mlir.torch on
+#         CUDA from AOT bundles, no compiler present)
 #       Logs and CSVs go to $OUT; short tables are printed last.
 #       ROUND_SMOKE=1: a quick pass over every stage (few cases, one
 #       benchmark shape, no memcheck), to try the round before a full one.
@@ -35,9 +37,11 @@ prepare() {
   fi
   ninja -C "$BUILD_DIR" -j"${JOBS:-2}" fa-compile fa-opt fa_runtime
   grep -qx '/.devbuild/' .gitignore || echo '/.devbuild/' >> .gitignore
-  rm -rf "$dev/kernels" "$dev/lib"; mkdir -p "$dev/lib"   # .devbuild/primitives stays
+  rm -rf "$dev/kernels" "$dev/lib" "$dev/gpu-tests"; mkdir -p "$dev/lib"   # .devbuild/primitives stays
   bash test/Device/build_kernels.sh "$root/$BUILD_DIR/bin/fa-compile" "$dev/kernels"
   cp "$BUILD_DIR/lib/libfa_runtime.so" "$dev/lib/"
+  FA_BUILD_DIR="$root/$BUILD_DIR" GPU_TEST_BUNDLES="$dev/gpu-tests" \
+    bash python/tests/gpu/run_device.sh build
   { echo "prepared $(date -u '+%Y-%m-%d %H:%M UTC') from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- lib include tools || echo ' (with local changes)')"
     echo "fa-compile sha256 $(sha256sum "$BUILD_DIR/bin/fa-compile" | cut -c1-16)"
     echo "libfa_runtime sha256 $(sha256sum "$dev/lib/libfa_runtime.so" | cut -c1-16)"
@@ -104,6 +108,11 @@ run() {
     python3 test/Device/gpt2_fig2.py once "$K" > "$OUT/ncu_fig2.csv" 2> "$tmp/ncu_fig2.err"; echo "ncu rc=$?"
   python3 test/Device/gpt2_fig2.py bytes "$OUT/ncu_fig2.csv" >> "$OUT/fig2.txt" 2>&1
   tail -3 "$tmp/ncu_fig2.err"; cat "$OUT/fig2.txt"
+
+  echo "== 5 Python GPU tests ($((SECONDS - T0)) s so far)"
+  GPU_TEST_BUNDLES="$dev/gpu-tests" timeout 120 bash python/tests/gpu/run_device.sh test \
+    > "$OUT/pytest-gpu.log" 2>&1
+  echo "pytest gpu rc=$?: $(tail -1 "$OUT/pytest-gpu.log")"
 
   echo "== summary ($((SECONDS - T0)) s)"
   sed -n '/^TFLOP\/s/,$p' "$tmp/bench.log"

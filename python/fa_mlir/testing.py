@@ -135,3 +135,35 @@ def check_backward(cfg, seed=0, pipeline="fa-cpu-pipeline"):
         result[name] = (err, b)
         result["ok"] = result["ok"] and err <= 2 * b + eps
     return result
+
+
+def finite_difference_error(cfg, seed=0, pipeline="fa-cpu-pipeline", h=1e-6):
+    """Largest difference between the compiled backward and central finite
+    differences of the float64 reference forward, over every element of Q, K,
+    V and the bias (use tiny f32 problems: one forward per element)."""
+    inputs = random_inputs(cfg, seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    do = rng.standard_normal(cfg.shape_bhsd("grad_output"))
+    bias = inputs.get("bias")
+    o, lse = reference.forward(cfg, inputs["query"], inputs["key"],
+                               inputs["value"], bias)
+    grads = run_backward(cfg, inputs, do, o, lse, pipeline)
+
+    def loss(name, x):
+        args = dict(inputs, **{name: x})
+        out, _ = reference.forward(cfg, args["query"], args["key"],
+                                   args["value"], args.get("bias"))
+        return float((out * do).sum())
+
+    worst = 0.0
+    names = ("query", "key", "value") + (("bias",) if bias is not None else ())
+    for name, grad in zip(names, grads):
+        x = inputs[name]
+        numeric = np.zeros_like(x)
+        for idx in np.ndindex(x.shape):
+            plus, minus = x.copy(), x.copy()
+            plus[idx] += h
+            minus[idx] -= h
+            numeric[idx] = (loss(name, plus) - loss(name, minus)) / (2 * h)
+        worst = max(worst, reference.max_error(grad, numeric))
+    return worst

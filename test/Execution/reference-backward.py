@@ -3,10 +3,9 @@
 # differences of the float64 forward.
 # RUN: %python %s | FileCheck %s
 # CHECK: 0 failed
-import numpy as np
 
 from fa_mlir.config import AttentionConfig
-from fa_mlir import reference, testing
+from fa_mlir import testing
 
 PIPELINE = "fa-cpu-pipeline{tiled=false}"
 
@@ -42,32 +41,7 @@ for dtype in ("f32", "f16", "bf16"):
 cfg = AttentionConfig(batch=1, heads_q=2, heads_kv=1, seq_q=4, seq_k=5,
                       head_dim=3, causal=True, mask_alignment="bottom_right",
                       softcap=1.5, bias=(False, True))
-inputs = testing.random_inputs(cfg, seed=11)
-rng = np.random.default_rng(12)
-do = rng.standard_normal(cfg.shape_bhsd("grad_output"))
-o, lse = reference.forward(cfg, inputs["query"], inputs["key"],
-                           inputs["value"], inputs["bias"])
-grads = testing.run_backward(cfg, inputs, do, o, lse, PIPELINE)
-
-
-def loss(name, x):
-    args = dict(inputs, **{name: x})
-    out, _ = reference.forward(cfg, args["query"], args["key"], args["value"],
-                               args["bias"])
-    return float((out * do).sum())
-
-
-worst = 0.0
-for name, grad in zip(("query", "key", "value", "bias"), grads):
-    x = inputs[name]
-    numeric = np.zeros_like(x)
-    h = 1e-6
-    for idx in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[idx] += h
-        minus[idx] -= h
-        numeric[idx] = (loss(name, plus) - loss(name, minus)) / (2 * h)
-    worst = max(worst, reference.max_error(grad, numeric))
+worst = testing.finite_difference_error(cfg, seed=11, pipeline=PIPELINE)
 fd_ok = worst < 1e-4
 failed += not fd_ok
 print(f"{'ok' if fd_ok else 'FAIL'} finite differences: max error {worst:.3g}")

@@ -6,10 +6,9 @@
 # exercised; one 1000-token case.
 # RUN: %python %s | FileCheck %s
 # CHECK: 0 failed
-import numpy as np
 
 from fa_mlir.config import AttentionConfig
-from fa_mlir import reference, testing
+from fa_mlir import testing
 
 PIPELINE = "fa-cpu-pipeline{tiled=true}"
 BASE = dict(batch=2, heads_q=2, heads_kv=2, seq_q=100, seq_k=100,
@@ -70,33 +69,7 @@ report("f16 seq 1000 causal gqa",
 # Finite differences of the float64 forward: every element of Q, K, V and
 # the bias, on tiny f32 problems that still span two tiles in seq.
 def finite_differences(cfg, seed):
-    inputs = testing.random_inputs(cfg, seed=seed)
-    rng = np.random.default_rng(seed + 1)
-    do = rng.standard_normal(cfg.shape_bhsd("grad_output"))
-    bias = inputs.get("bias")
-    o, lse = reference.forward(cfg, inputs["query"], inputs["key"],
-                               inputs["value"], bias)
-    grads = testing.run_backward(cfg, inputs, do, o, lse, PIPELINE)
-
-    def loss(name, x):
-        args = dict(inputs, **{name: x})
-        out, _ = reference.forward(cfg, args["query"], args["key"],
-                                   args["value"], args.get("bias"))
-        return float((out * do).sum())
-
-    worst = 0.0
-    names = ("query", "key", "value") + (("bias",) if bias is not None else ())
-    for name, grad in zip(names, grads):
-        x = inputs[name]
-        numeric = np.zeros_like(x)
-        h = 1e-6
-        for idx in np.ndindex(x.shape):
-            plus, minus = x.copy(), x.copy()
-            plus[idx] += h
-            minus[idx] -= h
-            numeric[idx] = (loss(name, plus) - loss(name, minus)) / (2 * h)
-        worst = max(worst, reference.max_error(grad, numeric))
-    return worst
+    return testing.finite_difference_error(cfg, seed=seed, pipeline=PIPELINE)
 
 
 for tag, cfg in (

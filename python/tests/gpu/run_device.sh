@@ -5,7 +5,7 @@
 #   bash python/tests/gpu/run_device.sh test
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-out=python/tests/gpu/out
+out=${GPU_TEST_BUNDLES:-python/tests/gpu/out}
 case "${1:-test}" in
   build)
     py=${PYTHON:-.venv/bin/python}
@@ -13,6 +13,6 @@ case "${1:-test}" in
     PYTHONPATH=python "$py" -m fa_mlir.aot --configs python/tests/gpu/configs.json \
       --out "$out" --target sm_90a --runtime ;;
   test)
-    FA_MLIR_BUNDLE_PATH="$PWD/$out" FA_BUILD_DIR=/nonexistent PYTHONPATH=python \
+    FA_MLIR_BUNDLE_PATH="$(cd "$out" && pwd)" FA_BUILD_DIR=/nonexistent PYTHONPATH=python \
       python3 -m pytest -q -p no:cacheprovider python/tests/gpu ;;
 esac
