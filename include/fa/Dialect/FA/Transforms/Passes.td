@@ -77,11 +77,13 @@ def FATileAttention : Pass<"fa-tile-attention"> {
     Option<"dqAccumulation", "dq-accumulation", "std::string",
            /*default=*/"\"deterministic\"",
            "How the backward sums dQ over key tiles: 'deterministic' (a "
-           "separate loop nest over query tiles) or 'atomic'">,
+           "separate loop nest over query tiles) or 'atomic' (memref "
+           "atomics into an f32 buffer from the dK/dV nest)">,
   ];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
 }

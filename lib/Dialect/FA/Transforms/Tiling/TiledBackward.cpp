@@ -21,6 +21,11 @@
 //     dQ *= scale
 //   }
 //
+// With dq-accumulation=atomic the third nest is not built: the dK/dV nest
+// also forms dS K for each (query tile, key tile) and adds it into an f32
+// [B, Hq, Sq, D] buffer with memref.atomic_rmw (one recomputation of P
+// instead of two; the summation order, and so the rounding, varies).
+//
 // Grouped-query heads: the dK/dV nest owns a kv head and loops over the
 // query heads sharing it, so the group sum needs no atomics. When the bias
 // is broadcast over batch (or heads), dBias sums over them: the nest then
@@ -35,7 +40,10 @@
 
 #include "fa/Dialect/FA/Transforms/AttentionConfig.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -72,8 +80,15 @@ public:
 
 private:
   Value rowDeltas();
-  SmallVector<Value> keyNest(Value delta);
+  /// dK, dV (and dBias); with `dqBuffer`, also adds dS K into it atomically.
+  SmallVector<Value> keyNest(Value delta, Value dqBuffer);
   Value queryNest(Value delta);
+  /// A zeroed f32 [B, Hq, Sq, D] memref for atomic dQ accumulation.
+  Value atomicDQBuffer();
+  /// buffer[bi, h, rows, :] += part, element by element, atomically.
+  void atomicAddRows(Value buffer, Value part, Value bi, Value h, Span rows);
+  /// dQ = scale * buffer, in the query's type and layout.
+  Value dqFromBuffer(Value buffer);
 
   QueryRows queryRows(Value delta, Value bi, Value h, Span rows);
   TileGrads tileGrads(const QueryRows &rows, Value kT, Value vT, Value bias,
@@ -98,8 +113,11 @@ private:
 
 SmallVector<Value> BackwardNest::build() {
   Value delta = rowDeltas();
-  SmallVector<Value> keyGrads = keyNest(delta);
-  SmallVector<Value> results = {queryNest(delta), keyGrads[0], keyGrads[1]};
+  bool atomic = options.dqAccumulation == DQAccumulation::atomic;
+  Value dqBuffer = atomic ? atomicDQBuffer() : Value();
+  SmallVector<Value> keyGrads = keyNest(delta, dqBuffer);
+  Value dQ = atomic ? dqFromBuffer(dqBuffer) : queryNest(delta);
+  SmallVector<Value> results = {dQ, keyGrads[0], keyGrads[1]};
   if (op.getBias())
     results.push_back(keyGrads[2]);
   for (auto [result, expected] : llvm::zip(results, op.getResults()))
@@ -219,7 +237,84 @@ TileGrads BackwardNest::tileGrads(const QueryRows &r, Value kT, Value vT,
   return {prob, dS};
 }
 
-SmallVector<Value> BackwardNest::keyNest(Value delta) {
+Value BackwardNest::atomicDQBuffer() {
+  ImplicitLocOpBuilder &b = tb.b;
+  SmallVector<OpFoldResult> sizes =
+      tb.folded({p.batch, p.headsQ, p.seqQ, tb.index(p.headDim)});
+  SmallVector<int64_t> shape;
+  SmallVector<Value> dynamic;
+  for (OpFoldResult size : sizes) {
+    std::optional<int64_t> c = getConstantIntValue(size);
+    shape.push_back(c.value_or(ShapedType::kDynamic));
+    if (!c)
+      dynamic.push_back(cast<Value>(size));
+  }
+  Value buffer = memref::AllocOp::create(
+      b, MemRefType::get(shape, b.getF32Type()), dynamic);
+  linalg::FillOp::create(b, ValueRange{tb.f32(0)}, ValueRange{buffer});
+  return buffer;
+}
+
+void BackwardNest::atomicAddRows(Value buffer, Value part, Value bi, Value h,
+                                 Span rows) {
+  ImplicitLocOpBuilder &b = tb.b;
+  Value rowCount = getValueOrCreateConstantIndexOp(b, b.getLoc(), rows.len);
+  Value rowStart = getValueOrCreateConstantIndexOp(b, b.getLoc(), rows.start);
+  scf::ForOp::create(
+      b, tb.index(0), rowCount, tb.index(1), ValueRange{},
+      [&](OpBuilder &nb, Location loc, Value i, ValueRange) {
+        scf::ForOp::create(
+            nb, loc, tb.index(0), tb.index(p.headDim), tb.index(1),
+            ValueRange{},
+            [&](OpBuilder &ib, Location l, Value j, ValueRange) {
+              ImplicitLocOpBuilder ilb(l, ib);
+              Value v = tensor::ExtractOp::create(ilb, part, ValueRange{i, j});
+              Value row = arith::AddIOp::create(ilb, rowStart, i);
+              memref::AtomicRMWOp::create(ilb, arith::AtomicRMWKind::addf, v,
+                                          buffer, ValueRange{bi, h, row, j});
+              scf::YieldOp::create(ilb);
+            });
+        scf::YieldOp::create(nb, loc);
+      });
+}
+
+Value BackwardNest::dqFromBuffer(Value buffer) {
+  ImplicitLocOpBuilder &b = tb.b;
+  auto bufferType = cast<MemRefType>(buffer.getType());
+  Value all = bufferization::ToTensorOp::create(
+      b, RankedTensorType::get(bufferType.getShape(), b.getF32Type()), buffer,
+      /*restrict=*/true, /*writable=*/true);
+  auto outType = cast<RankedTensorType>(op.getGradQuery().getType());
+  Value init = tensor::EmptyOp::create(b, tb.sizesOf(op.getQuery()),
+                                       outType.getElementType());
+  // Output dimension i of the layout reads buffer dimension role(i).
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> read(4);
+  read[0] = getAffineDimExpr(p.ld.batch, ctx);
+  read[1] = getAffineDimExpr(p.ld.heads, ctx);
+  read[2] = getAffineDimExpr(p.ld.seq, ctx);
+  read[3] = getAffineDimExpr(p.ld.dim, ctx);
+  Type elt = outType.getElementType();
+  double scale = config.scale;
+  return linalg::GenericOp::create(
+             b, init.getType(), ValueRange{all}, ValueRange{init},
+             ArrayRef<AffineMap>{AffineMap::get(4, 0, read, ctx),
+                                 AffineMap::getMultiDimIdentityMap(4, ctx)},
+             SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+             "", "",
+             [&](OpBuilder &nb, Location loc, ValueRange args) {
+               ImplicitLocOpBuilder ib(loc, nb);
+               Value x = arith::MulFOp::create(
+                   ib, args[0],
+                   arith::ConstantOp::create(ib, ib.getF32FloatAttr(scale)));
+               if (!elt.isF32())
+                 x = arith::TruncFOp::create(ib, elt, x);
+               linalg::YieldOp::create(ib, ValueRange{x});
+             })
+      .getResult(0);
+}
+
+SmallVector<Value> BackwardNest::keyNest(Value delta, Value dqBuffer) {
   ImplicitLocOpBuilder &b = tb.b;
   Value bias = op.getBias();
   // A bias shared by all batches (heads) sums dBias over them: keep that
@@ -347,6 +442,16 @@ SmallVector<Value> BackwardNest::keyNest(Value delta) {
                                 tiles.biasTile(bias, bi, h, rows, cols);
                             TileGrads grads =
                                 tileGrads(r, kT, vT, biasTile, rows, cols);
+                            if (dqBuffer) {
+                              Value k = tb.extractRows(op.getKey(), p.ld, bi,
+                                                       hk, cols);
+                              Value part = tb.matmul(
+                                  grads.dS, k,
+                                  tb.fillF32({rows.len,
+                                              b.getIndexAttr(p.headDim)},
+                                             0.0));
+                              atomicAddRows(dqBuffer, part, bi, h, rows);
+                            }
                             SmallVector<Value> next = {
                                 tb.matmul(grads.dS, r.q, c4[0], true),
                                 tb.matmul(grads.prob, r.gradOut, c4[1], true)};
@@ -457,11 +562,6 @@ Value BackwardNest::queryNest(Value delta) {
 LogicalResult mlir::fa::tiling::tileBackward(AttentionGradOp op,
                                              RewriterBase &rewriter,
                                              const TileOptions &options) {
-  if (options.dqAccumulation == DQAccumulation::atomic)
-    return op.emitOpError()
-           << "dq-accumulation=atomic is not supported by fa-tile-attention: "
-              "it emits target-neutral tensor IR, which has no atomic "
-              "read-modify-write; use dq-accumulation=deterministic";
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
   BackwardNest nest(op, b, options);
   rewriter.replaceOp(op, nest.build());
