@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MaskBounds.h"
+#include "NestContext.h"
 #include "OperandTiles.h"
 #include "ScoreTile.h"
 #include "TileLoops.h"
@@ -66,15 +67,9 @@ struct QueryRows {
   Value q, gradOut, lse2, delta;
 };
 
-class BackwardNest {
+class BackwardNest : NestContext<AttentionGradOp> {
 public:
-  BackwardNest(AttentionGradOp op, ImplicitLocOpBuilder &b,
-               const TileOptions &options)
-      : op(op), tb(b), options(options), config(AttentionConfig::get(op)),
-        p(Problem::get(b, config.layout, op.getQuery(), op.getKey(),
-                       op.getValue())),
-        tiles(tb, p), bounds(tb, config, p.seqQ, p.seqK),
-        scores(tb, config, bounds, p.seqQ, p.seqK, bool(op.getBias())) {}
+  using NestContext::NestContext;
 
   SmallVector<Value> build();
 
@@ -101,14 +96,6 @@ private:
   Value storeScaled(Value dest, ArrayRef<OpFoldResult> offsets,
                     ArrayRef<OpFoldResult> sizes, Value acc, double factor);
 
-  AttentionGradOp op;
-  TileBuilder tb;
-  TileOptions options;
-  AttentionConfig config;
-  Problem p;
-  OperandTiles tiles;
-  MaskBounds bounds;
-  ScoreTile scores;
 };
 
 SmallVector<Value> BackwardNest::build() {

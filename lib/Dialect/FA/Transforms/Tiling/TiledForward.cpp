@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MaskBounds.h"
+#include "NestContext.h"
 #include "OperandTiles.h"
 #include "ScoreTile.h"
 #include "TileLoops.h"
@@ -38,15 +39,9 @@ struct RunningSoftmax {
   Value max, sum, acc;
 };
 
-class ForwardNest {
+class ForwardNest : NestContext<AttentionOp> {
 public:
-  ForwardNest(AttentionOp op, ImplicitLocOpBuilder &b,
-              const TileOptions &options)
-      : op(op), tb(b), options(options), config(AttentionConfig::get(op)),
-        p(Problem::get(b, config.layout, op.getQuery(), op.getKey(),
-                       op.getValue())),
-        tiles(tb, p), bounds(tb, config, p.seqQ, p.seqK),
-        scores(tb, config, bounds, p.seqQ, p.seqK, bool(op.getBias())) {}
+  using NestContext::NestContext;
 
   SmallVector<Value> build();
 
@@ -56,14 +51,6 @@ private:
   RunningSoftmax step(const RunningSoftmax &state, Value q, Value bi, Value h,
                       Value hk, Span rows, Span cols);
 
-  AttentionOp op;
-  TileBuilder tb;
-  TileOptions options;
-  AttentionConfig config;
-  Problem p;
-  OperandTiles tiles;
-  MaskBounds bounds;
-  ScoreTile scores;
 };
 
 SmallVector<Value> ForwardNest::build() {
