@@ -315,11 +315,27 @@ Status parseDim3(const ObjectReader &r, const std::string &key,
   return Status::success();
 }
 
-/// An expression given as a string, or as a JSON number.
+std::string knownOperandList(const BundleSpec &spec) {
+  std::string out;
+  for (const auto &r : standardRoles())
+    out += (out.empty() ? "" : ", ") + r;
+  for (const auto &s : spec.scratch)
+    out += ", " + s.name + " (scratch)";
+  return out;
+}
+
+/// An expression given as a string, or as a JSON number. stride() may name
+/// the standard roles and the scratch buffers declared so far (all of them,
+/// since scratch is read first).
 Status parseExprValue(const Value &v, const std::string &field, bool isFloat,
-                      Expr &out) {
+                      const BundleSpec &spec, Expr &out) {
   if (v.isString()) {
-    Expected<Expr> e = Expr::parse(v.asString());
+    OperandScope scope;
+    scope.dimsOf = [&spec](const std::string &operand) {
+      return operandDims(spec, operand);
+    };
+    scope.known = knownOperandList(spec);
+    Expected<Expr> e = Expr::parse(v.asString(), scope);
     if (!e.ok())
       return e.status().withContext(field);
     if (!isFloat && e->isFloat())
@@ -350,7 +366,7 @@ Status parseGrid(const ObjectReader &r, BundleSpec &spec) {
   for (size_t i = 0; i < 3; ++i)
     FA_RETURN_IF_ERROR(parseExprValue(v->items()[i],
                                       "grid[" + std::to_string(i) + "]",
-                                      /*isFloat=*/false, spec.grid[i]));
+                                      /*isFloat=*/false, spec, spec.grid[i]));
   return Status::success();
 }
 
@@ -404,26 +420,21 @@ Status parseScratch(const Value &v, BundleSpec &spec) {
     if (!shape->isArray() || shape->items().size() != s.dims.size())
       return invalid(r.field("shape"),
                      "expected one integer expression per entry of \"dims\"");
-    for (size_t j = 0; j < shape->items().size(); ++j) {
-      Expr e;
-      FA_RETURN_IF_ERROR(parseExprValue(shape->items()[j],
-                                        r.field("shape") + "[" +
-                                            std::to_string(j) + "]",
-                                        false, e));
-      s.shape.push_back(e);
-    }
     spec.scratch.push_back(std::move(s));
   }
+  // Shapes once every buffer is declared: a stride() in a shape may name any.
+  for (size_t i = 0; i < v.items().size(); ++i) {
+    std::string field = "scratch[" + std::to_string(i) + "].shape";
+    const Value &shape = *v.items()[i].find("shape");
+    for (size_t j = 0; j < shape.items().size(); ++j) {
+      Expr e;
+      FA_RETURN_IF_ERROR(parseExprValue(shape.items()[j],
+                                        field + "[" + std::to_string(j) + "]",
+                                        false, spec, e));
+      spec.scratch[i].shape.push_back(e);
+    }
+  }
   return Status::success();
-}
-
-std::string knownOperandList(const BundleSpec &spec) {
-  std::string out;
-  for (const auto &r : standardRoles())
-    out += (out.empty() ? "" : ", ") + r;
-  for (const auto &s : spec.scratch)
-    out += ", " + s.name + " (scratch)";
-  return out;
 }
 
 Status parseOperand(const ObjectReader &r, const BundleSpec &spec,
@@ -581,7 +592,8 @@ Status parseParams(const ObjectReader &top, BundleSpec &spec) {
       const Value *value;
       FA_RETURN_IF_ERROR(r.require("value", value));
       FA_RETURN_IF_ERROR(parseExprValue(*value, r.field("value"),
-                                        p.kind == ParamKind::F32, p.value));
+                                        p.kind == ParamKind::F32, spec,
+                                        p.value));
     } else {
       return invalid(r.field("kind"),
                      "unknown parameter kind \"" + kind +
@@ -613,6 +625,19 @@ void computeRequiredOperands(BundleSpec &spec) {
   for (const ParamSpec &p : spec.params)
     if (!p.operand.empty())
       add(p.operand);
+  // stride(operand, dim) reads the operand's strides at launch.
+  auto addStrided = [&](const Expr &e) {
+    for (const StrideRef &ref : e.strides())
+      add(ref.operand);
+  };
+  for (const Expr &e : spec.grid)
+    addStrided(e);
+  for (const ParamSpec &p : spec.params)
+    if (p.operand.empty())
+      addStrided(p.value);
+  for (const ScratchSpec &s : spec.scratch)
+    for (const Expr &e : s.shape)
+      addStrided(e);
   for (const ScratchSpec &s : spec.scratch)
     add(s.name);
   spec.requiredOperands = std::move(req);
@@ -661,9 +686,10 @@ Expected<BundleSpec> parseBundleSpec(const std::string &jsonText,
   FA_RETURN_IF_ERROR(parseDim3(r, "cluster", spec.cluster, false, 16));
   FA_RETURN_IF_ERROR(r.integer("shared_memory_bytes", spec.sharedMemoryBytes,
                                0, INT32_MAX));
-  FA_RETURN_IF_ERROR(parseGrid(r, spec));
+  // Scratch first: expressions in the grid and params may name its buffers.
   if (const Value *scratch = r.get("scratch"))
     FA_RETURN_IF_ERROR(parseScratch(*scratch, spec));
+  FA_RETURN_IF_ERROR(parseGrid(r, spec));
   FA_RETURN_IF_ERROR(parseParams(r, spec));
   computeRequiredOperands(spec);
   spec.json = doc->dump();

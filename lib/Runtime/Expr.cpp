@@ -1,6 +1,7 @@
 //===- Expr.cpp - Shape expressions ---------------------------------------===//
 #include "fa/Runtime/Expr.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -24,7 +25,31 @@ std::optional<Symbol> parseSymbol(const std::string &name) {
   return std::nullopt;
 }
 
-enum class Op { Int, Float, Sym, Neg, Add, Sub, Mul, Div, CeilDiv, Min, Max };
+void SymbolTable::setOperand(const std::string &operand,
+                             const std::vector<std::string> &dims,
+                             const std::vector<int64_t> &sizes,
+                             const std::vector<int64_t> &strides) {
+  std::vector<std::pair<std::string, int64_t>> &out = strides_[operand];
+  out.clear();
+  for (size_t i = 0; i < dims.size() && i < sizes.size() && i < strides.size();
+       ++i)
+    out.emplace_back(dims[i], sizes[i] == 1 ? 0 : strides[i]);
+}
+
+std::optional<int64_t> SymbolTable::stride(const std::string &operand,
+                                           const std::string &dim) const {
+  auto it = strides_.find(operand);
+  if (it == strides_.end())
+    return std::nullopt;
+  for (const auto &[name, value] : it->second)
+    if (name == dim)
+      return value;
+  return std::nullopt;
+}
+
+enum class Op {
+  Int, Float, Sym, Stride, Neg, Add, Sub, Mul, Div, CeilDiv, Min, Max
+};
 
 struct Expr::Node {
   Op op;
@@ -32,6 +57,7 @@ struct Expr::Node {
   int64_t intValue = 0;
   double floatValue = 0;
   Symbol symbol = Symbol::Batch;
+  std::string operand, dim; // Stride
   std::shared_ptr<const Node> lhs, rhs;
 };
 
@@ -49,7 +75,8 @@ struct Num {
 
 class ExprParser {
 public:
-  explicit ExprParser(const std::string &text) : text_(text) {}
+  ExprParser(const std::string &text, const OperandScope *scope)
+      : text_(text), scope_(scope) {}
 
   Expected<NodePtr> parseAll() {
     NodePtr root;
@@ -208,15 +235,16 @@ private:
         return fail("expected ')'");
       return Status::success();
     }
-    if (!(std::isalpha((unsigned char)c) || c == '_'))
+    if (!atIdentifierStart())
       return fail(std::string("unexpected '") + c + "'");
     size_t start = pos_;
-    while (pos_ < text_.size() &&
-           (std::isalnum((unsigned char)text_[pos_]) || text_[pos_] == '_'))
-      ++pos_;
-    std::string name = text_.substr(start, pos_ - start);
+    std::string name = identifier();
     skipSpace();
     if (pos_ < text_.size() && text_[pos_] == '(') {
+      if (name == "stride") {
+        ++pos_;
+        return parseStride(out);
+      }
       Op op;
       if (name == "ceildiv")
         op = Op::CeilDiv;
@@ -227,7 +255,7 @@ private:
       else {
         pos_ = start;
         return fail("unknown function '" + name +
-                    "' (known: ceildiv, min, max)");
+                    "' (known: ceildiv, min, max, stride)");
       }
       ++pos_;
       NodePtr a, b;
@@ -258,7 +286,82 @@ private:
     return Status::success();
   }
 
+  bool atIdentifierStart() const {
+    return pos_ < text_.size() &&
+           (std::isalpha((unsigned char)text_[pos_]) || text_[pos_] == '_');
+  }
+
+  std::string identifier() {
+    size_t start = pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum((unsigned char)text_[pos_]) || text_[pos_] == '_'))
+      ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+
+  static std::string join(const std::vector<std::string> &names) {
+    std::string out;
+    for (const auto &n : names)
+      out += (out.empty() ? "" : ", ") + n;
+    return out;
+  }
+
+  // stride := 'stride' '(' name ',' name ')', entered after the '('. The
+  // arguments are names, not expressions: an operand and one of its dims.
+  Status parseStride(NodePtr &out) {
+    static const char *const kArity =
+        "stride() takes 2 arguments, an operand and one of its dimensions";
+    static const char *const kNames =
+        "stride() takes names (an operand and one of its dimensions), not "
+        "expressions";
+    std::string args[2];
+    size_t argPos[2] = {0, 0};
+    for (int i = 0; i < 2; ++i) {
+      skipSpace();
+      if (pos_ < text_.size() && text_[pos_] == ')')
+        return fail(std::string(kArity) + "; got " + std::to_string(i));
+      if (!atIdentifierStart())
+        return fail(std::string(kNames) + "; expected " +
+                    (i == 0 ? "an operand name" : "a dimension name"));
+      argPos[i] = pos_;
+      args[i] = identifier();
+      skipSpace();
+      char want = i == 0 ? ',' : ')';
+      if (pos_ < text_.size() && text_[pos_] == want) {
+        ++pos_;
+        continue;
+      }
+      if (pos_ >= text_.size())
+        return fail(std::string(kArity) + "; expected '" + want + "'");
+      if (i == 0 && text_[pos_] == ')')
+        return fail(std::string(kArity) + "; got 1");
+      if (i == 1 && text_[pos_] == ',')
+        return fail(std::string(kArity) + "; got more");
+      return fail(std::string(kNames) + "; unexpected '" + text_[pos_] + "'");
+    }
+    if (scope_) {
+      std::vector<std::string> dims = scope_->dimsOf(args[0]);
+      if (dims.empty()) {
+        pos_ = argPos[0];
+        return fail("stride(): unknown operand '" + args[0] + "' (known: " +
+                    scope_->known + ")");
+      }
+      if (std::find(dims.begin(), dims.end(), args[1]) == dims.end()) {
+        pos_ = argPos[1];
+        return fail("stride(): operand '" + args[0] + "' has no dimension '" +
+                    args[1] + "' (its dims: " + join(dims) + ")");
+      }
+    }
+    auto n = std::make_shared<Node>();
+    n->op = Op::Stride;
+    n->operand = args[0];
+    n->dim = args[1];
+    out = n;
+    return Status::success();
+  }
+
   const std::string &text_;
+  const OperandScope *scope_;
   size_t pos_ = 0;
 };
 
@@ -276,6 +379,18 @@ public:
       if (!v)
         return fail(std::string("symbol '") + symbolName(n.symbol) +
                     "' has no value at this launch (no operand provides it)");
+      out = {false, *v, 0};
+      return Status::success();
+    }
+    case Op::Stride: {
+      std::string call = "stride(" + n.operand + ", " + n.dim + ")";
+      if (!symbols_.hasOperand(n.operand))
+        return fail(call + ": operand '" + n.operand +
+                    "' is not passed at this launch");
+      std::optional<int64_t> v = symbols_.stride(n.operand, n.dim);
+      if (!v)
+        return fail(call + ": operand '" + n.operand + "' has no dimension '" +
+                    n.dim + "'");
       out = {false, *v, 0};
       return Status::success();
     }
@@ -375,10 +490,30 @@ void collectSymbols(const Expr::Node *n, std::set<int> &out) {
   collectSymbols(n->rhs.get(), out);
 }
 
+void collectStrides(const Expr::Node *n, std::vector<StrideRef> &out) {
+  if (!n)
+    return;
+  if (n->op == Op::Stride) {
+    bool seen = false;
+    for (const StrideRef &r : out)
+      seen = seen || (r.operand == n->operand && r.dim == n->dim);
+    if (!seen)
+      out.push_back({n->operand, n->dim});
+  }
+  collectStrides(n->lhs.get(), out);
+  collectStrides(n->rhs.get(), out);
+}
+
 } // namespace
 
 Expected<Expr> Expr::parse(const std::string &text) {
-  Expected<NodePtr> root = ExprParser(text).parseAll();
+  return parse(text, OperandScope());
+}
+
+Expected<Expr> Expr::parse(const std::string &text,
+                           const OperandScope &scope) {
+  Expected<NodePtr> root =
+      ExprParser(text, scope.dimsOf ? &scope : nullptr).parseAll();
   if (!root.ok())
     return root.status();
   Expr e;
@@ -418,6 +553,12 @@ std::vector<Symbol> Expr::symbols() const {
   std::vector<Symbol> out;
   for (int id : ids)
     out.push_back(static_cast<Symbol>(id));
+  return out;
+}
+
+std::vector<StrideRef> Expr::strides() const {
+  std::vector<StrideRef> out;
+  collectStrides(root_.get(), out);
   return out;
 }
 

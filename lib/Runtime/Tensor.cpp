@@ -201,8 +201,12 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
                                " bundle needs: " +
                                joinNames(spec.requiredOperands) + ")");
 
-  for (const auto &[role, t] : set.byRole)
+  for (const auto &[role, t] : set.byRole) {
     FA_RETURN_IF_ERROR(checkBasics(spec, *t));
+    // What stride(role, dim) reads (0 for a dim of size 1).
+    set.symbols.setOperand(role, operandDims(spec, role), t->sizes,
+                           t->strides);
+  }
 
   SymbolBinder binder(set.symbols);
   binder.preset(Symbol::HeadDim, spec.config.headDim,

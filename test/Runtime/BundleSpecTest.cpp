@@ -364,3 +364,109 @@ TEST(bundle_cubin_images) {
               "PTX defines no entry named \"other\" (its entries: fa_fwd_bf16_d128)");
   CHECK_OK(checkCubinImage(std::string("\x50\xed\x55\xba\x01\x00", 6), kernel, "x"));
 }
+
+TEST(bundle_stride_expressions) {
+  // What the biased GPU kernel takes: the bias pointer and its strides.
+  const std::string seqK = R"~({"kind": "i32", "value": "seq_k"})~";
+  const std::string biasParams =
+      R"~({"kind": "i32", "value": "seq_k"}, {"kind": "ptr", "operand": "bias"},
+         {"kind": "i64", "value": "stride(bias, batch)"},
+         {"kind": "i64", "value": "stride(bias, head)"},
+         {"kind": "i64", "value": "stride(bias, seq_q)"})~";
+  Expected<BundleSpec> spec =
+      parseBundleSpec(replaceOnce(exampleBundleText(), seqK, biasParams), "");
+  CHECK_OK(spec);
+  if (spec.ok()) {
+    CHECK_EQ(spec->params.size(), size_t(11));
+    CHECK(spec->params[7].kind == ParamKind::I64);
+    CHECK_EQ(spec->params[7].value.text(), std::string("stride(bias, batch)"));
+    CHECK_EQ(spec->params[9].value.strides().size(), size_t(1));
+  }
+  // A stride() alone makes its operand required (here bias, and value,
+  // which the op requires anyway).
+  spec = parseBundleSpec(
+      replaceOnce(exampleBundleText(), seqK,
+                  R"~({"kind": "i64", "value": "stride(bias, seq_q) + stride(value, seq)"})~"),
+      "");
+  CHECK_OK(spec);
+  if (spec.ok()) {
+    std::string req;
+    for (const auto &r : spec->requiredOperands)
+      req += r + ",";
+    CHECK_EQ(req, std::string("query,key,value,output,lse,bias,"));
+  }
+  // Grid, f32 params and scratch shapes take stride() too; the names in it
+  // may be scratch buffers, declared before or after the expression.
+  spec = parseBundleSpec(
+      replaceOnce(
+          replaceOnce(exampleBundleText(), R"~("heads_q", "batch"])~",
+                      R"~("heads_q", "stride(tile_counts, tile) + batch"])~"),
+          R"~("params": [)~",
+          R"~("scratch": [{"name": "partial", "dtype": "f32", "dims": ["tile", "row"],
+                          "shape": ["stride(tile_counts, tile)", "stride(query, seq)"]},
+                         {"name": "tile_counts", "dtype": "i32", "dims": ["tile", "x"],
+                          "shape": [4, 2]}],
+             "params": [{"kind": "f32", "value": "stride(partial, tile) * 0.5"},)~"),
+      "");
+  CHECK_OK(spec);
+  if (spec.ok()) {
+    std::string req;
+    for (const auto &r : spec->requiredOperands)
+      req += r + ",";
+    CHECK_EQ(req, std::string("query,key,value,output,lse,tile_counts,partial,"));
+  }
+
+  // Load-time errors name the field.
+  auto withValue = [&](const std::string &value) {
+    return specWith(seqK, R"~({"kind": "i64", "value": ")~" + value + R"~("})~");
+  };
+  CHECK_ERROR(withValue("stride(bais, batch)"), kInvalid,
+              "params[5].value: expression \"stride(bais, batch)\": stride(): unknown "
+              "operand 'bais' (known: query, key, value, output, lse, bias, grad_output, "
+              "grad_query, grad_key, grad_value, query_descale, key_descale, "
+              "value_descale) at column 8");
+  CHECK_ERROR(withValue("stride(bias, seq)"), kInvalid,
+              "params[5].value: expression \"stride(bias, seq)\": stride(): operand 'bias' "
+              "has no dimension 'seq' (its dims: batch, head, seq_q, seq_k) at column 14");
+  CHECK_ERROR(withValue("stride(query, seq_q)"), kInvalid,
+              "params[5].value: expression \"stride(query, seq_q)\": stride(): operand "
+              "'query' has no dimension 'seq_q' (its dims: batch, seq, head, dim)");
+  CHECK_ERROR(withValue("stride(lse, dim)"), kInvalid,
+              "operand 'lse' has no dimension 'dim' (its dims: batch, head, seq)");
+  CHECK_ERROR(withValue("stride(bias)"), kInvalid,
+              "params[5].value: expression \"stride(bias)\": stride() takes 2 arguments, "
+              "an operand and one of its dimensions; got 1");
+  CHECK_ERROR(withValue("stride(bias, seq_q, seq_k)"), kInvalid,
+              "params[5].value: expression \"stride(bias, seq_q, seq_k)\": stride() takes "
+              "2 arguments");
+  CHECK_ERROR(withValue("stride(0, seq_q)"), kInvalid,
+              "params[5].value: expression \"stride(0, seq_q)\": stride() takes names (an "
+              "operand and one of its dimensions), not expressions; expected an operand "
+              "name");
+  CHECK_ERROR(withValue("stride(bias, seq_q + 1)"), kInvalid,
+              "params[5].value: expression \"stride(bias, seq_q + 1)\": stride() takes "
+              "names");
+  CHECK_ERROR(withValue("stride(bias, seq_q"), kInvalid,
+              "params[5].value: expression \"stride(bias, seq_q\": stride() takes 2 "
+              "arguments, an operand and one of its dimensions; expected ')'");
+  CHECK_ERROR(specWith(R"~("heads_q", "batch"])~", R"~("stride(biass, batch)", "batch"])~"),
+              kInvalid, "grid[1]: expression \"stride(biass, batch)\": stride(): unknown "
+                        "operand 'biass'");
+  CHECK_ERROR(specWith(R"~("params": [)~",
+                       R"~("scratch": [{"name": "acc", "dtype": "f32", "dims": ["row"],
+                                       "shape": ["stride(acc, col)"]}],
+                          "params": [)~"),
+              kInvalid, "scratch[0].shape[0]: expression \"stride(acc, col)\": stride(): "
+                        "operand 'acc' has no dimension 'col' (its dims: row)");
+  CHECK_ERROR(specWith(R"~("params": [)~",
+                       R"~("scratch": [{"name": "acc", "dtype": "f32", "dims": ["row"],
+                                       "shape": ["stride(acc2, row)"]}],
+                          "params": [)~"),
+              kInvalid, "scratch[0].shape[0]: expression \"stride(acc2, row)\": stride(): "
+                        "unknown operand 'acc2' (known: query, key, value, output, lse, "
+                        "bias, grad_output, grad_query, grad_key, grad_value, "
+                        "query_descale, key_descale, value_descale, acc (scratch)) at column 8");
+  // stride() is an integer: a float only with a float literal.
+  CHECK_ERROR(withValue("stride(bias, seq_q) * 0.5"), kInvalid,
+              "params[5].value: expression \"stride(bias, seq_q) * 0.5\" has a float value");
+}

@@ -159,3 +159,27 @@ TEST(capi_check_and_launch) {
   fa_bundle_free(b);
   unsetenv("FA_RUNTIME_LIBCUDA");
 }
+
+TEST(capi_bias_strides) {
+  // Inputs/attention_fwd_bias.json: the example plus a bias pointer and
+  // stride(bias, batch|head|seq_q) as i64 parameters.
+  std::string path = inputsDir() + "/attention_fwd_bias.json";
+  fa_bundle *b = nullptr;
+  CHECK_EQ(fa_bundle_load(path.c_str(), &b), int(FA_OK));
+  if (!b)
+    return;
+  CHECK_EQ(std::string(fa_bundle_required_operands(b)),
+           std::string("query,key,value,output,lse,bias"));
+  CHECK_EQ(fa_bundle_num_params(b), 11);
+  std::vector<fa_tensor> t = cExampleTensors();
+  uint32_t grid[3] = {0, 0, 0};
+  CHECK_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid), int(FA_ERROR_TENSOR));
+  CHECK(contains(fa_last_error(), "missing operand 'bias'"));
+  // A broadcast bias [1, 1, Sq, Sk] whose leading strides are anything.
+  t.push_back(cTensor("bias", FA_DTYPE_F32, {1, 1, 1000, 333}, 0x60000000));
+  t.back().strides[0] = 0;
+  t.back().strides[1] = 12345;
+  CHECK_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid), int(FA_OK));
+  CHECK_EQ(grid[0], 8u);
+  fa_bundle_free(b);
+}

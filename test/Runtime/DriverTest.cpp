@@ -292,3 +292,27 @@ TEST(fake_empty_launch) {
   CHECK_EQ(fake->launches, 0);
   CHECK_EQ(fake->encodes, 0);
 }
+
+TEST(fake_launch_bias_strides) {
+  // The strides of a broadcast bias, as the kernel receives them.
+  FakeCudaState *fake = useFakeDriver();
+  const size_t sizes[] = {128, 128, 8, 8, 4, 4, 8, 8, 8, 8, 4};
+  for (int i = 0; i < 11; ++i)
+    fake->kernelParamSizes[i] = sizes[i];
+  Expected<std::unique_ptr<Bundle>> b =
+      bundleFromText(readInput("attention_fwd_bias.json"));
+  CHECK_OK(b);
+  if (!b.ok())
+    return;
+  std::vector<TensorArg> t = exampleTensors();
+  t.push_back(tensor("bias", DType::F32, {2, 1, 1000, 333}, 0x60000000));
+  t.back().strides = {1000 * 336, 7, 336, 1}; // seq_k padded to 336
+  CHECK_OK((*b)->launch(t, nullptr));
+  CHECK_EQ(fake->launches, 1);
+  CHECK_EQ(paramAs<uint64_t>(fake, 6), uint64_t(0x60000000));
+  CHECK_EQ(paramAs<int64_t>(fake, 7), int64_t(1000 * 336)); // batch
+  CHECK_EQ(paramAs<int64_t>(fake, 8), int64_t(0));          // head: broadcast
+  CHECK_EQ(paramAs<int64_t>(fake, 9), int64_t(336));        // seq_q
+  CHECK_EQ(paramAs<float>(fake, 10), float(1.4426950408889634 * 0.08838834764831845));
+  useFakeDriver(); // back to the example's kernel for the tests that follow
+}

@@ -20,6 +20,10 @@ SymbolTable sampleSymbols() {
   return t;
 }
 
+std::vector<int64_t> contiguousStrides4(int64_t, int64_t b, int64_t c, int64_t d) {
+  return {b * c * d, c * d, d, 1};
+}
+
 int64_t evalInt(const char *text) {
   Expected<Expr> e = Expr::parse(text);
   CHECK_OK(e);
@@ -144,4 +148,156 @@ TEST(expr_evaluation_errors) {
   partial.set(Symbol::SeqQ, 5);
   CHECK_ERROR(s->evalInt(partial), ev, "symbol 'seq_k' has no value");
   CHECK_ERROR(s->evalInt(partial), ev, "expression \"ceildiv(seq_k, 64)\"");
+}
+
+namespace {
+
+const std::vector<std::string> kBiasDims = {"batch", "head", "seq_q", "seq_k"};
+const std::vector<std::string> kBshdDims = {"batch", "seq", "head", "dim"};
+
+/// The operands of a bundle with a bias, as Expr sees them.
+OperandScope biasScope() {
+  OperandScope scope;
+  scope.dimsOf = [](const std::string &operand) -> std::vector<std::string> {
+    if (operand == "bias")
+      return kBiasDims;
+    if (operand == "query")
+      return kBshdDims;
+    return {};
+  };
+  scope.known = "query, bias";
+  return scope;
+}
+
+int64_t evalStride(const char *text, const SymbolTable &table) {
+  Expected<Expr> e = Expr::parse(text, biasScope());
+  CHECK_OK(e);
+  if (!e.ok())
+    return -999999;
+  CHECK(!e->isFloat());
+  Expected<int64_t> v = e->evalInt(table);
+  CHECK_OK(v);
+  return v.ok() ? *v : -999999;
+}
+
+} // namespace
+
+TEST(expr_stride_values) {
+  SymbolTable t = sampleSymbols();
+  // Dense bias [2, 16, 1000, 333].
+  t.setOperand("bias", kBiasDims, {2, 16, 1000, 333},
+               {16 * 1000 * 333, 1000 * 333, 333, 1});
+  // A query slice of a padded buffer: [2, 1000, 16, 128] inside
+  // [2, 1024, 24, 136].
+  t.setOperand("query", kBshdDims, {2, 1000, 16, 128},
+               {1024 * 24 * 136, 24 * 136, 136, 1});
+  CHECK_EQ(evalStride("stride(bias, batch)", t), 16 * 1000 * 333);
+  CHECK_EQ(evalStride("stride(bias, head)", t), 1000 * 333);
+  CHECK_EQ(evalStride("stride(bias, seq_q)", t), 333);
+  CHECK_EQ(evalStride("stride(bias, seq_k)", t), 1);
+  CHECK_EQ(evalStride("stride(query, batch)", t), 1024 * 24 * 136);
+  CHECK_EQ(evalStride("stride(query, seq)", t), 24 * 136);
+  CHECK_EQ(evalStride("stride(query, head)", t), 136);
+  CHECK_EQ(evalStride(" stride ( query , dim ) ", t), 1);
+  CHECK_EQ(evalStride("stride(bias, seq_q) * seq_q + ceildiv(stride(query, head), 8)", t),
+           333 * 1000 + 17);
+  CHECK_EQ(evalStride("max(stride(bias, head), 0) - -stride(bias, seq_k)", t),
+           1000 * 333 + 1);
+  CHECK_EQ(*Expr::parse("stride(bias, seq_q) * 0.5")->evalFloat(t), 166.5);
+
+  // Size-1 dims are broadcast: their stride reads 0, whatever was passed.
+  t.setOperand("bias", kBiasDims, {1, 16, 1000, 333}, {12345, 1000 * 333, 333, 1});
+  CHECK_EQ(evalStride("stride(bias, batch)", t), 0);
+  CHECK_EQ(evalStride("stride(bias, head)", t), 1000 * 333);
+  t.setOperand("bias", kBiasDims, {2, 1, 1000, 333}, {1000 * 333, 0, 333, 1});
+  CHECK_EQ(evalStride("stride(bias, batch)", t), 1000 * 333);
+  CHECK_EQ(evalStride("stride(bias, head)", t), 0);
+  t.setOperand("bias", kBiasDims, {1, 1, 1, 333}, {7, 7, 7, 1});
+  CHECK_EQ(evalStride("stride(bias, batch) + stride(bias, head) + stride(bias, seq_q)", t), 0);
+  // A stride of 0 on a dim that is not of size 1 stays as passed (an
+  // expanded tensor).
+  t.setOperand("bias", kBiasDims, {2, 16, 1000, 333}, {0, 0, 333, 1});
+  CHECK_EQ(evalStride("stride(bias, batch)", t), 0);
+  CHECK_EQ(evalStride("stride(bias, seq_q)", t), 333);
+  CHECK(t.hasOperand("bias") && !t.hasOperand("key"));
+  CHECK(!t.stride("bias", "seq"));
+
+  // The references, each once, in order; stride() is not a symbol.
+  Expected<Expr> e = Expr::parse(
+      "stride(bias, seq_q) + stride(query, seq) * stride(bias, seq_q) + seq_k");
+  CHECK_OK(e);
+  std::vector<StrideRef> refs = e->strides();
+  CHECK_EQ(refs.size(), size_t(2));
+  if (refs.size() == 2) {
+    CHECK_EQ(refs[0].operand, std::string("bias"));
+    CHECK_EQ(refs[0].dim, std::string("seq_q"));
+    CHECK_EQ(refs[1].operand, std::string("query"));
+    CHECK_EQ(refs[1].dim, std::string("seq"));
+  }
+  CHECK_EQ(e->symbols().size(), size_t(1));
+  CHECK(Expr::parse("seq_q")->strides().empty());
+}
+
+TEST(expr_stride_errors) {
+  const ErrorCode bad = ErrorCode::InvalidBundle;
+  // Arity and argument form (with or without a scope).
+  for (bool scoped : {false, true}) {
+    auto parse = [&](const char *text) {
+      return scoped ? Expr::parse(text, biasScope()) : Expr::parse(text);
+    };
+    CHECK_ERROR(parse("stride()"), bad,
+                "stride() takes 2 arguments, an operand and one of its dimensions; "
+                "got 0 at column 8");
+    CHECK_ERROR(parse("stride(bias)"), bad,
+                "stride() takes 2 arguments, an operand and one of its dimensions; "
+                "got 1 at column 12");
+    CHECK_ERROR(parse("stride(bias, seq_q, seq_k)"), bad,
+                "stride() takes 2 arguments, an operand and one of its dimensions; "
+                "got more at column 19");
+    CHECK_ERROR(parse("stride(bias"), bad,
+                "stride() takes 2 arguments, an operand and one of its dimensions; "
+                "expected ',' at end of expression");
+    CHECK_ERROR(parse("stride(bias, seq_q"), bad, "expected ')' at end of expression");
+    CHECK_ERROR(parse("stride(1, batch)"), bad,
+                "stride() takes names (an operand and one of its dimensions), not "
+                "expressions; expected an operand name at column 8");
+    CHECK_ERROR(parse("stride(bias, 2 * seq_q)"), bad,
+                "not expressions; expected a dimension name at column 14");
+    CHECK_ERROR(parse("stride(bias + 1, batch)"), bad,
+                "not expressions; unexpected '+' at column 13");
+    CHECK_ERROR(parse("stride(bias, seq_q - 1)"), bad,
+                "not expressions; unexpected '-' at column 20");
+    CHECK_ERROR(parse("stride((bias), batch)"), bad, "expected an operand name");
+    CHECK_ERROR(parse("stride * 2"), bad, "unknown symbol 'stride'");
+  }
+  CHECK_ERROR(Expr::parse("strides(bias, batch)"), bad,
+              "unknown function 'strides' (known: ceildiv, min, max, stride)");
+  // With a scope, the names are checked and the message points at them.
+  CHECK_OK(Expr::parse("stride(bais, batch)")); // unchecked without a scope
+  CHECK_ERROR(Expr::parse("stride(bais, batch)", biasScope()), bad,
+              "expression \"stride(bais, batch)\": stride(): unknown operand 'bais' "
+              "(known: query, bias) at column 8");
+  CHECK_ERROR(Expr::parse("1 + stride(bias, seq)", biasScope()), bad,
+              "stride(): operand 'bias' has no dimension 'seq' (its dims: batch, head, "
+              "seq_q, seq_k) at column 18");
+  CHECK_ERROR(Expr::parse("stride(query, seq_q)", biasScope()), bad,
+              "stride(): operand 'query' has no dimension 'seq_q' (its dims: batch, seq, "
+              "head, dim)");
+
+  // At launch: the operand must have been passed.
+  const ErrorCode ev = ErrorCode::Expression;
+  SymbolTable t = sampleSymbols();
+  Expected<Expr> e = Expr::parse("ceildiv(stride(bias, seq_q), 8)", biasScope());
+  CHECK_ERROR(e->evalInt(t), ev,
+              "expression \"ceildiv(stride(bias, seq_q), 8)\": stride(bias, seq_q): "
+              "operand 'bias' is not passed at this launch");
+  CHECK_ERROR(e->evalFloat(t), ev, "operand 'bias' is not passed at this launch");
+  t.setOperand("bias", kBiasDims, {2, 16, 1000, 333}, contiguousStrides4(2, 16, 1000, 333));
+  CHECK_EQ(*e->evalInt(t), 42);
+  // Only an unchecked parse can name a dim the operand lacks.
+  CHECK_ERROR(Expr::parse("stride(bias, seq)")->evalInt(t), ev,
+              "stride(bias, seq): operand 'bias' has no dimension 'seq'");
+  t.setOperand("bias", kBiasDims, {2, 16, 1000, 333},
+               {int64_t(1) << 62, 1000 * 333, 333, 1});
+  CHECK_ERROR(Expr::parse("stride(bias, batch) * 4")->evalInt(t), ev, "integer overflow");
 }

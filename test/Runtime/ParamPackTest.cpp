@@ -306,3 +306,108 @@ TEST(pack_empty_launch) {
   CHECK_EQ(plan->grid[0], 0u);
   CHECK(enc.requests.empty()); // nothing is encoded for an empty launch
 }
+
+TEST(pack_stride_params) {
+  // The biased kernel's parameters: bias pointer, then the strides of its
+  // batch, head and seq_q dims (i64), plus a grid and an i32 that use one.
+  std::string text = replaceOnce(
+      exampleBundleText(), R"({"kind": "i32", "value": "seq_k"})",
+      R"~({"kind": "i32", "value": "seq_k"}, {"kind": "ptr", "operand": "bias"},
+          {"kind": "i64", "value": "stride(bias, batch)"},
+          {"kind": "i64", "value": "stride(bias, head)"},
+          {"kind": "i64", "value": "stride(bias, seq_q)"},
+          {"kind": "i32", "value": "stride(query, seq) / head_dim"})~");
+  text = replaceOnce(text, R"("heads_q", "batch"])",
+                     R"~("heads_q", "batch + stride(bias, batch) * 0"])~");
+  Expected<std::unique_ptr<Bundle>> bundle = bundleFromText(text);
+  CHECK_OK(bundle);
+  if (!bundle.ok())
+    return;
+  // Offsets: ..., 276 seq_k, 280 bias, 288/296/304 strides, 312 i32, 316 f32.
+  struct Case {
+    std::vector<int64_t> sizes, strides;
+    int64_t batch, head, seqQ;
+  };
+  const int64_t dense = 1000 * 333;
+  const Case cases[] = {
+      {{2, 16, 1000, 333}, contiguousStrides({2, 16, 1000, 333}), 16 * dense, dense, 333},
+      // A [.., 1000, 333] window of a [.., 1024, 336] buffer (seq_k padded to
+      // 16 bytes) whose heads are not packed either.
+      {{2, 16, 1000, 333}, {20 * 1024 * 336, 1024 * 336, 336, 1}, 20 * 1024 * 336,
+       1024 * 336, 336},
+      // An expanded tensor: stride 0 on a full-size dim stays 0.
+      {{2, 16, 1000, 333}, {0, dense, 333, 1}, 0, dense, 333},
+      // Broadcast dims (size 1) read 0, whatever stride the caller passed.
+      {{1, 16, 1000, 333}, {99, dense, 333, 1}, 0, dense, 333},
+      {{2, 1, 1000, 333}, {dense, dense, 333, 1}, dense, 0, 333},
+      {{1, 1, 1000, 333}, {dense, dense, 333, 1}, 0, 0, 333},
+  };
+  for (const Case &c : cases) {
+    std::vector<TensorArg> tensors = exampleTensors();
+    tensors.push_back(tensor("bias", DType::BF16, c.sizes, 0x60000000));
+    tensors.back().strides = c.strides;
+    FakeEncoder enc;
+    Expected<LaunchPlan> plan = (*bundle)->plan(tensors, 132, enc.fn());
+    CHECK_OK(plan);
+    if (!plan.ok())
+      continue;
+    const PackedParams &p = plan->params;
+    CHECK_EQ(p.slots[7].offset, size_t(288));
+    CHECK_EQ(p.size, size_t(320));
+    CHECK_EQ(readAt<uint64_t>(p, 280), uint64_t(0x60000000));
+    CHECK_EQ(readAt<int64_t>(p, 288), c.batch);
+    CHECK_EQ(readAt<int64_t>(p, 296), c.head);
+    CHECK_EQ(readAt<int64_t>(p, 304), c.seqQ);
+    CHECK_EQ(readAt<int32_t>(p, 312), 16); // query's seq stride 16 * 128
+    CHECK_EQ(plan->grid[2], 2u);
+  }
+  // seq_q = 1: that dim is broadcast too.
+  std::vector<TensorArg> tensors = exampleTensors(1, 333);
+  tensors.push_back(tensor("bias", DType::BF16, {2, 16, 1, 333}, 0x60000000));
+  FakeEncoder enc;
+  Expected<LaunchPlan> plan = (*bundle)->plan(tensors, 132, enc.fn());
+  CHECK_OK(plan);
+  if (plan.ok()) {
+    CHECK_EQ(readAt<int64_t>(plan->params, 296), int64_t(333));
+    CHECK_EQ(readAt<int64_t>(plan->params, 304), int64_t(0));
+    CHECK_EQ(readAt<int32_t>(plan->params, 312), 0); // query's seq has size 1
+  }
+
+  // Launch-time errors: the operand is required, and values are range checked.
+  tensors = exampleTensors();
+  CHECK_ERROR((*bundle)->plan(tensors, 132, enc.fn()), ErrorCode::Tensor,
+              "missing operand 'bias' (this attention_fwd bundle needs: query, key, "
+              "value, output, lse, bias)");
+  Expected<std::unique_ptr<Bundle>> narrow = bundleFromText(replaceOnce(
+      exampleBundleText(), R"({"kind": "i32", "value": "seq_k"})",
+      R"~({"kind": "i32", "value": "stride(bias, batch)"})~"));
+  CHECK_OK(narrow);
+  if (!narrow.ok())
+    return;
+  tensors.push_back(tensor("bias", DType::BF16, {2, 16, 1000, 333}, 0x60000000));
+  tensors.back().strides[0] = int64_t(1) << 33;
+  CHECK_ERROR((*narrow)->plan(tensors, 132, enc.fn()), ErrorCode::Expression,
+              "params[5] (i32 \"stride(bias, batch)\"): value 8589934592 does not fit in i32");
+  CHECK_EQ((*narrow)->spec().requiredOperands.back(), std::string("bias"));
+}
+
+TEST(pack_stride_in_scratch_shape) {
+  // A scratch buffer sized from an operand's stride (checked in
+  // checkOperands, before any parameter is packed).
+  Expected<std::unique_ptr<Bundle>> bundle = bundleFromText(replaceOnce(
+      exampleBundleText(), R"("params": [)",
+      R"~("scratch": [{"name": "rows", "dtype": "f32", "dims": ["row"],
+                       "shape": ["stride(query, batch) / head_dim"]}],
+          "params": [{"kind": "ptr", "operand": "rows"},)~"));
+  CHECK_OK(bundle);
+  if (!bundle.ok())
+    return;
+  std::vector<TensorArg> tensors = exampleTensors();
+  tensors.push_back(tensor("rows", DType::F32, {1000 * 16}, 0x70000000));
+  FakeEncoder enc;
+  CHECK_OK((*bundle)->plan(tensors, 132, enc.fn()));
+  find(tensors, "query").strides = {1024 * 16 * 128, 16 * 128, 128, 1};
+  CHECK_ERROR((*bundle)->plan(tensors, 132, enc.fn()), ErrorCode::Tensor,
+              "operand 'rows': dimension 0 (row) is 16000, expected 16384 "
+              "(stride(query, batch) / head_dim)");
+}

@@ -5,6 +5,11 @@
 // integer op integer stays integer (`/` truncates toward zero), anything with
 // a float literal is float (double precision; narrowed to f32 when packed).
 //
+// Besides the shape symbols, `stride(operand, dim)` reads the stride (in
+// elements) of a logical dimension of an operand as passed at launch, 0 when
+// that dimension has size 1. Which operands and dims exist depends on the
+// bundle, so the parser takes them from an OperandScope.
+//
 //===----------------------------------------------------------------------===//
 #ifndef FA_RUNTIME_EXPR_H
 #define FA_RUNTIME_EXPR_H
@@ -13,6 +18,8 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,7 +42,9 @@ constexpr int kNumSymbols = 8;
 const char *symbolName(Symbol symbol);
 std::optional<Symbol> parseSymbol(const std::string &name);
 
-/// Values of the shape symbols at one launch; unset ones fail to evaluate.
+/// What expressions read at one launch: the values of the shape symbols and
+/// the strides of the operands passed. Unset symbols and operands that were
+/// not passed fail to evaluate.
 class SymbolTable {
 public:
   void set(Symbol s, int64_t v) { values_[static_cast<int>(s)] = v; }
@@ -43,16 +52,53 @@ public:
     return values_[static_cast<int>(s)];
   }
 
+  /// Records an operand passed at this launch: its logical dims, sizes and
+  /// strides (in elements), all outermost first and of equal length. A dim
+  /// of size 1 is recorded with stride 0: it is broadcast, so a kernel may
+  /// multiply any index by it.
+  void setOperand(const std::string &operand,
+                  const std::vector<std::string> &dims,
+                  const std::vector<int64_t> &sizes,
+                  const std::vector<int64_t> &strides);
+  bool hasOperand(const std::string &operand) const {
+    return strides_.count(operand) != 0;
+  }
+  /// The recorded stride; nullopt when the operand was not passed or has no
+  /// such dim.
+  std::optional<int64_t> stride(const std::string &operand,
+                                const std::string &dim) const;
+
 private:
   std::array<std::optional<int64_t>, kNumSymbols> values_{};
+  std::map<std::string, std::vector<std::pair<std::string, int64_t>>>
+      strides_;
+};
+
+/// The operands `stride(operand, dim)` may name, for load-time checks.
+struct OperandScope {
+  /// Logical dims of `operand`, outermost first; empty for a name that is
+  /// not an operand.
+  std::function<std::vector<std::string>(const std::string &operand)> dimsOf;
+  /// The known operand names, for messages ("query, key, ...").
+  std::string known;
+};
+
+/// One `stride(operand, dim)` in an expression.
+struct StrideRef {
+  std::string operand;
+  std::string dim;
 };
 
 class Expr {
 public:
   struct Node;
 
-  /// Parses `text`; errors have code InvalidBundle.
+  /// Parses `text`; errors have code InvalidBundle. Without a scope, the
+  /// names in stride() are checked only syntactically.
   static Expected<Expr> parse(const std::string &text);
+  /// Same, with stride()'s operand and dim checked against `scope`.
+  static Expected<Expr> parse(const std::string &text,
+                              const OperandScope &scope);
   static Expr integer(int64_t value);
   static Expr floating(double value);
 
@@ -62,9 +108,12 @@ public:
   bool isFloat() const;
   /// Symbols the expression reads.
   std::vector<Symbol> symbols() const;
+  /// The stride() references, in order of first appearance, each once.
+  std::vector<StrideRef> strides() const;
 
   /// Integer value; errors (code Expression) on division by zero, overflow,
-  /// unset symbols, or a float-typed expression.
+  /// unset symbols, a stride() of an operand not passed, or a float-typed
+  /// expression.
   Expected<int64_t> evalInt(const SymbolTable &symbols) const;
   /// Value as a double (integer expressions are converted).
   Expected<double> evalFloat(const SymbolTable &symbols) const;

@@ -34,7 +34,8 @@ struct TensorArg {
 /// The checked operands of one launch.
 struct OperandSet {
   /// Shape symbols read off the operands and the config (num_sms included
-  /// when it was given).
+  /// when it was given), and the strides of every operand passed, for
+  /// stride(operand, dim).
   SymbolTable symbols;
   /// Role -> the caller's tensor (points into the vector that was checked).
   std::map<std::string, const TensorArg *> byRole;
