@@ -84,3 +84,24 @@ def test_runtime_half_imports_without_compiler_or_torch():
                           text=True, env=env)
     assert proc.returncode == 0, proc.stderr
     assert "fa_fwd_bf16_d128" in proc.stdout
+
+
+BIAS_BUNDLE = os.path.join(REPO, "test", "Runtime", "Inputs",
+                           "attention_fwd_bias.json")
+
+
+def test_bias_strides_come_from_the_passed_strides():
+    # The bundle takes stride(bias, batch|head|seq_q) params: libfa_runtime
+    # evaluates them from the strides Python passes (size-1 dims are
+    # broadcast), and bias becomes a required operand.
+    bundle = fa_mlir.load_bundle(BIAS_BUNDLE)
+    assert "bias" in bundle.runtime.required
+    ops = operands()
+    with pytest.raises(RuntimeLibraryError, match="missing operand 'bias'"):
+        bundle.check(ops)
+    for shape in [(B, H, S, S), (1, H, S, S), (B, 1, S, S), (1, 1, S, S)]:
+        strides = (H * S * S, S * S, S, 1)
+        if shape[0] == 1:
+            strides = (0,) + strides[1:]  # what torch's expand leaves
+        ops["bias"] = (0x90000, "f32", shape, strides)
+        assert bundle.check(ops) == (3, H, B)
