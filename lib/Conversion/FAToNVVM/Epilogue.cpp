@@ -1,5 +1,5 @@
 //===- Epilogue.cpp - Normalise O, store O and the log-sum-exp ------------===//
-#include "KernelBuilder.h"
+#include "KernelParts.h"
 
 #include <limits>
 
@@ -20,7 +20,7 @@ void mlir::fa::nvvm_kernel::storeEpilogue(KernelBuilder &kb, const AttentionKern
     if (cfg.returnLse) {
       Value safeSum = kb.select(empty, kb.cf32(1.0), sum);
       Value safeMax = kb.select(empty, zero, state.max[r]);
-      Value lse2 = kb.fma(safeMax, args.scaleLog2, kb.log2(safeSum));
+      Value lse2 = kb.fma(safeMax, args.exponentFactor, kb.log2(safeSum));
       lse[r] = kb.select(empty, negInf, kb.fmul(lse2, kb.cf32(0.6931471805599453)));
     }
   }
@@ -39,12 +39,13 @@ void mlir::fa::nvvm_kernel::storeEpilogue(KernelBuilder &kb, const AttentionKern
       // Element offset of (batch, head, row, 0).
       Value rowOff = cfg.bshd
                          ? kb.mul(kb.add(kb.mul(kb.add(kb.mul(b64, sq64), row64), hn64), h64),
-                                  kb.c64(cfg.headDim))
+                                  kb.c64(cfg.headDimV))
                          : kb.mul(kb.add(kb.mul(kb.add(kb.mul(b64, hn64), h64), sq64), row64),
-                                  kb.c64(cfg.headDim));
+                                  kb.c64(cfg.headDimV));
       Value first = kb.add(rowOff, colBase);
       for (size_t i = 0; i < o.size(); i += 2) {
-        if (fragRowHalf(i) != r)
+        // Columns of the zero-filled padding up to whole 64-column boxes.
+        if (fragRowHalf(i) != r || fragColOffset(i) >= cfg.headDimV)
           continue;
         Value packed = packPair(kb, o[i], o[i + 1], cfg.elem);
         Value p = kb.globalAt(args.outPtr, kb.add(first, kb.c64(fragColOffset(i))), half);

@@ -1,7 +1,7 @@
 //===- FAToNVVM.cpp - convert-fa-to-nvvm ----------------------------------===//
 #include "fa/Conversion/Passes.h"
 
-#include "KernelBuilder.h"
+#include "KernelParts.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -18,6 +18,17 @@ using namespace mlir::fa;
 using namespace mlir::fa::nvvm_kernel;
 
 namespace {
+
+/// The element type of a bias operand the kernel reads, if it can.
+static std::optional<BiasType> biasTypeOf(Type t) {
+  if (t.isF32())
+    return BiasType::F32;
+  if (t.isBF16())
+    return BiasType::BF16;
+  if (t.isF16())
+    return BiasType::F16;
+  return std::nullopt;
+}
 
 /// The kernel configuration of `op`, or an error on `op` naming what the
 /// sm_90a kernel does not do (yet).
@@ -41,34 +52,36 @@ FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVM
   if (qTy.getRank() != 4 || vTy.getRank() != 4)
     return fail("Q, K and V must be rank 4");
   int64_t d = qTy.getDimSize(3), dv = vTy.getDimSize(3);
-  if (ShapedType::isDynamic(d) || (d != 64 && d != 128))
-    return fail("head dim must be 64 or 128");
-  if (dv != d)
-    return fail("head dim of V must equal that of Q and K");
-  if (op.getBias())
-    return fail("bias is not supported by the sm_90a kernel yet");
+  // TMA rows must be whole multiples of 16 bytes; one wgmma is at most 256 wide.
+  auto badDim = [](int64_t n) { return ShapedType::isDynamic(n) || n % 8 || n < 8 || n > 256; };
+  if (badDim(d))
+    return fail("head dim of Q and K must be a static multiple of 8 in [8, 256]");
+  if (badDim(dv))
+    return fail("head dim of V must be a static multiple of 8 in [8, 256]");
+  if (Value bias = op.getBias()) {
+    cfg.bias = biasTypeOf(cast<ShapedType>(bias.getType()).getElementType());
+    if (!cfg.bias)
+      return fail("bias element type must be f32, bf16 or f16");
+  }
   if (op.getQueryDescale() || op.getKeyDescale() || op.getValueDescale())
     return fail("descales (fp8) are not supported by the sm_90a kernel yet");
-  if (op.getWindow())
-    return fail("sliding window is not supported by the sm_90a kernel yet");
-  if (op.getSoftcap())
-    return fail("softcap is not supported by the sm_90a kernel yet");
   if (opts.chip != "sm_90a")
     return fail("only chip=sm_90a is supported, got " + opts.chip);
   if (opts.stages < 2)
     return fail("stages must be >= 2");
   cfg.headDim = d;
-  cfg.causal = op.getCausal();
-  cfg.bottomRight = op.getEffectiveMaskAlignment() == MaskAlignment::bottom_right;
+  cfg.headDimV = dv;
+  cfg.semantics = AttentionConfig::get(op);
   cfg.bshd = op.getLayout() == Layout::bshd;
   cfg.returnLse = static_cast<bool>(op.getLse());
-  cfg.scale = op.getEffectiveScale();
   cfg.stages = opts.stages;
   cfg.overlap = opts.overlap;
   cfg.pingPong = opts.pingPong;
+  cfg.planTiles();
   int64_t smem = cfg.sharedMemoryBytes();
   if (smem > 227 * 1024)
-    return fail("stages=" + Twine(opts.stages) + " needs " + Twine(smem) +
+    return fail("stages=" + Twine(opts.stages) + " with head dims " + Twine(d) + "/" + Twine(dv) +
+                " needs " + Twine(smem) +
                 " B of shared memory, more than the 227 KB an sm_90a CTA may use");
   return cfg;
 }
@@ -81,6 +94,16 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
     MLIRContext *ctx = &getContext();
     SmallVector<AttentionOp> ops;
     module.walk([&](AttentionOp op) { ops.push_back(op); });
+    // No sm_90a backward kernel exists yet: refuse rather than leave the op
+    // behind for a pipeline that writes no bundle for it.
+    bool anyGrad = false;
+    module.walk([&](AttentionGradOp op) {
+      op.emitOpError("convert-fa-to-nvvm: the sm_90a back end has no backward kernel yet; "
+                     "lower fa.attention_grad with fa-cpu-pipeline instead");
+      anyGrad = true;
+    });
+    if (anyGrad)
+      return signalPassFailure();
     if (ops.empty())
       return;
 

@@ -54,6 +54,17 @@ Value KernelBuilder::exp2(Value x) {
                                        ValueRange{x})
       .getResult(0);
 }
+Value KernelBuilder::tanh(Value x) {
+  // LLVM 22 has no llvm.nvvm.tanh.approx intrinsic any more; the PTX
+  // instruction itself, as pure inline asm (no side effects: it may be
+  // scheduled and CSE'd like an ALU op).
+  auto op = LLVM::InlineAsmOp::create(
+      b, f32, ValueRange{x}, "tanh.approx.f32 $0, $1;", "=f,f", /*has_side_effects=*/false,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  return op.getResult(0);
+}
 Value KernelBuilder::log2(Value x) {
   return LLVM::CallIntrinsicOp::create(b, f32, b.getStringAttr("llvm.nvvm.lg2.approx.ftz.f"),
                                        ValueRange{x})

@@ -23,40 +23,6 @@ namespace mlir::fa::nvvm_kernel {
 
 enum class ElemType { BF16, F16 };
 
-/// Everything the attention kernel is specialised on. Sequence lengths,
-/// batch and head counts stay dynamic (kernel parameters and grid).
-struct AttentionKernelConfig {
-  ElemType elem = ElemType::BF16;
-  int64_t headDim = 128;
-  bool causal = false;
-  bool bottomRight = false; // causal alignment when seq_q != seq_k
-  bool bshd = false;        // layout of Q, K, V, O; else bhsd
-  bool returnLse = false;
-  double scale = 0.0;
-  int64_t blockM = 128; // query rows per CTA (64 per consumer warpgroup)
-  int64_t blockN = 128; // key rows per K/V tile
-  int64_t stages = 2;
-  bool overlap = true;   // FA3 intra-warpgroup overlap of QK^T and softmax
-  bool pingPong = false; // FA3 inter-warpgroup turns (with overlap only)
-  int producerRegs = 24; // setmaxnreg for the producer warpgroup
-  int consumerRegs = 240;
-
-  std::string kernelName() const;
-  static constexpr int64_t kThreads = 384;
-  int64_t qTileBytes() const { return blockM * headDim * 2; }
-  int64_t kvTileBytes() const { return blockN * headDim * 2; }
-  /// Offsets inside the (1024-aligned) dynamic shared memory.
-  int64_t kOffset(int64_t stage) const { return qTileBytes() + stage * kvTileBytes(); }
-  int64_t vOffset(int64_t stage) const {
-    return qTileBytes() + (stages + stage) * kvTileBytes();
-  }
-  int64_t barrierOffset() const { return qTileBytes() + 2 * stages * kvTileBytes(); }
-  int64_t numBarriers() const { return 1 + 4 * stages; }
-  /// Requested dynamic shared memory, including the alignment slack.
-  int64_t sharedMemoryBytes() const { return barrierOffset() + 8 * numBarriers() + 1024; }
-  const char *elemName() const { return elem == ElemType::BF16 ? "bf16" : "f16"; }
-};
-
 /// A thin layer over ImplicitLocOpBuilder for i32 scalar code, shared memory
 /// pointers and structured control flow.
 class KernelBuilder {
@@ -94,6 +60,8 @@ public:
   Value fcmp(arith::CmpFPredicate p, Value a, Value c);
   /// ex2.approx.ftz.f32 through the NVVM intrinsic.
   Value exp2(Value x);
+  /// tanh.approx.f32 (the softcap; FlashAttention-3 uses the same).
+  Value tanh(Value x);
   Value log2(Value x);
   Value rcp(Value x);
 
@@ -185,46 +153,20 @@ struct RowState {
   Value sum[2]; // this thread's partial running sum of exp2
 };
 
-/// Sets S to -inf where column >= colLimit[row half] (i32, relative to the
-/// thread's first column).
-void maskScores(KernelBuilder &kb, SmallVectorImpl<Value> &s, Value colLimit[2]);
+/// Sets S to -inf outside columns [colLo[h], colHi[h]) of row half h (i32,
+/// relative to the thread's first column).
+void maskScores(KernelBuilder &kb, SmallVectorImpl<Value> &s, Value colLo[2], Value colHi[2]);
 /// One online-softmax step on S (n/2 values): updates `state`, returns the
 /// per-row rescale factor for O in `rescale`, and overwrites S with P (f32).
+/// P = exp2(factor * (S - max)): `factor` is log2(e) * scale when S holds raw
+/// q.k (Log2Score::linearFactor), 1 when S is already in the log2 domain.
 void softmaxStep(KernelBuilder &kb, SmallVectorImpl<Value> &s, RowState &state,
-                 Value scaleLog2, Value rescale[2], bool first);
+                 Value factor, Value rescale[2], bool first);
 /// Multiplies O fragments by the per-row factors.
 void rescaleRows(KernelBuilder &kb, SmallVectorImpl<Value> &o, Value factor[2]);
 /// Butterfly max/sum over the 4 lanes of a quad (they share rows).
 Value quadReduceMax(KernelBuilder &kb, Value v);
 Value quadReduceSum(KernelBuilder &kb, Value v);
-
-//===----------------------------------------------------------------------===//
-// Epilogue (Epilogue.cpp)
-//===----------------------------------------------------------------------===//
-
-struct EpilogueArgs {
-  Value outPtr, lsePtr; // lsePtr may be null
-  Value batch, head, numHeads, seqQ;
-  Value row0;  // global query row of this thread's first row
-  Value lane;  // lane id (0..31)
-  Value scaleLog2;
-};
-
-/// Normalises O by the row sums, stores O (bf16/f16) and, when asked, LSE.
-void storeEpilogue(KernelBuilder &kb, const AttentionKernelConfig &cfg,
-                   SmallVectorImpl<Value> &o, RowState &state, const EpilogueArgs &args);
-
-//===----------------------------------------------------------------------===//
-// The kernel (AttentionKernel.cpp)
-//===----------------------------------------------------------------------===//
-
-/// Appends to `module` (an MLIR module or gpu.module body) the kernel
-/// `cfg.kernelName()` as an llvm.func plus its shared memory symbol.
-LLVM::LLVMFuncOp buildAttentionKernel(OpBuilder &builder, Location loc, Block &moduleBody,
-                                      const AttentionKernelConfig &cfg);
-
-/// The bundle JSON (docs/BundleFormat.md) for the kernel, with `cubinFile`.
-std::string bundleJson(const AttentionKernelConfig &cfg, StringRef chip, StringRef cubinFile);
 
 } // namespace mlir::fa::nvvm_kernel
 

@@ -3,8 +3,8 @@
 // A thread of an m64nN accumulator holds two rows (lane/4 and lane/4 + 8 of
 // its warp's 16) and N/4 columns of each; the 4 lanes of a quad hold the
 // same rows, so a row reduction is a local tree plus two butterfly shuffles.
-// Scores stay raw; exp2(s * scale*log2(e) - m * scale*log2(e)) is one FFMA
-// and one ex2.approx. The running sum stays per thread until the epilogue.
+// P = exp2(s * c - m * c) is one FFMA and one ex2.approx, with c = scale *
+// log2(e) on raw scores or 1 on scores already in the log2 domain. The running sum stays per thread until the epilogue.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
@@ -43,17 +43,19 @@ static Value treeReduce(KernelBuilder &kb, SmallVector<Value> vals, bool isMax) 
 }
 
 void mlir::fa::nvvm_kernel::maskScores(KernelBuilder &kb, SmallVectorImpl<Value> &s,
-                                       Value colLimit[2]) {
+                                       Value colLo[2], Value colHi[2]) {
   Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
   for (size_t i = 0; i < s.size(); ++i) {
-    Value ok = kb.cmp(arith::CmpIPredicate::slt, kb.c32(fragColOffset(i)),
-                      colLimit[fragRowHalf(i)]);
+    Value col = kb.c32(fragColOffset(i));
+    Value ok = kb.cmp(arith::CmpIPredicate::slt, col, colHi[fragRowHalf(i)]);
+    if (colLo[fragRowHalf(i)])
+      ok = kb.andi(ok, kb.cmp(arith::CmpIPredicate::sge, col, colLo[fragRowHalf(i)]));
     s[i] = kb.select(ok, s[i], negInf);
   }
 }
 
 void mlir::fa::nvvm_kernel::softmaxStep(KernelBuilder &kb, SmallVectorImpl<Value> &s,
-                                        RowState &state, Value scaleLog2, Value rescale[2],
+                                        RowState &state, Value factor, Value rescale[2],
                                         bool first) {
   Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
   Value zero = kb.cf32(0.0);
@@ -68,14 +70,14 @@ void mlir::fa::nvvm_kernel::softmaxStep(KernelBuilder &kb, SmallVectorImpl<Value
     // A row with every score masked so far keeps max -inf; subtract 0 then,
     // so that exp2 gives 0 rather than NaN.
     Value allMasked = kb.fcmp(arith::CmpFPredicate::OEQ, mNew, negInf);
-    Value scaled = kb.select(allMasked, zero, kb.fmul(mNew, scaleLog2));
+    Value scaled = kb.select(allMasked, zero, kb.fmul(mNew, factor));
     negScaledMax[r] = arith::NegFOp::create(kb.b, scaled);
     if (!first)
-      rescale[r] = kb.exp2(kb.fma(state.max[r], scaleLog2, negScaledMax[r]));
+      rescale[r] = kb.exp2(kb.fma(state.max[r], factor, negScaledMax[r]));
     state.max[r] = mNew;
   }
   for (size_t i = 0; i < s.size(); ++i)
-    s[i] = kb.exp2(kb.fma(s[i], scaleLog2, negScaledMax[fragRowHalf(i)]));
+    s[i] = kb.exp2(kb.fma(s[i], factor, negScaledMax[fragRowHalf(i)]));
   for (int r = 0; r < 2; ++r) {
     SmallVector<Value> row;
     for (size_t i = 0; i < s.size(); ++i)

@@ -30,9 +30,13 @@ struct AttentionConfig {
 
   bool hasMask() const { return causal || window.has_value(); }
 
+  /// tanh as a target computes it (null: math.tanh).
+  using TanhFn = function_ref<Value(Value)>;
+
   /// scale * qk (+ bias), then the softcap: the score before masking, f32.
   /// `bias` may be null.
-  Value emitScore(ImplicitLocOpBuilder &b, Value qk, Value bias) const;
+  Value emitScore(ImplicitLocOpBuilder &b, Value qk, Value bias,
+                  TanhFn tanh = nullptr) const;
 
   /// i1: whether key `j` is hidden from query `i` (index values). `seqQ` and
   /// `seqK` are index values; they matter only for bottom_right alignment.
@@ -43,6 +47,28 @@ struct AttentionConfig {
   /// The derivative d(score)/d(scale*qk + bias) given the score itself:
   /// 1 - (s/softcap)^2 with a softcap, null (meaning 1) without.
   Value emitScoreDerivative(ImplicitLocOpBuilder &b, Value score) const;
+};
+
+/// The score in the log2 domain, log2(e) * score, which softmax raises with
+/// exp2. When nothing sits between the scale and the exponential (no bias,
+/// no softcap), log2(e) folds into the scale; otherwise it is applied after
+/// the score function. Every lowering takes its scores from here.
+class Log2Score {
+public:
+  Log2Score(const AttentionConfig &config, bool hasBias);
+
+  /// log2(e) * score(qk, bias), f32; `bias` (f32) may be null.
+  Value emit(ImplicitLocOpBuilder &b, Value qk, Value bias,
+             AttentionConfig::TanhFn tanh = nullptr) const;
+  /// The factor c when the log2-domain score is c * qk with c > 0: a target
+  /// may then keep raw qk, take the row max on it and fold c into the
+  /// exponent's FMA. None with a bias, a softcap or a scale <= 0.
+  std::optional<double> linearFactor() const;
+
+private:
+  AttentionConfig folded;
+  bool hasBias;
+  double post = 1.0; // factor applied after the score function
 };
 
 } // namespace mlir::fa

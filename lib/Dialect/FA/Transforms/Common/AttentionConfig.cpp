@@ -1,5 +1,6 @@
 //===- AttentionConfig.cpp - The score function of an attention op --------===//
 #include "fa/Dialect/FA/Transforms/AttentionConfig.h"
+#include "fa/Dialect/FA/Transforms/MaskRule.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -31,13 +32,13 @@ static Value f32Const(ImplicitLocOpBuilder &b, double v) {
 }
 
 Value AttentionConfig::emitScore(ImplicitLocOpBuilder &b, Value qk,
-                                 Value bias) const {
+                                 Value bias, TanhFn tanh) const {
   Value s = arith::MulFOp::create(b, qk, f32Const(b, scale));
   if (bias)
     s = arith::AddFOp::create(b, s, bias);
   if (softcap) {
-    Value t = math::TanhOp::create(
-        b, arith::MulFOp::create(b, s, f32Const(b, 1.0 / *softcap)));
+    Value x = arith::MulFOp::create(b, s, f32Const(b, 1.0 / *softcap));
+    Value t = tanh ? tanh(x) : math::TanhOp::create(b, x).getResult();
     s = arith::MulFOp::create(b, t, f32Const(b, *softcap));
   }
   return s;
@@ -47,33 +48,12 @@ Value AttentionConfig::emitIsMasked(ImplicitLocOpBuilder &b, Value i, Value j,
                                     Value seqQ, Value seqK) const {
   if (!hasMask())
     return nullptr;
-  // Work in i64 so that i + off - left may go negative.
+  // In i64 so that i + off - left may go negative.
   auto toI64 = [&](Value v) {
     return arith::IndexCastOp::create(b, b.getI64Type(), v).getResult();
   };
-  auto c64 = [&](int64_t v) {
-    return arith::ConstantOp::create(b, b.getI64IntegerAttr(v)).getResult();
-  };
-  Value diag = toI64(i);
-  if (alignment == MaskAlignment::bottom_right)
-    diag = arith::AddIOp::create(
-        b, diag, arith::SubIOp::create(b, toI64(seqK), toI64(seqQ)));
-  Value col = toI64(j);
-  Value masked;
-  auto orInto = [&](Value cond) {
-    masked = masked ? arith::OrIOp::create(b, masked, cond).getResult() : cond;
-  };
-  int64_t right = causal ? 0 : std::numeric_limits<int64_t>::max();
-  if (window)
-    right = std::min(right, window->second);
-  if (right != std::numeric_limits<int64_t>::max())
-    orInto(arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, col,
-                                 arith::AddIOp::create(b, diag, c64(right))));
-  if (window)
-    orInto(arith::CmpIOp::create(
-        b, arith::CmpIPredicate::slt, col,
-        arith::SubIOp::create(b, diag, c64(window->first))));
-  return masked;
+  MaskRule rule(b, *this, toI64(seqQ), toI64(seqK));
+  return rule.isMasked(toI64(i), toI64(j));
 }
 
 Value AttentionConfig::emitScoreDerivative(ImplicitLocOpBuilder &b,
@@ -83,4 +63,28 @@ Value AttentionConfig::emitScoreDerivative(ImplicitLocOpBuilder &b,
   Value t = arith::MulFOp::create(b, score, f32Const(b, 1.0 / *softcap));
   return arith::SubFOp::create(b, f32Const(b, 1.0),
                                arith::MulFOp::create(b, t, t));
+}
+
+static constexpr double kLog2E = 1.4426950408889634;
+
+Log2Score::Log2Score(const AttentionConfig &config, bool hasBias)
+    : folded(config), hasBias(hasBias) {
+  if (!hasBias && !config.softcap)
+    folded.scale *= kLog2E;
+  else
+    post = kLog2E;
+}
+
+Value Log2Score::emit(ImplicitLocOpBuilder &b, Value qk, Value bias,
+                      AttentionConfig::TanhFn tanh) const {
+  Value s = folded.emitScore(b, qk, bias, tanh);
+  if (post != 1.0)
+    s = arith::MulFOp::create(b, s, f32Const(b, post));
+  return s;
+}
+
+std::optional<double> Log2Score::linearFactor() const {
+  if (hasBias || folded.softcap || folded.scale <= 0)
+    return std::nullopt;
+  return folded.scale;
 }

@@ -13,27 +13,19 @@ using namespace mlir::fa::tiling;
 
 using utils::IteratorType;
 
-static constexpr double kLog2E = 1.4426950408889634;
 static constexpr double kLn2 = 0.6931471805599453;
 
 ScoreTile::ScoreTile(TileBuilder &tb, const AttentionConfig &config,
                      MaskBounds &bounds, Value seqQ, Value seqK, bool hasBias)
-    : tb(tb), config(config), folded(config), bounds(bounds), seqQ(seqQ),
-      seqK(seqK) {
-  if (!hasBias && !config.softcap)
-    folded.scale *= kLog2E;
-  else
-    post = kLog2E;
-}
+    : tb(tb), config(config), log2Score(config, hasBias), bounds(bounds),
+      seqQ(seqQ), seqK(seqK) {}
 
 Value ScoreTile::body(Value qk, Value bias, Value i, Value j, bool masked) {
   ImplicitLocOpBuilder &b = tb.b;
-  Value s = folded.emitScore(b, qk, bias ? tb.extendF32(bias) : Value());
-  if (post != 1.0)
-    s = arith::MulFOp::create(b, s, tb.f32(post));
+  Value s = log2Score.emit(b, qk, bias ? tb.extendF32(bias) : Value());
   if (!masked)
     return s;
-  Value hidden = config.emitIsMasked(b, i, j, seqQ, seqK);
+  Value hidden = bounds.isMasked(i, j);
   return arith::SelectOp::create(
       b, hidden, tb.f32(-std::numeric_limits<double>::infinity()), s);
 }

@@ -36,11 +36,9 @@ private:
 
   TileBuilder &tb;
   AttentionConfig config;
-  AttentionConfig folded;
+  Log2Score log2Score;
   MaskBounds &bounds;
   Value seqQ, seqK;
-  /// Factor applied after the score function (1 when folded into scale).
-  double post = 1.0;
 };
 
 } // namespace mlir::fa::tiling

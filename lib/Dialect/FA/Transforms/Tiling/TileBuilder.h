@@ -12,6 +12,7 @@
 #define FA_LIB_DIALECT_FA_TRANSFORMS_TILING_TILEBUILDER_H
 
 #include "fa/Dialect/FA/IR/FAOps.h"
+#include "fa/Dialect/FA/Transforms/MaskRule.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
@@ -27,10 +28,7 @@ struct Problem {
                      Value v);
 };
 
-/// A run of `len` consecutive positions starting at `start`.
-struct Span {
-  Value start, len;
-};
+using fa::Span;
 
 class TileBuilder {
 public:

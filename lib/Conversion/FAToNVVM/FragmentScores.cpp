@@ -1,0 +1,91 @@
+//===- FragmentScores.cpp - Score function and masks on S fragments -------===//
+//
+// The CPU tiles' score function (Log2Score) and mask rule (MaskRule), applied
+// to the registers of an m64 x blockN wgmma accumulator: thread t holds rows
+// row0 and row0 + 8 and, per row, columns laneCol + fragColOffset(i). Only
+// tiles that cross seq_k or the band's edge for this warpgroup's 64 rows
+// take the masked path (a warpgroup-uniform scf.if).
+//
+//===----------------------------------------------------------------------===//
+#include "KernelParts.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::nvvm_kernel;
+
+KeyTiles KeyTiles::get(MaskRule &rule, Value m0, int64_t blockM, int64_t blockN) {
+  auto [lo, hi] = rule.tileRange(rule.keyRange({m0, rule.constant(blockM)}), blockN);
+  return {lo, rule.sub(hi, lo)};
+}
+
+FragmentScores::FragmentScores(KernelBuilder &kb, const AttentionKernelConfig &cfg,
+                               MaskRule &rule, std::optional<BiasArgs> biasArgs, Value batch,
+                               Value head, Value seqQ, Value seqK, Value wgRow0, Value row0,
+                               Value laneCol)
+    : kb(kb), cfg(cfg), rule(rule), log2Score(cfg.semantics, biasArgs.has_value()),
+      bias(biasArgs), seqQ(seqQ), seqK(seqK), wgRow0(wgRow0), row0(row0), laneCol(laneCol) {
+  std::optional<double> linear = log2Score.linearFactor();
+  factor = kb.cf32(linear ? *linear : 1.0);
+  if (!bias)
+    return;
+  // Rows past seq_q are computed but never stored: read row seq_q - 1 there.
+  Value head0 = kb.add(kb.mul(kb.ext64(batch), bias->strideBatch),
+                       kb.mul(kb.ext64(head), bias->strideHead));
+  for (int r = 0; r < 2; ++r) {
+    Value row = kb.minsi(kb.add(row0, kb.c32(8 * r)), kb.sub(seqQ, kb.c32(1)));
+    biasRow[r] = kb.add(head0, kb.mul(kb.ext64(row), bias->strideRow));
+  }
+}
+
+void FragmentScores::addScoreFunction(SmallVectorImpl<Value> &s, Value colBase) {
+  Type elemTy = cfg.bias == BiasType::F32    ? kb.f32
+                : cfg.bias == BiasType::BF16 ? Type(kb.b.getBF16Type())
+                                             : Type(kb.b.getF16Type());
+  Value lastCol = kb.sub(seqK, kb.c32(1));
+  auto tanh = [&](Value x) { return kb.tanh(x); };
+  for (size_t i = 0; i < s.size(); ++i) {
+    Value b;
+    if (bias) {
+      // Columns past seq_k are masked later; read column seq_k - 1 there.
+      Value col = kb.minsi(kb.add(colBase, kb.c32(fragColOffset(i))), lastCol);
+      Value idx = kb.add(biasRow[fragRowHalf(i)], kb.ext64(col));
+      b = LLVM::LoadOp::create(kb.b, elemTy, kb.globalAt(bias->ptr, idx, elemTy),
+                               cfg.biasBytes());
+      if (elemTy != kb.f32)
+        b = arith::ExtFOp::create(kb.b, kb.f32, b);
+    }
+    s[i] = log2Score.emit(kb.b, s[i], b, tanh);
+  }
+}
+
+void FragmentScores::mask(SmallVectorImpl<Value> &s, Value colBase) {
+  Value lo[2], hi[2];
+  for (int r = 0; r < 2; ++r) {
+    auto [first, end] = rule.rowColumns(kb.add(row0, kb.c32(8 * r)));
+    lo[r] = rule.hasMask() ? kb.sub(first, colBase) : Value();
+    hi[r] = kb.sub(end, colBase);
+  }
+  maskScores(kb, s, lo, hi);
+}
+
+SmallVector<Value> FragmentScores::apply(Value keyTile, SmallVector<Value> s) {
+  int64_t BN = cfg.blockN;
+  Value n0 = kb.mul(keyTile, kb.c32(BN));
+  Value colBase = kb.add(n0, laneCol);
+  if (!log2Score.linearFactor())
+    addScoreFunction(s, colBase);
+  Value need = kb.cmp(arith::CmpIPredicate::sgt, kb.add(n0, kb.c32(BN)), seqK);
+  if (Value visible = rule.fullyVisible({wgRow0, kb.c32(64)}, {n0, kb.c32(BN)}))
+    need = kb.ori(need, kb.xori(visible, arith::ConstantIntOp::create(kb.b, 1, 1)));
+  SmallVector<Type> types(s.size(), kb.f32);
+  return kb.ifThenElseValues(
+      need, types,
+      [&]() {
+        SmallVector<Value> m(s);
+        mask(m, colBase);
+        return m;
+      },
+      [&]() { return s; });
+}

@@ -1,0 +1,74 @@
+//===- KernelConfig.cpp - Kernel names and the tile plan ------------------===//
+#include "KernelParts.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::fa::nvvm_kernel;
+
+/// Registers of a consumer thread the accumulators may take: O (vDim/2), S
+/// (blockN/2) and the packed P (blockN/4) live at once under the
+/// intra-warpgroup overlap. 192 leaves room for addresses and loop state
+/// within setmaxnreg 240 (d128 x 128 uses 160 and does not spill).
+static constexpr int64_t kAccumulatorRegs = 192;
+static constexpr int64_t kSharedLimit = 227 * 1024;
+
+void AttentionKernelConfig::planTiles() {
+  for (int64_t n : {128, 112, 96, 80, 64}) {
+    blockN = n;
+    bool regsFit = vDim() / 2 + n / 2 + n / 4 <= kAccumulatorRegs;
+    if (regsFit && sharedMemoryBytes() <= kSharedLimit)
+      return;
+  }
+}
+
+const char *AttentionKernelConfig::biasName() const {
+  if (!bias)
+    return "";
+  switch (*bias) {
+  case BiasType::F32:
+    return "f32";
+  case BiasType::BF16:
+    return "bf16";
+  case BiasType::F16:
+    return "f16";
+  }
+  return "";
+}
+
+static std::string floatTag(double v) {
+  float f = static_cast<float>(v);
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  return llvm::formatv("{0:x8}", bits).str();
+}
+
+std::string AttentionKernelConfig::kernelName() const {
+  std::string n = llvm::formatv("fa_fwd_{0}_d{1}", elemName(), headDim);
+  if (headDimV != headDim)
+    n += llvm::formatv("v{0}", headDimV).str();
+  n += bshd ? "_bshd" : "_bhsd";
+  const AttentionConfig &s = semantics;
+  bool br = s.alignment == MaskAlignment::bottom_right;
+  if (s.causal)
+    n += br ? "_causal_br" : "_causal";
+  if (s.window)
+    n += llvm::formatv("_w{0}_{1}{2}", s.window->first, s.window->second,
+                       br && !s.causal ? "_br" : "")
+             .str();
+  if (s.softcap)
+    n += "_cap" + floatTag(*s.softcap);
+  if (bias)
+    n += std::string("_bias") + biasName();
+  if (returnLse)
+    n += "_lse";
+  n += llvm::formatv("_m{0}n{1}s{2}{3}{4}", blockM, blockN, stages, overlap ? "o" : "",
+                     overlap && pingPong ? "p" : "");
+  // The scale is baked in: name kernels whose scale is not 1/sqrt(d) by it.
+  if (static_cast<float>(s.scale) != static_cast<float>(1.0 / std::sqrt(double(headDim))))
+    n += "_sc" + floatTag(s.scale);
+  return n;
+}

@@ -1,0 +1,193 @@
+//===- KernelParts.h - The parts the sm_90a attention kernels compose -*- C++ -*-===//
+//
+// FlashAttention-3's kernels are a template over a mainloop, an epilogue and a
+// tile scheduler, sharing a TMA pipeline, masks and a softmax. Ours are the
+// same parts as emitter classes (docs/HopperKernel.md, "Kernel parts"):
+//
+//   AttentionKernelConfig  what a kernel is specialised on, and its tile plan
+//   NamedBarrier           the bar.sync ids, one enum
+//   TileScheduler          CTA -> (query block, head, batch); the grid
+//   TmaPipeline            a ring of TMA-filled slots with full/empty mbarriers
+//   KeyTiles               the key tiles a query block visits (MaskRule)
+//   FragmentScores         score function, bias and masks on S fragments
+//   storeEpilogue          normalise, store O and LSE (Epilogue.cpp)
+//
+// The score function and every mask decision come from the target-independent
+// layer the CPU tiles use (AttentionConfig.h, MaskRule.h), instantiated on
+// i32 and on accumulator fragments here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_LIB_CONVERSION_FATONVVM_KERNELPARTS_H
+#define FA_LIB_CONVERSION_FATONVVM_KERNELPARTS_H
+
+#include "KernelBuilder.h"
+#include "fa/Dialect/FA/Transforms/AttentionConfig.h"
+#include "fa/Dialect/FA/Transforms/MaskRule.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::fa::nvvm_kernel {
+
+enum class BiasType { F32, BF16, F16 };
+
+/// Everything the forward kernel is specialised on. Sequence lengths, batch
+/// and head counts stay dynamic (kernel parameters and grid).
+struct AttentionKernelConfig {
+  ElemType elem = ElemType::BF16;
+  int64_t headDim = 128;  // of Q and K
+  int64_t headDimV = 128; // of V and O
+  bool bshd = false;      // layout of Q, K, V, O; else bhsd
+  bool returnLse = false;
+  /// Scale, softcap, causal, window, alignment: the shared score function.
+  AttentionConfig semantics;
+  std::optional<BiasType> bias;
+  int64_t blockM = 128; // query rows per CTA (64 per consumer warpgroup)
+  int64_t blockN = 128; // key rows per K/V tile (the tile plan picks it)
+  int64_t stages = 2;
+  bool overlap = true;   // FA3 intra-warpgroup overlap of QK^T and softmax
+  bool pingPong = false; // FA3 inter-warpgroup turns (with overlap only)
+  int producerRegs = 24; // setmaxnreg for the producer warpgroup
+  int consumerRegs = 240;
+
+  static constexpr int64_t kThreads = 384;
+  static constexpr int64_t kBox = 64; // 16-bit elements per 128B-swizzled row
+
+  /// Picks blockN for the head dims (docs/HopperKernel.md, "Tile plan"):
+  /// the largest of 128, 112, 96, 80, 64 whose accumulators fit the
+  /// consumers' registers and whose slots fit shared memory.
+  void planTiles();
+
+  std::string kernelName() const;
+  /// Head dims rounded up to whole 64-column boxes; TMA zero-fills the rest.
+  int64_t qkDim() const { return llvm::alignTo(headDim, kBox); }
+  int64_t vDim() const { return llvm::alignTo(headDimV, kBox); }
+  int64_t qTileBytes() const { return blockM * qkDim() * 2; }
+  int64_t kTileBytes() const { return blockN * qkDim() * 2; }
+  int64_t vTileBytes() const { return blockN * vDim() * 2; }
+  /// Offsets inside the (1024-aligned) dynamic shared memory.
+  int64_t kOffset() const { return qTileBytes(); }
+  int64_t vOffset() const { return kOffset() + stages * kTileBytes(); }
+  int64_t barrierOffset() const { return vOffset() + stages * vTileBytes(); }
+  int64_t numBarriers() const { return 1 + 4 * stages; }
+  /// Requested dynamic shared memory, including the alignment slack.
+  int64_t sharedMemoryBytes() const { return barrierOffset() + 8 * numBarriers() + 1024; }
+  const char *elemName() const { return elem == ElemType::BF16 ? "bf16" : "f16"; }
+  const char *biasName() const;
+  int64_t biasBytes() const { return bias == BiasType::F32 ? 4 : 2; }
+};
+
+/// Named barrier ids (bar.sync / bar.arrive); 0 is __syncthreads.
+enum class NamedBarrier : int64_t {
+  Cta = 0,
+  ConsumerTurnFirst = 1, // + consumer index: "my turn" in ping-pong
+};
+
+/// Which work tile a CTA computes and the grid that covers them all. One
+/// CTA per (query block, head, batch); causal grids take the longest query
+/// blocks first (CTAs start in blockIdx order). A persistent scheduler would
+/// replace `current` by a loop over tiles and `grid` by the SM count.
+class TileScheduler {
+public:
+  struct WorkTile {
+    Value mBlock, head, batch;
+  };
+  static WorkTile current(KernelBuilder &kb, const AttentionKernelConfig &cfg);
+  static llvm::json::Array grid(const AttentionKernelConfig &cfg);
+};
+
+/// A ring of `stages` shared-memory slots filled by TMA. Slot t % stages has a
+/// "full" mbarrier (one producer arrival with the bytes expected; completes
+/// when they land) and an "empty" one (every consumer thread arrives when
+/// done reading). Iteration t waits on phase parity (t / stages) & 1.
+class TmaPipeline {
+public:
+  TmaPipeline(KernelBuilder &kb, Value smemBase, int64_t slotOffset, int64_t slotBytes,
+              int64_t firstBarrier, int64_t stages, int64_t consumers);
+
+  /// By one thread, before the CTA barrier that publishes the barriers.
+  void init();
+  Value slot(Value t);
+  /// Producer: waits for slot t to be free and arms its full barrier for
+  /// `bytes`; returns the barrier the copies complete on.
+  Value acquire(Value t, int64_t bytes);
+  /// Consumer: waits until slot t is full / marks it read.
+  void wait(Value t);
+  void release(Value t);
+
+private:
+  Value stage(Value t);
+  Value parity(Value t);
+  Value barrier(int64_t which, Value stage); // 0 full, 1 empty
+
+  KernelBuilder &kb;
+  Value base;
+  int64_t slotOffset, slotBytes, firstBarrier, stages, consumers;
+};
+
+/// The key tiles [first, first + count) a block of query rows visits: all of
+/// them, or the band's through MaskRule (causal and windows skip the rest).
+struct KeyTiles {
+  Value first, count;
+  static KeyTiles get(MaskRule &rule, Value m0, int64_t blockM, int64_t blockN);
+};
+
+/// Bias operand of one kernel: pointer and strides (elements, i64; a
+/// broadcast dim has stride 0) as the runtime's stride() gives them.
+struct BiasArgs {
+  Value ptr, strideBatch, strideHead, strideRow;
+};
+
+/// The score function and the masks on the m64 x blockN fragment of S that
+/// one consumer warpgroup holds: raw q.k in, the values the softmax
+/// exponentiates with `exponentFactor()` out.
+class FragmentScores {
+public:
+  FragmentScores(KernelBuilder &kb, const AttentionKernelConfig &cfg, MaskRule &rule,
+                 std::optional<BiasArgs> bias, Value batch, Value head, Value seqQ, Value seqK,
+                 Value wgRow0, Value row0, Value laneCol);
+
+  /// S of key tile `keyTile` (raw q.k) -> masked log2-domain scores, or raw
+  /// scores when the score function is linear.
+  SmallVector<Value> apply(Value keyTile, SmallVector<Value> s);
+  Value exponentFactor() { return factor; }
+
+private:
+  void addScoreFunction(SmallVectorImpl<Value> &s, Value colBase);
+  void mask(SmallVectorImpl<Value> &s, Value colBase);
+
+  KernelBuilder &kb;
+  const AttentionKernelConfig &cfg;
+  MaskRule &rule;
+  Log2Score log2Score;
+  std::optional<BiasArgs> bias;
+  Value seqQ, seqK, wgRow0, row0, laneCol, factor;
+  Value biasRow[2]; // i64 element offset of this thread's two bias rows
+};
+
+struct EpilogueArgs {
+  Value outPtr, lsePtr; // lsePtr may be null
+  Value batch, head, numHeads, seqQ;
+  Value row0;  // global query row of this thread's first row
+  Value lane;  // lane id (0..31)
+  Value exponentFactor;
+};
+
+/// Normalises O by the row sums, stores O (bf16/f16; the headDimV real
+/// columns) and, when asked, LSE.
+void storeEpilogue(KernelBuilder &kb, const AttentionKernelConfig &cfg, SmallVectorImpl<Value> &o,
+                   RowState &state, const EpilogueArgs &args);
+
+/// Appends to `moduleBody` the kernel `cfg.kernelName()` as an llvm.func plus
+/// its shared memory symbol.
+LLVM::LLVMFuncOp buildAttentionKernel(OpBuilder &builder, Location loc, Block &moduleBody,
+                                      const AttentionKernelConfig &cfg);
+
+/// The bundle JSON (docs/BundleFormat.md) for the kernel, with `cubinFile`.
+std::string bundleJson(const AttentionKernelConfig &cfg, StringRef chip, StringRef cubinFile);
+
+} // namespace mlir::fa::nvvm_kernel
+
+#endif // FA_LIB_CONVERSION_FATONVVM_KERNELPARTS_H

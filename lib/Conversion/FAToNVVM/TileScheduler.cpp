@@ -1,0 +1,20 @@
+//===- TileScheduler.cpp - CTA to work tile, and the grid -----------------===//
+#include "KernelParts.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::fa::nvvm_kernel;
+
+TileScheduler::WorkTile TileScheduler::current(KernelBuilder &kb,
+                                               const AttentionKernelConfig &cfg) {
+  Value bx = kb.blockIdX();
+  // Causal: the longest rows (the last query blocks) first.
+  Value mBlock = cfg.semantics.causal ? kb.sub(kb.sub(kb.gridDimX(), kb.c32(1)), bx) : bx;
+  return {mBlock, kb.blockIdY(), kb.blockIdZ()};
+}
+
+llvm::json::Array TileScheduler::grid(const AttentionKernelConfig &cfg) {
+  return llvm::json::Array{llvm::formatv("ceildiv(seq_q, {0})", cfg.blockM).str(), "heads_q",
+                           "batch"};
+}
