@@ -59,3 +59,41 @@ def test_bad_config_entry_is_reported(tmp_path):
                           capture_output=True, text=True, env=env)
     assert proc.returncode != 0
     assert "entry 0" in proc.stderr and "dtype" in proc.stderr
+
+
+def test_keep_going_leaves_out_what_fails(tmp_path, monkeypatch, capsys):
+    # What run_device.sh build uses: one configuration the compiler rejects
+    # costs only its own tests. No compiler needed: build_bundle is faked.
+    from fa_mlir import aot
+    from fa_mlir.errors import UnsupportedError
+
+    def fake_build(kcfg, target, path):
+        if kcfg.head_dim == 96:
+            raise UnsupportedError("fa-compile failed for sm_90a (1):\n"
+                                   "head dim 96 is not supported")
+        os.makedirs(path)
+
+    monkeypatch.setattr(aot, "build_bundle", fake_build)
+    configs = tmp_path / "configs.json"
+    configs.write_text(json.dumps([{"dtype": "bf16", "head_dim": 64},
+                                   {"dtype": "bf16", "head_dim": 96}]))
+    out = tmp_path / "out"
+    args = ["--configs", str(configs), "--out", str(out), "--target", "sm_90a"]
+    assert aot.main(args + ["--keep-going"]) == 0
+    index = json.loads((out / "index.json").read_text())
+    assert [e["config"]["head_dim"] for e in index["entries"]] == [64]
+    failed = (out / "failed.txt").read_text()
+    assert '"head_dim": 96' in failed and "head dim 96 is not supported" in failed
+    captured = capsys.readouterr()
+    assert "1 bundles in" in captured.out
+    assert "1 of 2 entries failed" in captured.err
+    assert "fa-compile failed for sm_90a (1)" in captured.err
+    # Without it the first failure stops the build.
+    assert aot.main(args) == 1
+    assert "head dim 96 is not supported" in capsys.readouterr().err
+    # Nothing built is an error either way; a clean build drops failed.txt.
+    configs.write_text(json.dumps([{"dtype": "bf16", "head_dim": 96}]))
+    assert aot.main(args + ["--keep-going"]) == 1
+    configs.write_text(json.dumps([{"dtype": "bf16", "head_dim": 64}]))
+    assert aot.main(args + ["--keep-going"]) == 0
+    assert not (out / "failed.txt").exists()
