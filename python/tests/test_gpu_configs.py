@@ -1,0 +1,85 @@
+"""The GPU tests' kernels are in python/tests/gpu/configs.json.
+
+On the GPU machine kernels come only from the AOT directory that
+`run_device.sh build` compiles from configs.json; a call whose KernelConfig
+is missing there fails with "no sm_90a bundle". This runs the op's Python
+half (argument checks, bias preparation, KernelConfig) for every variant of
+gpu/test_gpu_attention.py on CPU tensors, stops it at the kernel lookup, and
+checks the configuration it asks for is one configs.json builds.
+"""
+import importlib.util
+import json
+import os
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from fa_mlir import aot, registry  # noqa: E402
+from fa_mlir.torch import _ops  # noqa: E402
+
+GPU_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gpu")
+
+
+def _gpu_tests():
+    spec = importlib.util.spec_from_file_location(
+        "fa_gpu_attention_tests", os.path.join(GPU_DIR, "test_gpu_attention.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GPU = _gpu_tests()
+
+
+def _aot_configs():
+    with open(os.path.join(GPU_DIR, "configs.json")) as f:
+        return [kcfg.to_dict() for kcfg, target in
+                aot.expand(json.load(f), "sm_90a") if target == "sm_90a"]
+
+
+class _Lookup(Exception):
+    pass
+
+
+def _requested(monkeypatch, var, bias_view=None):
+    """The KernelConfig the GPU test's call for `var` looks up (CPU run)."""
+    asked = []
+
+    def lookup(kcfg, target):
+        asked.append(kcfg)
+        raise _Lookup()
+
+    monkeypatch.setattr(_ops, "get_bundle", lookup)
+    q, k, v, bias = GPU.variant_inputs(var, device="cpu")
+    if bias_view is not None:
+        bias = GPU.bias_layouts(bias)[bias_view]
+    with pytest.raises(_Lookup):
+        GPU.call(var, q, k, v, bias)
+    # The registry also tries the kernel for any head count, which is what
+    # the AOT build compiles (configs.json gives no heads).
+    return registry.candidates(asked[0])[-1]
+
+
+@pytest.mark.parametrize("var", GPU.VARIANTS, ids=[v.name for v in GPU.VARIANTS])
+def test_variant_kernel_is_built_ahead_of_time(monkeypatch, var):
+    kcfg = _requested(monkeypatch, var)
+    assert kcfg.to_dict() in _aot_configs(), (
+        f"{var.name} asks for {kcfg.key()}, which configs.json does not build")
+
+
+@pytest.mark.parametrize("view", ["padded-rows", "heads-outermost",
+                                  "expanded-batch", "expanded-heads"])
+def test_bias_views_share_one_kernel(monkeypatch, view):
+    want = _requested(monkeypatch, GPU.FULL_BIAS)
+    assert _requested(monkeypatch, GPU.FULL_BIAS, view) == want
+
+
+def test_variants_are_distinct_kernels(monkeypatch):
+    # Each variant is there for a kernel of its own; the new AOT entries are
+    # exactly theirs (a stale entry would cost a compile for nothing).
+    kernels = [_requested(monkeypatch, v).key() for v in GPU.VARIANTS]
+    assert len(set(kernels)) == len(kernels)
+    aot_keys = [json.dumps(c, sort_keys=True) for c in _aot_configs()]
+    assert set(kernels) <= set(aot_keys)
+    assert len(aot_keys) == len(set(aot_keys)), "duplicate configs.json entries"
