@@ -9,7 +9,8 @@ and sequence lengths (head dims static), like gen_attention_inputs.py:
   dense_d256, *_causal      plain head dim 256
   softcap50_d256_causal     Gemma-2: softcap 50 at head dim 256, causal
   mla_d192_v128[_causal]    DeepSeek MLA-like: QK head dim 192, V head dim 128
-  alibi_d128_bf16[_causal]  additive bias [1, heads, seq_q, seq_k] bf16 (ALiBi)
+  alibi_d128_bf16[_causal]  additive bias bf16 (ALiBi; the benchmark passes
+                            [1, heads, seq_q, seq_k], the type is dynamic in all four)
   dense_d128[_causal]       the dense references of the windowed/bias rows
                             (the same configurations as gen_attention_inputs.py
                             bench, compiled again here so that this set stands
@@ -38,7 +39,7 @@ class Config:
     causal: bool = False
     window: Optional[Tuple[int, int]] = None   # (left, right), fa.attention's window
     softcap: Optional[float] = None
-    bias_dtype: Optional[str] = None           # bias operand [1, heads_q, seq_q, seq_k]
+    bias_dtype: Optional[str] = None           # bias operand [batch|1, heads_q|1, seq_q, seq_k]
     dtype: str = "bf16"
     layout: str = "bhsd"
     return_lse: bool = True
@@ -81,7 +82,7 @@ def func(c):
     args = [f"%q: {tq}", f"%k: {tq}", f"%v: {tv}"]
     bias = ""
     if c.bias:
-        tb = f"tensor<1x?x?x?x{c.bias_dtype}>"
+        tb = f"tensor<?x?x?x?x{c.bias_dtype}>"  # dynamic in all four: any broadcast
         args.append(f"%b: {tb}")
         bias = f" bias(%b : {tb})"
     res = f"{tv}, tensor<?x?x?xf32>" if c.return_lse else tv
