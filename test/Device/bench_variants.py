@@ -176,14 +176,16 @@ def our_launch(fa_rt, kern, q, k, v, o, lse, bias):
 
 # ---- one row ----------------------------------------------------------------
 
-def classify(ex):
-    """Status for an exception a peer raised on its first call."""
+def classify(ex, name):
+    """Status for an exception raised while preparing, calling or timing `name`
+    (for ours always a failure: a bundle that exists must run)."""
     msg = str(ex)
     if isinstance(ex, peers.Unsupported):
         return f"unsupported: {clean(msg)}"
     if isinstance(ex, peers.Unavailable):
         return f"unavailable: {clean(msg)}"
-    if isinstance(ex, (NotImplementedError,)) or "No available kernel" in msg or "not supported" in msg.lower():
+    if name != "ours" and (isinstance(ex, NotImplementedError) or "No available kernel" in msg
+                           or "not supported" in msg.lower()):
         return f"unsupported: {clean(msg)}"
     return f"fail {type(ex).__name__}: {clean(msg.splitlines()[0] if msg else '', 80)}"
 
@@ -239,7 +241,7 @@ def run_row(variant, cfg, N, bundles, peer_names, flex_rows, dense, fh):
         except _Skip as ex:
             status = str(ex)
         except Exception as ex:  # noqa: BLE001 - one peer's trouble is a status, not the end of the run
-            status = classify(ex)
+            status = classify(ex, name)
             out, ms = None, None
         res[name] = dict(status=status, ms=ms, first=first, out=out)
     ok_peers = [n for n in peer_names if res[n]["ms"]]
