@@ -9,7 +9,9 @@ at .devbuild/lib/libfa_runtime.so).
 import ctypes
 import glob
 import json
+import math
 import os
+import re
 import sys
 
 import torch
@@ -18,7 +20,7 @@ _root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 sys.path.insert(0, os.path.join(_root, "python"))
 from fa_mlir import gpu_runtime  # noqa: E402
 
-DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
+DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
 _NAMES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
 
 
@@ -30,30 +32,39 @@ def runtime_tensor(t):
 class Kernel:
     """One fa-kernel-bundle, loaded and validated by libfa_runtime."""
 
-    def __init__(self, json_path):
+    def __init__(self, json_path, build_options=None):
         self.rt = gpu_runtime.RuntimeBundle(json_path)
         with open(json_path) as f:
             self.meta = json.load(f)
         self.cfg = self.meta["config"]
         self.name = self.rt.kernel_name
+        # The fa-compile options it was built with (build_kernels.sh's
+        # index.tsv), None when unknown: the schedule is not in the JSON.
+        self.build_options = build_options
 
-    def operands(self, q, k, v, o, lse=None):
+    def operands(self, q, k, v, o, lse=None, bias=None):
         ops = {"query": q, "key": k, "value": v, "output": o}
         if self.cfg["return_lse"]:
             ops["lse"] = lse
+        if self.cfg.get("bias"):
+            if bias is None:
+                raise ValueError(f"{self.name} takes a bias")
+            ops["bias"] = bias
+        elif bias is not None:
+            raise ValueError(f"{self.name} takes no bias")
         return {r: runtime_tensor(t) for r, t in ops.items()}
 
-    def __call__(self, q, k, v, o, lse=None, stream=None):
+    def __call__(self, q, k, v, o, lse=None, stream=None, bias=None):
         """fa_bundle_launch on the current torch stream (asynchronous)."""
         if stream is None:
             stream = torch.cuda.current_stream().cuda_stream
-        self.rt.launch(self.operands(q, k, v, o, lse), stream)
+        self.rt.launch(self.operands(q, k, v, o, lse, bias), stream)
 
-    def launcher(self, q, k, v, o, lse=None):
+    def launcher(self, q, k, v, o, lse=None, bias=None):
         """A no-argument launch for timing: the fa_tensor array is built
         once; each call is one fa_bundle_launch (operand checks, tensor map
         encoding and cuLaunchKernelEx inside the runtime, as for any user)."""
-        arr = gpu_runtime.tensor_array(self.operands(q, k, v, o, lse))
+        arr = gpu_runtime.tensor_array(self.operands(q, k, v, o, lse, bias))
         rt, n = self.rt, len(arr)  # the closure holds rt: its handle is freed with it
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
         lib = rt.lib
@@ -66,21 +77,109 @@ class Kernel:
         return launch
 
 
+def _build_index(directory):
+    """bundle name -> fa-compile options, from build_kernels.sh's index.tsv."""
+    index = {}
+    path = os.path.join(directory, "index.tsv")
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) >= 2 and not line.startswith("#"):
+                    index[parts[0]] = parts[1]
+    return index
+
+
 def load_all(directory):
-    return [Kernel(p) for p in sorted(glob.glob(os.path.join(directory, "*.json")))]
+    index = _build_index(directory)
+    return [Kernel(p, index.get(os.path.splitext(os.path.basename(p))[0]))
+            for p in sorted(glob.glob(os.path.join(directory, "*.json")))]
+
+
+UNBOUNDED = 1 << 30  # a window side this large (or null) hides nothing
+
+
+def _window_key(window, causal):
+    """A window as the keys it shows: (left, right) with None for a side
+    without a bound; causal clips the right side to 0."""
+    if window is None:
+        left = right = None
+    else:
+        left, right = (None if x is None or x >= UNBOUNDED else int(x) for x in window)
+    if causal:
+        right = 0 if right is None else min(right, 0)
+    return left, right
+
+
+def _close(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return abs(float(a) - float(b)) <= 1e-6 * max(1.0, abs(float(b)))
+
+
+_SCHEDULE = re.compile(r"(?:^|_)(m\d+n\d+s\d+o?p?)(?=_|$)")
+
+
+def schedule_token(name):
+    """The schedule part of a kernel name (m128n128s2o: block sizes, stages,
+    o = intra-warpgroup overlap, p = ping-pong), or None."""
+    m = _SCHEDULE.search(name)
+    return m.group(1) if m else None
+
+
+def matches(kern, dtype="bf16", head_dim=128, layout="bhsd", causal=False,
+            mask_alignment="top_left", return_lse=True, head_dim_v=None,
+            window=None, softcap=None, bias_dtype=None, scale=None):
+    """Whether a bundle's JSON config is this configuration (the config
+    fields of docs/BundleFormat.md; the kernel name plays no part)."""
+    c = kern.cfg
+    dv = head_dim if head_dim_v is None else head_dim_v
+    if (c["dtype"] != dtype or c["head_dim"] != head_dim or c.get("head_dim_v", c["head_dim"]) != dv
+            or c["layout"] != layout or bool(c.get("causal")) != causal
+            or bool(c.get("return_lse")) != return_lse):
+        return False
+    if _window_key(c.get("window"), causal) != _window_key(window, causal):
+        return False
+    masked = causal or _window_key(window, causal) != (None, None)
+    if masked and c.get("mask_alignment", "top_left") != (mask_alignment or "top_left"):
+        return False
+    if not _close(c.get("softcap"), softcap):
+        return False
+    has_bias = bool(c.get("bias", False))
+    if has_bias != (bias_dtype is not None):
+        return False
+    if has_bias and c.get("bias_dtype", c.get("out_dtype", c["dtype"])) != bias_dtype:
+        return False
+    want_scale = 1.0 / math.sqrt(head_dim) if scale is None else scale
+    if c.get("scale") is not None and abs(c["scale"] - want_scale) > 1e-6 * want_scale:
+        return False
+    return True
 
 
 def find(kernels, dtype="bf16", head_dim=128, layout="bhsd", causal=False,
-         mask_alignment="top_left", return_lse=True, variant="m128n128s2o"):
-    for kern in kernels:
-        c = kern.cfg
-        if (c["dtype"] == dtype and c["head_dim"] == head_dim and c["layout"] == layout
-                and c["causal"] == causal and c["return_lse"] == return_lse
-                and (not causal or c["mask_alignment"] == mask_alignment)
-                and kern.name.endswith("_" + variant)):
-            return kern
-    raise KeyError(f"no bundle for {dtype} d{head_dim} {layout} causal={causal} "
-                   f"{mask_alignment} lse={return_lse} {variant}")
+         mask_alignment="top_left", return_lse=True, variant=None, **extra):
+    """The bundle of a configuration, chosen by its JSON config (`matches`;
+    `extra`: head_dim_v, window, softcap, bias_dtype, scale).
+
+    `variant` picks among bundles of the same configuration compiled with
+    different schedule options (bench.mlir with --overlap=false): it is
+    compared with the schedule token of the name (m128n128s2o, m128n128s2),
+    the one thing the JSON does not describe. Without it, the bundle built
+    with fa-compile's default options (index.tsv), else the one with the
+    overlap ('o') schedule, else the only one."""
+    cands = [k for k in kernels if matches(k, dtype, head_dim, layout, causal, mask_alignment,
+                                           return_lse, **extra)]
+    if variant is not None:
+        cands = [k for k in cands if schedule_token(k.name) == variant]
+    elif len(cands) > 1:
+        default = [k for k in cands if k.build_options == ""]
+        if not default:
+            default = [k for k in cands if (schedule_token(k.name) or "").endswith("o")]
+        cands = default or cands
+    if not cands:
+        raise KeyError(f"no bundle for {dtype} d{head_dim} {layout} causal={causal} "
+                       f"{mask_alignment} lse={return_lse} {extra or ''} {variant or ''}".rstrip())
+    return cands[0]
 
 
 def runtime_info():
