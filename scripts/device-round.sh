@@ -12,7 +12,8 @@
 #         ptxas report made by prepare
 #       2 correctness over the matrix through libfa_runtime against SDPA and
 #         float64 (test/Device/check_attention.py), and, at the same time,
-#         compute-sanitizer memcheck on small shapes
+#         compute-sanitizer memcheck on small shapes and racecheck on tiny
+#         ones (our kernels only)
 #       3 benchmark next to FA2, cuDNN, FlexAttention, standard attention
 #         (test/Device/bench_attention.py) -> $OUT/bench.csv
 #       4 GPT-2 medium (the FlashAttention paper's table): time and ncu HBM
@@ -21,7 +22,8 @@
 #         CUDA from AOT bundles, no compiler present)
 #       Logs and CSVs go to $OUT; short tables are printed last.
 #       ROUND_SMOKE=1: a quick pass over every stage (few cases, one
-#       benchmark shape, no memcheck), to try the round before a full one.
+#       benchmark shape, no memcheck or racecheck), to try the round before a
+#       full one.
 # docs/DeviceRound.md describes the stages and holds the results.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +47,7 @@ prepare() {
   { echo "prepared $(date -u '+%Y-%m-%d %H:%M UTC') from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- lib include tools || echo ' (with local changes)')"
     echo "fa-compile sha256 $(sha256sum "$BUILD_DIR/bin/fa-compile" | cut -c1-16)"
     echo "libfa_runtime sha256 $(sha256sum "$dev/lib/libfa_runtime.so" | cut -c1-16)"
+    echo "bundles $(ls "$dev"/kernels/*.json | wc -l); configurations fa-compile rejected: $(wc -l < "$dev/kernels/rejected.txt")"
   } > "$dev/MANIFEST.txt"
   local kib; kib=$(du -sk "$dev" | cut -f1)
   if (( kib > 60 * 1024 )); then echo "prepare: .devbuild is $kib KiB, over 60 MiB" >&2; exit 1; fi
@@ -56,10 +59,62 @@ sass_summary() {  # one line per kernel: HGMMA, UTMALDG, USETMAXREG, LDL/STL cou
   local k s
   for k in "$dev"/kernels/*.cubin; do
     s=$(cuobjdump --dump-sass "$k" 2>&1)
-    printf '%-48s HGMMA=%s UTMALDG=%s USETMAXREG=%s MUFU.EX2=%s LDL/STL=%s\n' "$(basename "$k" .cubin)" \
+    printf '%-64s HGMMA=%s UTMALDG=%s USETMAXREG=%s MUFU.EX2=%s LDL/STL=%s\n' "$(basename "$k" .cubin)" \
       "$(grep -c HGMMA <<<"$s")" "$(grep -c UTMALDG <<<"$s")" "$(grep -c USETMAXREG <<<"$s")" \
       "$(grep -c 'MUFU.EX2' <<<"$s")" "$(grep -cE '\b(LDL|STL)\b' <<<"$s")"
   done
+}
+
+representatives() {  # kernel names of a few configurations, from the bundles' JSON
+  python3 - "$1" <<'PY'
+import glob, json, os, sys
+d = sys.argv[1]
+def opts(name):  # the default schedule: index.tsv's empty options column
+    for line in open(os.path.join(d, "index.tsv")) if os.path.exists(os.path.join(d, "index.tsv")) else []:
+        f = line.rstrip("\n").split("\t")
+        if f[0] == name:
+            return f[1] if len(f) > 1 else ""
+    return ""
+want = [  # (dtype, head_dim, head_dim_v, layout, causal, window?, softcap?, bias?)
+    ("bf16", 128, 128, "bhsd", False, False, False, False),
+    ("bf16", 64, 64, "bhsd", True, False, False, False),
+    ("bf16", 256, 256, "bshd", False, False, False, False),
+    ("bf16", 192, 128, "bshd", False, False, False, False),
+    ("bf16", 128, 128, "bshd", True, True, False, False),
+    ("bf16", 128, 128, "bshd", False, False, True, False),
+    ("bf16", 128, 128, "bshd", False, False, False, True),
+    ("bf16", 128, 128, "bshd", True, True, True, True),
+]
+found = {}
+for p in sorted(glob.glob(os.path.join(d, "*.json"))):
+    j = json.load(open(p)); c = j["config"]
+    key = (c["dtype"], c["head_dim"], c.get("head_dim_v", c["head_dim"]), c["layout"], bool(c.get("causal")),
+           c.get("window") is not None, c.get("softcap") is not None, bool(c.get("bias")))
+    name = os.path.splitext(os.path.basename(p))[0]
+    if key in want and c.get("return_lse") and key not in found and opts(name) == "":
+        found[key] = os.path.splitext(os.path.basename(j["cubin"]))[0]
+for k in want:
+    if k in found:
+        print(found[k])
+PY
+}
+
+racecheck() {  # FA_CHECK_QUICK=racecheck under compute-sanitizer --tool racecheck -> $OUT/racecheck.log
+  local t=$SECONDS rc
+  FA_CHECK_QUICK=racecheck timeout "${RACECHECK_TIMEOUT:-150}" compute-sanitizer --tool racecheck \
+    --racecheck-report analysis --report-api-errors no --print-limit 20 --kernel-name kns=fa_fwd \
+    python3 test/Device/check_attention.py "$K" > "$OUT/racecheck.log" 2>&1
+  rc=$?
+  # a sanitizer that does not take the kernel filter fails at once: run unfiltered
+  if (( rc != 0 && rc != 124 && SECONDS - t < 20 )) && ! grep -q 'check_attention:' "$OUT/racecheck.log"; then
+    mv "$OUT/racecheck.log" "$OUT/racecheck-filtered.log"
+    echo "racecheck: --kernel-name kns=fa_fwd refused (racecheck-filtered.log), running unfiltered" > "$OUT/racecheck.log"
+    FA_CHECK_QUICK=racecheck timeout "${RACECHECK_TIMEOUT:-150}" compute-sanitizer --tool racecheck \
+      --racecheck-report analysis --report-api-errors no --print-limit 20 \
+      python3 test/Device/check_attention.py "$K" >> "$OUT/racecheck.log" 2>&1
+    rc=$?
+  fi
+  return $rc
 }
 
 run() {
@@ -73,28 +128,38 @@ run() {
 
   echo "== 1 SASS ($(ls "$K"/*.cubin | wc -l) kernels)"
   sass_summary > "$OUT/sass.txt"
-  grep -E '(bf16_d128_bhsd_lse|bf16_d64_bhsd_causal_lse)_m128n128s2o ' "$OUT/sass.txt"
+  # a few representative kernels, picked by their JSON config (names change)
+  representatives "$K" | awk 'NR == FNR {want[$1]; next} ($1 in want)' - "$OUT/sass.txt"
   awk '{split($2,h,"="); split($6,l,"="); if (h[2]==0) nh++; sp+=l[2]} END {printf "SASS: %d kernels, %d without HGMMA, %d LDL/STL in all\n", NR, nh, sp}' "$OUT/sass.txt"
   awk '{n++; if ($4 != "spill=0/0" || $3 != "stack=0") bad++} END {printf "ptxas (from prepare): %d kernels, %d with stack or spills; registers: ", n, bad}' "$K/ptxas-summary.txt"
   awk '{print $2}' "$K/ptxas-summary.txt" | sort | uniq -c | tr '\n' ' '; echo
 
-  echo "== 2 correctness (through libfa_runtime) and memcheck, side by side"
-  local mc=""
+  echo "== 2 correctness (through libfa_runtime), memcheck and racecheck, side by side"
+  local mc="" rc_pid=""
   if [[ -n ${ROUND_SMOKE:-} ]]; then
     export FA_CHECK_QUICK=1 SEQLENS=${SEQLENS:-4096} HDIMS=${HDIMS:-128} FLEX_SEQLENS=${FLEX_SEQLENS:-4096}
     echo "memcheck: skipped (ROUND_SMOKE)" > "$OUT/memcheck.log"
+    echo "racecheck: skipped (ROUND_SMOKE)" > "$OUT/racecheck.log"
   else
-    FA_CHECK_QUICK=1 timeout 120 compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
-      python3 test/Device/check_attention.py "$K" > "$OUT/memcheck.log" 2>&1 &
+    FA_CHECK_QUICK=1 timeout "${MEMCHECK_TIMEOUT:-150}" compute-sanitizer --tool memcheck --report-api-errors no \
+      --print-limit 20 python3 test/Device/check_attention.py "$K" > "$OUT/memcheck.log" 2>&1 &
     mc=$!
+    # racecheck (shared-memory hazards) on 3 tiny cases, our kernels only
+    # (--kernel-name kns=fa_fwd: torch's kernels run uninstrumented)
+    racecheck &
+    rc_pid=$!
   fi
   timeout 120 python3 test/Device/check_attention.py "$K" "$OUT/check.csv" > "$tmp/check.log" 2>&1
   local check_rc=$?
   cat "$tmp/check.log"
-  local mc_rc=skipped; [[ -n $mc ]] && { wait "$mc"; mc_rc=$?; }
+  local mc_rc=skipped rk_rc=skipped
+  [[ -n $mc ]] && { wait "$mc"; mc_rc=$?; }
+  [[ -n $rc_pid ]] && { wait "$rc_pid"; rk_rc=$?; }
   echo "check rc=$check_rc: $(tail -1 "$tmp/check.log")"
   echo "memcheck rc=$mc_rc: $(grep -E 'ERROR SUMMARY|check_attention:' "$OUT/memcheck.log" | tr '\n' ' ')"
+  echo "racecheck rc=$rk_rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|check_attention:|racecheck:' "$OUT/racecheck.log" | tr '\n' ' ')"
   [[ $check_rc == 124 ]] && echo "check timed out (hang?)"
+  [[ $rk_rc == 124 ]] && echo "racecheck timed out (RACECHECK_TIMEOUT=${RACECHECK_TIMEOUT:-150} s)"
 
   echo "== 3 benchmark ($((SECONDS - T0)) s so far)"
   BENCH_COMMAND="bash scripts/device-round.sh run" timeout "${BENCH_TIMEOUT:-150}" \
@@ -132,8 +197,9 @@ for key in sorted(set(t) | set(b), key=lambda k: (k[1], ["standard", "fa2", "cud
     rd, wr = (f"{x:.3f}" for x in b[key]) if key in b else ("-", "-")
     print(f"| {key[0]} | {key[1]} | {ms} | {rd} | {wr} |")
 PY
-  tail -1 "$tmp/check.log"
+  tail -2 "$tmp/check.log"
   echo "memcheck: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log")"
+  echo "racecheck: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|racecheck:' "$OUT/racecheck.log" | tr '\n' ' ')"
 }
 
 case "${1:-}" in
