@@ -15,9 +15,9 @@ using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::nvvm_kernel;
 
-KeyTiles KeyTiles::get(MaskRule &rule, Value m0, int64_t blockM, int64_t blockN) {
-  auto [lo, hi] = rule.tileRange(rule.keyRange({m0, rule.constant(blockM)}), blockN);
-  return {lo, rule.sub(hi, lo)};
+KeyTiles KeyTiles::get(ScalarBuilder &s, MaskRule &rule, Value m0, int64_t blockM, int64_t blockN) {
+  auto [lo, hi] = rule.tileRange(rule.keyRange({m0, s.constant(blockM)}), blockN);
+  return {lo, s.sub(hi, lo)};
 }
 
 FragmentScores::FragmentScores(KernelBuilder &kb, const AttentionKernelConfig &cfg,
@@ -34,30 +34,35 @@ FragmentScores::FragmentScores(KernelBuilder &kb, const AttentionKernelConfig &c
   Value head0 = kb.add(kb.mul(kb.ext64(batch), bias->strideBatch),
                        kb.mul(kb.ext64(head), bias->strideHead));
   for (int r = 0; r < 2; ++r) {
-    Value row = kb.minsi(kb.add(row0, kb.c32(8 * r)), kb.sub(seqQ, kb.c32(1)));
+    Value row = kb.minSI(kb.add(row0, kb.c32(8 * r)), kb.sub(seqQ, kb.c32(1)));
     biasRow[r] = kb.add(head0, kb.mul(kb.ext64(row), bias->strideRow));
   }
 }
 
-void FragmentScores::addScoreFunction(SmallVectorImpl<Value> &s, Value colBase) {
+SmallVector<Value> FragmentScores::loadBias(Value colBase) {
   Type elemTy = cfg.bias == BiasType::F32    ? kb.f32
                 : cfg.bias == BiasType::BF16 ? Type(kb.b.getBF16Type())
                                              : Type(kb.b.getF16Type());
+  // Columns past seq_k are masked later; read column seq_k - 1 there.
   Value lastCol = kb.sub(seqK, kb.c32(1));
-  auto tanh = [&](Value x) { return kb.tanh(x); };
-  for (size_t i = 0; i < s.size(); ++i) {
-    Value b;
-    if (bias) {
-      // Columns past seq_k are masked later; read column seq_k - 1 there.
-      Value col = kb.minsi(kb.add(colBase, kb.c32(fragColOffset(i))), lastCol);
-      Value idx = kb.add(biasRow[fragRowHalf(i)], kb.ext64(col));
-      b = LLVM::LoadOp::create(kb.b, elemTy, kb.globalAt(bias->ptr, idx, elemTy),
-                               cfg.biasBytes());
-      if (elemTy != kb.f32)
-        b = arith::ExtFOp::create(kb.b, kb.f32, b);
-    }
-    s[i] = log2Score.emit(kb.b, s[i], b, tanh);
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < cfg.blockN / 2; ++i) {
+    Value col = kb.minSI(kb.add(colBase, kb.c32(fragColOffset(i))), lastCol);
+    Value idx = kb.add(biasRow[fragRowHalf(i)], kb.ext64(col));
+    Value v = LLVM::LoadOp::create(kb.b, elemTy, kb.globalAt(bias->ptr, idx, elemTy),
+                                   cfg.biasBytes());
+    out.push_back(elemTy == kb.f32 ? v : arith::ExtFOp::create(kb.b, kb.f32, v).getResult());
   }
+  return out;
+}
+
+void FragmentScores::addScoreFunction(SmallVectorImpl<Value> &s, Value colBase) {
+  SmallVector<Value> biasValues;
+  if (bias)
+    biasValues = loadBias(colBase);
+  auto tanh = [&](Value x) { return kb.tanh(x); };
+  for (size_t i = 0; i < s.size(); ++i)
+    s[i] = log2Score.emit(kb.b, s[i], bias ? biasValues[i] : Value(), tanh);
 }
 
 void FragmentScores::mask(SmallVectorImpl<Value> &s, Value colBase) {
@@ -74,9 +79,10 @@ SmallVector<Value> FragmentScores::apply(Value keyTile, SmallVector<Value> s) {
   int64_t BN = cfg.blockN;
   Value n0 = kb.mul(keyTile, kb.c32(BN));
   Value colBase = kb.add(n0, laneCol);
+  Value tail = kb.cmp(arith::CmpIPredicate::sgt, kb.add(n0, kb.c32(BN)), seqK);
   if (!log2Score.linearFactor())
     addScoreFunction(s, colBase);
-  Value need = kb.cmp(arith::CmpIPredicate::sgt, kb.add(n0, kb.c32(BN)), seqK);
+  Value need = tail;
   if (Value visible = rule.fullyVisible({wgRow0, kb.c32(64)}, {n0, kb.c32(BN)}))
     need = kb.ori(need, kb.xori(visible, arith::ConstantIntOp::create(kb.b, 1, 1)));
   SmallVector<Type> types(s.size(), kb.f32);

@@ -6,7 +6,7 @@
 using namespace mlir;
 using namespace mlir::fa::nvvm_kernel;
 
-KernelBuilder::KernelBuilder(ImplicitLocOpBuilder &b) : b(b) {
+KernelBuilder::KernelBuilder(ImplicitLocOpBuilder &b) : ScalarBuilder(b, b.getI32Type()) {
   MLIRContext *ctx = b.getContext();
   i1 = b.getI1Type();
   i16 = b.getI16Type();
@@ -22,9 +22,6 @@ Value KernelBuilder::c64(int64_t v) { return arith::ConstantIntOp::create(b, v, 
 Value KernelBuilder::cf32(double v) {
   return arith::ConstantFloatOp::create(b, cast<FloatType>(f32), APFloat(static_cast<float>(v)));
 }
-Value KernelBuilder::add(Value a, Value c) { return arith::AddIOp::create(b, a, c); }
-Value KernelBuilder::sub(Value a, Value c) { return arith::SubIOp::create(b, a, c); }
-Value KernelBuilder::mul(Value a, Value c) { return arith::MulIOp::create(b, a, c); }
 Value KernelBuilder::divu(Value a, Value c) { return arith::DivUIOp::create(b, a, c); }
 Value KernelBuilder::remu(Value a, Value c) { return arith::RemUIOp::create(b, a, c); }
 Value KernelBuilder::andi(Value a, Value c) { return arith::AndIOp::create(b, a, c); }
@@ -32,14 +29,6 @@ Value KernelBuilder::ori(Value a, Value c) { return arith::OrIOp::create(b, a, c
 Value KernelBuilder::xori(Value a, Value c) { return arith::XOrIOp::create(b, a, c); }
 Value KernelBuilder::shru(Value a, Value c) { return arith::ShRUIOp::create(b, a, c); }
 Value KernelBuilder::shl(Value a, Value c) { return arith::ShLIOp::create(b, a, c); }
-Value KernelBuilder::minsi(Value a, Value c) { return arith::MinSIOp::create(b, a, c); }
-Value KernelBuilder::maxsi(Value a, Value c) { return arith::MaxSIOp::create(b, a, c); }
-Value KernelBuilder::cmp(arith::CmpIPredicate p, Value a, Value c) {
-  return arith::CmpIOp::create(b, p, a, c);
-}
-Value KernelBuilder::select(Value cond, Value a, Value c) {
-  return arith::SelectOp::create(b, cond, a, c);
-}
 Value KernelBuilder::ext64(Value v) { return arith::ExtSIOp::create(b, i64, v); }
 Value KernelBuilder::fadd(Value a, Value c) { return arith::AddFOp::create(b, a, c); }
 Value KernelBuilder::fmul(Value a, Value c) { return arith::MulFOp::create(b, a, c); }

@@ -10,6 +10,7 @@
 #ifndef FA_LIB_CONVERSION_FATONVVM_KERNELBUILDER_H
 #define FA_LIB_CONVERSION_FATONVVM_KERNELBUILDER_H
 
+#include "fa/Dialect/FA/Transforms/ScalarBuilder.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -23,13 +24,12 @@ namespace mlir::fa::nvvm_kernel {
 
 enum class ElemType { BF16, F16 };
 
-/// A thin layer over ImplicitLocOpBuilder for i32 scalar code, shared memory
-/// pointers and structured control flow.
-class KernelBuilder {
+/// The shared ScalarBuilder on i32 (what the semantic layer emits into),
+/// plus shared memory pointers, special registers and structured control flow.
+class KernelBuilder : public ScalarBuilder {
 public:
   explicit KernelBuilder(ImplicitLocOpBuilder &b);
 
-  ImplicitLocOpBuilder &b;
   Type i1, i16, i32, i64, f32;
   Type ptrTy;     // generic
   Type smemPtrTy; // addrspace(3)
@@ -38,9 +38,6 @@ public:
   Value c32(int64_t v);
   Value c64(int64_t v);
   Value cf32(double v);
-  Value add(Value a, Value c);
-  Value sub(Value a, Value c);
-  Value mul(Value a, Value c);
   Value divu(Value a, Value c);
   Value remu(Value a, Value c);
   Value andi(Value a, Value c);
@@ -48,10 +45,6 @@ public:
   Value xori(Value a, Value c);
   Value shru(Value a, Value c);
   Value shl(Value a, Value c);
-  Value minsi(Value a, Value c);
-  Value maxsi(Value a, Value c);
-  Value cmp(arith::CmpIPredicate p, Value a, Value c);
-  Value select(Value cond, Value a, Value c);
   Value ext64(Value v); // sign-extend i32 -> i64
   Value fadd(Value a, Value c);
   Value fmul(Value a, Value c);

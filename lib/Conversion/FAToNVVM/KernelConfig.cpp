@@ -17,9 +17,11 @@ static constexpr int64_t kAccumulatorRegs = 192;
 static constexpr int64_t kSharedLimit = 227 * 1024;
 
 void AttentionKernelConfig::planTiles() {
-  for (int64_t n : {128, 112, 96, 80, 64}) {
+  for (int64_t n : {128, 112, 96, 80, 64, 48, 32}) {
     blockN = n;
-    bool regsFit = vDim() / 2 + n / 2 + n / 4 <= kAccumulatorRegs;
+    // A bias tile is loaded into registers beside S (another n/2).
+    int64_t biasRegs = bias ? n / 2 : 0;
+    bool regsFit = vDim() / 2 + n / 2 + n / 4 + biasRegs <= kAccumulatorRegs;
     if (regsFit && sharedMemoryBytes() <= kSharedLimit)
       return;
   }

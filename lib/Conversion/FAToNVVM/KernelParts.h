@@ -56,7 +56,7 @@ struct AttentionKernelConfig {
   static constexpr int64_t kBox = 64; // 16-bit elements per 128B-swizzled row
 
   /// Picks blockN for the head dims (docs/HopperKernel.md, "Tile plan"):
-  /// the largest of 128, 112, 96, 80, 64 whose accumulators fit the
+  /// the largest of 128, 112, ..., 32 whose accumulators fit the
   /// consumers' registers and whose slots fit shared memory.
   void planTiles();
 
@@ -131,7 +131,7 @@ private:
 /// them, or the band's through MaskRule (causal and windows skip the rest).
 struct KeyTiles {
   Value first, count;
-  static KeyTiles get(MaskRule &rule, Value m0, int64_t blockM, int64_t blockN);
+  static KeyTiles get(ScalarBuilder &s, MaskRule &rule, Value m0, int64_t blockM, int64_t blockN);
 };
 
 /// Bias operand of one kernel: pointer and strides (elements, i64; a
@@ -155,6 +155,8 @@ public:
   Value exponentFactor() { return factor; }
 
 private:
+  /// Bias of this thread's elements of the tile at `colBase`, in f32.
+  SmallVector<Value> loadBias(Value colBase);
   void addScoreFunction(SmallVectorImpl<Value> &s, Value colBase);
   void mask(SmallVectorImpl<Value> &s, Value colBase);
 

@@ -25,7 +25,7 @@ func.func @window(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: te
 // CHECK-SAME: \22softcap\22: 50
 // CHECK: llvm.func @fa_fwd_bf16_d256_bhsd_cap0x42480000_m128n80s2o
 // CHECK: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 80, k = 16>
-// CHECK: llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f"
+// CHECK: llvm.inline_asm asm_dialect = att "tanh.approx.f32 $0, $1;", "=f,f"
 // CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 func.func @softcap_d256(%q: tensor<?x?x?x256xbf16>, %k: tensor<?x?x?x256xbf16>, %v: tensor<?x?x?x256xbf16>) -> tensor<?x?x?x256xbf16> {
   %o = fa.attention %q, %k, %v : tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16> {softcap = 50.0 : f32} -> tensor<?x?x?x256xbf16>

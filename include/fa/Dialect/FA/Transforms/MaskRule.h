@@ -20,8 +20,7 @@
 #define FA_DIALECT_FA_TRANSFORMS_MASKRULE_H
 
 #include "fa/Dialect/FA/Transforms/AttentionConfig.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "fa/Dialect/FA/Transforms/ScalarBuilder.h"
 
 #include <optional>
 #include <utility>
@@ -44,14 +43,13 @@ struct MaskBand {
 
 class MaskRule {
 public:
-  /// `seqQ` and `seqK` are values of the working integer type (index, i32 or
-  /// i64); every value passed to or returned by the methods has that type.
-  MaskRule(ImplicitLocOpBuilder &b, const AttentionConfig &config, Value seqQ,
+  /// `seqQ` and `seqK` are values of `s.intType` (index, i32 or i64); every
+  /// value passed to or returned by the methods has that type.
+  MaskRule(ScalarBuilder &s, const AttentionConfig &config, Value seqQ,
            Value seqK);
 
   bool hasMask() const { return band.hasMask(); }
   const MaskBand &getBand() const { return band; }
-  Type getType() const { return type; }
 
   /// Columns [lo, hi) that row `i` sees, clamped to [0, seqK).
   std::pair<Value, Value> rowColumns(Value i);
@@ -70,17 +68,8 @@ public:
   std::pair<Value, Value> tileRange(std::pair<Value, Value> range,
                                     int64_t block);
 
-  // Integer arithmetic in the working type.
-  Value constant(int64_t v);
-  Value add(Value x, Value y);
-  Value sub(Value x, Value y);
-  Value minSI(Value x, Value y);
-  Value maxSI(Value x, Value y);
-  Value cmp(arith::CmpIPredicate p, Value x, Value y);
-
 private:
-  ImplicitLocOpBuilder &b;
-  Type type;
+  ScalarBuilder &s;
   MaskBand band;
   Value seqQ, seqK, off;
 };

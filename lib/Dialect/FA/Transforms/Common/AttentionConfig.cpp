@@ -52,7 +52,8 @@ Value AttentionConfig::emitIsMasked(ImplicitLocOpBuilder &b, Value i, Value j,
   auto toI64 = [&](Value v) {
     return arith::IndexCastOp::create(b, b.getI64Type(), v).getResult();
   };
-  MaskRule rule(b, *this, toI64(seqQ), toI64(seqK));
+  ScalarBuilder s(b, b.getI64Type());
+  MaskRule rule(s, *this, toI64(seqQ), toI64(seqK));
   return rule.isMasked(toI64(i), toI64(j));
 }
 

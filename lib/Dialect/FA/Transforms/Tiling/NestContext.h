@@ -24,7 +24,7 @@ struct NestContext {
       : op(op), tb(b), options(options), config(AttentionConfig::get(op)),
         p(Problem::get(b, config.layout, op.getQuery(), op.getKey(),
                        op.getValue())),
-        tiles(tb, p), bounds(b, config, p.seqQ, p.seqK),
+        tiles(tb, p), bounds(tb, config, p.seqQ, p.seqK),
         scores(tb, config, bounds, p.seqQ, p.seqK, bool(op.getBias())) {}
 
   OpT op;

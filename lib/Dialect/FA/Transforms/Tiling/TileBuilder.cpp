@@ -31,28 +31,6 @@ Problem Problem::get(ImplicitLocOpBuilder &b, Layout layout, Value q, Value k,
   return p;
 }
 
-Value TileBuilder::index(int64_t v) {
-  return arith::ConstantIndexOp::create(b, v);
-}
-Value TileBuilder::f32(double v) {
-  return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
-}
-Value TileBuilder::minSI(Value x, Value y) {
-  return arith::MinSIOp::create(b, x, y);
-}
-Value TileBuilder::maxSI(Value x, Value y) {
-  return arith::MaxSIOp::create(b, x, y);
-}
-Value TileBuilder::add(Value x, Value y) {
-  return arith::AddIOp::create(b, x, y);
-}
-Value TileBuilder::sub(Value x, Value y) {
-  return arith::SubIOp::create(b, x, y);
-}
-Value TileBuilder::mul(Value x, Value y) {
-  return arith::MulIOp::create(b, x, y);
-}
-
 Span TileBuilder::block(Value i, int64_t blockSize, Value size) {
   Value start = mul(i, index(blockSize));
   return {start, minSI(index(blockSize), sub(size, start))};

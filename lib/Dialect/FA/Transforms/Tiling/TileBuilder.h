@@ -13,6 +13,7 @@
 
 #include "fa/Dialect/FA/IR/FAOps.h"
 #include "fa/Dialect/FA/Transforms/MaskRule.h"
+#include "fa/Dialect/FA/Transforms/ScalarBuilder.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
@@ -30,20 +31,14 @@ struct Problem {
 
 using fa::Span;
 
-class TileBuilder {
+/// Scalars (the shared ScalarBuilder on `index`) plus tensor tiles.
+class TileBuilder : public ScalarBuilder {
 public:
-  explicit TileBuilder(ImplicitLocOpBuilder &b) : b(b) {}
+  explicit TileBuilder(ImplicitLocOpBuilder &b)
+      : ScalarBuilder(b, b.getIndexType()) {}
 
-  ImplicitLocOpBuilder &b;
-
-  // Scalars.
-  Value index(int64_t v);
-  Value f32(double v);
-  Value minSI(Value x, Value y);
-  Value maxSI(Value x, Value y);
-  Value add(Value x, Value y);
-  Value sub(Value x, Value y);
-  Value mul(Value x, Value y);
+  Value index(int64_t v) { return constant(v); }
+  Value f32(double v) { return constantF32(v); }
 
   /// The block `i` of size `block` within [0, size): start and length.
   Span block(Value i, int64_t block, Value size);
