@@ -15,7 +15,13 @@
 #         compute-sanitizer memcheck on small shapes and racecheck on tiny
 #         ones (our kernels only)
 #       3 benchmark next to FA2, cuDNN, FlexAttention, standard attention
-#         (test/Device/bench_attention.py) -> $OUT/bench.csv
+#         (test/Device/bench_attention.py) -> $OUT/bench.csv; with
+#         .devbuild/kernels-prev (PREV_FA_COMPILE at prepare) the previous
+#         compiler's kernels run beside ours in the same process
+#       3b variant benchmark (test/Device/bench_variants.py: sliding window,
+#         softcap, d256, D192/Dv128, ALiBi bias) next to FA4, cuDNN (SDPA and
+#         frontend), FA2, Flex -> $OUT/variants.csv; FA4 and cudnn-frontend
+#         come from .anchors/ over two device calls (docs/DeviceRound.md)
 #       4 GPT-2 medium (the FlashAttention paper's table): time and ncu HBM
 #         bytes (test/Device/gpt2_fig2.py)
 #       5 the Python package's GPU tests (python/tests/gpu: fa_mlir.torch on
@@ -41,6 +47,21 @@ prepare() {
   grep -qx '/.devbuild/' .gitignore || echo '/.devbuild/' >> .gitignore
   rm -rf "$dev/kernels" "$dev/lib" "$dev/gpu-tests"; mkdir -p "$dev/lib"   # .devbuild/primitives stays
   bash test/Device/build_kernels.sh "$root/$BUILD_DIR/bin/fa-compile" "$dev/kernels"
+  # The benchmark's configurations from an earlier fa-compile, for an A/B in
+  # one process (PREV_FA_COMPILE=path/to/old/fa-compile).
+  rm -rf "$dev/kernels-prev"
+  if [[ -n ${PREV_FA_COMPILE:-} ]]; then
+    mkdir -p "$dev/kernels-prev"
+    python3 test/Device/gen_attention_inputs.py bench > "$dev/kernels-prev/bench.mlir"
+    "$PREV_FA_COMPILE" "$dev/kernels-prev/bench.mlir" -o "$dev/kernels-prev"
+  fi
+  # FA4 and cudnn-frontend for stage 3b, packed once into .anchors/ (ignored)
+  grep -qx '/.anchors/' .gitignore || echo '/.anchors/' >> .gitignore
+  if [[ -f ../shared/peers/anchor-wheels.sh ]]; then
+    mkdir -p .anchors && cp ../shared/peers/anchor-wheels.sh .anchors/
+    [[ -f .anchors/a/part.aa && -f .anchors/b/part.ab ]] ||
+      bash .anchors/anchor-wheels.sh pack .anchors || echo "prepare: FA4 wheels not packed: stage 3b reports FA4 unavailable" >&2
+  fi
   cp "$BUILD_DIR/lib/libfa_runtime.so" "$dev/lib/"
   FA_BUILD_DIR="$root/$BUILD_DIR" GPU_TEST_BUNDLES="$dev/gpu-tests" \
     bash python/tests/gpu/run_device.sh build
@@ -48,16 +69,17 @@ prepare() {
     echo "fa-compile sha256 $(sha256sum "$BUILD_DIR/bin/fa-compile" | cut -c1-16)"
     echo "libfa_runtime sha256 $(sha256sum "$dev/lib/libfa_runtime.so" | cut -c1-16)"
     echo "bundles $(ls "$dev"/kernels/*.json | wc -l); configurations fa-compile rejected: $(wc -l < "$dev/kernels/rejected.txt")"
+    echo "variant bundles $(ls "$dev"/kernels/variants/*/*.json 2>/dev/null | wc -l); previous compiler's bundles $(ls "$dev"/kernels-prev/*.json 2>/dev/null | wc -l); FA4 wheels $([[ -f .anchors/b/part.ab ]] && echo packed || echo absent)"
   } > "$dev/MANIFEST.txt"
   local kib; kib=$(du -sk "$dev" | cut -f1)
   if (( kib > 60 * 1024 )); then echo "prepare: .devbuild is $kib KiB, over 60 MiB" >&2; exit 1; fi
   cat "$dev/MANIFEST.txt"
-  echo "prepare: .devbuild ready ($kib KiB). On the GPU: device tool, carry [\".devbuild\"], command: bash scripts/device-round.sh run"
+  echo "prepare: .devbuild ready ($kib KiB). On the GPU, two device calls back to back: 1) carry [\".anchors/a\", \".anchors/anchor-wheels.sh\"], command: bash .anchors/anchor-wheels.sh stage .anchors; 2) at once, carry [\".devbuild\", \".anchors/b\", \".anchors/anchor-wheels.sh\"], command: bash scripts/device-round.sh run"
 }
 
 sass_summary() {  # one line per kernel: HGMMA, UTMALDG, USETMAXREG, LDL/STL counts
   local k s
-  for k in "$dev"/kernels/*.cubin; do
+  for k in "$dev"/kernels/*.cubin "$dev"/kernels/variants/*/*.cubin; do [[ -e $k ]] || continue
     s=$(cuobjdump --dump-sass "$k" 2>&1)
     printf '%-64s HGMMA=%s UTMALDG=%s USETMAXREG=%s MUFU.EX2=%s LDL/STL=%s\n' "$(basename "$k" .cubin)" \
       "$(grep -c HGMMA <<<"$s")" "$(grep -c UTMALDG <<<"$s")" "$(grep -c USETMAXREG <<<"$s")" \
@@ -162,9 +184,20 @@ run() {
   [[ $rk_rc == 124 ]] && echo "racecheck timed out (RACECHECK_TIMEOUT=${RACECHECK_TIMEOUT:-150} s)"
 
   echo "== 3 benchmark ($((SECONDS - T0)) s so far)"
+  [[ -d $dev/kernels-prev ]] && export PREV_KERNELS=$dev/kernels-prev
   BENCH_COMMAND="bash scripts/device-round.sh run" timeout "${BENCH_TIMEOUT:-150}" \
     python3 test/Device/bench_attention.py "$K" "$OUT/bench.csv" > "$tmp/bench.log" 2>&1
   echo "bench rc=$?"; cat "$tmp/bench.log"
+
+  echo "== 3b variant benchmark ($((SECONDS - T0)) s so far)"
+  ( if [[ -f $root/.anchors/anchor-wheels.sh ]]; then
+      eval "$(bash "$root/.anchors/anchor-wheels.sh" env "$root/.anchors")" ||
+        echo "# no FA4 wheels on this machine (make the stage call first): FA4 and cudnn_fe unavailable"
+    fi
+    [[ -n ${ROUND_SMOKE:-} ]] && export VARIANTS_QUICK=1
+    BENCH_COMMAND="bash scripts/device-round.sh run" timeout "${VARIANTS_TIMEOUT:-150}" \
+      python3 test/Device/bench_variants.py "$K/variants" "$OUT/variants.csv" ) > "$tmp/variants.log" 2>&1
+  echo "variants rc=$?"; cat "$tmp/variants.log"
 
   echo "== 4 GPT-2 medium, paper's table ($((SECONDS - T0)) s so far)"
   timeout 45 python3 test/Device/gpt2_fig2.py time "$K" > "$OUT/fig2.txt" 2>&1; echo "fig2 time rc=$?"
@@ -181,6 +214,7 @@ run() {
 
   echo "== summary ($((SECONDS - T0)) s)"
   sed -n '/^TFLOP\/s/,$p' "$tmp/bench.log"
+  sed -n '/^Variants/,$p' "$tmp/variants.log"
   grep -vE '^(fig2,|$)' "$OUT/fig2.txt" | head -5
   python3 - "$OUT/fig2.txt" <<'PY'
 import sys

@@ -8,7 +8,8 @@ calls. Writes a CSV (TFLOP/s, ratio of ours to FA2 and to cuDNN).
 
 Usage: python3 test/Device/bench_attention.py BUNDLE_DIR CSV_OUT
 Env: SEQLENS (512,...,16384), HDIMS (64,128), FLEX_SEQLENS (4096,16384; the
-compile per shape costs seconds), BENCH_COMMAND (for the CSV's comment line).
+compile per shape costs seconds), BENCH_COMMAND (for the CSV's comment line),
+PREV_KERNELS (a bundle folder of an earlier compiler, timed as "ours_prev").
 """
 import datetime
 import os
@@ -45,6 +46,10 @@ def main():
     flex_at = set(env_ints("FLEX_SEQLENS", "4096,16384"))
     impls = peers.impls(flex=bool(flex_at))
     ours = {"ours": "m128n128s2o", "ours_no_overlap": "m128n128s2"}
+    # PREV_KERNELS: bundles of an earlier compiler (same configurations), timed
+    # in the same process as "ours_prev" so a change's effect on speed is
+    # measured against itself rather than against another run's numbers.
+    prev = fa_rt.load_all(os.environ["PREV_KERNELS"]) if os.environ.get("PREV_KERNELS") else []
     header = ("impl,dtype,causal,hdim,seqlen,batch,heads,pass,ms,tflops,"
               "ratio_to_fa2,ratio_to_cudnn,maxdiff_vs_fa2,status")
     table = []
@@ -63,9 +68,12 @@ def main():
                     ref = impls["fa2"](q, k, v, causal).float()
                 res = {}
                 todo = [(n, fn, None) for n, fn in impls.items() if n != "flex" or N in flex_at]
-                for name, var in ours.items():
+                mine = [(name, kernels, var) for name, var in ours.items()]
+                if prev:
+                    mine.append(("ours_prev", prev, "m128n128s2o"))
+                for name, pool, var in mine:
                     try:
-                        kern = fa_rt.find(kernels, "bf16", D, "bhsd", causal, variant=var)
+                        kern = fa_rt.find(pool, "bf16", D, "bhsd", causal, variant=var)
                     except KeyError:
                         continue
                     o, lse = torch.empty_like(q), torch.empty(B, H, N, device="cuda")
@@ -103,7 +111,7 @@ def main():
                 table.append((causal, D, N, {n: (f / r[0] / 1e9 if r[0] else None) for n, r in res.items()}))
                 del q, k, v, ref
     fh.close()
-    names = ["ours", "ours_no_overlap", "fa2", "cudnn", "flex", "standard"]
+    names = ["ours", "ours_prev", "ours_no_overlap", "fa2", "cudnn", "flex", "standard"]
     print(f"\nTFLOP/s, bf16 forward (16k tokens, hidden 2048); {environment()}")
     print("| causal | hdim | seqlen | " + " | ".join(names) + " | ours/FA2 | ours/cuDNN |")
     print("|" + "---|" * (len(names) + 5))
