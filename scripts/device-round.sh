@@ -27,6 +27,7 @@
 #       5 the Python package's GPU tests (python/tests/gpu: fa_mlir.torch on
 #         CUDA from AOT bundles, no compiler present)
 #       Logs and CSVs go to $OUT; short tables are printed last.
+#       STAGES=3,3b: only those stages (e.g. a second benchmark run).
 #       ROUND_SMOKE=1: a quick pass over every stage (few cases, one
 #       benchmark shape, no memcheck or racecheck), to try the round before a
 #       full one.
@@ -139,6 +140,10 @@ racecheck() {  # FA_CHECK_QUICK=racecheck under compute-sanitizer --tool raceche
   return $rc
 }
 
+# STAGES (e.g. "3,3b"): run only those stages (a second benchmark run on a
+# machine that just ran the whole round). Default: all.
+stage_on() { [[ -z ${STAGES:-} || ",$STAGES," == *",$1,"* ]]; }
+
 run() {
   export PYTHONUNBUFFERED=1 FA_RUNTIME_LIB=$dev/lib/libfa_runtime.so FA_BUILD_DIR=/nonexistent
   local K=$dev/kernels T0=$SECONDS tmp
@@ -148,6 +153,7 @@ run() {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
   python3 -c 'import torch, triton; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(), "triton", triton.__version__)'
 
+  if stage_on 1; then
   echo "== 1 SASS ($(ls "$K"/*.cubin | wc -l) kernels)"
   sass_summary > "$OUT/sass.txt"
   # a few representative kernels, picked by their JSON config (names change)
@@ -156,6 +162,8 @@ run() {
   awk '{n++; if ($4 != "spill=0/0" || $3 != "stack=0") bad++} END {printf "ptxas (from prepare): %d kernels, %d with stack or spills; registers: ", n, bad}' "$K/ptxas-summary.txt"
   awk '{print $2}' "$K/ptxas-summary.txt" | sort | uniq -c | tr '\n' ' '; echo
 
+  fi
+  if stage_on 2; then
   echo "== 2 correctness (through libfa_runtime), memcheck and racecheck, side by side"
   local mc="" rc_pid=""
   if [[ -n ${ROUND_SMOKE:-} ]]; then
@@ -183,12 +191,16 @@ run() {
   [[ $check_rc == 124 ]] && echo "check timed out (hang?)"
   [[ $rk_rc == 124 ]] && echo "racecheck timed out (RACECHECK_TIMEOUT=${RACECHECK_TIMEOUT:-150} s)"
 
+  fi
+  if stage_on 3; then
   echo "== 3 benchmark ($((SECONDS - T0)) s so far)"
   [[ -d $dev/kernels-prev ]] && export PREV_KERNELS=$dev/kernels-prev
   BENCH_COMMAND="bash scripts/device-round.sh run" timeout "${BENCH_TIMEOUT:-150}" \
     python3 test/Device/bench_attention.py "$K" "$OUT/bench.csv" > "$tmp/bench.log" 2>&1
   echo "bench rc=$?"; cat "$tmp/bench.log"
 
+  fi
+  if stage_on 3b; then
   echo "== 3b variant benchmark ($((SECONDS - T0)) s so far)"
   ( if [[ -f $root/.anchors/anchor-wheels.sh ]]; then
       eval "$(bash "$root/.anchors/anchor-wheels.sh" env "$root/.anchors")" ||
@@ -199,6 +211,8 @@ run() {
       python3 test/Device/bench_variants.py "$K/variants" "$OUT/variants.csv" ) > "$tmp/variants.log" 2>&1
   echo "variants rc=$?"; cat "$tmp/variants.log"
 
+  fi
+  if stage_on 4; then
   echo "== 4 GPT-2 medium, paper's table ($((SECONDS - T0)) s so far)"
   timeout 45 python3 test/Device/gpt2_fig2.py time "$K" > "$OUT/fig2.txt" 2>&1; echo "fig2 time rc=$?"
   timeout "${NCU_TIMEOUT:-60}" ncu --profile-from-start off --clock-control none \
@@ -207,16 +221,19 @@ run() {
   python3 test/Device/gpt2_fig2.py bytes "$OUT/ncu_fig2.csv" >> "$OUT/fig2.txt" 2>&1
   tail -3 "$tmp/ncu_fig2.err"; cat "$OUT/fig2.txt"
 
+  fi
+  if stage_on 5; then
   echo "== 5 Python GPU tests ($((SECONDS - T0)) s so far)"
   GPU_TEST_BUNDLES="$dev/gpu-tests" timeout 120 bash python/tests/gpu/run_device.sh test \
     > "$OUT/pytest-gpu.log" 2>&1
   echo "pytest gpu rc=$?: $(tail -1 "$OUT/pytest-gpu.log")"
 
+  fi
   echo "== summary ($((SECONDS - T0)) s)"
-  sed -n '/^TFLOP\/s/,$p' "$tmp/bench.log"
-  sed -n '/^Variants/,$p' "$tmp/variants.log"
-  grep -vE '^(fig2,|$)' "$OUT/fig2.txt" | head -5
-  python3 - "$OUT/fig2.txt" <<'PY'
+  [[ -f $tmp/bench.log ]] && sed -n '/^TFLOP\/s/,$p' "$tmp/bench.log"
+  [[ -f $tmp/variants.log ]] && sed -n '/^Variants/,$p' "$tmp/variants.log"
+  [[ -f $OUT/fig2.txt ]] && grep -vE '^(fig2,|$)' "$OUT/fig2.txt" | head -5
+  [[ -f $OUT/fig2.txt ]] && python3 - "$OUT/fig2.txt" <<'PY'
 import sys
 t, b = {}, {}
 for line in open(sys.argv[1]):
@@ -231,6 +248,7 @@ for key in sorted(set(t) | set(b), key=lambda k: (k[1], ["standard", "fa2", "cud
     rd, wr = (f"{x:.3f}" for x in b[key]) if key in b else ("-", "-")
     print(f"| {key[0]} | {key[1]} | {ms} | {rd} | {wr} |")
 PY
+  stage_on 2 || return 0
   tail -2 "$tmp/check.log"
   echo "memcheck: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log")"
   echo "racecheck: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|racecheck:' "$OUT/racecheck.log" | tr '\n' ' ')"
