@@ -4,7 +4,6 @@
 #include "fa/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -23,9 +22,6 @@ void mlir::fa::buildFANVVMPipeline(OpPassManager &pm, const FANVVMPipelineOption
 
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   device.addPass(createSCFToControlFlowPass());
-  // The mask rule's tile ranges use floordivsi/ceildivsi, which
-  // convert-arith-to-llvm does not take.
-  device.addPass(arith::createArithExpandOpsPass());
   device.addPass(createArithToLLVMConversionPass());
   // convert-cf-to-llvm is anchored on builtin.module; the generic
   // convert-to-llvm converts cf inside the gpu.module alone.

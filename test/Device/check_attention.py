@@ -100,8 +100,7 @@ def reference(q, k, v, scale, keep, dtype, bias=None, softcap=None):
 def sdpa(qb, kb, vb, keep, square_top_left, scale, bias=None):
     """SDPA on the bhsd views: is_causal for a square top-left causal mask
     (its FA2/cuDNN path), else attn_mask: boolean (True keeps) or, with a
-    bias, float (bias, -inf where hidden; float32, or the query's dtype where
-    SDPA does not take float32 with it)."""
+    bias, float (bias, -inf where hidden, in the query's dtype)."""
     gqa = qb.shape[1] != kb.shape[1]
     if bias is None:
         if square_top_left:
@@ -110,11 +109,10 @@ def sdpa(qb, kb, vb, keep, square_top_left, scale, bias=None):
     m = bias.float()
     if keep is not None:
         m = m.masked_fill(~keep, float("-inf"))
-    try:
-        return F.scaled_dot_product_attention(qb, kb, vb, attn_mask=m, scale=scale, enable_gqa=gqa)
-    except RuntimeError:
-        return F.scaled_dot_product_attention(qb, kb, vb, attn_mask=m.to(qb.dtype), scale=scale,
-                                              enable_gqa=gqa)
+    # In the query's dtype: on the H200 (torch 2.11) a float32 mask with
+    # bf16/f16 inputs gave NaN on every row at d128 (2026-12-01 round).
+    return F.scaled_dot_product_attention(qb, kb, vb, attn_mask=m.to(qb.dtype), scale=scale,
+                                          enable_gqa=gqa)
 
 
 def make_bias(c, dtype, device):

@@ -55,6 +55,8 @@
 // ISA: .maxntid 384, 1, 1
 // ISA: .minnctapersm 1
 // ISA: mbarrier.try_wait.parity.shared.b64
+// The row max stays max.f32 (arith-expand would have made it setp + selp).
+// ISA: max.f32
 // ISA: ex2.approx.ftz.f32
 // ISA: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.+}}, p, 1, 1, 1;
 

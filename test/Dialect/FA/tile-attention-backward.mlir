@@ -14,7 +14,7 @@
 // CHECK:           %[[K0:.+]] = arith.muli %[[KT]], %c64
 // CHECK:           scf.for
 // CHECK:             %[[LO:.+]] = arith.maxsi %[[K0]], %c0
-// CHECK:             %[[FIRST:.+]] = arith.floordivsi %[[LO]], %c64
+// CHECK:             %[[FIRST:.+]] = arith.divsi %[[LO]], %c64
 // CHECK:             scf.for %{{.+}} = %c0 to %c2 step %c1
 // CHECK:               scf.for %{{.+}} = %[[FIRST]] to %{{.+}} step %c1
 // CHECK:                 tensor.extract_slice %[[D]]

@@ -29,7 +29,7 @@ func.func @forward_plain(%q: tensor<1x2x130x64xf32>, %k: tensor<1x2x100x64xf32>,
 // -----
 
 // Causal (top-left): the key loop stops at the query tile's last row,
-// ceildiv(min(q0 + qlen, seq_k), 64), so fully hidden tiles are never
+// (max(min(q0 + qlen, seq_k), 0) + 63) / 64, so fully hidden tiles are never
 // visited (about half the work); only a tile crossing the diagonal
 // (last column > first row) computes the mask, under scf.if.
 // CHECK-LABEL: func.func @forward_causal
@@ -38,7 +38,9 @@ func.func @forward_plain(%q: tensor<1x2x130x64xf32>, %k: tensor<1x2x100x64xf32>,
 // CHECK:           %[[QLEN:.+]] = arith.minsi %{{.+}}, %c64
 // CHECK:           %[[END:.+]] = arith.addi %[[Q0]], %[[QLEN]]
 // CHECK:           %[[KEND:.+]] = arith.minsi %[[END]], %c1024
-// CHECK:           %[[KT:.+]] = arith.ceildivsi %[[KEND]], %c64
+// CHECK:           %[[KPOS:.+]] = arith.maxsi %[[KEND]], %c0
+// CHECK:           %[[KUP:.+]] = arith.addi %[[KPOS]], %c63
+// CHECK:           %[[KT:.+]] = arith.divsi %[[KUP]], %c64
 // CHECK:           %[[HI:.+]] = arith.select %{{.+}}, %c0, %[[KT]]
 // CHECK:           scf.for %[[J:.+]] = %c0 to %[[HI]] step %c1
 // CHECK:             %[[K0:.+]] = arith.muli %[[J]], %c64
@@ -82,7 +84,7 @@ func.func @forward_causal_bottom_right(%q: tensor<1x1x200x32xf16>, %k: tensor<1x
 // CHECK:           %[[LO0:.+]] = arith.maxsi %[[LO]], %c0
 // CHECK:           %[[HI:.+]] = arith.addi %{{.+}}, %c10
 // CHECK:           arith.minsi %[[HI]], %c1000
-// CHECK:           %[[FIRST:.+]] = arith.floordivsi %[[LO0]], %c64
+// CHECK:           %[[FIRST:.+]] = arith.divsi %[[LO0]], %c64
 // CHECK:           scf.for %{{.+}} = %[[FIRST]] to %{{.+}} step %c1
 // CHECK:             arith.cmpi sle
 // CHECK:             arith.cmpi sle

@@ -63,8 +63,9 @@ public:
   /// i1: no element of rows x cols is hidden by the band (null without a
   /// mask).
   Value fullyVisible(Span rows, Span cols);
-  /// Tile indices [lo, hi) of size `block` covering positions [lo, hi); an
-  /// empty position range gives an empty tile range.
+  /// Tile indices [lo, hi) of size `block` covering positions [lo, hi) with
+  /// lo >= 0 (as every range above has); an empty position range gives an
+  /// empty tile range.
   std::pair<Value, Value> tileRange(std::pair<Value, Value> range,
                                     int64_t block);
 

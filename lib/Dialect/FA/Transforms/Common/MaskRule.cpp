@@ -106,10 +106,16 @@ Value MaskRule::fullyVisible(Span rows, Span cols) {
 
 std::pair<Value, Value> MaskRule::tileRange(std::pair<Value, Value> range,
                                             int64_t block) {
+  // lo >= 0 (every range above starts at max(0, ...)), so plain signed
+  // division floors it; hi only matters when hi > lo >= 0. No floordivsi /
+  // ceildivsi: the GPU pipeline would need arith-expand for them, which
+  // also rewrites maxnumf into compare + select (a slower softmax).
   Value bs = s.constant(block);
   auto [lo, hi] = range;
-  Value tileLo = arith::FloorDivSIOp::create(s.b, lo, bs);
-  Value tileHi = arith::CeilDivSIOp::create(s.b, hi, bs);
+  Value tileLo = arith::DivSIOp::create(s.b, lo, bs);
+  Value hiPos = s.maxSI(hi, s.constant(0));
+  Value tileHi =
+      arith::DivSIOp::create(s.b, s.add(hiPos, s.constant(block - 1)), bs);
   Value empty = s.cmp(arith::CmpIPredicate::sle, hi, lo);
   return {tileLo, arith::SelectOp::create(s.b, empty, tileLo, tileHi)};
 }
