@@ -67,15 +67,18 @@ public:
                 StringRef smemSymbol)
       : kb(kb), cfg(cfg), args(KernelArgs::get(fn, cfg)),
         base(kb.alignedSharedBase(smemSymbol)), tid(kb.threadIdX()),
-        kPipe(kb, base, cfg.kOffset(), cfg.kTileBytes(), cfg.barrierOffset() + 8, cfg.stages,
-              256),
-        vPipe(kb, base, cfg.vOffset(), cfg.vTileBytes(),
-              cfg.barrierOffset() + 8 + 16 * cfg.stages, cfg.stages, 256) {}
+        // Barriers after Q's: full K, full V, empty K, empty V (stages each).
+        kPipe(kb, base, cfg.kOffset(), cfg.kTileBytes(), barrier(1), barrier(1 + 2 * cfg.stages),
+              cfg.stages, 256),
+        vPipe(kb, base, cfg.vOffset(), cfg.vTileBytes(), barrier(1 + cfg.stages),
+              barrier(1 + 3 * cfg.stages), cfg.stages, 256) {}
 
   void emit();
 
 private:
-  Value qBarrier() { return kb.sharedAt(base, cfg.barrierOffset()); }
+  /// Offset of mbarrier `index` in shared memory.
+  int64_t barrier(int64_t index) const { return cfg.barrierOffset() + 8 * index; }
+  Value qBarrier() { return kb.sharedAt(base, barrier(0)); }
   /// Key tile of iteration t.
   Value keyTile(Value t) { return kb.add(tiles.first, t); }
   void load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t dim, int64_t bytes);

@@ -101,11 +101,12 @@ public:
 /// A ring of `stages` shared-memory slots filled by TMA. Slot t % stages has a
 /// "full" mbarrier (one producer arrival with the bytes expected; completes
 /// when they land) and an "empty" one (every consumer thread arrives when
-/// done reading). Iteration t waits on phase parity (t / stages) & 1.
+/// done reading). Iteration t waits on phase parity (t / stages) & 1. The
+/// barriers are `stages` consecutive 8-byte words from each given offset.
 class TmaPipeline {
 public:
   TmaPipeline(KernelBuilder &kb, Value smemBase, int64_t slotOffset, int64_t slotBytes,
-              int64_t firstBarrier, int64_t stages, int64_t consumers);
+              int64_t fullBarriers, int64_t emptyBarriers, int64_t stages, int64_t consumers);
 
   /// By one thread, before the CTA barrier that publishes the barriers.
   void init();
@@ -124,7 +125,7 @@ private:
 
   KernelBuilder &kb;
   Value base;
-  int64_t slotOffset, slotBytes, firstBarrier, stages, consumers;
+  int64_t slotOffset, slotBytes, fullBarriers, emptyBarriers, stages, consumers;
 };
 
 /// The key tiles [first, first + count) a block of query rows visits: all of

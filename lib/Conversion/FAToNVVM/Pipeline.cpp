@@ -13,16 +13,17 @@ using namespace mlir;
 using namespace mlir::fa::nvvm_kernel;
 
 TmaPipeline::TmaPipeline(KernelBuilder &kb, Value smemBase, int64_t slotOffset,
-                         int64_t slotBytes, int64_t firstBarrier, int64_t stages,
-                         int64_t consumers)
+                         int64_t slotBytes, int64_t fullBarriers, int64_t emptyBarriers,
+                         int64_t stages, int64_t consumers)
     : kb(kb), base(smemBase), slotOffset(slotOffset), slotBytes(slotBytes),
-      firstBarrier(firstBarrier), stages(stages), consumers(consumers) {}
+      fullBarriers(fullBarriers), emptyBarriers(emptyBarriers), stages(stages),
+      consumers(consumers) {}
 
 Value TmaPipeline::stage(Value t) { return kb.remu(t, kb.c32(stages)); }
 Value TmaPipeline::parity(Value t) { return kb.andi(kb.divu(t, kb.c32(stages)), kb.c32(1)); }
 
 Value TmaPipeline::barrier(int64_t which, Value s) {
-  Value first = kb.c32(firstBarrier + 8 * which * stages);
+  Value first = kb.c32(which == 0 ? fullBarriers : emptyBarriers);
   return kb.sharedAt(base, kb.add(first, kb.mul(s, kb.c32(8))));
 }
 
