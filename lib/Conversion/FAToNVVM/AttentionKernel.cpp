@@ -67,10 +67,10 @@ public:
                 StringRef smemSymbol)
       : kb(kb), cfg(cfg), args(KernelArgs::get(fn, cfg)),
         base(kb.alignedSharedBase(smemSymbol)), tid(kb.threadIdX()),
-        // Barriers after Q's: full K, full V, empty K, empty V (stages each).
-        kPipe(kb, base, cfg.kOffset(), cfg.kTileBytes(), barrier(1), barrier(1 + 2 * cfg.stages),
+        // Barriers after Q's: full K, empty K, full V, empty V (stages each).
+        kPipe(kb, base, cfg.kOffset(), cfg.kTileBytes(), barrier(1), barrier(1 + cfg.stages),
               cfg.stages, 256),
-        vPipe(kb, base, cfg.vOffset(), cfg.vTileBytes(), barrier(1 + cfg.stages),
+        vPipe(kb, base, cfg.vOffset(), cfg.vTileBytes(), barrier(1 + 2 * cfg.stages),
               barrier(1 + 3 * cfg.stages), cfg.stages, 256) {}
 
   void emit();
