@@ -92,6 +92,7 @@ private:
   TmaPipeline kPipe, vPipe;
   TileScheduler::WorkTile work;
   Value m0, headKV;
+  std::optional<MaskRule> rule;
   KeyTiles tiles;
 };
 
@@ -144,8 +145,7 @@ void ForwardKernel::emitConsumer() {
   Value row0 = kb.add(wgRow0, kb.add(kb.mul(warp, kb.c32(16)), kb.shru(lane, kb.c32(2))));
   Value laneCol = kb.mul(kb.andi(lane, kb.c32(3)), kb.c32(2));
   Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
-  MaskRule rule(kb, cfg.semantics, args.seqQ, args.seqK);
-  FragmentScores scores(kb, cfg, rule, args.bias, work.batch, work.head, args.seqQ, args.seqK,
+  FragmentScores scores(kb, cfg, *rule, args.bias, work.batch, work.head, args.seqQ, args.seqK,
                         wgRow0, row0, laneCol);
   Value factor = scores.exponentFactor();
 
@@ -328,8 +328,10 @@ void ForwardKernel::emit() {
   work = TileScheduler::current(kb, cfg);
   m0 = kb.mul(work.mBlock, kb.c32(cfg.blockM));
   headKV = kb.divu(work.head, args.group);
-  MaskRule rule(kb, cfg.semantics, args.seqQ, args.seqK);
-  tiles = KeyTiles::get(kb, rule, m0, cfg.blockM, cfg.blockN);
+  // One rule for the whole kernel: the producer's and the consumers' key
+  // tiles and the consumers' fragment masks.
+  rule.emplace(kb, cfg.semantics, args.seqQ, args.seqK);
+  tiles = KeyTiles::get(kb, *rule, m0, cfg.blockM, cfg.blockN);
 
   Value wg = kb.shru(tid, kb.c32(7));
   kb.ifThenElse(

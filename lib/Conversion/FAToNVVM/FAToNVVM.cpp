@@ -79,7 +79,7 @@ FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVM
   cfg.pingPong = opts.pingPong;
   cfg.planTiles();
   int64_t smem = cfg.sharedMemoryBytes();
-  if (smem > 227 * 1024)
+  if (smem > AttentionKernelConfig::kSharedMemoryLimit)
     return fail("stages=" + Twine(opts.stages) + " with head dims " + Twine(d) + "/" + Twine(dv) +
                 " needs " + Twine(smem) +
                 " B of shared memory, more than the 227 KB an sm_90a CTA may use");

@@ -17,11 +17,7 @@ KernelBuilder::KernelBuilder(ImplicitLocOpBuilder &b) : ScalarBuilder(b, b.getI3
   smemPtrTy = LLVM::LLVMPointerType::get(ctx, 3);
 }
 
-Value KernelBuilder::c32(int64_t v) { return arith::ConstantIntOp::create(b, v, 32); }
 Value KernelBuilder::c64(int64_t v) { return arith::ConstantIntOp::create(b, v, 64); }
-Value KernelBuilder::cf32(double v) {
-  return arith::ConstantFloatOp::create(b, cast<FloatType>(f32), APFloat(static_cast<float>(v)));
-}
 Value KernelBuilder::divu(Value a, Value c) { return arith::DivUIOp::create(b, a, c); }
 Value KernelBuilder::remu(Value a, Value c) { return arith::RemUIOp::create(b, a, c); }
 Value KernelBuilder::andi(Value a, Value c) { return arith::AndIOp::create(b, a, c); }

@@ -35,9 +35,9 @@ public:
   Type smemPtrTy; // addrspace(3)
 
   // Scalars.
-  Value c32(int64_t v);
+  Value c32(int64_t v) { return constant(v); }
   Value c64(int64_t v);
-  Value cf32(double v);
+  Value cf32(double v) { return constantF32(v); }
   Value divu(Value a, Value c);
   Value remu(Value a, Value c);
   Value andi(Value a, Value c);

@@ -14,7 +14,6 @@ using namespace mlir::fa::nvvm_kernel;
 /// intra-warpgroup overlap. 192 leaves room for addresses and loop state
 /// within setmaxnreg 240 (d128 x 128 uses 160 and does not spill).
 static constexpr int64_t kAccumulatorRegs = 192;
-static constexpr int64_t kSharedLimit = 227 * 1024;
 
 void AttentionKernelConfig::planTiles() {
   for (int64_t n : {128, 112, 96, 80, 64, 48, 32}) {
@@ -22,7 +21,7 @@ void AttentionKernelConfig::planTiles() {
     // A bias tile is loaded into registers beside S (another n/2).
     int64_t biasRegs = bias ? n / 2 : 0;
     bool regsFit = vDim() / 2 + n / 2 + n / 4 + biasRegs <= kAccumulatorRegs;
-    if (regsFit && sharedMemoryBytes() <= kSharedLimit)
+    if (regsFit && sharedMemoryBytes() <= kSharedMemoryLimit)
       return;
   }
 }

@@ -54,6 +54,8 @@ struct AttentionKernelConfig {
 
   static constexpr int64_t kThreads = 384;
   static constexpr int64_t kBox = 64; // 16-bit elements per 128B-swizzled row
+  /// Dynamic shared memory an sm_90a CTA may use.
+  static constexpr int64_t kSharedMemoryLimit = 227 * 1024;
 
   /// Picks blockN for the head dims (docs/HopperKernel.md, "Tile plan"):
   /// the largest of 128, 112, ..., 32 whose accumulators fit the

@@ -25,7 +25,7 @@ struct NestContext {
         p(Problem::get(b, config.layout, op.getQuery(), op.getKey(),
                        op.getValue())),
         tiles(tb, p), bounds(tb, config, p.seqQ, p.seqK),
-        scores(tb, config, bounds, p.seqQ, p.seqK, bool(op.getBias())) {}
+        scores(tb, config, bounds, bool(op.getBias())) {}
 
   OpT op;
   TileBuilder tb;

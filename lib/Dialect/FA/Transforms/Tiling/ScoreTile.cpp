@@ -16,9 +16,8 @@ using utils::IteratorType;
 static constexpr double kLn2 = 0.6931471805599453;
 
 ScoreTile::ScoreTile(TileBuilder &tb, const AttentionConfig &config,
-                     MaskBounds &bounds, Value seqQ, Value seqK, bool hasBias)
-    : tb(tb), config(config), log2Score(config, hasBias), bounds(bounds),
-      seqQ(seqQ), seqK(seqK) {}
+                     MaskBounds &bounds, bool hasBias)
+    : tb(tb), config(config), log2Score(config, hasBias), bounds(bounds) {}
 
 Value ScoreTile::body(Value qk, Value bias, Value i, Value j, bool masked) {
   ImplicitLocOpBuilder &b = tb.b;

@@ -21,7 +21,7 @@ namespace mlir::fa::tiling {
 class ScoreTile {
 public:
   ScoreTile(TileBuilder &tb, const AttentionConfig &config, MaskBounds &bounds,
-            Value seqQ, Value seqK, bool hasBias);
+            bool hasBias);
 
   /// log2(e) * S for the tile rows x cols, -inf where hidden. `qk` holds the
   /// f32 dot products q_i . k_j, `bias` the bias tile (null without bias).
@@ -38,7 +38,6 @@ private:
   AttentionConfig config;
   Log2Score log2Score;
   MaskBounds &bounds;
-  Value seqQ, seqK;
 };
 
 } // namespace mlir::fa::tiling
