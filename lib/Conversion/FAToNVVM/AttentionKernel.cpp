@@ -66,11 +66,12 @@ public:
   ForwardKernel(KernelBuilder &kb, const AttentionKernelConfig &cfg, LLVM::LLVMFuncOp fn,
                 StringRef smemSymbol)
       : kb(kb), cfg(cfg), args(KernelArgs::get(fn, cfg)),
-        base(kb.alignedSharedBase(smemSymbol)), tid(kb.threadIdX()),
-        // Barriers after Q's: full K, empty K, full V, empty V (stages each).
-        kPipe(kb, base, cfg.kOffset(), cfg.kTileBytes(), barrier(1), barrier(1 + cfg.stages),
-              cfg.stages, 256),
-        vPipe(kb, base, cfg.vOffset(), cfg.vTileBytes(), barrier(1 + 2 * cfg.stages),
+        tid(kb.threadIdX()), base(kb.alignedSharedBase(smemSymbol)),
+        // Barriers after Q's: full K, full V, empty K, empty V (stages each),
+        // the layout of the kernel before it was split into parts.
+        kPipe(kb, base, cfg.kOffset(), cfg.kTileBytes(), barrier(1),
+              barrier(1 + 2 * cfg.stages), cfg.stages, 256),
+        vPipe(kb, base, cfg.vOffset(), cfg.vTileBytes(), barrier(1 + cfg.stages),
               barrier(1 + 3 * cfg.stages), cfg.stages, 256) {}
 
   void emit();
@@ -88,7 +89,7 @@ private:
   KernelBuilder &kb;
   const AttentionKernelConfig &cfg;
   KernelArgs args;
-  Value base, tid;
+  Value tid, base; // in this order: tid is read first (keeps the PTX as before)
   TmaPipeline kPipe, vPipe;
   TileScheduler::WorkTile work;
   Value m0, headKV;
@@ -319,14 +320,13 @@ void ForwardKernel::emit() {
   // One thread initialises every barrier; the CTA barrier publishes them.
   kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, tid, kb.c32(0)), [&] {
     mbarrierInit(kb, qBarrier(), 1);
-    kPipe.init();
-    vPipe.init();
+    TmaPipeline::initAll({&kPipe, &vPipe});
     fenceMbarrierInit(kb);
   });
   NVVM::Barrier0Op::create(kb.b);
 
   work = TileScheduler::current(kb, cfg);
-  m0 = kb.mul(work.mBlock, kb.c32(cfg.blockM));
+  m0 = work.row0;
   headKV = kb.divu(work.head, args.group);
   // One rule for the whole kernel: the producer's and the consumers' key
   // tiles and the consumers' fragment masks.

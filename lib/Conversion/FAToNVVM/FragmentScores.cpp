@@ -69,7 +69,8 @@ void FragmentScores::mask(SmallVectorImpl<Value> &s, Value colBase) {
   Value lo[2], hi[2];
   for (int r = 0; r < 2; ++r) {
     auto [first, end] = rule.rowColumns(kb.add(row0, kb.c32(8 * r)));
-    lo[r] = rule.hasMask() ? kb.sub(first, colBase) : Value();
+    // Without a left side every column >= 0 is visible: no lower test.
+    lo[r] = rule.getBand().left ? kb.sub(first, colBase) : Value();
     hi[r] = kb.sub(end, colBase);
   }
   maskScores(kb, s, lo, hi);

@@ -95,6 +95,7 @@ class TileScheduler {
 public:
   struct WorkTile {
     Value mBlock, head, batch;
+    Value row0; // the block's first query row
   };
   static WorkTile current(KernelBuilder &kb, const AttentionKernelConfig &cfg);
   static llvm::json::Array grid(const AttentionKernelConfig &cfg);
@@ -110,8 +111,11 @@ public:
   TmaPipeline(KernelBuilder &kb, Value smemBase, int64_t slotOffset, int64_t slotBytes,
               int64_t fullBarriers, int64_t emptyBarriers, int64_t stages, int64_t consumers);
 
-  /// By one thread, before the CTA barrier that publishes the barriers.
-  void init();
+  /// By one thread, before the CTA barrier that publishes the barriers:
+  /// stage by stage, the full barriers of all `pipes`, then their empty ones
+  /// (the order the kernel had before it was split into parts; it keeps the
+  /// PTX, and so ptxas's schedule, unchanged). The pipes have equal stages.
+  static void initAll(ArrayRef<TmaPipeline *> pipes);
   Value slot(Value t);
   /// Producer: waits for slot t to be free and arms its full barrier for
   /// `bytes`; returns the barrier the copies complete on.

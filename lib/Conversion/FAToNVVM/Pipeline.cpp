@@ -27,10 +27,16 @@ Value TmaPipeline::barrier(int64_t which, Value s) {
   return kb.sharedAt(base, kb.add(first, kb.mul(s, kb.c32(8))));
 }
 
-void TmaPipeline::init() {
-  for (int64_t s = 0; s < stages; ++s) {
-    mbarrierInit(kb, barrier(0, kb.c32(s)), 1);
-    mbarrierInit(kb, barrier(1, kb.c32(s)), consumers);
+void TmaPipeline::initAll(ArrayRef<TmaPipeline *> pipes) {
+  KernelBuilder &kb = pipes.front()->kb;
+  for (int64_t s = 0; s < pipes.front()->stages; ++s) {
+    Value sv = kb.c32(s);
+    for (TmaPipeline *p : pipes) {
+      assert(p->stages == pipes.front()->stages && "pipes of different depths");
+      mbarrierInit(kb, p->barrier(0, sv), 1);
+    }
+    for (TmaPipeline *p : pipes)
+      mbarrierInit(kb, p->barrier(1, sv), p->consumers);
   }
 }
 
@@ -39,8 +45,8 @@ Value TmaPipeline::slot(Value t) {
 }
 
 Value TmaPipeline::acquire(Value t, int64_t bytes) {
-  Value s = stage(t);
-  mbarrierWait(kb, barrier(1, s), kb.xori(parity(t), kb.c32(1)));
+  Value s = stage(t), ph = parity(t);
+  mbarrierWait(kb, barrier(1, s), kb.xori(ph, kb.c32(1)));
   Value full = barrier(0, s);
   mbarrierArriveExpectTx(kb, full, bytes);
   return full;

@@ -11,7 +11,9 @@ TileScheduler::WorkTile TileScheduler::current(KernelBuilder &kb,
   Value bx = kb.blockIdX();
   // Causal: the longest rows (the last query blocks) first.
   Value mBlock = cfg.semantics.causal ? kb.sub(kb.sub(kb.gridDimX(), kb.c32(1)), bx) : bx;
-  return {mBlock, kb.blockIdY(), kb.blockIdZ()};
+  Value row0 = kb.mul(mBlock, kb.c32(cfg.blockM));
+  Value head = kb.blockIdY();
+  return {mBlock, head, kb.blockIdZ(), row0};
 }
 
 llvm::json::Array TileScheduler::grid(const AttentionKernelConfig &cfg) {

