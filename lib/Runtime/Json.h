@@ -31,7 +31,8 @@ const Value *find(const Value &object, const std::string &key);
 bool isInt64(const Value &value);
 int64_t asInt64(const Value &value);
 
-/// Parses `text`; errors (code Parse) say "line L, column C: ...".
+/// Parses `text`; errors have code Parse. The library's syntax errors say
+/// "parse error at line L, column C: ..."; ours name the rule broken.
 Expected<Value> parse(const std::string &text);
 
 } // namespace fa::runtime::json
