@@ -7,8 +7,9 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace fa::runtime {
 
@@ -23,17 +24,49 @@ struct Bundle::ContextState {
 
 namespace {
 
-Status readFile(const std::string &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+/// Reads a whole regular file of at most `limit` bytes. Anything else (a
+/// device such as /dev/zero, a FIFO, a directory, a huge file) is an error
+/// rather than a read that never ends or exhausts memory.
+Status readFile(const std::string &path, uint64_t limit, std::string &out) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
     return Status::error(ErrorCode::Io, "cannot read '" + path +
                                             "': " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad())
-    return Status::error(ErrorCode::Io, "error while reading '" + path + "'");
-  out = ss.str();
-  return Status::success();
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0)
+    return Status::error(ErrorCode::Io, "cannot stat '" + path +
+                                            "': " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return Status::error(ErrorCode::Io,
+                         "'" + path + "' is not a regular file");
+  if (static_cast<uint64_t>(st.st_size) > limit)
+    return Status::error(ErrorCode::Io,
+                         "'" + path + "' has " + std::to_string(st.st_size) +
+                             " bytes; at most " + std::to_string(limit) +
+                             " are allowed");
+  out.clear();
+  char buf[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return Status::error(ErrorCode::Io, "error while reading '" + path +
+                                              "': " + std::strerror(errno));
+    if (n == 0)
+      return Status::success();
+    // The file may grow after fstat: the limit holds for what is read.
+    if (out.size() + static_cast<uint64_t>(n) > limit)
+      return Status::error(ErrorCode::Io, "'" + path + "' grew past " +
+                                              std::to_string(limit) +
+                                              " bytes while being read");
+    out.append(buf, static_cast<size_t>(n));
+  }
 }
 
 std::string dirName(const std::string &path) {
@@ -74,7 +107,7 @@ bool chipRunsOn(const BundleSpec &spec, int major, int minor) {
 
 Expected<std::unique_ptr<Bundle>> Bundle::load(const std::string &jsonPath) {
   std::string text;
-  Status s = readFile(jsonPath, text);
+  Status s = readFile(jsonPath, kMaxBundleJsonBytes, text);
   if (!s.ok())
     return s;
   std::string baseDir = dirName(jsonPath);
@@ -82,7 +115,7 @@ Expected<std::unique_ptr<Bundle>> Bundle::load(const std::string &jsonPath) {
   if (!spec.ok())
     return spec.status().withContext("bundle '" + jsonPath + "'");
   std::string cubin;
-  s = readFile(spec->cubinPath, cubin);
+  s = readFile(spec->cubinPath, kMaxImageBytes, cubin);
   if (!s.ok())
     return s.withContext("bundle '" + jsonPath + "': field \"cubin\"");
   Expected<std::unique_ptr<Bundle>> bundle =

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "fa/Runtime/BundleSpec.h"
 
+#include "Json.h"
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -108,7 +110,7 @@ Status invalid(const std::string &field, const std::string &what) {
 Status wrongType(const std::string &field, const char *expected,
                  const Value &got) {
   return invalid(field, std::string("expected ") + expected + ", got " +
-                            json::kindName(got.kind()));
+                            json::kindName(got));
 }
 
 /// Reads the fields of one JSON object, tracking its path for messages.
@@ -121,10 +123,10 @@ public:
     return path_.empty() ? key : path_ + "." + key;
   }
 
-  const Value *get(const std::string &key) const { return object_.find(key); }
+  const Value *get(const std::string &key) const { return json::find(object_, key); }
 
   Status require(const std::string &key, const Value *&out) const {
-    out = object_.find(key);
+    out = json::find(object_, key);
     if (!out)
       return invalid(path_.empty() ? std::string("bundle") : path_,
                      "missing field \"" + key + "\"");
@@ -133,60 +135,60 @@ public:
 
   Status string(const std::string &key, std::string &out,
                 bool required = true) const {
-    const Value *v = object_.find(key);
+    const Value *v = json::find(object_, key);
     if (!v) {
       if (!required)
         return Status::success();
       return invalid(path_.empty() ? std::string("bundle") : path_,
                      "missing field \"" + key + "\"");
     }
-    if (!v->isString())
+    if (!v->is_string())
       return wrongType(field(key), "a string", *v);
-    if (v->asString().empty())
+    if (v->get_ref<const std::string &>().empty())
       return invalid(field(key), "must not be empty");
-    out = v->asString();
+    out = v->get_ref<const std::string &>();
     return Status::success();
   }
 
   Status integer(const std::string &key, int64_t &out, int64_t min,
                  int64_t max, bool required = true) const {
-    const Value *v = object_.find(key);
+    const Value *v = json::find(object_, key);
     if (!v) {
       if (!required)
         return Status::success();
       return invalid(path_.empty() ? std::string("bundle") : path_,
                      "missing field \"" + key + "\"");
     }
-    if (!v->isInteger())
+    if (!json::isInt64(*v))
       return wrongType(field(key), "an integer", *v);
-    if (v->asInt() < min || v->asInt() > max)
-      return invalid(field(key), "value " + std::to_string(v->asInt()) +
+    if (json::asInt64(*v) < min || json::asInt64(*v) > max)
+      return invalid(field(key), "value " + std::to_string(json::asInt64(*v)) +
                                      " is out of range [" +
                                      std::to_string(min) + ", " +
                                      std::to_string(max) + "]");
-    out = v->asInt();
+    out = json::asInt64(*v);
     return Status::success();
   }
 
   Status boolean(const std::string &key, bool &out) const {
-    const Value *v = object_.find(key);
+    const Value *v = json::find(object_, key);
     if (!v)
       return Status::success();
-    if (!v->isBool())
+    if (!v->is_boolean())
       return wrongType(field(key), "a boolean", *v);
-    out = v->asBool();
+    out = v->get<bool>();
     return Status::success();
   }
 
   /// Rejects keys outside `allowed` (used where a typo would silently
   /// change the launch ABI).
   Status onlyKeys(const std::vector<std::string> &allowed) const {
-    for (const auto &m : object_.members())
-      if (std::find(allowed.begin(), allowed.end(), m.first) == allowed.end()) {
+    for (const auto &m : object_.items())
+      if (std::find(allowed.begin(), allowed.end(), m.key()) == allowed.end()) {
         std::string list;
         for (const auto &a : allowed)
           list += (list.empty() ? "" : ", ") + a;
-        return invalid(field(m.first), "unknown field (allowed here: " +
+        return invalid(field(m.key()), "unknown field (allowed here: " +
                                            list + ")");
       }
     return Status::success();
@@ -232,7 +234,7 @@ Status parseChip(const std::string &chip, BundleSpec &spec) {
 }
 
 Status parseConfig(const Value &v, BundleSpec &spec) {
-  if (!v.isObject())
+  if (!v.is_object())
     return wrongType("config", "an object", v);
   ObjectReader r(v, "config");
   BundleConfig &c = spec.config;
@@ -262,29 +264,29 @@ Status parseConfig(const Value &v, BundleSpec &spec) {
   bool ignored;
   FA_RETURN_IF_ERROR(r.boolean("causal", ignored));
   if (const Value *m = r.get("mask_alignment")) {
-    if (!m->isString())
+    if (!m->is_string())
       return wrongType("config.mask_alignment", "a string", *m);
-    if (m->asString() != "top_left" && m->asString() != "bottom_right")
+    if (m->get_ref<const std::string &>() != "top_left" && m->get_ref<const std::string &>() != "bottom_right")
       return invalid("config.mask_alignment",
-                     "unknown alignment \"" + m->asString() +
+                     "unknown alignment \"" + m->get_ref<const std::string &>() +
                          "\" (known: top_left, bottom_right)");
   }
   if (const Value *w = r.get("window")) {
-    bool ok = w->isNull() || (w->isArray() && w->items().size() == 2);
-    if (ok && w->isArray())
-      for (const Value &item : w->items())
-        ok = ok && (item.isNull() || item.isInteger());
+    bool ok = w->is_null() || (w->is_array() && w->size() == 2);
+    if (ok && w->is_array())
+      for (const Value &item : *w)
+        ok = ok && (item.is_null() || json::isInt64(item));
     if (!ok)
       return invalid("config.window",
                      "expected null or [left, right] (integers or null)");
   }
   for (const char *key : {"softcap", "scale"}) {
     if (const Value *n = r.get(key)) {
-      if (!n->isNull() && !n->isNumber())
+      if (!n->is_null() && !n->is_number())
         return wrongType(r.field(key), "a number or null", *n);
     }
   }
-  spec.configJson = v.dump();
+  spec.configJson = v.dump(-1, ' ', false, json::Value::error_handler_t::replace);
   return Status::success();
 }
 
@@ -297,16 +299,16 @@ Status parseDim3(const ObjectReader &r, const std::string &key,
       return Status::success();
     return invalid("bundle", "missing field \"" + key + "\"");
   }
-  if (!v->isArray() || v->items().size() != 3)
+  if (!v->is_array() || v->size() != 3)
     return invalid(key, "expected an array of 3 positive integers");
   int64_t product = 1;
   for (size_t i = 0; i < 3; ++i) {
-    const Value &item = v->items()[i];
-    if (!item.isInteger() || item.asInt() < 1 || item.asInt() > 65535)
+    const Value &item = (*v)[i];
+    if (!json::isInt64(item) || json::asInt64(item) < 1 || json::asInt64(item) > 65535)
       return invalid(key + "[" + std::to_string(i) + "]",
                      "expected a positive integer (at most 65535)");
-    out[i] = static_cast<uint32_t>(item.asInt());
-    product *= item.asInt();
+    out[i] = static_cast<uint32_t>(json::asInt64(item));
+    product *= json::asInt64(item);
   }
   if (product > maxProduct)
     return invalid(key, "has " + std::to_string(product) +
@@ -329,30 +331,30 @@ std::string knownOperandList(const BundleSpec &spec) {
 /// since scratch is read first).
 Status parseExprValue(const Value &v, const std::string &field, bool isFloat,
                       const BundleSpec &spec, Expr &out) {
-  if (v.isString()) {
+  if (v.is_string()) {
     OperandScope scope;
     scope.dimsOf = [&spec](const std::string &operand) {
       return operandDims(spec, operand);
     };
     scope.known = knownOperandList(spec);
-    Expected<Expr> e = Expr::parse(v.asString(), scope);
+    Expected<Expr> e = Expr::parse(v.get_ref<const std::string &>(), scope);
     if (!e.ok())
       return e.status().withContext(field);
     if (!isFloat && e->isFloat())
-      return invalid(field, "expression \"" + v.asString() +
+      return invalid(field, "expression \"" + v.get_ref<const std::string &>() +
                                 "\" has a float value; an integer is required");
     out = *e;
     return Status::success();
   }
-  if (v.isInteger()) {
-    out = Expr::integer(v.asInt());
+  if (json::isInt64(v)) {
+    out = Expr::integer(json::asInt64(v));
     return Status::success();
   }
-  if (v.isNumber()) {
+  if (v.is_number()) {
     if (!isFloat)
       return invalid(field, "expected an integer or an integer expression, "
                             "got a float");
-    out = Expr::floating(v.asDouble());
+    out = Expr::floating(v.get<double>());
     return Status::success();
   }
   return wrongType(field, "an expression string or a number", v);
@@ -361,10 +363,10 @@ Status parseExprValue(const Value &v, const std::string &field, bool isFloat,
 Status parseGrid(const ObjectReader &r, BundleSpec &spec) {
   const Value *v;
   FA_RETURN_IF_ERROR(r.require("grid", v));
-  if (!v->isArray() || v->items().size() != 3)
+  if (!v->is_array() || v->size() != 3)
     return invalid("grid", "expected an array of 3 integer expressions");
   for (size_t i = 0; i < 3; ++i)
-    FA_RETURN_IF_ERROR(parseExprValue(v->items()[i],
+    FA_RETURN_IF_ERROR(parseExprValue((*v)[i],
                                       "grid[" + std::to_string(i) + "]",
                                       /*isFloat=*/false, spec, spec.grid[i]));
   return Status::success();
@@ -380,12 +382,12 @@ bool isIdentifier(const std::string &s) {
 }
 
 Status parseScratch(const Value &v, BundleSpec &spec) {
-  if (!v.isArray())
+  if (!v.is_array())
     return wrongType("scratch", "an array", v);
-  for (size_t i = 0; i < v.items().size(); ++i) {
+  for (size_t i = 0; i < v.size(); ++i) {
     std::string path = "scratch[" + std::to_string(i) + "]";
-    const Value &item = v.items()[i];
-    if (!item.isObject())
+    const Value &item = v[i];
+    if (!item.is_object())
       return wrongType(path, "an object", item);
     ObjectReader r(item, path);
     FA_RETURN_IF_ERROR(r.onlyKeys({"name", "dtype", "dims", "shape"}));
@@ -405,30 +407,30 @@ Status parseScratch(const Value &v, BundleSpec &spec) {
     const Value *dims, *shape;
     FA_RETURN_IF_ERROR(r.require("dims", dims));
     FA_RETURN_IF_ERROR(r.require("shape", shape));
-    if (!dims->isArray() || dims->items().empty() || dims->items().size() > 8)
+    if (!dims->is_array() || dims->empty() || dims->size() > 8)
       return invalid(r.field("dims"),
                      "expected an array of 1 to 8 dimension names");
     std::set<std::string> seen;
-    for (const Value &d : dims->items()) {
-      if (!d.isString() || !isIdentifier(d.asString()))
+    for (const Value &d : *dims) {
+      if (!d.is_string() || !isIdentifier(d.get_ref<const std::string &>()))
         return invalid(r.field("dims"), "dimension names must be identifiers");
-      if (!seen.insert(d.asString()).second)
+      if (!seen.insert(d.get_ref<const std::string &>()).second)
         return invalid(r.field("dims"),
-                       "duplicate dimension \"" + d.asString() + "\"");
-      s.dims.push_back(d.asString());
+                       "duplicate dimension \"" + d.get_ref<const std::string &>() + "\"");
+      s.dims.push_back(d.get_ref<const std::string &>());
     }
-    if (!shape->isArray() || shape->items().size() != s.dims.size())
+    if (!shape->is_array() || shape->size() != s.dims.size())
       return invalid(r.field("shape"),
                      "expected one integer expression per entry of \"dims\"");
     spec.scratch.push_back(std::move(s));
   }
   // Shapes once every buffer is declared: a stride() in a shape may name any.
-  for (size_t i = 0; i < v.items().size(); ++i) {
+  for (size_t i = 0; i < v.size(); ++i) {
     std::string field = "scratch[" + std::to_string(i) + "].shape";
-    const Value &shape = *v.items()[i].find("shape");
-    for (size_t j = 0; j < shape.items().size(); ++j) {
+    const Value &shape = *json::find(v[i], "shape");
+    for (size_t j = 0; j < shape.size(); ++j) {
       Expr e;
-      FA_RETURN_IF_ERROR(parseExprValue(shape.items()[j],
+      FA_RETURN_IF_ERROR(parseExprValue(shape[j],
                                         field + "[" + std::to_string(j) + "]",
                                         false, spec, e));
       spec.scratch[i].shape.push_back(e);
@@ -457,13 +459,13 @@ Status parseTensorMapParam(const ObjectReader &r, const BundleSpec &spec,
 
   const Value *dims;
   FA_RETURN_IF_ERROR(r.require("dims", dims));
-  if (!dims->isArray())
+  if (!dims->is_array())
     return wrongType(r.field("dims"), "an array of dimension names", *dims);
   std::set<std::string> seen;
-  for (const Value &d : dims->items()) {
-    if (!d.isString())
+  for (const Value &d : *dims) {
+    if (!d.is_string())
       return wrongType(r.field("dims"), "an array of strings", d);
-    const std::string &name = d.asString();
+    const std::string &name = d.get_ref<const std::string &>();
     if (std::find(operandNames.begin(), operandNames.end(), name) ==
         operandNames.end()) {
       std::string list;
@@ -492,16 +494,16 @@ Status parseTensorMapParam(const ObjectReader &r, const BundleSpec &spec,
 
   const Value *box;
   FA_RETURN_IF_ERROR(r.require("box", box));
-  if (!box->isArray() || box->items().empty() ||
-      box->items().size() > p.dims.size())
+  if (!box->is_array() || box->empty() ||
+      box->size() > p.dims.size())
     return invalid(r.field("box"),
                    "expected an array of 1 to " + std::to_string(p.dims.size()) +
                        " positive integers");
-  for (const Value &b : box->items()) {
-    if (!b.isInteger() || b.asInt() < 1 || b.asInt() > 256)
+  for (const Value &b : *box) {
+    if (!json::isInt64(b) || json::asInt64(b) < 1 || json::asInt64(b) > 256)
       return invalid(r.field("box"),
                      "box sizes must be integers in [1, 256]");
-    p.box.push_back(b.asInt());
+    p.box.push_back(json::asInt64(b));
   }
 
   std::string swizzle;
@@ -560,12 +562,12 @@ Status parseTensorMapParam(const ObjectReader &r, const BundleSpec &spec,
 Status parseParams(const ObjectReader &top, BundleSpec &spec) {
   const Value *v;
   FA_RETURN_IF_ERROR(top.require("params", v));
-  if (!v->isArray())
+  if (!v->is_array())
     return wrongType("params", "an array", *v);
-  for (size_t i = 0; i < v->items().size(); ++i) {
+  for (size_t i = 0; i < v->size(); ++i) {
     std::string path = "params[" + std::to_string(i) + "]";
-    const Value &item = v->items()[i];
-    if (!item.isObject())
+    const Value &item = (*v)[i];
+    if (!item.is_object())
       return wrongType(path, "an object", item);
     ObjectReader r(item, path);
     std::string kind;
@@ -650,7 +652,7 @@ Expected<BundleSpec> parseBundleSpec(const std::string &jsonText,
   Expected<Value> doc = json::parse(jsonText);
   if (!doc.ok())
     return doc.status();
-  if (!doc->isObject())
+  if (!doc->is_object())
     return wrongType("bundle", "a JSON object", *doc);
   ObjectReader r(*doc, "");
   BundleSpec spec;
@@ -692,7 +694,7 @@ Expected<BundleSpec> parseBundleSpec(const std::string &jsonText,
   FA_RETURN_IF_ERROR(parseGrid(r, spec));
   FA_RETURN_IF_ERROR(parseParams(r, spec));
   computeRequiredOperands(spec);
-  spec.json = doc->dump();
+  spec.json = doc->dump(-1, ' ', false, json::Value::error_handler_t::replace);
   return spec;
 }
 

@@ -51,17 +51,20 @@ enum class Op {
   Int, Float, Sym, Stride, Neg, Add, Sub, Mul, Div, CeilDiv, Min, Max
 };
 
-struct Expr::Node {
+/// One step of the postfix program: a leaf pushes a value, Neg replaces the
+/// top of the stack, a binary op pops two and pushes one.
+struct Instr {
   Op op;
-  bool isFloat = false; // static type of the node's value
   int64_t intValue = 0;
   double floatValue = 0;
   Symbol symbol = Symbol::Batch;
   std::string operand, dim; // Stride
-  std::shared_ptr<const Node> lhs, rhs;
 };
 
-using NodePtr = std::shared_ptr<const Expr::Node>;
+struct Expr::Program {
+  std::vector<Instr> code;
+  bool isFloat = false; // static type of the value
+};
 
 namespace {
 
@@ -73,18 +76,27 @@ struct Num {
   double asDouble() const { return isFloat ? f : static_cast<double>(i); }
 };
 
+/// Recursive descent over a bounded text: loops for `+ - * /` and unary
+/// signs, recursion only for parentheses and calls, at most kMaxExprNesting
+/// deep. Each rule appends its postfix code and reports its static type.
 class ExprParser {
 public:
   ExprParser(const std::string &text, const OperandScope *scope)
       : text_(text), scope_(scope) {}
 
-  Expected<NodePtr> parseAll() {
-    NodePtr root;
-    FA_RETURN_IF_ERROR(parseSum(root));
+  Status parseAll(Expr::Program &out) {
+    if (text_.size() > kMaxExprLength)
+      return Status::error(
+          ErrorCode::InvalidBundle,
+          "expression of " + std::to_string(text_.size()) +
+              " characters: at most " + std::to_string(kMaxExprLength) +
+              " are allowed");
+    FA_RETURN_IF_ERROR(parseSum(out.isFloat));
     skipSpace();
     if (pos_ < text_.size())
       return fail(std::string("unexpected '") + text_[pos_] + "'");
-    return root;
+    out.code = std::move(code_);
+    return Status::success();
   }
 
 private:
@@ -112,18 +124,19 @@ private:
     return false;
   }
 
-  static NodePtr binary(Op op, NodePtr lhs, NodePtr rhs) {
-    auto n = std::make_shared<Expr::Node>();
-    n->op = op;
-    n->isFloat = lhs->isFloat || rhs->isFloat;
-    n->lhs = std::move(lhs);
-    n->rhs = std::move(rhs);
-    return n;
+  void emit(Op op) { code_.push_back(Instr{op}); }
+
+  /// Enters one level of parentheses or a call; fails past the limit.
+  Status enter() {
+    if (++depth_ > kMaxExprNesting)
+      return fail("nesting deeper than " + std::to_string(kMaxExprNesting) +
+                  " levels");
+    return Status::success();
   }
 
   // sum := product (('+' | '-') product)*
-  Status parseSum(NodePtr &out) {
-    FA_RETURN_IF_ERROR(parseProduct(out));
+  Status parseSum(bool &isFloat) {
+    FA_RETURN_IF_ERROR(parseProduct(isFloat));
     while (true) {
       Op op;
       if (consume('+'))
@@ -132,15 +145,16 @@ private:
         op = Op::Sub;
       else
         return Status::success();
-      NodePtr rhs;
-      FA_RETURN_IF_ERROR(parseProduct(rhs));
-      out = binary(op, out, rhs);
+      bool rhsFloat;
+      FA_RETURN_IF_ERROR(parseProduct(rhsFloat));
+      emit(op);
+      isFloat = isFloat || rhsFloat;
     }
   }
 
   // product := unary (('*' | '/') unary)*
-  Status parseProduct(NodePtr &out) {
-    FA_RETURN_IF_ERROR(parseUnary(out));
+  Status parseProduct(bool &isFloat) {
+    FA_RETURN_IF_ERROR(parseUnary(isFloat));
     while (true) {
       Op op;
       if (consume('*'))
@@ -149,34 +163,32 @@ private:
         op = Op::Div;
       else
         return Status::success();
-      NodePtr rhs;
-      FA_RETURN_IF_ERROR(parseUnary(rhs));
-      out = binary(op, out, rhs);
+      bool rhsFloat;
+      FA_RETURN_IF_ERROR(parseUnary(rhsFloat));
+      emit(op);
+      isFloat = isFloat || rhsFloat;
     }
   }
 
-  // unary := ('-' | '+') unary | primary
-  Status parseUnary(NodePtr &out) {
-    if (consume('-')) {
-      NodePtr operand;
-      FA_RETURN_IF_ERROR(parseUnary(operand));
-      auto n = std::make_shared<Node>();
-      n->op = Op::Neg;
-      n->isFloat = operand->isFloat;
-      n->lhs = operand;
-      out = n;
-      return Status::success();
+  // unary := ('-' | '+')* primary; each '-' negates once (so an overflow of
+  // an inner negation is still reported).
+  Status parseUnary(bool &isFloat) {
+    size_t negations = 0;
+    while (true) {
+      if (consume('-'))
+        ++negations;
+      else if (!consume('+'))
+        break;
     }
-    if (consume('+'))
-      return parseUnary(out);
-    return parsePrimary(out);
+    FA_RETURN_IF_ERROR(parsePrimary(isFloat));
+    for (size_t i = 0; i < negations; ++i)
+      emit(Op::Neg);
+    return Status::success();
   }
 
-  using Node = Expr::Node;
-
-  Status parseNumber(NodePtr &out) {
+  Status parseNumber(bool &isFloat) {
     size_t start = pos_;
-    bool isFloat = false;
+    isFloat = false;
     while (pos_ < text_.size() && std::isdigit((unsigned char)text_[pos_]))
       ++pos_;
     if (pos_ < text_.size() && text_[pos_] == '.') {
@@ -200,39 +212,39 @@ private:
       pos_ = start;
       return fail("invalid number");
     }
-    auto n = std::make_shared<Node>();
-    n->isFloat = isFloat;
+    Instr n{isFloat ? Op::Float : Op::Int};
     if (isFloat) {
-      n->op = Op::Float;
-      auto res = std::from_chars(first, last, n->floatValue);
+      auto res = std::from_chars(first, last, n.floatValue);
       if (res.ec != std::errc() || res.ptr != last) {
         pos_ = start;
         return fail("invalid float literal");
       }
     } else {
-      n->op = Op::Int;
-      auto res = std::from_chars(first, last, n->intValue);
+      auto res = std::from_chars(first, last, n.intValue);
       if (res.ec != std::errc() || res.ptr != last) {
         pos_ = start;
         return fail("integer literal out of range");
       }
     }
-    out = n;
+    code_.push_back(std::move(n));
     return Status::success();
   }
 
-  Status parsePrimary(NodePtr &out) {
+  Status parsePrimary(bool &isFloat) {
     skipSpace();
+    isFloat = false;
     if (pos_ >= text_.size())
       return fail("expected a number, symbol, function or '('");
     char c = text_[pos_];
     if (std::isdigit((unsigned char)c) || c == '.')
-      return parseNumber(out);
+      return parseNumber(isFloat);
     if (c == '(') {
+      FA_RETURN_IF_ERROR(enter());
       ++pos_;
-      FA_RETURN_IF_ERROR(parseSum(out));
+      FA_RETURN_IF_ERROR(parseSum(isFloat));
       if (!consume(')'))
         return fail("expected ')'");
+      --depth_;
       return Status::success();
     }
     if (!atIdentifierStart())
@@ -243,34 +255,9 @@ private:
     if (pos_ < text_.size() && text_[pos_] == '(') {
       if (name == "stride") {
         ++pos_;
-        return parseStride(out);
+        return parseStride();
       }
-      Op op;
-      if (name == "ceildiv")
-        op = Op::CeilDiv;
-      else if (name == "min")
-        op = Op::Min;
-      else if (name == "max")
-        op = Op::Max;
-      else {
-        pos_ = start;
-        return fail("unknown function '" + name +
-                    "' (known: ceildiv, min, max, stride)");
-      }
-      ++pos_;
-      NodePtr a, b;
-      FA_RETURN_IF_ERROR(parseSum(a));
-      if (!consume(','))
-        return fail(name + "() takes 2 arguments; expected ','");
-      FA_RETURN_IF_ERROR(parseSum(b));
-      if (!consume(')'))
-        return fail(name + "() takes 2 arguments; expected ')'");
-      if (op == Op::CeilDiv && (a->isFloat || b->isFloat)) {
-        pos_ = start;
-        return fail("ceildiv() needs integer arguments");
-      }
-      out = binary(op, a, b);
-      return Status::success();
+      return parseCall(name, start, isFloat);
     }
     std::optional<Symbol> sym = parseSymbol(name);
     if (!sym) {
@@ -279,10 +266,42 @@ private:
                   "' (known: batch, heads_q, heads_kv, seq_q, seq_k, "
                   "head_dim, head_dim_v, num_sms)");
     }
-    auto n = std::make_shared<Node>();
-    n->op = Op::Sym;
-    n->symbol = *sym;
-    out = n;
+    Instr n{Op::Sym};
+    n.symbol = *sym;
+    code_.push_back(std::move(n));
+    return Status::success();
+  }
+
+  // call := ('ceildiv' | 'min' | 'max') '(' sum ',' sum ')', entered at '('.
+  Status parseCall(const std::string &name, size_t start, bool &isFloat) {
+    Op op;
+    if (name == "ceildiv")
+      op = Op::CeilDiv;
+    else if (name == "min")
+      op = Op::Min;
+    else if (name == "max")
+      op = Op::Max;
+    else {
+      pos_ = start;
+      return fail("unknown function '" + name +
+                  "' (known: ceildiv, min, max, stride)");
+    }
+    FA_RETURN_IF_ERROR(enter());
+    ++pos_;
+    bool aFloat, bFloat;
+    FA_RETURN_IF_ERROR(parseSum(aFloat));
+    if (!consume(','))
+      return fail(name + "() takes 2 arguments; expected ','");
+    FA_RETURN_IF_ERROR(parseSum(bFloat));
+    if (!consume(')'))
+      return fail(name + "() takes 2 arguments; expected ')'");
+    --depth_;
+    if (op == Op::CeilDiv && (aFloat || bFloat)) {
+      pos_ = start;
+      return fail("ceildiv() needs integer arguments");
+    }
+    emit(op);
+    isFloat = aFloat || bFloat;
     return Status::success();
   }
 
@@ -308,7 +327,7 @@ private:
 
   // stride := 'stride' '(' name ',' name ')', entered after the '('. The
   // arguments are names, not expressions: an operand and one of its dims.
-  Status parseStride(NodePtr &out) {
+  Status parseStride() {
     static const char *const kArity =
         "stride() takes 2 arguments, an operand and one of its dimensions";
     static const char *const kNames =
@@ -352,68 +371,51 @@ private:
                     args[1] + "' (its dims: " + join(dims) + ")");
       }
     }
-    auto n = std::make_shared<Node>();
-    n->op = Op::Stride;
-    n->operand = args[0];
-    n->dim = args[1];
-    out = n;
+    Instr n{Op::Stride};
+    n.operand = args[0];
+    n.dim = args[1];
+    code_.push_back(std::move(n));
     return Status::success();
   }
 
   const std::string &text_;
   const OperandScope *scope_;
   size_t pos_ = 0;
+  int depth_ = 0;
+  std::vector<Instr> code_;
 };
 
+/// Runs a postfix program on an explicit stack.
 class Evaluator {
 public:
   Evaluator(const std::string &text, const SymbolTable &symbols)
       : text_(text), symbols_(symbols) {}
 
-  Status eval(const Expr::Node &n, Num &out) const {
-    switch (n.op) {
-    case Op::Int: out = {false, n.intValue, 0}; return Status::success();
-    case Op::Float: out = {true, 0, n.floatValue}; return Status::success();
-    case Op::Sym: {
-      std::optional<int64_t> v = symbols_.get(n.symbol);
-      if (!v)
-        return fail(std::string("symbol '") + symbolName(n.symbol) +
-                    "' has no value at this launch (no operand provides it)");
-      out = {false, *v, 0};
-      return Status::success();
-    }
-    case Op::Stride: {
-      std::string call = "stride(" + n.operand + ", " + n.dim + ")";
-      if (!symbols_.hasOperand(n.operand))
-        return fail(call + ": operand '" + n.operand +
-                    "' is not passed at this launch");
-      std::optional<int64_t> v = symbols_.stride(n.operand, n.dim);
-      if (!v)
-        return fail(call + ": operand '" + n.operand + "' has no dimension '" +
-                    n.dim + "'");
-      out = {false, *v, 0};
-      return Status::success();
-    }
-    case Op::Neg: {
-      Num a;
-      FA_RETURN_IF_ERROR(eval(*n.lhs, a));
-      if (a.isFloat) {
-        out = {true, 0, -a.f};
-        return Status::success();
+  Status run(const std::vector<Instr> &code, Num &out) const {
+    std::vector<Num> stack;
+    for (const Instr &in : code) {
+      if (isBinary(in.op)) {
+        if (stack.size() < 2)
+          return fail("internal error: malformed program");
+        Num b = stack.back();
+        stack.pop_back();
+        FA_RETURN_IF_ERROR(binary(in.op, stack.back(), b, stack.back()));
+        continue;
       }
-      if (a.i == std::numeric_limits<int64_t>::min())
-        return fail("integer overflow");
-      out = {false, -a.i, 0};
-      return Status::success();
+      if (in.op == Op::Neg) {
+        if (stack.empty())
+          return fail("internal error: malformed program");
+        FA_RETURN_IF_ERROR(negate(stack.back()));
+        continue;
+      }
+      Num leaf;
+      FA_RETURN_IF_ERROR(load(in, leaf));
+      stack.push_back(leaf);
     }
-    default: break;
-    }
-    Num a, b;
-    FA_RETURN_IF_ERROR(eval(*n.lhs, a));
-    FA_RETURN_IF_ERROR(eval(*n.rhs, b));
-    if (a.isFloat || b.isFloat)
-      return evalFloat(n.op, a.asDouble(), b.asDouble(), out);
-    return evalInt(n.op, a.i, b.i, out);
+    if (stack.size() != 1)
+      return fail("internal error: malformed program");
+    out = stack.back();
+    return Status::success();
   }
 
   Status fail(const std::string &what) const {
@@ -422,6 +424,56 @@ public:
   }
 
 private:
+  static bool isBinary(Op op) {
+    return op != Op::Int && op != Op::Float && op != Op::Sym &&
+           op != Op::Stride && op != Op::Neg;
+  }
+
+  Status load(const Instr &in, Num &out) const {
+    switch (in.op) {
+    case Op::Int: out = {false, in.intValue, 0}; return Status::success();
+    case Op::Float: out = {true, 0, in.floatValue}; return Status::success();
+    case Op::Sym: {
+      std::optional<int64_t> v = symbols_.get(in.symbol);
+      if (!v)
+        return fail(std::string("symbol '") + symbolName(in.symbol) +
+                    "' has no value at this launch (no operand provides it)");
+      out = {false, *v, 0};
+      return Status::success();
+    }
+    case Op::Stride: {
+      std::string call = "stride(" + in.operand + ", " + in.dim + ")";
+      if (!symbols_.hasOperand(in.operand))
+        return fail(call + ": operand '" + in.operand +
+                    "' is not passed at this launch");
+      std::optional<int64_t> v = symbols_.stride(in.operand, in.dim);
+      if (!v)
+        return fail(call + ": operand '" + in.operand +
+                    "' has no dimension '" + in.dim + "'");
+      out = {false, *v, 0};
+      return Status::success();
+    }
+    default: return fail("internal error: not a leaf");
+    }
+  }
+
+  Status negate(Num &a) const {
+    if (a.isFloat) {
+      a.f = -a.f;
+      return Status::success();
+    }
+    if (a.i == std::numeric_limits<int64_t>::min())
+      return fail("integer overflow");
+    a.i = -a.i;
+    return Status::success();
+  }
+
+  Status binary(Op op, const Num &a, const Num &b, Num &out) const {
+    if (a.isFloat || b.isFloat)
+      return evalFloat(op, a.asDouble(), b.asDouble(), out);
+    return evalInt(op, a.i, b.i, out);
+  }
+
   Status evalInt(Op op, int64_t a, int64_t b, Num &out) const {
     int64_t r = 0;
     switch (op) {
@@ -481,29 +533,6 @@ private:
   const SymbolTable &symbols_;
 };
 
-void collectSymbols(const Expr::Node *n, std::set<int> &out) {
-  if (!n)
-    return;
-  if (n->op == Op::Sym)
-    out.insert(static_cast<int>(n->symbol));
-  collectSymbols(n->lhs.get(), out);
-  collectSymbols(n->rhs.get(), out);
-}
-
-void collectStrides(const Expr::Node *n, std::vector<StrideRef> &out) {
-  if (!n)
-    return;
-  if (n->op == Op::Stride) {
-    bool seen = false;
-    for (const StrideRef &r : out)
-      seen = seen || (r.operand == n->operand && r.dim == n->dim);
-    if (!seen)
-      out.push_back({n->operand, n->dim});
-  }
-  collectStrides(n->lhs.get(), out);
-  collectStrides(n->rhs.get(), out);
-}
-
 } // namespace
 
 Expected<Expr> Expr::parse(const std::string &text) {
@@ -512,44 +541,48 @@ Expected<Expr> Expr::parse(const std::string &text) {
 
 Expected<Expr> Expr::parse(const std::string &text,
                            const OperandScope &scope) {
-  Expected<NodePtr> root =
-      ExprParser(text, scope.dimsOf ? &scope : nullptr).parseAll();
-  if (!root.ok())
-    return root.status();
+  auto program = std::make_shared<Program>();
+  FA_RETURN_IF_ERROR(
+      ExprParser(text, scope.dimsOf ? &scope : nullptr).parseAll(*program));
   Expr e;
-  e.root_ = *root;
+  e.program_ = std::move(program);
   e.text_ = text;
   return e;
 }
 
 Expr Expr::integer(int64_t value) {
-  auto n = std::make_shared<Node>();
-  n->op = Op::Int;
-  n->intValue = value;
+  auto program = std::make_shared<Program>();
+  Instr n{Op::Int};
+  n.intValue = value;
+  program->code.push_back(n);
   Expr e;
-  e.root_ = n;
+  e.program_ = std::move(program);
   e.text_ = std::to_string(value);
   return e;
 }
 
 Expr Expr::floating(double value) {
-  auto n = std::make_shared<Node>();
-  n->op = Op::Float;
-  n->isFloat = true;
-  n->floatValue = value;
+  auto program = std::make_shared<Program>();
+  Instr n{Op::Float};
+  n.floatValue = value;
+  program->code.push_back(n);
+  program->isFloat = true;
   Expr e;
-  e.root_ = n;
+  e.program_ = std::move(program);
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof(buf), value);
   e.text_.assign(buf, res.ptr);
   return e;
 }
 
-bool Expr::isFloat() const { return root_ && root_->isFloat; }
+bool Expr::isFloat() const { return program_ && program_->isFloat; }
 
 std::vector<Symbol> Expr::symbols() const {
   std::set<int> ids;
-  collectSymbols(root_.get(), ids);
+  if (program_)
+    for (const Instr &in : program_->code)
+      if (in.op == Op::Sym)
+        ids.insert(static_cast<int>(in.symbol));
   std::vector<Symbol> out;
   for (int id : ids)
     out.push_back(static_cast<Symbol>(id));
@@ -558,16 +591,26 @@ std::vector<Symbol> Expr::symbols() const {
 
 std::vector<StrideRef> Expr::strides() const {
   std::vector<StrideRef> out;
-  collectStrides(root_.get(), out);
+  if (!program_)
+    return out;
+  for (const Instr &in : program_->code) {
+    if (in.op != Op::Stride)
+      continue;
+    bool seen = false;
+    for (const StrideRef &r : out)
+      seen = seen || (r.operand == in.operand && r.dim == in.dim);
+    if (!seen)
+      out.push_back({in.operand, in.dim});
+  }
   return out;
 }
 
 Expected<int64_t> Expr::evalInt(const SymbolTable &symbols) const {
   Evaluator ev(text_, symbols);
-  if (!root_)
+  if (!program_)
     return ev.fail("empty expression");
   Num v;
-  FA_RETURN_IF_ERROR(ev.eval(*root_, v));
+  FA_RETURN_IF_ERROR(ev.run(program_->code, v));
   if (v.isFloat)
     return ev.fail("has a float value where an integer is required");
   return v.i;
@@ -575,10 +618,10 @@ Expected<int64_t> Expr::evalInt(const SymbolTable &symbols) const {
 
 Expected<double> Expr::evalFloat(const SymbolTable &symbols) const {
   Evaluator ev(text_, symbols);
-  if (!root_)
+  if (!program_)
     return ev.fail("empty expression");
   Num v;
-  FA_RETURN_IF_ERROR(ev.eval(*root_, v));
+  FA_RETURN_IF_ERROR(ev.run(program_->code, v));
   return v.asDouble();
 }
 

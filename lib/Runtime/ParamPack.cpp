@@ -1,6 +1,8 @@
 //===- ParamPack.cpp - Kernel parameter layout and packing ----------------===//
 #include "fa/Runtime/ParamPack.h"
 
+#include "CheckedMath.h"
+
 #include "fa/Runtime/CudaTypes.h"
 
 #include <cmath>
@@ -74,9 +76,9 @@ static int l2Enum(L2Promotion l) {
   return cu::CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
 }
 
-TensorMapRequest makeTensorMapRequest(const BundleSpec &spec,
-                                      size_t paramIndex,
-                                      const TensorArg &tensor) {
+Expected<TensorMapRequest> makeTensorMapRequest(const BundleSpec &spec,
+                                                size_t paramIndex,
+                                                const TensorArg &tensor) {
   const ParamSpec &p = spec.params[paramIndex];
   std::vector<std::string> names = operandDims(spec, p.operand);
   uint64_t esize = static_cast<uint64_t>(dtypeSize(tensor.dtype));
@@ -86,6 +88,11 @@ TensorMapRequest makeTensorMapRequest(const BundleSpec &spec,
   r.dataType = tensorMapDataType(tensor.dtype);
   r.rank = static_cast<uint32_t>(p.dims.size());
   r.globalAddress = tensor.data;
+  auto tooLarge = [&](const std::string &dim) {
+    return Status::error(ErrorCode::Tensor,
+                         "operand '" + p.operand + "': the byte stride of " +
+                             dim + " overflows or is >= 2^40, as TMA allows");
+  };
   uint64_t prevStrideBytes = esize;
   for (size_t j = 0; j < p.dims.size(); ++j) {
     size_t idx = 0;
@@ -96,13 +103,20 @@ TensorMapRequest makeTensorMapRequest(const BundleSpec &spec,
     // loop bounds come from the same sizes), so describe it as extent 1.
     r.globalDim[j] = size > 0 ? static_cast<uint64_t>(size) : 1;
     if (j > 0) {
-      uint64_t stride = static_cast<uint64_t>(tensor.strides[idx]) * esize;
       // The stride of an extent-1 dim is never used; frameworks leave any
       // value there, TMA wants a multiple of 16, so substitute a dense one.
-      if (size <= 1)
-        stride = alignUp(prevStrideBytes * r.globalDim[j - 1], 16);
-      r.globalStrides[j - 1] = stride;
-      prevStrideBytes = stride;
+      std::optional<uint64_t> stride =
+          size <= 1 ? checkedMul(prevStrideBytes, r.globalDim[j - 1])
+                    : checkedMul(static_cast<uint64_t>(tensor.strides[idx]),
+                                 esize);
+      if (stride && size <= 1)
+        stride = checkedAdd(*stride, uint64_t(15));
+      if (stride && size <= 1)
+        *stride = *stride / 16 * 16;
+      if (!stride || *stride >= (uint64_t(1) << 40))
+        return tooLarge(p.dims[j]);
+      r.globalStrides[j - 1] = *stride;
+      prevStrideBytes = *stride;
     }
     r.boxDim[j] = j < p.box.size() ? static_cast<uint32_t>(p.box[j]) : 1;
     r.elementStrides[j] = 1;
@@ -152,13 +166,16 @@ Expected<PackedParams> packParams(const BundleSpec &spec,
     case ParamKind::TensorMap:
     case ParamKind::TensorMapGlobal: {
       const TensorArg &t = *operands.byRole.at(p.operand);
-      TensorMapRequest req = makeTensorMapRequest(spec, i, t);
+      Expected<TensorMapRequest> req = makeTensorMapRequest(spec, i, t);
+      if (!req.ok())
+        return req.status().withContext(paramLabel(spec, i));
       if (p.kind == ParamKind::TensorMap) {
-        FA_RETURN_IF_ERROR(encoder(req, slot).withContext(paramLabel(spec, i)));
+        FA_RETURN_IF_ERROR(
+            encoder(*req, slot).withContext(paramLabel(spec, i)));
       } else {
         cu::CUtensorMap map{};
         FA_RETURN_IF_ERROR(
-            encoder(req, &map).withContext(paramLabel(spec, i)));
+            encoder(*req, &map).withContext(paramLabel(spec, i)));
         std::array<uint8_t, 128> bytes;
         std::memcpy(bytes.data(), &map, sizeof(map));
         packed.globalMapParams.push_back(i);

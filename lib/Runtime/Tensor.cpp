@@ -1,6 +1,8 @@
 //===- Tensor.cpp - Operand checks and shape symbols ----------------------===//
 #include "fa/Runtime/Tensor.h"
 
+#include "CheckedMath.h"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -120,7 +122,10 @@ Status checkBasics(const BundleSpec &spec, const TensorArg &t) {
       return tensorError(t.role, "dimension " + std::to_string(i) + " (" +
                                      dims[i] + ") has negative stride " +
                                      std::to_string(t.strides[i]));
-    numel *= t.sizes[i];
+    std::optional<int64_t> product = checkedMul(numel, t.sizes[i]);
+    if (!product)
+      return tensorError(t.role, "the element count overflows 64 bits");
+    numel = *product;
   }
   size_t inner = t.sizes.size() - 1;
   if (t.sizes[inner] > 1 && t.strides[inner] != 1)
@@ -153,7 +158,15 @@ Status checkTmaOperand(const BundleSpec &spec, const TensorArg &t,
   for (size_t i = 0; i + 1 < t.sizes.size(); ++i) {
     if (t.sizes[i] <= 1)
       continue; // the stride of a size-1 dim is never used; see ParamPack
-    int64_t bytes = t.strides[i] * esize;
+    std::optional<int64_t> checkedBytes = checkedMul(t.strides[i], esize);
+    if (!checkedBytes || *checkedBytes >= (int64_t(1) << 40))
+      return tensorError(t.role, "stride of dimension " + std::to_string(i) +
+                                     " (" + dims[i] +
+                                     ") is too large for TMA (" +
+                                     std::to_string(t.strides[i]) +
+                                     " elements, >= 2^40 bytes; " + where +
+                                     ")");
+    int64_t bytes = *checkedBytes;
     if (bytes % 16 != 0)
       return tensorError(t.role, "stride of dimension " + std::to_string(i) +
                                      " (" + dims[i] + ") is " +
@@ -161,10 +174,6 @@ Status checkTmaOperand(const BundleSpec &spec, const TensorArg &t,
                                      " elements = " + std::to_string(bytes) +
                                      " bytes, not a multiple of 16 as TMA "
                                      "requires (" + where + ")");
-    if (bytes >= (int64_t(1) << 40))
-      return tensorError(t.role, "stride of dimension " + std::to_string(i) +
-                                     " (" + dims[i] +
-                                     ") is too large for TMA (>= 2^40 bytes)");
   }
   for (size_t i = 0; i < t.sizes.size(); ++i)
     if (t.sizes[i] > (int64_t(1) << 32))

@@ -8,59 +8,47 @@ op, the KernelConfig, the compiler version) and the target's files:
 A bare fa-kernel-bundle JSON file loads too (as a GpuBundle without config).
 """
 import ctypes
-import json
 import os
+import struct
 
 import numpy as np
 
-from .errors import ArgumentError, BundleError
+from .errors import ArgumentError, BundleError, FaError
+from .manifest import (MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION,  # noqa: F401
+                       read_json, read_manifest, validate, write_manifest)
 from .memref import memref_descriptor
-from .signature import bind
+from .signature import bind, signature
 from .spec import KernelConfig
-
-MANIFEST = "manifest.json"
-MANIFEST_FORMAT = "fa-mlir-bundle"
-MANIFEST_VERSION = 1
 
 # numpy dtypes that may carry each element type's bits.
 NUMPY_STORAGE = {"f32": (np.float32,), "f16": (np.float16,),
                  "bf16": (np.uint16, np.int16)}
 
 
-def read_manifest(path):
-    mpath = os.path.join(path, MANIFEST)
-    try:
-        with open(mpath) as f:
-            manifest = json.load(f)
-    except OSError as e:
-        raise BundleError(f"cannot read bundle manifest {mpath}: {e}") from e
-    except ValueError as e:
-        raise BundleError(f"bundle manifest {mpath} is not JSON: {e}") from e
-    if manifest.get("format") != MANIFEST_FORMAT:
-        raise BundleError(f"{mpath}: format is {manifest.get('format')!r}, "
-                          f"expected {MANIFEST_FORMAT!r}")
-    if manifest.get("version") != MANIFEST_VERSION:
-        raise BundleError(f"{mpath}: unsupported manifest version "
-                          f"{manifest.get('version')!r} (this package reads "
-                          f"{MANIFEST_VERSION})")
-    return manifest
-
-
 def load_bundle(path):
-    """A CpuBundle or GpuBundle from a bundle directory (or GPU bundle JSON)."""
+    """A CpuBundle or GpuBundle from a bundle directory (or GPU bundle JSON).
+
+    Every way a bundle can be broken (unreadable, not JSON, against the
+    schema, edited, a file missing or replaced) raises BundleError.
+    """
     path = os.fspath(path)
     if os.path.isfile(path) and path.endswith(".json"):
         return GpuBundle(path, None)
     if not os.path.isdir(path):
         raise BundleError(f"no kernel bundle at {path}")
     manifest = read_manifest(path)
-    target = manifest.get("target")
-    if target == "cpu":
+    if manifest["target"] == "cpu":
         return CpuBundle(path, manifest)
-    if target and target.startswith("sm_"):
-        return GpuBundle(os.path.join(path, manifest["gpu"]["bundle"]),
-                         manifest)
-    raise BundleError(f"{path}: unknown target {target!r}")
+    return GpuBundle(os.path.join(path, manifest["gpu"]["bundle"]), manifest)
+
+
+def _config_of(manifest, where):
+    try:
+        return KernelConfig.from_dict(manifest["config"])
+    except FaError as e:
+        raise BundleError(f"{where}: bad \"config\": {e}") from None
+    except (TypeError, ValueError) as e:
+        raise BundleError(f"{where}: bad \"config\": {e}") from None
 
 
 class Bundle:
@@ -69,8 +57,10 @@ class Bundle:
         self.manifest = manifest or {}
         self.target = self.manifest.get("target")
         self.op = self.manifest.get("op")
-        cfg = self.manifest.get("config")
-        self.config = KernelConfig.from_dict(cfg) if cfg else None
+        self.config = (_config_of(self.manifest, path) if manifest else None)
+        if self.config is not None and self.config.op != self.op:
+            raise BundleError(f"{path}: manifest op {self.op!r} does not match "
+                              f"its config's op {self.config.op!r}")
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.target} {self.op} at {self.path}>"
@@ -85,14 +75,27 @@ class CpuBundle(Bundle):
         self.arguments = cpu["arguments"]
         self.library_path = os.path.join(path, cpu["library"])
         self.symbol = cpu["symbol"]
-        if not os.path.exists(self.library_path):
-            raise BundleError(f"{path}: missing {cpu['library']}")
+        # The kernel's ABI follows from its config: an argument list that
+        # does not (a role removed, a dtype or static size changed) would
+        # pass the wrong descriptors to the library.
+        expected = signature(self.config)
+        if self.arguments != expected:
+            raise BundleError(
+                f"{path}: the manifest's argument list does not match its "
+                f"config (expected {_describe(expected)}, manifest has "
+                f"{_describe(self.arguments)})")
+        _check_source(self, os.path.join(path, cpu["source"]))
         self._function = None
 
     def _fn(self):
         if self._function is None:
-            lib = ctypes.CDLL(self.library_path)
-            fn = getattr(lib, self.symbol)
+            try:
+                lib = ctypes.CDLL(self.library_path)
+                fn = getattr(lib, self.symbol)
+            except (OSError, AttributeError) as e:
+                raise BundleError(f"{self.path}: cannot load the kernel "
+                                  f"{self.symbol} from {self.library_path}: "
+                                  f"{e}") from None
             fn.restype = None
             self._lib, self._function = lib, fn
         return self._function
@@ -157,18 +160,79 @@ class CpuBundle(Bundle):
         return tuple(outs.values())
 
 
+# The function each op's kernel.mlir defines; its C interface is the symbol.
+_FUNCTION = {"forward": "attention", "backward": "attention_grad"}
+
+
+def _check_source(bundle, source_path):
+    """kernel.mlir (whose hash the manifest holds) must be exactly what the
+    manifest's config generates: then a config that lies about the kernel
+    (causal, window, scale, ...) cannot pass, although the argument list
+    does not show those fields."""
+    from . import config as fa_config
+    name = _FUNCTION[bundle.config.op]
+    if bundle.symbol != f"_mlir_ciface_{name}":
+        raise BundleError(f"{bundle.path}: symbol {bundle.symbol!r}, but a "
+                          f"{bundle.config.op} kernel exports "
+                          f"_mlir_ciface_{name}")
+    acfg = bundle.config.attention_config()
+    text = (fa_config.forward_mlir(acfg, name) if bundle.config.op ==
+            "forward" else fa_config.backward_mlir(acfg, name))
+    with open(source_path) as f:
+        if f.read() != text:
+            raise BundleError(f"{bundle.path}: kernel.mlir is not the "
+                              "program the manifest's config describes; the "
+                              "manifest does not belong to this kernel")
+
+
+def _describe(arguments):
+    return ", ".join(f"{a.get('role')}: {a.get('dtype')}{a.get('shape')}"
+                     for a in arguments)
+
+
+# What the manifest's KernelConfig says about fields the GPU bundle's config
+# also records; the two must agree.
+def _gpu_config_view(kcfg):
+    window = list(kcfg.window) if kcfg.window is not None else None
+    return {"dtype": kcfg.dtype, "layout": kcfg.layout,
+            "head_dim": kcfg.head_dim, "head_dim_v": kcfg.dv,
+            "causal": kcfg.causal, "return_lse": kcfg.return_lse,
+            "window": window, "softcap": _f32(kcfg.softcap),
+            "scale": _f32(kcfg.effective_scale), "bias": kcfg.bias is not None}
+
+
+def _f32(x):
+    """The kernel's float32 value of a number (the bundle records that)."""
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return x
+    try:
+        return struct.unpack("f", struct.pack("f", x))[0]
+    except OverflowError:
+        return x
+
+
 class GpuBundle(Bundle):
     """An sm_90a kernel launched through libfa_runtime (ctypes)."""
 
     def __init__(self, json_path, manifest):
         super().__init__(os.path.dirname(json_path), manifest)
         self.json_path = json_path
-        if not os.path.exists(json_path):
-            raise BundleError(f"missing GPU kernel bundle {json_path}")
+        kernel = read_json(json_path, "GPU kernel bundle")
+        validate(kernel, "kernel-bundle.schema.json", json_path)
         self._runtime = None
         if not self.target:
-            with open(json_path) as f:
-                self.target = json.load(f).get("chip")
+            self.target = kernel["chip"]
+        elif kernel["chip"] != self.target:
+            raise BundleError(f"{json_path}: chip {kernel['chip']!r}, but the "
+                              f"manifest's target is {self.target!r}")
+        if self.config is not None:
+            want = _gpu_config_view(self.config)
+            got = {k: kernel["config"].get(k, want[k]) for k in want}
+            got["scale"], got["softcap"] = (_f32(got["scale"]),
+                                            _f32(got["softcap"]))
+            if got != want:
+                raise BundleError(f"{json_path}: its config {got} does not "
+                                  f"match the manifest's {want}")
 
     @property
     def runtime(self):

@@ -5,7 +5,8 @@ The compiler version is the package version plus a hash of the compiler
 binaries (fa-opt, and fa-compile for sm_90a), so rebuilding the compiler
 invalidates every entry without anyone clearing the cache. Entries are
 written to a temporary directory and renamed into place, so concurrent
-processes never see half a bundle.
+processes never see half a bundle. An entry that fails to load (corrupt,
+edited, or holding another configuration's kernel) is removed and rebuilt.
 """
 import hashlib
 import json
@@ -86,6 +87,36 @@ def staging_dir(target, root=None):
     base = os.path.join(root or cache_root(), target)
     os.makedirs(base, exist_ok=True)
     return tempfile.mkdtemp(prefix=".tmp-", dir=base)
+
+
+def cached_bundle(final_dir, kcfg, target, load):
+    """The bundle in cache entry `final_dir` loaded with `load`, or None when
+    there is none or it is unusable: then the entry is discarded, so that
+    the caller builds and publishes a fresh one."""
+    from .bundle import MANIFEST
+    from .errors import BundleError
+    if not os.path.exists(os.path.join(final_dir, MANIFEST)):
+        return None
+    try:
+        bundle = load(final_dir)
+    except BundleError:
+        discard(final_dir)
+        return None
+    if bundle.config != kcfg or bundle.target != target:
+        discard(final_dir)  # another configuration's bundle under this key
+        return None
+    return bundle
+
+
+def discard(entry_dir):
+    """Removes a cache entry; renamed away first, so that no reader sees a
+    half-deleted directory."""
+    trash = tempfile.mkdtemp(prefix=".trash-", dir=os.path.dirname(entry_dir))
+    try:
+        os.rename(entry_dir, os.path.join(trash, "entry"))
+    except OSError:
+        pass  # already gone (another process discarded it)
+    shutil.rmtree(trash, ignore_errors=True)
 
 
 def clear(root=None):

@@ -14,7 +14,8 @@ import subprocess
 
 from . import cache as fa_cache
 from . import config as fa_config
-from .bundle import MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION, load_bundle
+from .bundle import (MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION, load_bundle,
+                     write_manifest)
 from .cpu import _repo_root, find_fa_opt, lower_to_shared_library
 from .errors import CompileError, UnsupportedError
 from .signature import signature
@@ -89,8 +90,10 @@ def compile(config=None, *, target="cpu", cache=True, cache_dir=None,
     version = target_version(target)
     key = fa_cache.entry_key(kcfg, target, version)
     final = fa_cache.entry_dir(key, target, cache_dir)
-    if cache and os.path.exists(os.path.join(final, MANIFEST)):
-        return load_bundle(final)
+    if cache:
+        hit = fa_cache.cached_bundle(final, kcfg, target, load_bundle)
+        if hit is not None:
+            return hit
     tmp = fa_cache.staging_dir(target, cache_dir)
     try:
         build_bundle(kcfg, target, tmp, version)
@@ -114,9 +117,7 @@ def build_bundle(kcfg, target, out_dir, version=None):
         manifest["gpu"] = _build_sm90a(kcfg, out_dir)
     else:
         raise UnsupportedError(f"unknown target {target!r}; known: {TARGETS}")
-    with open(os.path.join(out_dir, MANIFEST), "w") as f:
-        json.dump(manifest, f, indent=2)
-        f.write("\n")
+    write_manifest(out_dir, manifest)
     return out_dir
 
 

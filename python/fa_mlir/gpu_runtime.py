@@ -9,9 +9,10 @@ repository's build/lib, then by the dynamic loader's search.
 import ctypes
 import ctypes.util
 import functools
+import operator
 import os
 
-from .errors import BundleError, RuntimeLibraryError
+from .errors import ArgumentError, BundleError, RuntimeLibraryError
 
 MAX_RANK = 8
 ABI_VERSION = 1
@@ -106,13 +107,59 @@ def dtype_code(name):
     return out.value
 
 
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _int64_list(role, what, values):
+    """`values` as a list of Python ints in int64 (ctypes would wrap)."""
+    try:
+        out = [operator.index(v) for v in values]
+    except TypeError:
+        raise ArgumentError(f"operand '{role}': {what} must be integers, got "
+                            f"{values!r}") from None
+    for v in out:
+        if not _INT64[0] <= v <= _INT64[1]:
+            raise ArgumentError(f"operand '{role}': {what} entry {v} does not "
+                                "fit in int64")
+    return out
+
+
+def _operand(role, value):
+    """(address, dtype, sizes, strides), checked: every mistake is an
+    ArgumentError naming the operand, never a wrapped or dropped value."""
+    if not isinstance(role, str) or "\0" in role:
+        raise ArgumentError(f"operand roles must be strings without NUL, got "
+                            f"{role!r}")
+    try:
+        addr, dtype, sizes, strides = value
+    except (TypeError, ValueError):
+        raise ArgumentError(f"operand '{role}' must be (address, dtype name, "
+                            f"sizes, strides), got {value!r}") from None
+    (addr,) = _int64_list(role, "the address", [addr])
+    if addr < 0:
+        raise ArgumentError(f"operand '{role}': negative address {addr}")
+    if not isinstance(dtype, str) or "\0" in dtype:
+        raise ArgumentError(f"operand '{role}': dtype must be a name, got "
+                            f"{dtype!r}")
+    sizes = _int64_list(role, "sizes", sizes)
+    strides = _int64_list(role, "strides", strides)
+    if len(sizes) != len(strides):
+        raise ArgumentError(f"operand '{role}': {len(sizes)} sizes but "
+                            f"{len(strides)} strides")
+    if len(sizes) > MAX_RANK:
+        raise RuntimeLibraryError("FA_ERROR_INVALID_ARGUMENT",
+                                  f"operand '{role}' has rank > {MAX_RANK}")
+    return addr, dtype, sizes, strides
+
+
 def tensor_array(tensors):
     """FaTensor[] from {role: (address, dtype name, sizes, strides)}."""
+    if not isinstance(tensors, dict):
+        raise ArgumentError("tensors must be a dict {role: (address, dtype, "
+                            f"sizes, strides)}}, got {type(tensors).__name__}")
     arr = (FaTensor * len(tensors))()
-    for t, (role, (addr, dtype, sizes, strides)) in zip(arr, tensors.items()):
-        if len(sizes) > MAX_RANK:
-            raise RuntimeLibraryError("FA_ERROR_INVALID_ARGUMENT",
-                                      f"operand '{role}' has rank > {MAX_RANK}")
+    for t, (role, value) in zip(arr, tensors.items()):
+        addr, dtype, sizes, strides = _operand(role, value)
         t.role, t.data = role.encode(), addr
         t.dtype, t.rank = dtype_code(dtype), len(sizes)
         for i, (s, st) in enumerate(zip(sizes, strides)):
@@ -148,6 +195,9 @@ class RuntimeBundle:
     def check(self, tensors, num_sms=132):
         """Everything a launch checks, without a GPU; returns the grid."""
         arr = tensor_array(tensors)
+        (num_sms,) = _int64_list("num_sms", "the value", [num_sms])
+        if not 0 < num_sms < (1 << 31):
+            raise ArgumentError(f"num_sms must be in [1, 2^31), got {num_sms}")
         grid = (ctypes.c_uint32 * 3)()
         _check(self.lib, self.lib.fa_bundle_check(self._handle, arr, len(arr),
                                                   num_sms, grid))
@@ -156,6 +206,8 @@ class RuntimeBundle:
     def launch(self, tensors, stream=None):
         """Queues the kernel on `stream` (a CUstream handle as int, or None)."""
         arr = tensor_array(tensors)
+        if stream is not None:
+            (stream,) = _int64_list("stream", "the handle", [stream])
         _check(self.lib, self.lib.fa_bundle_launch(
             self._handle, arr, len(arr), ctypes.c_void_p(stream or 0)))
 

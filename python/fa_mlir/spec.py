@@ -92,6 +92,8 @@ class KernelConfig:
                 len(self.window) != 2 or min(self.window) < 0):
             bad(f"window must be (left, right) with both >= 0, "
                 f"got {self.window!r}")
+        if self.bias is not None and len(self.bias) != 2:
+            bad(f"bias must be (per_batch, per_head), got {self.bias!r}")
         if self.softcap is not None and not self.softcap > 0:
             bad(f"softcap must be > 0, got {self.softcap!r}")
         if self.scale is not None and not math.isfinite(self.scale):

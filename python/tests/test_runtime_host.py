@@ -6,7 +6,7 @@ import pytest
 
 import fa_mlir
 from fa_mlir import gpu_runtime
-from fa_mlir.errors import RuntimeLibraryError
+from fa_mlir.errors import ArgumentError, RuntimeLibraryError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUNDLE = os.path.join(REPO, "test", "Runtime", "Inputs", "attention_fwd.json")
@@ -105,3 +105,36 @@ def test_bias_strides_come_from_the_passed_strides():
             strides = (0,) + strides[1:]  # what torch's expand leaves
         ops["bias"] = (0x90000, "f32", shape, strides)
         assert bundle.check(ops) == (3, H, B)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda ops: ops.update(query=(0x10000, "bf16", (B, S, H, D))), r"must be \(address"),
+    (lambda ops: ops.update(query=(0x10000, "bf16", (B, S, H, D), (1, 1, 1))),
+     "4 sizes but 3 strides"),
+    (lambda ops: ops.update(query=(0x10000, "bf16", (B, S, H, 2 ** 64 + D),
+                                   (S * H * D, H * D, D, 1))), "does not fit in int64"),
+    (lambda ops: ops.update(query=(0x10000, "bf16", (B, S, H, 1.5), (1, 1, 1, 1))),
+     "sizes must be integers"),
+    (lambda ops: ops.update(query=(-16, "bf16", (B, S, H, D), (1, 1, 1, 1))),
+     "negative address"),
+    (lambda ops: ops.update(query=(0x10000, None, (B, S, H, D), (1, 1, 1, 1))),
+     "dtype must be a name"),
+    (lambda ops: ops.update({7: ops["query"]}), "roles must be strings"),
+    (lambda ops: ops.update({"query\0x": ops["query"]}), "without NUL"),
+])
+def test_malformed_operands_are_argument_errors(bundle, edit, message):
+    # ctypes would silently wrap, truncate or zero these; they must be
+    # refused with the operand named before anything reaches the runtime.
+    ops = operands()
+    edit(ops)
+    with pytest.raises(ArgumentError, match=message):
+        bundle.check(ops)
+
+
+def test_bad_num_sms_and_tensors_are_argument_errors(bundle):
+    with pytest.raises(ArgumentError, match="num_sms must be in"):
+        bundle.check(operands(), num_sms=0)
+    with pytest.raises(ArgumentError, match="num_sms"):
+        bundle.check(operands(), num_sms="many")
+    with pytest.raises(ArgumentError, match="tensors must be a dict"):
+        bundle.check([1, 2])

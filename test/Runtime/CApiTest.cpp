@@ -43,143 +43,143 @@ bool contains(const char *text, const std::string &part) {
 
 } // namespace
 
-TEST(capi_abi) {
-  CHECK_EQ(sizeof(fa_tensor), size_t(8 + 8 + 4 + 4 + 64 + 64));
-  CHECK_EQ(offsetof(fa_tensor, sizes), size_t(24));
-  CHECK_EQ(fa_runtime_abi_version(), FA_RUNTIME_ABI_VERSION);
-  CHECK_EQ(fa_bundle_format_version(), 1);
-  CHECK_EQ(std::string(fa_status_name(FA_OK)), std::string("FA_OK"));
-  CHECK_EQ(std::string(fa_status_name(FA_ERROR_TENSOR)), std::string("FA_ERROR_TENSOR"));
-  CHECK_EQ(std::string(fa_status_name(99)), std::string("FA_ERROR_UNKNOWN"));
-  CHECK_EQ(std::string(fa_status_name(-1)), std::string("FA_ERROR_UNKNOWN"));
-  CHECK_EQ(int(FA_ERROR_INTERNAL), int(ErrorCode::Internal));
-  CHECK_EQ(int(FA_DTYPE_U8), int(DType::U8));
-  CHECK_EQ(std::string(fa_dtype_name(FA_DTYPE_BF16)), std::string("bf16"));
-  CHECK(fa_dtype_name(42) == nullptr);
+TEST(CApi, capi_abi) {
+  EXPECT_EQ(sizeof(fa_tensor), size_t(8 + 8 + 4 + 4 + 64 + 64));
+  EXPECT_EQ(offsetof(fa_tensor, sizes), size_t(24));
+  EXPECT_EQ(fa_runtime_abi_version(), FA_RUNTIME_ABI_VERSION);
+  EXPECT_EQ(fa_bundle_format_version(), 1);
+  EXPECT_EQ(std::string(fa_status_name(FA_OK)), std::string("FA_OK"));
+  EXPECT_EQ(std::string(fa_status_name(FA_ERROR_TENSOR)), std::string("FA_ERROR_TENSOR"));
+  EXPECT_EQ(std::string(fa_status_name(99)), std::string("FA_ERROR_UNKNOWN"));
+  EXPECT_EQ(std::string(fa_status_name(-1)), std::string("FA_ERROR_UNKNOWN"));
+  EXPECT_EQ(int(FA_ERROR_INTERNAL), int(ErrorCode::Internal));
+  EXPECT_EQ(int(FA_DTYPE_U8), int(DType::U8));
+  EXPECT_EQ(std::string(fa_dtype_name(FA_DTYPE_BF16)), std::string("bf16"));
+  EXPECT_TRUE(fa_dtype_name(42) == nullptr);
   int32_t d = -1;
-  CHECK_EQ(fa_dtype_from_name("f8E4M3FN", &d), int(FA_OK));
-  CHECK_EQ(d, int32_t(FA_DTYPE_F8E4M3FN));
-  CHECK_EQ(fa_dtype_from_name("float", &d), int(FA_ERROR_INVALID_ARGUMENT));
-  CHECK(contains(fa_last_error(), "unknown dtype \"float\""));
-  CHECK_EQ(fa_dtype_from_name(nullptr, &d), int(FA_ERROR_INVALID_ARGUMENT));
+  EXPECT_EQ(fa_dtype_from_name("f8E4M3FN", &d), int(FA_OK));
+  EXPECT_EQ(d, int32_t(FA_DTYPE_F8E4M3FN));
+  EXPECT_EQ(fa_dtype_from_name("float", &d), int(FA_ERROR_INVALID_ARGUMENT));
+  EXPECT_TRUE(contains(fa_last_error(), "unknown dtype \"float\""));
+  EXPECT_EQ(fa_dtype_from_name(nullptr, &d), int(FA_ERROR_INVALID_ARGUMENT));
 }
 
-TEST(capi_load_and_query) {
+TEST(CApi, capi_load_and_query) {
   std::string path = inputsDir() + "/attention_fwd.json";
   fa_bundle *b = nullptr;
-  CHECK_EQ(fa_bundle_load(path.c_str(), &b), int(FA_OK));
-  CHECK_EQ(std::string(fa_last_error()), std::string(""));
+  EXPECT_EQ(fa_bundle_load(path.c_str(), &b), int(FA_OK));
+  EXPECT_EQ(std::string(fa_last_error()), std::string(""));
   if (!b)
     return;
-  CHECK_EQ(std::string(fa_bundle_kernel_name(b)), std::string("fa_fwd_bf16_d128"));
-  CHECK_EQ(std::string(fa_bundle_op(b)), std::string("attention_fwd"));
-  CHECK_EQ(std::string(fa_bundle_chip(b)), std::string("sm_90a"));
-  CHECK(contains(fa_bundle_config_json(b), "\"head_dim\":128"));
-  CHECK(contains(fa_bundle_json(b), "\"format\":\"fa-kernel-bundle\""));
-  CHECK_EQ(std::string(fa_bundle_required_operands(b)),
+  EXPECT_EQ(std::string(fa_bundle_kernel_name(b)), std::string("fa_fwd_bf16_d128"));
+  EXPECT_EQ(std::string(fa_bundle_op(b)), std::string("attention_fwd"));
+  EXPECT_EQ(std::string(fa_bundle_chip(b)), std::string("sm_90a"));
+  EXPECT_TRUE(contains(fa_bundle_config_json(b), "\"head_dim\":128"));
+  EXPECT_TRUE(contains(fa_bundle_json(b), "\"format\":\"fa-kernel-bundle\""));
+  EXPECT_EQ(std::string(fa_bundle_required_operands(b)),
            std::string("query,key,value,output,lse"));
-  CHECK_EQ(fa_bundle_num_params(b), 7);
+  EXPECT_EQ(fa_bundle_num_params(b), 7);
   fa_bundle_free(b);
   fa_bundle_free(nullptr); // allowed, like free()
 
   fa_bundle *bad = reinterpret_cast<fa_bundle *>(0x1);
   std::string wrong = inputsDir() + "/wrong_kernel.json";
-  CHECK_EQ(fa_bundle_load(wrong.c_str(), &bad), int(FA_ERROR_INVALID_BUNDLE));
-  CHECK(bad == nullptr);
-  CHECK(contains(fa_last_error(), "defines no kernel named \"fa_fwd_missing\""));
+  EXPECT_EQ(fa_bundle_load(wrong.c_str(), &bad), int(FA_ERROR_INVALID_BUNDLE));
+  EXPECT_TRUE(bad == nullptr);
+  EXPECT_TRUE(contains(fa_last_error(), "defines no kernel named \"fa_fwd_missing\""));
   std::string syntax = inputsDir() + "/bad_syntax.json";
-  CHECK_EQ(fa_bundle_load(syntax.c_str(), &bad), int(FA_ERROR_PARSE));
-  CHECK(contains(fa_last_error(), "line 17, column 3"));
-  CHECK_EQ(fa_bundle_load("/nonexistent.json", &bad), int(FA_ERROR_IO));
-  CHECK_EQ(fa_bundle_load(nullptr, &bad), int(FA_ERROR_INVALID_ARGUMENT));
-  CHECK_EQ(fa_bundle_load(path.c_str(), nullptr), int(FA_ERROR_INVALID_ARGUMENT));
-  CHECK(contains(fa_last_error(), "fa_bundle_load: null argument"));
-  CHECK_EQ(std::string(fa_bundle_kernel_name(nullptr)), std::string(""));
-  CHECK_EQ(fa_bundle_num_params(nullptr), -1);
+  EXPECT_EQ(fa_bundle_load(syntax.c_str(), &bad), int(FA_ERROR_PARSE));
+  EXPECT_TRUE(contains(fa_last_error(), "line 17, column 11"));
+  EXPECT_EQ(fa_bundle_load("/nonexistent.json", &bad), int(FA_ERROR_IO));
+  EXPECT_EQ(fa_bundle_load(nullptr, &bad), int(FA_ERROR_INVALID_ARGUMENT));
+  EXPECT_EQ(fa_bundle_load(path.c_str(), nullptr), int(FA_ERROR_INVALID_ARGUMENT));
+  EXPECT_TRUE(contains(fa_last_error(), "fa_bundle_load: null argument"));
+  EXPECT_EQ(std::string(fa_bundle_kernel_name(nullptr)), std::string(""));
+  EXPECT_EQ(fa_bundle_num_params(nullptr), -1);
 }
 
-TEST(capi_check_and_launch) {
+TEST(CApi, capi_check_and_launch) {
   std::string path = inputsDir() + "/attention_fwd.json";
   fa_bundle *b = nullptr;
-  CHECK_EQ(fa_bundle_load(path.c_str(), &b), int(FA_OK));
+  EXPECT_EQ(fa_bundle_load(path.c_str(), &b), int(FA_OK));
   if (!b)
     return;
   std::vector<fa_tensor> t = cExampleTensors();
   uint32_t grid[3] = {0, 0, 0};
-  CHECK_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid), int(FA_OK));
-  CHECK_EQ(grid[0], 8u);
-  CHECK_EQ(grid[1], 16u);
-  CHECK_EQ(grid[2], 2u);
-  CHECK_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, nullptr), int(FA_OK));
+  EXPECT_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid), int(FA_OK));
+  EXPECT_EQ(grid[0], 8u);
+  EXPECT_EQ(grid[1], 16u);
+  EXPECT_EQ(grid[2], 2u);
+  EXPECT_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, nullptr), int(FA_OK));
 
   t[1].sizes[0] = 3;
-  CHECK_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid), int(FA_ERROR_TENSOR));
-  CHECK(contains(fa_last_error(),
+  EXPECT_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid), int(FA_ERROR_TENSOR));
+  EXPECT_TRUE(contains(fa_last_error(),
                  "operand 'key': dimension 0 (batch) is 3, expected 2 (batch, from 'query')"));
   t = cExampleTensors();
   t[0].data = reinterpret_cast<void *>(0x10000008);
-  CHECK_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid), int(FA_ERROR_TENSOR));
-  CHECK(contains(fa_last_error(), "is not 16-byte aligned, as TMA requires"));
+  EXPECT_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid), int(FA_ERROR_TENSOR));
+  EXPECT_TRUE(contains(fa_last_error(), "is not 16-byte aligned, as TMA requires"));
   t = cExampleTensors();
-  CHECK_EQ(fa_bundle_check(b, t.data(), 4, 132, grid), int(FA_ERROR_TENSOR));
-  CHECK(contains(fa_last_error(), "missing operand 'lse'"));
+  EXPECT_EQ(fa_bundle_check(b, t.data(), 4, 132, grid), int(FA_ERROR_TENSOR));
+  EXPECT_TRUE(contains(fa_last_error(), "missing operand 'lse'"));
   t[2].rank = 9;
-  CHECK_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid),
+  EXPECT_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid),
            int(FA_ERROR_INVALID_ARGUMENT));
-  CHECK(contains(fa_last_error(), "tensors[2] ('value'): rank 9 is not in [0, 8]"));
+  EXPECT_TRUE(contains(fa_last_error(), "tensors[2] ('value'): rank 9 is not in [0, 8]"));
   t = cExampleTensors();
   t[3].dtype = 77;
-  CHECK_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid),
+  EXPECT_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid),
            int(FA_ERROR_INVALID_ARGUMENT));
-  CHECK(contains(fa_last_error(), "tensors[3] ('output'): unknown dtype value 77"));
+  EXPECT_TRUE(contains(fa_last_error(), "tensors[3] ('output'): unknown dtype value 77"));
   t = cExampleTensors();
   t[4].role = nullptr;
-  CHECK_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid),
+  EXPECT_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid),
            int(FA_ERROR_INVALID_ARGUMENT));
-  CHECK(contains(fa_last_error(), "tensors[4]: role is null"));
-  CHECK_EQ(fa_bundle_check(b, nullptr, 3, 132, grid), int(FA_ERROR_INVALID_ARGUMENT));
-  CHECK_EQ(fa_bundle_check(nullptr, nullptr, 0, 132, grid), int(FA_ERROR_INVALID_ARGUMENT));
+  EXPECT_TRUE(contains(fa_last_error(), "tensors[4]: role is null"));
+  EXPECT_EQ(fa_bundle_check(b, nullptr, 3, 132, grid), int(FA_ERROR_INVALID_ARGUMENT));
+  EXPECT_EQ(fa_bundle_check(nullptr, nullptr, 0, 132, grid), int(FA_ERROR_INVALID_ARGUMENT));
 
   // No driver: launch fails cleanly and says why.
   setenv("FA_RUNTIME_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
   t = cExampleTensors();
-  CHECK_EQ(fa_bundle_launch(b, t.data(), int(t.size()), nullptr), int(FA_ERROR_NO_DRIVER));
-  CHECK(contains(fa_last_error(), "cannot load the CUDA driver library"));
+  EXPECT_EQ(fa_bundle_launch(b, t.data(), int(t.size()), nullptr), int(FA_ERROR_NO_DRIVER));
+  EXPECT_TRUE(contains(fa_last_error(), "cannot load the CUDA driver library"));
   int devices = -1;
-  CHECK_EQ(fa_driver_check(&devices), int(FA_ERROR_NO_DRIVER));
-  CHECK_EQ(devices, 0);
-  CHECK_EQ(fa_bundle_launch(nullptr, t.data(), 5, nullptr), int(FA_ERROR_INVALID_ARGUMENT));
+  EXPECT_EQ(fa_driver_check(&devices), int(FA_ERROR_NO_DRIVER));
+  EXPECT_EQ(devices, 0);
+  EXPECT_EQ(fa_bundle_launch(nullptr, t.data(), 5, nullptr), int(FA_ERROR_INVALID_ARGUMENT));
 
   // Through the fake driver the same call launches.
   setenv("FA_RUNTIME_LIBCUDA", FA_FAKE_CUDA_PATH, 1);
-  CHECK_EQ(fa_driver_check(&devices), int(FA_OK));
-  CHECK_EQ(devices, 1);
-  CHECK_EQ(fa_bundle_launch(b, t.data(), int(t.size()), nullptr), int(FA_OK));
-  CHECK_EQ(std::string(fa_last_error()), std::string(""));
+  EXPECT_EQ(fa_driver_check(&devices), int(FA_OK));
+  EXPECT_EQ(devices, 1);
+  EXPECT_EQ(fa_bundle_launch(b, t.data(), int(t.size()), nullptr), int(FA_OK));
+  EXPECT_EQ(std::string(fa_last_error()), std::string(""));
   fa_bundle_free(b);
   unsetenv("FA_RUNTIME_LIBCUDA");
 }
 
-TEST(capi_bias_strides) {
+TEST(CApi, capi_bias_strides) {
   // Inputs/attention_fwd_bias.json: the example plus a bias pointer and
   // stride(bias, batch|head|seq_q) as i64 parameters.
   std::string path = inputsDir() + "/attention_fwd_bias.json";
   fa_bundle *b = nullptr;
-  CHECK_EQ(fa_bundle_load(path.c_str(), &b), int(FA_OK));
+  EXPECT_EQ(fa_bundle_load(path.c_str(), &b), int(FA_OK));
   if (!b)
     return;
-  CHECK_EQ(std::string(fa_bundle_required_operands(b)),
+  EXPECT_EQ(std::string(fa_bundle_required_operands(b)),
            std::string("query,key,value,output,lse,bias"));
-  CHECK_EQ(fa_bundle_num_params(b), 11);
+  EXPECT_EQ(fa_bundle_num_params(b), 11);
   std::vector<fa_tensor> t = cExampleTensors();
   uint32_t grid[3] = {0, 0, 0};
-  CHECK_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid), int(FA_ERROR_TENSOR));
-  CHECK(contains(fa_last_error(), "missing operand 'bias'"));
+  EXPECT_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid), int(FA_ERROR_TENSOR));
+  EXPECT_TRUE(contains(fa_last_error(), "missing operand 'bias'"));
   // A broadcast bias [1, 1, Sq, Sk] whose leading strides are anything.
   t.push_back(cTensor("bias", FA_DTYPE_F32, {1, 1, 1000, 333}, 0x60000000));
   t.back().strides[0] = 0;
   t.back().strides[1] = 12345;
-  CHECK_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid), int(FA_OK));
-  CHECK_EQ(grid[0], 8u);
+  EXPECT_EQ(fa_bundle_check(b, t.data(), int(t.size()), 132, grid), int(FA_OK));
+  EXPECT_EQ(grid[0], 8u);
   fa_bundle_free(b);
 }

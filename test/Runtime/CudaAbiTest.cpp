@@ -4,7 +4,7 @@
 // error, which is the point: the runtime's own declarations must not drift.
 //
 //===----------------------------------------------------------------------===//
-#include "Check.h"
+#include "Matchers.h"
 
 #include "fa/Runtime/CudaTypes.h"
 
@@ -64,4 +64,4 @@ static_assert(offsetof(cu::CUlaunchConfig, numAttrs) == offsetof(CUlaunchConfig,
 static_assert(sizeof(cu::CUdeviceptr) == sizeof(CUdeviceptr));
 static_assert(sizeof(cu::CUresult) == sizeof(CUresult));
 
-TEST(cuda_abi_matches_cuda_h) { CHECK(true); }
+TEST(CudaAbi, cuda_abi_matches_cuda_h) { EXPECT_TRUE(true); }

@@ -28,7 +28,7 @@ struct FakeEncoder {
 
 BundleSpec specFrom(const std::string &text) {
   Expected<BundleSpec> spec = parseBundleSpec(text, "");
-  CHECK_OK(spec);
+  EXPECT_OK(spec);
   return spec.ok() ? *spec : BundleSpec();
 }
 
@@ -52,17 +52,17 @@ std::vector<ParamSpec> paramsOfKinds(std::initializer_list<ParamKind> kinds) {
 
 } // namespace
 
-TEST(pack_layout_offsets) {
+TEST(ParamPack, pack_layout_offsets) {
   size_t total = 0;
   std::vector<ParamSlot> slots = layoutParams(exampleSpec().params, &total);
   const size_t offsets[] = {0, 128, 256, 264, 272, 276, 280};
   const size_t sizes[] = {128, 128, 8, 8, 4, 4, 4};
-  CHECK_EQ(slots.size(), size_t(7));
+  EXPECT_EQ(slots.size(), size_t(7));
   for (size_t i = 0; i < slots.size() && i < 7; ++i) {
-    CHECK_EQ(slots[i].offset, offsets[i]);
-    CHECK_EQ(slots[i].size, sizes[i]);
+    EXPECT_EQ(slots[i].offset, offsets[i]);
+    EXPECT_EQ(slots[i].size, sizes[i]);
   }
-  CHECK_EQ(total, size_t(284));
+  EXPECT_EQ(total, size_t(284));
 
   // Padding before 8-byte and 64-byte aligned parameters.
   using K = ParamKind;
@@ -71,85 +71,85 @@ TEST(pack_layout_offsets) {
                        &total);
   const size_t offsets2[] = {0, 64, 192, 200, 208, 216, 224, 232};
   for (size_t i = 0; i < 8; ++i)
-    CHECK_EQ(slots[i].offset, offsets2[i]);
-  CHECK_EQ(slots[1].align, size_t(64));
-  CHECK_EQ(slots[6].size, size_t(8)); // tensor_map_global is a pointer
-  CHECK_EQ(total, size_t(236));
+    EXPECT_EQ(slots[i].offset, offsets2[i]);
+  EXPECT_EQ(slots[1].align, size_t(64));
+  EXPECT_EQ(slots[6].size, size_t(8)); // tensor_map_global is a pointer
+  EXPECT_EQ(total, size_t(236));
   layoutParams({}, &total);
-  CHECK_EQ(total, size_t(0));
+  EXPECT_EQ(total, size_t(0));
 }
 
-TEST(pack_example_bytes) {
+TEST(ParamPack, pack_example_bytes) {
   Expected<std::unique_ptr<Bundle>> bundle = bundleFromText(exampleBundleText());
-  CHECK_OK(bundle);
+  EXPECT_OK(bundle);
   if (!bundle.ok())
     return;
   std::vector<TensorArg> tensors = exampleTensors();
   FakeEncoder enc;
   Expected<LaunchPlan> plan = (*bundle)->plan(tensors, 132, enc.fn());
-  CHECK_OK(plan);
+  EXPECT_OK(plan);
   if (!plan.ok())
     return;
-  CHECK(!plan->empty);
-  CHECK_EQ(plan->grid[0], 8u); // ceildiv(1000, 128)
-  CHECK_EQ(plan->grid[1], 16u);
-  CHECK_EQ(plan->grid[2], 2u);
+  EXPECT_TRUE(!plan->empty);
+  EXPECT_EQ(plan->grid[0], 8u); // ceildiv(1000, 128)
+  EXPECT_EQ(plan->grid[1], 16u);
+  EXPECT_EQ(plan->grid[2], 2u);
   const PackedParams &p = plan->params;
-  CHECK_EQ(p.size, size_t(284));
-  CHECK_EQ(reinterpret_cast<uintptr_t>(p.bytes()) % 128, uintptr_t(0));
-  CHECK_EQ(int(readAt<uint8_t>(p, 0)), 0xA0);
-  CHECK_EQ(int(readAt<uint8_t>(p, 127)), 0xA0);
-  CHECK_EQ(int(readAt<uint8_t>(p, 128)), 0xA1);
-  CHECK_EQ(readAt<uint64_t>(p, 256), uint64_t(0x40000000)); // output
-  CHECK_EQ(readAt<uint64_t>(p, 264), uint64_t(0x50000000)); // lse
-  CHECK_EQ(readAt<int32_t>(p, 272), 1000);
-  CHECK_EQ(readAt<int32_t>(p, 276), 333);
-  CHECK_EQ(readAt<float>(p, 280), float(1.4426950408889634 * 0.08838834764831845));
+  EXPECT_EQ(p.size, size_t(284));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p.bytes()) % 128, uintptr_t(0));
+  EXPECT_EQ(int(readAt<uint8_t>(p, 0)), 0xA0);
+  EXPECT_EQ(int(readAt<uint8_t>(p, 127)), 0xA0);
+  EXPECT_EQ(int(readAt<uint8_t>(p, 128)), 0xA1);
+  EXPECT_EQ(readAt<uint64_t>(p, 256), uint64_t(0x40000000)); // output
+  EXPECT_EQ(readAt<uint64_t>(p, 264), uint64_t(0x50000000)); // lse
+  EXPECT_EQ(readAt<int32_t>(p, 272), 1000);
+  EXPECT_EQ(readAt<int32_t>(p, 276), 333);
+  EXPECT_EQ(readAt<float>(p, 280), float(1.4426950408889634 * 0.08838834764831845));
   std::vector<void *> kp = p.kernelParams();
-  CHECK_EQ(kp.size(), size_t(7));
-  CHECK(kp[4] == p.bytes() + 272);
-  CHECK(p.globalMaps.empty());
+  EXPECT_EQ(kp.size(), size_t(7));
+  EXPECT_TRUE(kp[4] == p.bytes() + 272);
+  EXPECT_TRUE(p.globalMaps.empty());
 }
 
-TEST(pack_tensor_map_requests) {
+TEST(ParamPack, pack_tensor_map_requests) {
   Expected<std::unique_ptr<Bundle>> bundle = bundleFromText(exampleBundleText());
-  CHECK_OK(bundle);
+  EXPECT_OK(bundle);
   if (!bundle.ok())
     return;
   std::vector<TensorArg> tensors = exampleTensors();
   FakeEncoder enc;
-  CHECK_OK((*bundle)->plan(tensors, 132, enc.fn()));
-  CHECK_EQ(enc.requests.size(), size_t(2));
+  EXPECT_OK((*bundle)->plan(tensors, 132, enc.fn()));
+  EXPECT_EQ(enc.requests.size(), size_t(2));
   if (enc.requests.size() != 2)
     return;
   const TensorMapRequest &q = enc.requests[0];
-  CHECK_EQ(q.paramIndex, size_t(0));
-  CHECK_EQ(q.operand, std::string("query"));
-  CHECK_EQ(q.dataType, cu::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
-  CHECK_EQ(q.rank, 4u);
-  CHECK_EQ(q.globalAddress, uint64_t(0x10000000));
+  EXPECT_EQ(q.paramIndex, size_t(0));
+  EXPECT_EQ(q.operand, std::string("query"));
+  EXPECT_EQ(q.dataType, cu::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+  EXPECT_EQ(q.rank, 4u);
+  EXPECT_EQ(q.globalAddress, uint64_t(0x10000000));
   // bshd [2, 1000, 16, 128] seen innermost first as (dim, seq, head, batch).
-  CHECK_EQ(q.globalDim[0], uint64_t(128));
-  CHECK_EQ(q.globalDim[1], uint64_t(1000));
-  CHECK_EQ(q.globalDim[2], uint64_t(16));
-  CHECK_EQ(q.globalDim[3], uint64_t(2));
-  CHECK_EQ(q.globalStrides[0], uint64_t(16 * 128 * 2)); // seq
-  CHECK_EQ(q.globalStrides[1], uint64_t(128 * 2));      // head
-  CHECK_EQ(q.globalStrides[2], uint64_t(1000 * 16 * 128 * 2));
-  CHECK_EQ(q.boxDim[0], 64u);
-  CHECK_EQ(q.boxDim[1], 128u);
-  CHECK_EQ(q.boxDim[2], 1u);
-  CHECK_EQ(q.boxDim[3], 1u);
+  EXPECT_EQ(q.globalDim[0], uint64_t(128));
+  EXPECT_EQ(q.globalDim[1], uint64_t(1000));
+  EXPECT_EQ(q.globalDim[2], uint64_t(16));
+  EXPECT_EQ(q.globalDim[3], uint64_t(2));
+  EXPECT_EQ(q.globalStrides[0], uint64_t(16 * 128 * 2)); // seq
+  EXPECT_EQ(q.globalStrides[1], uint64_t(128 * 2));      // head
+  EXPECT_EQ(q.globalStrides[2], uint64_t(1000 * 16 * 128 * 2));
+  EXPECT_EQ(q.boxDim[0], 64u);
+  EXPECT_EQ(q.boxDim[1], 128u);
+  EXPECT_EQ(q.boxDim[2], 1u);
+  EXPECT_EQ(q.boxDim[3], 1u);
   for (int i = 0; i < 4; ++i)
-    CHECK_EQ(q.elementStrides[i], 1u);
-  CHECK_EQ(q.interleave, cu::CU_TENSOR_MAP_INTERLEAVE_NONE);
-  CHECK_EQ(q.swizzle, cu::CU_TENSOR_MAP_SWIZZLE_128B);
-  CHECK_EQ(q.l2Promotion, cu::CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-  CHECK_EQ(q.oobFill, cu::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    EXPECT_EQ(q.elementStrides[i], 1u);
+  EXPECT_EQ(q.interleave, cu::CU_TENSOR_MAP_INTERLEAVE_NONE);
+  EXPECT_EQ(q.swizzle, cu::CU_TENSOR_MAP_SWIZZLE_128B);
+  EXPECT_EQ(q.l2Promotion, cu::CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  EXPECT_EQ(q.oobFill, cu::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   const TensorMapRequest &k = enc.requests[1];
-  CHECK_EQ(k.globalDim[1], uint64_t(333));
-  CHECK_EQ(k.globalDim[2], uint64_t(4));
-  CHECK_EQ(k.globalStrides[0], uint64_t(4 * 128 * 2));
+  EXPECT_EQ(k.globalDim[1], uint64_t(333));
+  EXPECT_EQ(k.globalDim[2], uint64_t(4));
+  EXPECT_EQ(k.globalStrides[0], uint64_t(4 * 128 * 2));
 
   // bhsd, f16, 64B swizzle, 256B L2 promotion, a different dims order.
   std::string text = exampleBundleText();
@@ -164,7 +164,7 @@ TEST(pack_tensor_map_requests) {
   text = replaceOnce(text, R"("swizzle": "128B", "dtype": "bf16")",
                      R"("swizzle": "128B", "dtype": "f16")");
   bundle = bundleFromText(text);
-  CHECK_OK(bundle);
+  EXPECT_OK(bundle);
   if (!bundle.ok())
     return;
   tensors = {
@@ -175,28 +175,28 @@ TEST(pack_tensor_map_requests) {
       tensor("lse", DType::F32, {2, 16, 1000}, 0x50000000),
   };
   enc.requests.clear();
-  CHECK_OK((*bundle)->plan(tensors, 132, enc.fn()));
+  EXPECT_OK((*bundle)->plan(tensors, 132, enc.fn()));
   if (enc.requests.size() != 2)
     return;
   const TensorMapRequest &q2 = enc.requests[0];
-  CHECK_EQ(q2.dataType, cu::CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
-  CHECK_EQ(q2.globalStrides[0], uint64_t(128 * 2));              // seq
-  CHECK_EQ(q2.globalStrides[1], uint64_t(1000 * 128 * 2));       // head
-  CHECK_EQ(q2.globalStrides[2], uint64_t(16 * 1000 * 128 * 2));  // batch
+  EXPECT_EQ(q2.dataType, cu::CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
+  EXPECT_EQ(q2.globalStrides[0], uint64_t(128 * 2));              // seq
+  EXPECT_EQ(q2.globalStrides[1], uint64_t(1000 * 128 * 2));       // head
+  EXPECT_EQ(q2.globalStrides[2], uint64_t(16 * 1000 * 128 * 2));  // batch
   const TensorMapRequest &k2 = enc.requests[1];
-  CHECK_EQ(k2.globalDim[1], uint64_t(4));   // head
-  CHECK_EQ(k2.globalDim[2], uint64_t(333)); // seq
-  CHECK_EQ(k2.globalStrides[0], uint64_t(333 * 128 * 2));
-  CHECK_EQ(k2.globalStrides[1], uint64_t(128 * 2));
-  CHECK_EQ(k2.boxDim[0], 32u);
-  CHECK_EQ(k2.boxDim[1], 64u);
-  CHECK_EQ(k2.boxDim[2], 2u);
-  CHECK_EQ(k2.boxDim[3], 1u);
-  CHECK_EQ(k2.swizzle, cu::CU_TENSOR_MAP_SWIZZLE_64B);
-  CHECK_EQ(k2.l2Promotion, cu::CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+  EXPECT_EQ(k2.globalDim[1], uint64_t(4));   // head
+  EXPECT_EQ(k2.globalDim[2], uint64_t(333)); // seq
+  EXPECT_EQ(k2.globalStrides[0], uint64_t(333 * 128 * 2));
+  EXPECT_EQ(k2.globalStrides[1], uint64_t(128 * 2));
+  EXPECT_EQ(k2.boxDim[0], 32u);
+  EXPECT_EQ(k2.boxDim[1], 64u);
+  EXPECT_EQ(k2.boxDim[2], 2u);
+  EXPECT_EQ(k2.boxDim[3], 1u);
+  EXPECT_EQ(k2.swizzle, cu::CU_TENSOR_MAP_SWIZZLE_64B);
+  EXPECT_EQ(k2.l2Promotion, cu::CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
-TEST(pack_degenerate_dims) {
+TEST(ParamPack, pack_degenerate_dims) {
   Expected<std::unique_ptr<Bundle>> bundle = bundleFromText(exampleBundleText());
   if (!bundle.ok())
     return;
@@ -213,46 +213,46 @@ TEST(pack_degenerate_dims) {
   k.sizes = {1, 0, 1, 128};
   find(tensors, "value").sizes = {1, 0, 1, 128};
   FakeEncoder enc;
-  CHECK_OK((*bundle)->plan(tensors, 132, enc.fn()));
+  EXPECT_OK((*bundle)->plan(tensors, 132, enc.fn()));
   if (enc.requests.size() != 2)
     return;
   const TensorMapRequest &rq = enc.requests[0];
-  CHECK_EQ(rq.globalStrides[0], uint64_t(256));              // seq: as given
-  CHECK_EQ(rq.globalStrides[1], uint64_t(256 * 1000));       // head: substituted
-  CHECK_EQ(rq.globalStrides[2], uint64_t(256 * 1000));       // batch: substituted
+  EXPECT_EQ(rq.globalStrides[0], uint64_t(256));              // seq: as given
+  EXPECT_EQ(rq.globalStrides[1], uint64_t(256 * 1000));       // head: substituted
+  EXPECT_EQ(rq.globalStrides[2], uint64_t(256 * 1000));       // batch: substituted
   const TensorMapRequest &rk = enc.requests[1];
-  CHECK_EQ(rk.globalDim[1], uint64_t(1)); // seq_k = 0
+  EXPECT_EQ(rk.globalDim[1], uint64_t(1)); // seq_k = 0
   for (int i = 0; i < 3; ++i)
-    CHECK_EQ(rk.globalStrides[i] % 16, uint64_t(0));
+    EXPECT_EQ(rk.globalStrides[i] % 16, uint64_t(0));
 }
 
-TEST(pack_global_tensor_map) {
+TEST(ParamPack, pack_global_tensor_map) {
   std::string text = replaceOnce(exampleBundleText(),
                                  R"({"kind": "tensor_map", "operand": "key")",
                                  R"({"kind": "tensor_map_global", "operand": "key")");
   Expected<std::unique_ptr<Bundle>> bundle = bundleFromText(text);
-  CHECK_OK(bundle);
+  EXPECT_OK(bundle);
   if (!bundle.ok())
     return;
   std::vector<TensorArg> tensors = exampleTensors();
   FakeEncoder enc;
   Expected<LaunchPlan> plan = (*bundle)->plan(tensors, 132, enc.fn());
-  CHECK_OK(plan);
+  EXPECT_OK(plan);
   if (!plan.ok())
     return;
   const PackedParams &p = plan->params;
-  CHECK_EQ(p.slots[1].offset, size_t(128));
-  CHECK_EQ(p.slots[1].size, size_t(8));
-  CHECK_EQ(p.slots[2].offset, size_t(136));
-  CHECK_EQ(p.size, size_t(164));
-  CHECK_EQ(p.globalMapParams.size(), size_t(1));
-  CHECK_EQ(p.globalMapParams[0], size_t(1));
-  CHECK_EQ(int(p.globalMaps[0][0]), 0xA1);
-  CHECK_EQ(int(p.globalMaps[0][127]), 0xA1);
-  CHECK_EQ(readAt<uint64_t>(p, 128), uint64_t(0)); // patched at launch
+  EXPECT_EQ(p.slots[1].offset, size_t(128));
+  EXPECT_EQ(p.slots[1].size, size_t(8));
+  EXPECT_EQ(p.slots[2].offset, size_t(136));
+  EXPECT_EQ(p.size, size_t(164));
+  EXPECT_EQ(p.globalMapParams.size(), size_t(1));
+  EXPECT_EQ(p.globalMapParams[0], size_t(1));
+  EXPECT_EQ(int(p.globalMaps[0][0]), 0xA1);
+  EXPECT_EQ(int(p.globalMaps[0][127]), 0xA1);
+  EXPECT_EQ(readAt<uint64_t>(p, 128), uint64_t(0)); // patched at launch
 }
 
-TEST(pack_value_errors) {
+TEST(ParamPack, pack_value_errors) {
   std::string base = exampleBundleText();
   auto planWith = [&](const std::string &from, const std::string &to,
                       std::vector<TensorArg> tensors = exampleTensors()) -> Status {
@@ -264,50 +264,50 @@ TEST(pack_value_errors) {
     return plan.ok() ? Status::success() : plan.status();
   };
   const std::string seqK = R"({"kind": "i32", "value": "seq_k"})";
-  CHECK_ERROR(planWith(seqK, R"({"kind": "i32", "value": "seq_q * 3000000"})"),
+  EXPECT_ERROR(planWith(seqK, R"({"kind": "i32", "value": "seq_q * 3000000"})"),
               ErrorCode::Expression,
               "params[5] (i32 \"seq_q * 3000000\"): value 3000000000 does not fit in i32");
-  CHECK_OK(planWith(seqK, R"({"kind": "i64", "value": "seq_q * 3000000"})"));
-  CHECK_ERROR(planWith(seqK, R"({"kind": "f32", "value": 1e300})"), ErrorCode::Expression,
+  EXPECT_OK(planWith(seqK, R"({"kind": "i64", "value": "seq_q * 3000000"})"));
+  EXPECT_ERROR(planWith(seqK, R"({"kind": "f32", "value": 1e300})"), ErrorCode::Expression,
               "does not fit in f32");
-  CHECK_ERROR(planWith(seqK, R"~({"kind": "i32", "value": "seq_q / (seq_k - 333)"})~"),
+  EXPECT_ERROR(planWith(seqK, R"~({"kind": "i32", "value": "seq_q / (seq_k - 333)"})~"),
               ErrorCode::Expression,
               "params[5] (i32 \"seq_q / (seq_k - 333)\"): expression \"seq_q / (seq_k - 333)\": "
               "division by zero");
-  CHECK_ERROR(planWith(R"("heads_q", "batch"])", R"("heads_q * 5000", "batch"])"),
+  EXPECT_ERROR(planWith(R"("heads_q", "batch"])", R"("heads_q * 5000", "batch"])"),
               ErrorCode::Tensor,
               "grid[1]: \"heads_q * 5000\" = 80000 exceeds CUDA's limit of 65535 blocks");
-  CHECK_ERROR(planWith(R"("heads_q", "batch"])", R"("heads_q", "0 - batch"])"),
+  EXPECT_ERROR(planWith(R"("heads_q", "batch"])", R"("heads_q", "0 - batch"])"),
               ErrorCode::Expression, "grid[2]: \"0 - batch\" = -2 is negative");
-  CHECK_ERROR(planWith(R"("heads_q", "batch"])", R"~("heads_q", "batch / (heads_q - 16)"])~"),
+  EXPECT_ERROR(planWith(R"("heads_q", "batch"])", R"~("heads_q", "batch / (heads_q - 16)"])~"),
               ErrorCode::Expression, "grid[2]: expression \"batch / (heads_q - 16)\": division by zero");
   // The grid must divide into clusters.
-  CHECK_OK(planWith("[1, 1, 1]", "[2, 1, 1]"));
-  CHECK_ERROR(planWith("[1, 1, 1]", "[2, 1, 1]", exampleTensors(100, 333)), ErrorCode::Tensor,
+  EXPECT_OK(planWith("[1, 1, 1]", "[2, 1, 1]"));
+  EXPECT_ERROR(planWith("[1, 1, 1]", "[2, 1, 1]", exampleTensors(100, 333)), ErrorCode::Tensor,
               "grid[0] = 1 is not a multiple of cluster[0] = 2");
   // Encoder failures name the parameter.
   Expected<std::unique_ptr<Bundle>> b = bundleFromText(base);
   FakeEncoder failing;
   failing.result = Status::error(ErrorCode::Driver, "cuTensorMapEncodeTiled failed: boom");
   std::vector<TensorArg> tensors = exampleTensors();
-  CHECK_ERROR((*b)->plan(tensors, 132, failing.fn()), ErrorCode::Driver,
+  EXPECT_ERROR((*b)->plan(tensors, 132, failing.fn()), ErrorCode::Driver,
               "params[0] (tensor_map of 'query'): cuTensorMapEncodeTiled failed: boom");
 }
 
-TEST(pack_empty_launch) {
+TEST(ParamPack, pack_empty_launch) {
   Expected<std::unique_ptr<Bundle>> b = bundleFromText(exampleBundleText());
   if (!b.ok())
     return;
   std::vector<TensorArg> tensors = exampleTensors(0, 333);
   FakeEncoder enc;
   Expected<LaunchPlan> plan = (*b)->plan(tensors, 132, enc.fn());
-  CHECK_OK(plan);
-  CHECK(plan.ok() && plan->empty);
-  CHECK_EQ(plan->grid[0], 0u);
-  CHECK(enc.requests.empty()); // nothing is encoded for an empty launch
+  EXPECT_OK(plan);
+  EXPECT_TRUE(plan.ok() && plan->empty);
+  EXPECT_EQ(plan->grid[0], 0u);
+  EXPECT_TRUE(enc.requests.empty()); // nothing is encoded for an empty launch
 }
 
-TEST(pack_stride_params) {
+TEST(ParamPack, pack_stride_params) {
   // The biased kernel's parameters: bias pointer, then the strides of its
   // batch, head and seq_q dims (i64), plus a grid and an i32 that use one.
   std::string text = replaceOnce(
@@ -320,7 +320,7 @@ TEST(pack_stride_params) {
   text = replaceOnce(text, R"("heads_q", "batch"])",
                      R"~("heads_q", "batch + stride(bias, batch) * 0"])~");
   Expected<std::unique_ptr<Bundle>> bundle = bundleFromText(text);
-  CHECK_OK(bundle);
+  EXPECT_OK(bundle);
   if (!bundle.ok())
     return;
   // Offsets: ..., 276 seq_k, 280 bias, 288/296/304 strides, 312 i32, 316 f32.
@@ -348,50 +348,50 @@ TEST(pack_stride_params) {
     tensors.back().strides = c.strides;
     FakeEncoder enc;
     Expected<LaunchPlan> plan = (*bundle)->plan(tensors, 132, enc.fn());
-    CHECK_OK(plan);
+    EXPECT_OK(plan);
     if (!plan.ok())
       continue;
     const PackedParams &p = plan->params;
-    CHECK_EQ(p.slots[7].offset, size_t(288));
-    CHECK_EQ(p.size, size_t(320));
-    CHECK_EQ(readAt<uint64_t>(p, 280), uint64_t(0x60000000));
-    CHECK_EQ(readAt<int64_t>(p, 288), c.batch);
-    CHECK_EQ(readAt<int64_t>(p, 296), c.head);
-    CHECK_EQ(readAt<int64_t>(p, 304), c.seqQ);
-    CHECK_EQ(readAt<int32_t>(p, 312), 16); // query's seq stride 16 * 128
-    CHECK_EQ(plan->grid[2], 2u);
+    EXPECT_EQ(p.slots[7].offset, size_t(288));
+    EXPECT_EQ(p.size, size_t(320));
+    EXPECT_EQ(readAt<uint64_t>(p, 280), uint64_t(0x60000000));
+    EXPECT_EQ(readAt<int64_t>(p, 288), c.batch);
+    EXPECT_EQ(readAt<int64_t>(p, 296), c.head);
+    EXPECT_EQ(readAt<int64_t>(p, 304), c.seqQ);
+    EXPECT_EQ(readAt<int32_t>(p, 312), 16); // query's seq stride 16 * 128
+    EXPECT_EQ(plan->grid[2], 2u);
   }
   // seq_q = 1: that dim is broadcast too.
   std::vector<TensorArg> tensors = exampleTensors(1, 333);
   tensors.push_back(tensor("bias", DType::BF16, {2, 16, 1, 333}, 0x60000000));
   FakeEncoder enc;
   Expected<LaunchPlan> plan = (*bundle)->plan(tensors, 132, enc.fn());
-  CHECK_OK(plan);
+  EXPECT_OK(plan);
   if (plan.ok()) {
-    CHECK_EQ(readAt<int64_t>(plan->params, 296), int64_t(333));
-    CHECK_EQ(readAt<int64_t>(plan->params, 304), int64_t(0));
-    CHECK_EQ(readAt<int32_t>(plan->params, 312), 0); // query's seq has size 1
+    EXPECT_EQ(readAt<int64_t>(plan->params, 296), int64_t(333));
+    EXPECT_EQ(readAt<int64_t>(plan->params, 304), int64_t(0));
+    EXPECT_EQ(readAt<int32_t>(plan->params, 312), 0); // query's seq has size 1
   }
 
   // Launch-time errors: the operand is required, and values are range checked.
   tensors = exampleTensors();
-  CHECK_ERROR((*bundle)->plan(tensors, 132, enc.fn()), ErrorCode::Tensor,
+  EXPECT_ERROR((*bundle)->plan(tensors, 132, enc.fn()), ErrorCode::Tensor,
               "missing operand 'bias' (this attention_fwd bundle needs: query, key, "
               "value, output, lse, bias)");
   Expected<std::unique_ptr<Bundle>> narrow = bundleFromText(replaceOnce(
       exampleBundleText(), R"({"kind": "i32", "value": "seq_k"})",
       R"~({"kind": "i32", "value": "stride(bias, batch)"})~"));
-  CHECK_OK(narrow);
+  EXPECT_OK(narrow);
   if (!narrow.ok())
     return;
   tensors.push_back(tensor("bias", DType::BF16, {2, 16, 1000, 333}, 0x60000000));
   tensors.back().strides[0] = int64_t(1) << 33;
-  CHECK_ERROR((*narrow)->plan(tensors, 132, enc.fn()), ErrorCode::Expression,
+  EXPECT_ERROR((*narrow)->plan(tensors, 132, enc.fn()), ErrorCode::Expression,
               "params[5] (i32 \"stride(bias, batch)\"): value 8589934592 does not fit in i32");
-  CHECK_EQ((*narrow)->spec().requiredOperands.back(), std::string("bias"));
+  EXPECT_EQ((*narrow)->spec().requiredOperands.back(), std::string("bias"));
 }
 
-TEST(pack_stride_in_scratch_shape) {
+TEST(ParamPack, pack_stride_in_scratch_shape) {
   // A scratch buffer sized from an operand's stride (checked in
   // checkOperands, before any parameter is packed).
   Expected<std::unique_ptr<Bundle>> bundle = bundleFromText(replaceOnce(
@@ -399,15 +399,15 @@ TEST(pack_stride_in_scratch_shape) {
       R"~("scratch": [{"name": "rows", "dtype": "f32", "dims": ["row"],
                        "shape": ["stride(query, batch) / head_dim"]}],
           "params": [{"kind": "ptr", "operand": "rows"},)~"));
-  CHECK_OK(bundle);
+  EXPECT_OK(bundle);
   if (!bundle.ok())
     return;
   std::vector<TensorArg> tensors = exampleTensors();
   tensors.push_back(tensor("rows", DType::F32, {1000 * 16}, 0x70000000));
   FakeEncoder enc;
-  CHECK_OK((*bundle)->plan(tensors, 132, enc.fn()));
+  EXPECT_OK((*bundle)->plan(tensors, 132, enc.fn()));
   find(tensors, "query").strides = {1024 * 16 * 128, 16 * 128, 128, 1};
-  CHECK_ERROR((*bundle)->plan(tensors, 132, enc.fn()), ErrorCode::Tensor,
+  EXPECT_ERROR((*bundle)->plan(tensors, 132, enc.fn()), ErrorCode::Tensor,
               "operand 'rows': dimension 0 (row) is 16000, expected 16384 "
               "(stride(query, batch) / head_dim)");
 }

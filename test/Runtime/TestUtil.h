@@ -2,7 +2,7 @@
 #ifndef FA_RUNTIME_TEST_TESTUTIL_H
 #define FA_RUNTIME_TEST_TESTUTIL_H
 
-#include "Check.h"
+#include "Matchers.h"
 
 #include "fa/Runtime/Bundle.h"
 
@@ -29,8 +29,8 @@ inline std::string replaceOnce(std::string text, const std::string &from,
   size_t pos = text.find(from);
   bool once = pos != std::string::npos &&
               text.find(from, pos + 1) == std::string::npos;
-  recordCheck(once, __FILE__, __LINE__,
-              "replaceOnce: \"" + from + "\" must occur exactly once");
+  EXPECT_TRUE(once) << "replaceOnce: \"" << from
+                    << "\" must occur exactly once";
   if (pos != std::string::npos)
     text.replace(pos, from.size(), to);
   return text;
@@ -76,7 +76,7 @@ inline TensorArg &find(std::vector<TensorArg> &tensors, const std::string &role)
   for (TensorArg &t : tensors)
     if (t.role == role)
       return t;
-  recordCheck(false, __FILE__, __LINE__, "no tensor with role " + role);
+  ADD_FAILURE() << "no tensor with role " << role;
   return tensors.front();
 }
 

@@ -19,6 +19,7 @@
 #include "fa/Runtime/Tensor.h"
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,6 +35,11 @@ struct LaunchPlan {
   bool empty = false;
   PackedParams params;
 };
+
+/// Largest bundle JSON load() reads (the compiler writes about 2 KiB).
+constexpr uint64_t kMaxBundleJsonBytes = uint64_t(1) << 20;
+/// Largest device image load() reads (sm_90a cubins are about 100 KiB).
+constexpr uint64_t kMaxImageBytes = uint64_t(256) << 20;
 
 class Bundle {
 public:

@@ -10,7 +10,6 @@
 
 #include "fa/Runtime/DType.h"
 #include "fa/Runtime/Expr.h"
-#include "fa/Runtime/Json.h"
 #include "fa/Runtime/Status.h"
 
 #include <array>

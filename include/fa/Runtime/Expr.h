@@ -10,6 +10,11 @@
 // that dimension has size 1. Which operands and dims exist depends on the
 // bundle, so the parser takes them from an OperandScope.
 //
+// Bundles come from outside, so nothing here may recurse on the input's size:
+// the text is capped (kMaxExprLength), nesting of parentheses and calls is
+// capped (kMaxExprNesting), and the parser compiles to a flat postfix program
+// that an explicit stack evaluates (no tree to recurse over or destroy).
+//
 //===----------------------------------------------------------------------===//
 #ifndef FA_RUNTIME_EXPR_H
 #define FA_RUNTIME_EXPR_H
@@ -89,9 +94,14 @@ struct StrideRef {
   std::string dim;
 };
 
+/// Longest expression text accepted (the compiler writes < 40 characters).
+constexpr size_t kMaxExprLength = 4096;
+/// Deepest nesting of parentheses and function calls accepted.
+constexpr int kMaxExprNesting = 32;
+
 class Expr {
 public:
-  struct Node;
+  struct Program;
 
   /// Parses `text`; errors have code InvalidBundle. Without a scope, the
   /// names in stride() are checked only syntactically.
@@ -119,7 +129,7 @@ public:
   Expected<double> evalFloat(const SymbolTable &symbols) const;
 
 private:
-  std::shared_ptr<const Node> root_;
+  std::shared_ptr<const Program> program_;
   std::string text_;
 };
 

@@ -55,10 +55,11 @@ struct ParamSlot {
 std::vector<ParamSlot> layoutParams(const std::vector<ParamSpec> &params,
                                     size_t *totalSize);
 
-/// Builds the request for tensor map parameter `paramIndex`.
-TensorMapRequest makeTensorMapRequest(const BundleSpec &spec,
-                                      size_t paramIndex,
-                                      const TensorArg &tensor);
+/// Builds the request for tensor map parameter `paramIndex`; every byte
+/// stride is computed with overflow checks and must be below 2^40.
+Expected<TensorMapRequest> makeTensorMapRequest(const BundleSpec &spec,
+                                                size_t paramIndex,
+                                                const TensorArg &tensor);
 
 /// The CUDA tensor map data type for an element type.
 int tensorMapDataType(DType dtype);

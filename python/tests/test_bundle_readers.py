@@ -1,0 +1,133 @@
+"""Issue 16: one schema for what the compiler writes and what both readers
+read. Every bundle fa-compile writes for a spread of sm_90a configurations
+loads through bundle.py (schemas/*.json, file hashes) and through the
+runtime's BundleSpec (libfa_runtime, no GPU); and no mutation of such a
+bundle is accepted by the runtime but refused by the schema.
+"""
+import glob
+import json
+import os
+import shutil
+
+import pytest
+
+import fa_mlir
+from fa_mlir import compiler, gpu_runtime, manifest as fa_manifest
+from fa_mlir.errors import FaError, RuntimeLibraryError, UnsupportedError
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+KERNEL_SCHEMA = "kernel-bundle.schema.json"
+
+SM90A_CONFIGS = [
+    dict(dtype="bf16", head_dim=128, causal=True, mask_alignment="bottom_right"),
+    dict(dtype="f16", head_dim=64, layout="bshd", bias=(False, True),
+         bias_dtype="f16"),
+    dict(dtype="bf16", head_dim=128, window=(48, 16), return_lse=False),
+    dict(dtype="bf16", head_dim=128, softcap=50.0, scale=0.05),
+    dict(dtype="bf16", head_dim=192, head_dim_v=128, causal=True),
+]
+
+
+@pytest.fixture(scope="module")
+def sm90a_bundles(tmp_path_factory):
+    try:
+        compiler.find_fa_compile()
+    except UnsupportedError as e:
+        pytest.skip(str(e))
+    root = tmp_path_factory.mktemp("sm90a")
+    dirs = []
+    for i, cfg in enumerate(SM90A_CONFIGS):
+        path = str(root / str(i))
+        compiler.build_bundle(fa_mlir.KernelConfig(**cfg), "sm_90a", path)
+        dirs.append(path)
+    return dirs
+
+
+def kernel_json(bundle_dir):
+    with open(os.path.join(bundle_dir, "manifest.json")) as f:
+        return os.path.join(bundle_dir, json.load(f)["gpu"]["bundle"])
+
+
+def runtime_verdict(json_path):
+    """None when libfa_runtime loads the bundle, else its fa_status name."""
+    try:
+        gpu_runtime.RuntimeBundle(json_path)
+        return None
+    except RuntimeLibraryError as e:
+        return e.status
+
+
+def test_every_compiler_bundle_loads_through_both_readers(sm90a_bundles):
+    for path, cfg in zip(sm90a_bundles, SM90A_CONFIGS):
+        bundle = fa_mlir.load_bundle(path)  # manifest, schema, hashes
+        assert bundle.config == fa_mlir.KernelConfig(**cfg)
+        rt = bundle.runtime  # the C++ reader (BundleSpec)
+        with open(kernel_json(path)) as f:
+            doc = json.load(f)
+        assert fa_manifest.schema_errors(doc, KERNEL_SCHEMA) == []
+        assert rt.kernel_name == doc["kernel"] and rt.chip == "sm_90a"
+        if cfg.get("bias"):
+            assert "bias" in rt.required
+
+
+def test_checked_in_bundles_agree(sm90a_bundles):
+    """The runtime's test inputs and the fuzzing seeds: whatever the runtime
+    loads, the schema accepts."""
+    files = glob.glob(os.path.join(REPO, "test", "Runtime", "Inputs", "*.json"))
+    files += glob.glob(os.path.join(REPO, "fuzz", "runtime", "corpus", "*.json"))
+    assert files
+    for path in files:
+        try:
+            doc = fa_manifest.read_json(path, "bundle")
+        except FaError:
+            assert runtime_verdict(path) == "FA_ERROR_PARSE", path
+            continue
+        if runtime_verdict(path) is None:
+            assert fa_manifest.schema_errors(doc, KERNEL_SCHEMA) == [], path
+
+
+def _paths(node, path=()):
+    items = (node.items() if isinstance(node, dict) else
+             enumerate(node) if isinstance(node, list) else ())
+    for key, child in items:
+        yield path + (key,)
+        yield from _paths(child, path + (key,))
+
+
+def _mutated(doc, path, replacement):
+    doc = json.loads(json.dumps(doc))
+    node = doc
+    for key in path[:-1]:
+        node = node[key]
+    if replacement is _DELETE:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = replacement
+    return doc
+
+
+_DELETE = object()
+REPLACEMENTS = [_DELETE, None, [], {}, "", "x", -1, 0, 70000, 1.5, True]
+
+
+def test_runtime_never_accepts_what_the_schema_refuses(sm90a_bundles, tmp_path):
+    source = kernel_json(sm90a_bundles[1])  # bshd with a bias: most fields
+    with open(source) as f:
+        doc = json.load(f)
+    work = tmp_path / "m"
+    work.mkdir()
+    shutil.copy2(os.path.join(os.path.dirname(source), doc["cubin"]), work)
+    both_refuse = disagree = 0
+    for path in _paths(doc):
+        for replacement in REPLACEMENTS:
+            mutated = _mutated(doc, path, replacement)
+            target = work / "bundle.json"
+            target.write_text(json.dumps(mutated))
+            schema_ok = not fa_manifest.schema_errors(mutated, KERNEL_SCHEMA)
+            runtime_ok = runtime_verdict(str(target)) is None
+            if runtime_ok and not schema_ok:
+                disagree += 1
+                print("runtime accepts, schema refuses:", path, replacement)
+            both_refuse += not runtime_ok and not schema_ok
+    assert disagree == 0
+    assert both_refuse > 100
