@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import math
 from typing import Optional, Tuple
 
+from .arguments import mlir_f32
 from .dtypes import STORAGE  # noqa: F401  (re-exported for callers)
 
 
@@ -87,7 +88,7 @@ class AttentionConfig:
         if self.layout != "bhsd":
             attrs.append(f"layout = #fa<layout {self.layout}>")
         if self.scale is not None:
-            attrs.append(f"scale = {float(self.scale)!r} : f32")
+            attrs.append(f"scale = {mlir_f32(self.scale)}")
         if self.causal:
             attrs.append("causal")
         if self.mask_alignment is not None:
@@ -95,7 +96,7 @@ class AttentionConfig:
         if self.window is not None:
             attrs.append(f"window = array<i64: {self.window[0]}, {self.window[1]}>")
         if self.softcap is not None:
-            attrs.append(f"softcap = {float(self.softcap)!r} : f32")
+            attrs.append(f"softcap = {mlir_f32(self.softcap)}")
         return "{" + ", ".join(attrs) + "}" if attrs else ""
 
 

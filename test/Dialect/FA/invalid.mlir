@@ -59,7 +59,7 @@ func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<3x2x16x32xf16>, %v: tensor<2x
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x4x16x32xf16>) {
-  // expected-error @+1 {{'value' dimension 1 (heads) is 4, expected 2 (the heads of 'key')}}
+  // expected-error @+1 {{'value' dimension 1 (heads_kv) is 4, expected 2 (the heads_kv of 'key')}}
   %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x4x16x32xf16> -> tensor<2x8x16x32xf16>
   return
 }
@@ -67,7 +67,7 @@ func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x2x20x32xf16>) {
-  // expected-error @+1 {{'value' dimension 2 (seq) is 20, expected 16 (the seq of 'key')}}
+  // expected-error @+1 {{'value' dimension 2 (seq_k) is 20, expected 16 (the seq_k of 'key')}}
   %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x20x32xf16> -> tensor<2x8x16x32xf16>
   return
 }
@@ -75,7 +75,7 @@ func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x3x16x32xf16>, %v: tensor<2x3x16x32xf16>) {
-  // expected-error @+1 {{'key' heads (3) must divide 'query' heads (8) for grouped-query attention}}
+  // expected-error @+1 {{heads_kv (3, of 'key') must divide heads_q (8, of 'query') for grouped-query attention}}
   %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x3x16x32xf16>, tensor<2x3x16x32xf16> -> tensor<2x8x16x32xf16>
   return
 }
@@ -155,7 +155,7 @@ func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x2x16x32xf16>, %b: tensor<1x2x16x16xf32>) {
-  // expected-error @+1 {{'bias' dimension 1 (heads_q) is 2, expected 8 or 1}}
+  // expected-error @+1 {{'bias' dimension 1 (heads_q) is 2, expected 8 or 1 (the heads_q of 'query')}}
   %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x16x32xf16> bias(%b : tensor<1x2x16x16xf32>) -> tensor<2x8x16x32xf16>
   return
 }
@@ -163,7 +163,7 @@ func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x2x16x32xf16>, %b: tensor<1x1x16x17xf32>) {
-  // expected-error @+1 {{'bias' dimension 3 (seq_k) is 17, expected 16}}
+  // expected-error @+1 {{'bias' dimension 3 (seq_k) is 17, expected 16 (the seq_k of 'key')}}
   %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x16x32xf16> bias(%b : tensor<1x1x16x17xf32>) -> tensor<2x8x16x32xf16>
   return
 }
@@ -187,7 +187,7 @@ func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x2x16x32xf16>) {
-  // expected-error @+1 {{'output' dimension 3 (head_dim) is 64, expected 32}}
+  // expected-error @+1 {{'output' dimension 3 (head_dim_v) is 64, expected 32 (the head_dim_v of 'value')}}
   %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x16x32xf16> -> tensor<2x8x16x64xf16>
   return
 }
@@ -203,7 +203,7 @@ func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x2x16x32xf16>) {
-  // expected-error @+1 {{'lse' dimension 1 is 2, expected 8}}
+  // expected-error @+1 {{'lse' dimension 1 (heads_q) is 2, expected 8 (the heads_q of 'query')}}
   %o, %l = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x16x32xf16> -> tensor<2x8x16x32xf16>, tensor<2x2x16xf32>
   return
 }
@@ -235,7 +235,7 @@ func.func @f(%q: tensor<2x8x16x32xf8E4M3FN>, %k: tensor<2x2x16x32xf8E4M3FN>, %v:
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf8E4M3FN>, %k: tensor<2x2x16x32xf8E4M3FN>, %v: tensor<2x2x16x32xf8E4M3FN>, %d: tensor<f32>, %e: tensor<2x8xf32>) {
-  // expected-error @+1 {{'key_descale' must be tensor<f32> or tensor<2x2xf32> [batch, heads_kv], got 'tensor<2x8xf32>'}}
+  // expected-error @+1 {{'key_descale' dimension 1 (heads_kv) is 8, expected 2 (the heads_kv of 'key')}}
   %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf8E4M3FN>, tensor<2x2x16x32xf8E4M3FN>, tensor<2x2x16x32xf8E4M3FN> descale(%d, %e, %d : tensor<f32>, tensor<2x8xf32>, tensor<f32>) -> tensor<2x8x16x32xbf16>
   return
 }
