@@ -46,6 +46,35 @@ def check_int(where, name, value, minimum, maximum=MAX_SIZE):
     return int(value)
 
 
+def check_window(where, window):
+    """None, or (left, right) of ints >= 0."""
+    if window is None:
+        return
+    if not isinstance(window, (tuple, list)) or len(window) != 2:
+        raise ArgumentError(f"{where}: window must be (left, right), got "
+                            f"{window!r}")
+    for side, w in zip(("left", "right"), window):
+        check_int(where, f"window {side}", w, 0)
+
+
+def check_bias_flags(where, bias):
+    """None, or (per_batch, per_head) of bools."""
+    if bias is None:
+        return
+    if not isinstance(bias, (tuple, list)) or len(bias) != 2:
+        raise ArgumentError(f"{where}: bias must be (per_batch, per_head) or "
+                            f"None, got {bias!r}")
+    for part, b in zip(("per_batch", "per_head"), bias):
+        check_bool(where, f"bias {part}", b)
+
+
+def check_score_floats(where, scale, softcap):
+    if scale is not None:
+        check_f32(where, "scale", scale)
+    if softcap is not None:
+        check_f32(where, "softcap", softcap, positive=True)
+
+
 def f32(value):
     """`value` rounded to the nearest float32, as a Python float."""
     return struct.unpack("<f", struct.pack("<f", value))[0]

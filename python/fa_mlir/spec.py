@@ -89,23 +89,9 @@ class KernelConfig:
         for name in _SIZES:
             if getattr(self, name) is not None:
                 arguments.check_int(where, name, getattr(self, name), 1)
-        if self.window is not None:
-            if not isinstance(self.window, (tuple, list)) or \
-                    len(self.window) != 2:
-                raise ArgumentError(f"{where}: window must be (left, right), "
-                                    f"got {self.window!r}")
-            for side, w in zip(("left", "right"), self.window):
-                arguments.check_int(where, f"window {side}", w, 0)
-        if self.bias is not None:
-            if not isinstance(self.bias, (tuple, list)) or len(self.bias) != 2:
-                raise ArgumentError(f"{where}: bias must be (per_batch, "
-                                    f"per_head) or None, got {self.bias!r}")
-            for part, b in zip(("per_batch", "per_head"), self.bias):
-                arguments.check_bool(where, f"bias {part}", b)
-        if self.scale is not None:
-            arguments.check_f32(where, "scale", self.scale)
-        if self.softcap is not None:
-            arguments.check_f32(where, "softcap", self.softcap, positive=True)
+        arguments.check_window(where, self.window)
+        arguments.check_bias_flags(where, self.bias)
+        arguments.check_score_floats(where, self.scale, self.softcap)
         for name, known in (("op", OPS), ("dtype", DTYPES),
                             ("layout", LAYOUTS),
                             ("mask_alignment", ALIGNMENTS),

@@ -52,6 +52,18 @@ def test_kernel_config_refuses(fields, message):
         KernelConfig(**dict(STATIC, **fields))
 
 
+@pytest.mark.parametrize("fields, message", [
+    (dict(causal="no"), "AttentionConfig: causal must be True or False"),
+    (dict(window=(1.7, 0.2)), "AttentionConfig: window left must be an int"),
+    (dict(softcap=math.inf), "AttentionConfig: softcap must be finite"),
+    (dict(seq_q=-1), "AttentionConfig: seq_q must be an int in \\[0, "),
+    (dict(bias=(1, 1)), "AttentionConfig: bias per_batch must be True"),
+])
+def test_attention_config_refuses(fields, message):
+    with pytest.raises(ArgumentError, match=message):
+        AttentionConfig(**fields)
+
+
 def test_compile_refuses_before_any_tool_runs(tmp_path, monkeypatch):
     # No build at all: the argument check must come first.
     monkeypatch.setenv("FA_BUILD_DIR", str(tmp_path))

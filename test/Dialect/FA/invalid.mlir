@@ -327,3 +327,19 @@ func.func @f(%do: tensor<2x8x16x32xf16>, %q: tensor<2x8x16x32xf16>, %k: tensor<2
   %a, %b, %c = fa.attention_grad %do, %q, %k, %v, %o, %l : tensor<2x8x16x32xf16>, tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x8x16x32xf16>, tensor<2x8x16xf32> {softcap = -2.0 : f32} -> tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x16x32xf16>
   return
 }
+
+// -----
+
+func.func @f(%q: tensor<1x1x16x8xf32>, %k: tensor<1x1x4611686018427387904x8xf32>, %v: tensor<1x1x4611686018427387904x8xf32>) {
+  // expected-error @+1 {{'key' of type 'tensor<1x1x4611686018427387904x8xf32>' holds 2^63 bytes or more: its offsets overflow 64 bits}}
+  %o = fa.attention %q, %k, %v : tensor<1x1x16x8xf32>, tensor<1x1x4611686018427387904x8xf32>, tensor<1x1x4611686018427387904x8xf32> -> tensor<1x1x16x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<1x1x16x8xf16>, %k: tensor<1x1x1125899906842624x8xf16>, %v: tensor<1x1x1125899906842624x8xf16>) {
+  // expected-error @+1 {{seq_k (1125899906842624, of 'key') must be below 2^48 with a 'window'}}
+  %o = fa.attention %q, %k, %v : tensor<1x1x16x8xf16>, tensor<1x1x1125899906842624x8xf16>, tensor<1x1x1125899906842624x8xf16> {window = array<i64: 4, 4>} -> tensor<1x1x16x8xf16>
+  return
+}

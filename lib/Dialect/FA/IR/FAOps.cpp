@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,6 +38,23 @@ bool isSupportedElementType(Type t, bool allowFp8) {
 
 std::string describe(int64_t size) {
   return ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size);
+}
+
+/// Fails when the static dims of `type` hold more bytes than a 64-bit
+/// offset reaches (the lowering's index arithmetic would overflow).
+LogicalResult checkAddressable(Operation *op, Type type, StringRef name) {
+  auto t = cast<RankedTensorType>(type);
+  unsigned bits = t.getElementType().getIntOrFloatBitWidth();
+  int64_t bytes = std::max<int64_t>(1, bits / 8);
+  for (int64_t size : t.getShape()) {
+    if (ShapedType::isDynamic(size))
+      continue;
+    if (llvm::MulOverflow(bytes, size, bytes))
+      return op->emitOpError()
+             << "'" << name << "' of type " << type
+             << " holds 2^63 bytes or more: its offsets overflow 64 bits";
+  }
+  return success();
 }
 
 /// The sizes of one attention problem.
@@ -80,6 +98,8 @@ public:
   /// Binds every dimension of `type` to `roles` (one per dimension).
   LogicalResult bindAll(Type type, StringRef name, ArrayRef<Size> roles,
                         unsigned numBroadcastable = 0) {
+    if (failed(checkAddressable(op, type, name)))
+      return failure();
     auto t = cast<RankedTensorType>(type);
     for (auto [dim, role] : llvm::enumerate(roles))
       if (failed(bind(role, name, dim, t.getDimSize(dim),
@@ -122,8 +142,9 @@ public:
   LogicalResult checkLse(Type type, StringRef name);
   /// A [batch, heads_kv] per-head or a rank-0 per-tensor f32 descale.
   LogicalResult checkDescale(Type type, StringRef name);
-  /// The GQA head ratio, once every operand has bound the head counts.
-  LogicalResult checkHeads();
+  /// What needs every operand's sizes bound: the GQA head ratio, and the
+  /// sequence lengths a window's arithmetic covers.
+  LogicalResult checkProblem(bool hasWindow);
   LogicalResult checkSameType(Type actual, Type expected, StringRef name,
                               StringRef expectedName);
 
@@ -185,7 +206,16 @@ LogicalResult AttentionChecker::checkInputs(Value q, Value k, Value v,
   return success();
 }
 
-LogicalResult AttentionChecker::checkHeads() {
+LogicalResult AttentionChecker::checkProblem(bool hasWindow) {
+  // The lowering clamps window sides to 2^48 ("unbounded"), which is exact
+  // only for shorter sequences.
+  constexpr int64_t kMaxWindowedSeq = int64_t(1) << 48;
+  for (Size seq : {Size::seqQ, Size::seqK})
+    if (hasWindow && !ShapedType::isDynamic(sizes[seq]) &&
+        sizes[seq] >= kMaxWindowedSeq)
+      return error() << kSizeNames[static_cast<unsigned>(seq)] << " ("
+                     << sizes[seq] << ", of '" << sizes.source(seq)
+                     << "') must be below 2^48 with a 'window'";
   int64_t headsQ = sizes[Size::headsQ], headsKV = sizes[Size::headsKV];
   if (ShapedType::isDynamic(headsKV))
     return success();
@@ -347,7 +377,7 @@ LogicalResult AttentionOp::verify() {
     if (getQueryDescale())
       return emitOpError() << "descale operands are only for f8E4M3FN "
                            << "inputs, not " << checker.elementType;
-    return checker.checkHeads();
+    return checker.checkProblem(getWindow().has_value());
   }
   if (!getQueryDescale())
     return emitOpError() << "f8E4M3FN inputs need descale operands "
@@ -357,7 +387,7 @@ LogicalResult AttentionOp::verify() {
   for (auto [value, name] : llvm::zip(descales, names))
     if (failed(checker.checkDescale(value.getType(), name)))
       return failure();
-  return checker.checkHeads();
+  return checker.checkProblem(getWindow().has_value());
 }
 
 //===----------------------------------------------------------------------===//
@@ -400,7 +430,7 @@ LogicalResult AttentionGradOp::verify() {
                                    getBias().getType(), "grad_bias",
                                    "the type of 'bias'")))
     return failure();
-  return checker.checkHeads();
+  return checker.checkProblem(getWindow().has_value());
 }
 
 #define GET_OP_CLASSES
