@@ -14,8 +14,8 @@
 // CHECK:           scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C32]]
 // CHECK:             scf.for %{{.+}} = %{{.+}} to %{{.+}} step %[[C1]]
 // CHECK:               linalg.generic
+// CHECK-SAME:            ins(%{{.+}}, %{{.+}} : tensor<8x1xf32>, tensor<1x?xf32>)
 // CHECK-SAME:            fa.cpu_block = array<i64: 8, 1, 32>
-// CHECK-SAME:            ins(%{{.+}}, %{{.+}} : tensor<?x1xf32>, tensor<1x?xf32>)
 func.func @contraction(%a: tensor<16x8xf32>, %b: tensor<8x20xf32>, %c: tensor<16x20xf32>) -> tensor<16x20xf32> {
   %r = linalg.generic {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "reduction", "parallel"]}
       ins(%a, %b : tensor<16x8xf32>, tensor<8x20xf32>) outs(%c : tensor<16x20xf32>) {

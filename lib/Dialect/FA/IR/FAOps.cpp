@@ -44,7 +44,8 @@ std::string describe(int64_t size) {
 /// offset reaches (the lowering's index arithmetic would overflow).
 LogicalResult checkAddressable(Operation *op, Type type, StringRef name) {
   auto t = cast<RankedTensorType>(type);
-  unsigned bits = t.getElementType().getIntOrFloatBitWidth();
+  Type element = t.getElementType();
+  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 8;
   int64_t bytes = std::max<int64_t>(1, bits / 8);
   for (int64_t size : t.getShape()) {
     if (ShapedType::isDynamic(size))
