@@ -120,7 +120,7 @@ def test_floats_parse_in_fa_opt(attr, value):
     assert found, proc.stdout
     printed = found[0].split(f"{attr} = ")[1].split(" : f32")[0]
     printed = (struct.unpack("<f", struct.pack("<I", int(printed, 16)))[0]
-               if printed.startswith("0x") else float(printed))
+               if printed.startswith("0x") else arguments.f32(float(printed)))
     assert printed == want
 
 
