@@ -17,7 +17,8 @@ from . import config as fa_config
 from .bundle import (MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION, load_bundle,
                      write_manifest)
 from .cpu import _repo_root, find_fa_opt, lower_to_shared_library
-from .errors import CompileError, UnsupportedError
+from .arguments import check_bool
+from .errors import ArgumentError, CompileError, UnsupportedError
 from .signature import signature
 from .spec import TARGETS, KernelConfig
 
@@ -64,13 +65,25 @@ def compiler_tools(target):
 def make_config(config=None, **fields):
     """A KernelConfig from a KernelConfig, a dict, or keyword fields."""
     if config is None:
-        return KernelConfig(**fields)
+        return KernelConfig.from_dict(fields)
     if isinstance(config, dict):
         config = KernelConfig.from_dict(config)
     if not isinstance(config, KernelConfig):
-        raise TypeError(f"config must be a KernelConfig or a dict, "
-                        f"got {type(config).__name__}")
-    return config.with_(**fields) if fields else config
+        raise ArgumentError(f"config must be a KernelConfig or a dict, "
+                            f"got {type(config).__name__}")
+    if fields:
+        config = KernelConfig.from_dict(dict(config.to_dict(), **fields))
+    return config
+
+
+def _check_compile_options(target, cache, cache_dir):
+    where = "fa_mlir.compile"
+    if not isinstance(target, str) or target not in TARGETS:
+        raise UnsupportedError(f"unknown target {target!r}; known: {TARGETS}")
+    check_bool(where, "cache", cache)
+    if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
+        raise ArgumentError(f"{where}: cache_dir must be a path or None, got "
+                            f"{cache_dir!r}")
 
 
 def compile(config=None, *, target="cpu", cache=True, cache_dir=None,
@@ -84,9 +97,8 @@ def compile(config=None, *, target="cpu", cache=True, cache_dir=None,
     reused across processes, keyed by the configuration, the target and the
     compiler version.
     """
+    _check_compile_options(target, cache, cache_dir)
     kcfg = make_config(config, **fields)
-    if target not in TARGETS:
-        raise UnsupportedError(f"unknown target {target!r}; known: {TARGETS}")
     version = target_version(target)
     key = fa_cache.entry_key(kcfg, target, version)
     final = fa_cache.entry_dir(key, target, cache_dir)

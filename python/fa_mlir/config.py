@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 import math
 from typing import Optional, Tuple
 
+from . import arguments
+from .arguments import mlir_f32
 from .dtypes import STORAGE  # noqa: F401  (re-exported for callers)
 
 
@@ -34,6 +36,21 @@ class AttentionConfig:
     return_lse: bool = True
     # Which of batch/heads/seq are dynamic ('?') in the generated function.
     dynamic: Tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self):
+        # The same checks as KernelConfig's (a size may be 0 here: empty
+        # problems are valid IR), so that no value is coerced into MLIR.
+        where = "AttentionConfig"
+        for name in ("batch", "heads_q", "heads_kv", "seq_q", "seq_k"):
+            arguments.check_int(where, name, getattr(self, name), 0)
+        arguments.check_int(where, "head_dim", self.head_dim, 1)
+        if self.head_dim_v is not None:
+            arguments.check_int(where, "head_dim_v", self.head_dim_v, 1)
+        for name in ("causal", "return_lse"):
+            arguments.check_bool(where, name, getattr(self, name))
+        arguments.check_window(where, self.window)
+        arguments.check_bias_flags(where, self.bias)
+        arguments.check_score_floats(where, self.scale, self.softcap)
 
     @property
     def dv(self):
@@ -87,7 +104,7 @@ class AttentionConfig:
         if self.layout != "bhsd":
             attrs.append(f"layout = #fa<layout {self.layout}>")
         if self.scale is not None:
-            attrs.append(f"scale = {float(self.scale)!r} : f32")
+            attrs.append(f"scale = {mlir_f32(self.scale)}")
         if self.causal:
             attrs.append("causal")
         if self.mask_alignment is not None:
@@ -95,7 +112,7 @@ class AttentionConfig:
         if self.window is not None:
             attrs.append(f"window = array<i64: {self.window[0]}, {self.window[1]}>")
         if self.softcap is not None:
-            attrs.append(f"softcap = {float(self.softcap)!r} : f32")
+            attrs.append(f"softcap = {mlir_f32(self.softcap)}")
         return "{" + ", ".join(attrs) + "}" if attrs else ""
 
 

@@ -10,6 +10,7 @@ import json
 import math
 from typing import Optional, Tuple
 
+from . import arguments
 from .config import AttentionConfig
 from .errors import ArgumentError
 
@@ -22,6 +23,7 @@ ALIGNMENTS = (None, "top_left", "bottom_right")
 # group is dynamic as soon as one of its sizes is None.
 SIZE_GROUPS = {"batch": ("batch",), "heads": ("heads_q", "heads_kv"),
                "seq": ("seq_q", "seq_k")}
+_SIZES = tuple(s for group in SIZE_GROUPS.values() for s in group)
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class KernelConfig:
     seq_k: Optional[int] = None
 
     def __post_init__(self):
+        self._check_types()
         # Canonical form, so that equal kernels have equal keys.
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
         if self.window is not None:
@@ -61,6 +64,11 @@ class KernelConfig:
         for f in ("softcap", "scale"):
             if getattr(self, f) is not None:
                 set_(f, float(getattr(self, f)))
+        for f in ("causal", "return_lse"):
+            set_(f, bool(getattr(self, f)))
+        for name in ("head_dim", "head_dim_v") + _SIZES:
+            if getattr(self, name) is not None:
+                set_(name, int(getattr(self, name)))
         for group in SIZE_GROUPS.values():
             if any(getattr(self, s) is None for s in group):
                 for s in group:
@@ -69,43 +77,41 @@ class KernelConfig:
             set_("return_lse", True)  # the backward always consumes LSE
         self.validate()
 
+    def _check_types(self):
+        """Types and ranges before canonicalizing: int(1.7) is 1 and
+        bool("no") is True, so nothing is converted unchecked."""
+        where = "KernelConfig"
+        for name in ("causal", "return_lse"):
+            arguments.check_bool(where, name, getattr(self, name))
+        arguments.check_int(where, "head_dim", self.head_dim, 1)
+        if self.head_dim_v is not None:
+            arguments.check_int(where, "head_dim_v", self.head_dim_v, 1)
+        for name in _SIZES:
+            if getattr(self, name) is not None:
+                arguments.check_int(where, name, getattr(self, name), 1)
+        arguments.check_window(where, self.window)
+        arguments.check_bias_flags(where, self.bias)
+        arguments.check_score_floats(where, self.scale, self.softcap)
+        for name, known in (("op", OPS), ("dtype", DTYPES),
+                            ("layout", LAYOUTS),
+                            ("mask_alignment", ALIGNMENTS),
+                            ("bias_dtype", (None,) + DTYPES)):
+            value = getattr(self, name)
+            if not (value is None or isinstance(value, str)) or \
+                    value not in known:
+                raise ArgumentError(f"{where}: {name} must be one of "
+                                    f"{known}, got {value!r}")
+
     # -- checks a caller can act on, before any tool runs -----------------
     def validate(self):
+        """The checks between fields (_check_types did each field alone)."""
         def bad(msg):
             raise ArgumentError(f"KernelConfig: {msg}")
-        if self.op not in OPS:
-            bad(f"op must be one of {OPS}, got {self.op!r}")
-        if self.dtype not in DTYPES:
-            bad(f"dtype must be one of {DTYPES}, got {self.dtype!r}")
-        if self.layout not in LAYOUTS:
-            bad(f"layout must be one of {LAYOUTS}, got {self.layout!r}")
-        if self.mask_alignment not in ALIGNMENTS:
-            bad(f"mask_alignment must be one of {ALIGNMENTS}, "
-                f"got {self.mask_alignment!r}")
         if self.mask_alignment is not None and not (self.causal or self.window):
             bad("mask_alignment needs causal or window")
-        for name in ("head_dim", "head_dim_v"):
-            v = getattr(self, name)
-            if v is not None and (not isinstance(v, int) or v < 1):
-                bad(f"{name} must be a positive int, got {v!r}")
-        if self.window is not None and (
-                len(self.window) != 2 or min(self.window) < 0):
-            bad(f"window must be (left, right) with both >= 0, "
-                f"got {self.window!r}")
-        if self.bias is not None and len(self.bias) != 2:
-            bad(f"bias must be (per_batch, per_head), got {self.bias!r}")
-        if self.softcap is not None and not self.softcap > 0:
-            bad(f"softcap must be > 0, got {self.softcap!r}")
-        if self.scale is not None and not math.isfinite(self.scale):
-            bad(f"scale must be finite, got {self.scale!r}")
         if self.bias_dtype not in (None, "f32", self.dtype):
             bad(f"bias_dtype must be f32 or the dtype ({self.dtype}), "
                 f"got {self.bias_dtype!r}")
-        for group in SIZE_GROUPS.values():
-            for s in group:
-                v = getattr(self, s)
-                if v is not None and (not isinstance(v, int) or v < 1):
-                    bad(f"{s} must be a positive int or None, got {v!r}")
         if self.heads_q and self.heads_kv and self.heads_q % self.heads_kv:
             bad(f"heads_q ({self.heads_q}) must be a multiple of heads_kv "
                 f"({self.heads_kv})")
@@ -152,6 +158,9 @@ class KernelConfig:
 
     @classmethod
     def from_dict(cls, d):
+        if not isinstance(d, dict):
+            raise ArgumentError(f"KernelConfig: a config must be a dict, got "
+                                f"{type(d).__name__}")
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:

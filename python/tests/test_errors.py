@@ -16,12 +16,12 @@ from fa_mlir.spec import KernelConfig
 @pytest.mark.parametrize("fields, message", [
     (dict(dtype="f64"), "dtype must be one of"),
     (dict(layout="sbhd"), "layout must be one of"),
-    (dict(window=(-1, 2)), "window must be"),
+    (dict(window=(-1, 2)), r"window left must be an int in \[0, "),
     (dict(mask_alignment="bottom_right"), "mask_alignment needs causal"),
     (dict(heads_q=3, heads_kv=2), r"heads_q \(3\) must be a multiple"),
     (dict(softcap=0.0), "softcap must be > 0"),
     (dict(op="sideways"), "op must be one of"),
-    (dict(head_dim=0), "head_dim must be a positive int"),
+    (dict(head_dim=0), r"head_dim must be an int in \[1, "),
     (dict(bias=(True, True), bias_dtype="f16"), "bias_dtype must be f32 or"),
 ])
 def test_config_errors(fields, message):

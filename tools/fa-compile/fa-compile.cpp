@@ -27,26 +27,30 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"), cl::init("-"));
-static cl::opt<std::string> outDir("o", cl::desc("Bundle directory"), cl::init("."));
+// --help lists only these; LLVM's and MLIR's own options still parse.
+static cl::OptionCategory faCompileCategory("fa-compile options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"), cl::init("-"), cl::cat(faCompileCategory));
+static cl::opt<std::string> outDir("o", cl::desc("Bundle directory"), cl::init("."), cl::cat(faCompileCategory));
 static cl::opt<std::string> format("format", cl::desc("bin (cubin), isa (PTX) or fatbin"),
-                                   cl::init("bin"));
-static cl::opt<unsigned> stages("stages", cl::desc("K/V ring depth"), cl::init(2));
+                                   cl::init("bin"), cl::cat(faCompileCategory));
+static cl::opt<unsigned> stages("stages", cl::desc("K/V ring depth"), cl::init(2), cl::cat(faCompileCategory));
 static cl::opt<bool> overlap("overlap", cl::desc("Intra-warpgroup QK^T/softmax overlap"),
-                             cl::init(true));
+                             cl::init(true), cl::cat(faCompileCategory));
 static cl::opt<bool> pingPong("pingpong", cl::desc("Consumer warpgroups take turns (FA3)"),
-                              cl::init(false));
+                              cl::init(false), cl::cat(faCompileCategory));
 static cl::opt<std::string> ptxasOptions("ptxas-options", cl::desc("Extra ptxas options"),
-                                         cl::init(""));
+                                         cl::init(""), cl::cat(faCompileCategory));
 static cl::opt<bool> printIR("print-ir", cl::desc("Print the module after the pipeline"),
-                             cl::init(false));
+                             cl::init(false), cl::cat(faCompileCategory));
 static cl::opt<bool> emitKernelIR(
     "emit-kernel-ir",
     cl::desc("Only run convert-fa-to-nvvm and print the kernels (llvm/nvvm/scf/arith)"),
-    cl::init(false));
+    cl::init(false), cl::cat(faCompileCategory));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(faCompileCategory);
   cl::ParseCommandLineOptions(argc, argv, "fa.attention -> sm_90a kernel bundles\n");
 
   DialectRegistry registry;

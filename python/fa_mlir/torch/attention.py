@@ -1,9 +1,8 @@
 """fa_mlir.torch.attention: FlashAttention forward and backward kernels as a
 torch.autograd.Function over the fa_mlir:: custom ops."""
-import math
-
 import torch
 
+from ..arguments import MAX_SIZE, check_bool, check_f32, is_int
 from ..errors import ArgumentError
 from . import _convert
 from . import _ops
@@ -53,17 +52,15 @@ class AttentionFunction(torch.autograd.Function):
 def _window_ints(window):
     if window is None:
         return -1, -1
-    try:
-        left, right = window
-    except (TypeError, ValueError):
+    if not isinstance(window, (tuple, list)) or len(window) != 2:
         raise ArgumentError(f"{_convert.WHERE}: window must be (left, right), "
-                            f"got {window!r}") from None
+                            f"got {window!r}")
     sides = []
-    for name, w in (("left", left), ("right", right)):
-        if w is None or w == -1:
+    for name, w in zip(("left", "right"), window):
+        if w is None or (is_int(w) and w == -1):
             sides.append(-1)
-        elif isinstance(w, int) and w >= 0:
-            sides.append(w)
+        elif is_int(w) and 0 <= w <= MAX_SIZE:
+            sides.append(int(w))
         else:
             raise ArgumentError(f"{_convert.WHERE}: window {name} must be an "
                                 f"int >= 0, or None/-1 for unbounded; got {w!r}")
@@ -88,26 +85,26 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     bool mask (True = keep). return_lse: also return the f32 log-sum-exp
     [B, Hq, Sq] of each row (-inf for fully hidden rows, whose output is 0).
     """
-    if layout not in ("bhsd", "bshd"):
+    if not isinstance(layout, str) or layout not in ("bhsd", "bshd"):
         raise ArgumentError(f"{_convert.WHERE}: layout must be 'bhsd' or "
                             f"'bshd', got {layout!r}")
-    if mask_alignment not in (None, "top_left", "bottom_right"):
+    if not (mask_alignment is None or isinstance(mask_alignment, str)) or \
+            mask_alignment not in (None, "top_left", "bottom_right"):
         raise ArgumentError(f"{_convert.WHERE}: mask_alignment must be None, "
                             f"'top_left' or 'bottom_right'; got "
                             f"{mask_alignment!r}")
-    if scale is not None and not math.isfinite(scale):
-        raise ArgumentError(f"{_convert.WHERE}: scale must be finite")
-    if softcap is not None and not softcap > 0:
-        raise ArgumentError(f"{_convert.WHERE}: softcap must be > 0, got "
-                            f"{softcap!r}")
+    causal = check_bool(_convert.WHERE, "causal", causal)
+    return_lse = check_bool(_convert.WHERE, "return_lse", return_lse)
+    if scale is not None:
+        scale = check_f32(_convert.WHERE, "scale", scale)
+    if softcap is not None:
+        softcap = check_f32(_convert.WHERE, "softcap", softcap, positive=True)
     wl, wr = _window_ints(window)
     if mask_alignment and not causal and (wl, wr) == (-1, -1):
         mask_alignment = None  # nothing to align: the op would reject it
     _, sizes = _convert.check_inputs(q, k, v, bias, layout)
     bias = _convert.prepare_bias(bias, q, sizes)
     out, lse = AttentionFunction.apply(
-        q, k, v, bias, bool(causal),
-        None if scale is None else float(scale), wl, wr,
-        None if softcap is None else float(softcap), mask_alignment or "",
+        q, k, v, bias, causal, scale, wl, wr, softcap, mask_alignment or "",
         layout)
     return (out, lse) if return_lse else out

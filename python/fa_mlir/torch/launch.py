@@ -11,13 +11,17 @@ place. GPU launches are asynchronous on `stream` (default: the current one).
 """
 import torch
 
-from ..bundle import CpuBundle
+from ..bundle import Bundle, CpuBundle
 from ..errors import ArgumentError
 from ..signature import bind, signature
 from . import _convert
 
 
 def launch(bundle, stream=None, **tensors):
+    if not isinstance(bundle, Bundle):
+        raise ArgumentError("fa_mlir.torch.launch: bundle must be a loaded "
+                            "bundle (fa_mlir.load_bundle, fa_mlir.compile), "
+                            f"got {type(bundle).__name__}")
     where = f"fa_mlir.torch.launch({bundle.op} {bundle.target} bundle)"
     gpu = not isinstance(bundle, CpuBundle)
     for role, t in tensors.items():

@@ -59,7 +59,7 @@ func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<3x2x16x32xf16>, %v: tensor<2x
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x4x16x32xf16>) {
-  // expected-error @+1 {{'value' dimension 1 (heads) is 4, expected 2 (the heads of 'key')}}
+  // expected-error @+1 {{'value' dimension 1 (heads_kv) is 4, expected 2 (the heads_kv of 'key')}}
   %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x4x16x32xf16> -> tensor<2x8x16x32xf16>
   return
 }
@@ -67,7 +67,7 @@ func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x2x20x32xf16>) {
-  // expected-error @+1 {{'value' dimension 2 (seq) is 20, expected 16 (the seq of 'key')}}
+  // expected-error @+1 {{'value' dimension 2 (seq_k) is 20, expected 16 (the seq_k of 'key')}}
   %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x20x32xf16> -> tensor<2x8x16x32xf16>
   return
 }
@@ -75,7 +75,7 @@ func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x3x16x32xf16>, %v: tensor<2x3x16x32xf16>) {
-  // expected-error @+1 {{'key' heads (3) must divide 'query' heads (8) for grouped-query attention}}
+  // expected-error @+1 {{heads_kv (3, of 'key') must divide heads_q (8, of 'query') for grouped-query attention}}
   %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x3x16x32xf16>, tensor<2x3x16x32xf16> -> tensor<2x8x16x32xf16>
   return
 }
@@ -155,7 +155,7 @@ func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x2x16x32xf16>, %b: tensor<1x2x16x16xf32>) {
-  // expected-error @+1 {{'bias' dimension 1 (heads_q) is 2, expected 8 or 1}}
+  // expected-error @+1 {{'bias' dimension 1 (heads_q) is 2, expected 8 or 1 (the heads_q of 'query')}}
   %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x16x32xf16> bias(%b : tensor<1x2x16x16xf32>) -> tensor<2x8x16x32xf16>
   return
 }
@@ -163,7 +163,7 @@ func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x2x16x32xf16>, %b: tensor<1x1x16x17xf32>) {
-  // expected-error @+1 {{'bias' dimension 3 (seq_k) is 17, expected 16}}
+  // expected-error @+1 {{'bias' dimension 3 (seq_k) is 17, expected 16 (the seq_k of 'key')}}
   %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x16x32xf16> bias(%b : tensor<1x1x16x17xf32>) -> tensor<2x8x16x32xf16>
   return
 }
@@ -187,7 +187,7 @@ func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x2x16x32xf16>) {
-  // expected-error @+1 {{'output' dimension 3 (head_dim) is 64, expected 32}}
+  // expected-error @+1 {{'output' dimension 3 (head_dim_v) is 64, expected 32 (the head_dim_v of 'value')}}
   %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x16x32xf16> -> tensor<2x8x16x64xf16>
   return
 }
@@ -203,7 +203,7 @@ func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x2x16x32xf16>) {
-  // expected-error @+1 {{'lse' dimension 1 is 2, expected 8}}
+  // expected-error @+1 {{'lse' dimension 1 (heads_q) is 2, expected 8 (the heads_q of 'query')}}
   %o, %l = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x16x32xf16> -> tensor<2x8x16x32xf16>, tensor<2x2x16xf32>
   return
 }
@@ -235,7 +235,7 @@ func.func @f(%q: tensor<2x8x16x32xf8E4M3FN>, %k: tensor<2x2x16x32xf8E4M3FN>, %v:
 // -----
 
 func.func @f(%q: tensor<2x8x16x32xf8E4M3FN>, %k: tensor<2x2x16x32xf8E4M3FN>, %v: tensor<2x2x16x32xf8E4M3FN>, %d: tensor<f32>, %e: tensor<2x8xf32>) {
-  // expected-error @+1 {{'key_descale' must be tensor<f32> or tensor<2x2xf32> [batch, heads_kv], got 'tensor<2x8xf32>'}}
+  // expected-error @+1 {{'key_descale' dimension 1 (heads_kv) is 8, expected 2 (the heads_kv of 'key')}}
   %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf8E4M3FN>, tensor<2x2x16x32xf8E4M3FN>, tensor<2x2x16x32xf8E4M3FN> descale(%d, %e, %d : tensor<f32>, tensor<2x8xf32>, tensor<f32>) -> tensor<2x8x16x32xbf16>
   return
 }
@@ -325,5 +325,21 @@ func.func @f(%do: tensor<2x8x16x32xf16>, %q: tensor<2x8x16x32xf16>, %k: tensor<2
 func.func @f(%do: tensor<2x8x16x32xf16>, %q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x2x16x32xf16>, %o: tensor<2x8x16x32xf16>, %l: tensor<2x8x16xf32>) {
   // expected-error @+1 {{'softcap' must be finite and > 0, got -2}}
   %a, %b, %c = fa.attention_grad %do, %q, %k, %v, %o, %l : tensor<2x8x16x32xf16>, tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x8x16x32xf16>, tensor<2x8x16xf32> {softcap = -2.0 : f32} -> tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x16x32xf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<1x1x16x8xf32>, %k: tensor<1x1x4611686018427387904x8xf32>, %v: tensor<1x1x4611686018427387904x8xf32>) {
+  // expected-error @+1 {{'key' of type 'tensor<1x1x4611686018427387904x8xf32>' holds 2^63 bytes or more: its offsets overflow 64 bits}}
+  %o = fa.attention %q, %k, %v : tensor<1x1x16x8xf32>, tensor<1x1x4611686018427387904x8xf32>, tensor<1x1x4611686018427387904x8xf32> -> tensor<1x1x16x8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<1x1x16x8xf16>, %k: tensor<1x1x1125899906842624x8xf16>, %v: tensor<1x1x1125899906842624x8xf16>) {
+  // expected-error @+1 {{seq_k (1125899906842624, of 'key') must be below 2^48 with a 'window'}}
+  %o = fa.attention %q, %k, %v : tensor<1x1x16x8xf16>, tensor<1x1x1125899906842624x8xf16>, tensor<1x1x1125899906842624x8xf16> {window = array<i64: 4, 4>} -> tensor<1x1x16x8xf16>
   return
 }

@@ -10,8 +10,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -28,8 +31,6 @@ LayoutDims mlir::fa::getLayoutDims(Layout layout) {
 
 namespace {
 
-const char *const kDimNames[] = {"batch", "heads", "seq", "head_dim"};
-
 bool isSupportedElementType(Type t, bool allowFp8) {
   return t.isF32() || t.isF16() || t.isBF16() ||
          (allowFp8 && isa<Float8E4M3FNType>(t));
@@ -39,15 +40,98 @@ std::string describe(int64_t size) {
   return ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size);
 }
 
+/// Fails when the static dims of `type` hold more bytes than a 64-bit
+/// offset reaches (the lowering's index arithmetic would overflow).
+LogicalResult checkAddressable(Operation *op, Type type, StringRef name) {
+  auto t = cast<RankedTensorType>(type);
+  Type element = t.getElementType();
+  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 8;
+  int64_t bytes = std::max<int64_t>(1, bits / 8);
+  for (int64_t size : t.getShape()) {
+    if (ShapedType::isDynamic(size))
+      continue;
+    if (llvm::MulOverflow(bytes, size, bytes))
+      return op->emitOpError()
+             << "'" << name << "' of type " << type
+             << " holds 2^63 bytes or more: its offsets overflow 64 bits";
+  }
+  return success();
+}
+
+/// The sizes of one attention problem.
+enum class Size { batch, headsQ, headsKV, seqQ, seqK, headDim, headDimV };
+constexpr unsigned kNumSizes = 7;
+const char *const kSizeNames[kNumSizes] = {
+    "batch", "heads_q", "heads_kv", "seq_q", "seq_k", "head_dim", "head_dim_v"};
+
+/// The problem's sizes as the operands fix them. The first operand that has
+/// a size static binds it; every later static occurrence must agree. Since
+/// equality is transitive, this compares every pair of static sizes, also
+/// two that a dynamic dim of the first operand would hide (K batch 2 and V
+/// batch 3 under Q batch `?`).
+class ProblemSizes {
+public:
+  explicit ProblemSizes(Operation *op) : op(op) {
+    std::fill(std::begin(sizes), std::end(sizes), ShapedType::kDynamic);
+  }
+
+  /// `name`'s dimension `dim` has extent `extent`, which is size `size` of
+  /// the problem, or 1 where `broadcastable`.
+  LogicalResult bind(Size size, StringRef name, unsigned dim, int64_t extent,
+                     bool broadcastable = false) {
+    unsigned i = static_cast<unsigned>(size);
+    if (ShapedType::isDynamic(extent) || (broadcastable && extent == 1))
+      return success();
+    if (ShapedType::isDynamic(sizes[i])) {
+      sizes[i] = extent;
+      sources[i] = name.str();
+      return success();
+    }
+    if (sizes[i] == extent)
+      return success();
+    return op->emitOpError()
+           << "'" << name << "' dimension " << dim << " (" << kSizeNames[i]
+           << ") is " << extent << ", expected " << sizes[i]
+           << (broadcastable ? " or 1" : "") << " (the " << kSizeNames[i]
+           << " of '" << sources[i] << "')";
+  }
+
+  /// Binds every dimension of `type` to `roles` (one per dimension).
+  LogicalResult bindAll(Type type, StringRef name, ArrayRef<Size> roles,
+                        unsigned numBroadcastable = 0) {
+    if (failed(checkAddressable(op, type, name)))
+      return failure();
+    auto t = cast<RankedTensorType>(type);
+    for (auto [dim, role] : llvm::enumerate(roles))
+      if (failed(bind(role, name, dim, t.getDimSize(dim),
+                      dim < numBroadcastable)))
+        return failure();
+    return success();
+  }
+
+  int64_t operator[](Size size) const {
+    return sizes[static_cast<unsigned>(size)];
+  }
+  /// The operand that bound `size` (empty while it is dynamic).
+  StringRef source(Size size) const {
+    return sources[static_cast<unsigned>(size)];
+  }
+
+private:
+  Operation *op;
+  int64_t sizes[kNumSizes];
+  std::string sources[kNumSizes];
+};
+
 /// Checks one attention op's operands and attributes. `allowFp8` is false for
 /// the backward, which has no FP8 form.
 class AttentionChecker {
 public:
   AttentionChecker(Operation *op, Layout layout)
-      : op(op), ld(getLayoutDims(layout)) {}
+      : op(op), ld(getLayoutDims(layout)), sizes(op) {}
 
-  /// Q, K, V: ranks, element types, head dims, batch/heads/seq agreement and
-  /// the GQA head ratio. Fills the problem sizes used by later checks.
+  /// Q, K, V: ranks, element types, static and positive head dims; binds
+  /// their sizes.
   LogicalResult checkInputs(Value q, Value k, Value v, bool allowFp8);
   LogicalResult checkConfig(std::optional<APFloat> scale,
                             std::optional<APFloat> softcap,
@@ -57,36 +141,32 @@ public:
   /// A [batch, heads_q, seq_q, head_dim_v] tensor in the op's layout.
   LogicalResult checkOutputShape(Type type, StringRef name);
   LogicalResult checkLse(Type type, StringRef name);
+  /// A [batch, heads_kv] per-head or a rank-0 per-tensor f32 descale.
+  LogicalResult checkDescale(Type type, StringRef name);
+  /// What needs every operand's sizes bound: the GQA head ratio, and the
+  /// sequence lengths a window's arithmetic covers.
+  LogicalResult checkProblem(bool hasWindow);
   LogicalResult checkSameType(Type actual, Type expected, StringRef name,
                               StringRef expectedName);
 
   Type elementType;
-  int64_t batch = 0, headsQ = 0, headsKV = 0, seqQ = 0, seqK = 0;
-  int64_t headDim = 0, headDimV = 0;
 
 private:
   InFlightDiagnostic error() { return op->emitOpError(); }
-  /// Reports `name`'s dimension `role` when it is static, differs from
-  /// `expected` and `expected` is static.
-  LogicalResult expectSize(StringRef name, unsigned dim, StringRef role,
-                           int64_t actual, int64_t expected,
-                           StringRef because);
+  /// The roles of a Q/K/V/O tensor's dimensions in the op's layout.
+  SmallVector<Size, 4> roles(Size heads, Size seq, Size dim) const {
+    SmallVector<Size, 4> r(4);
+    r[ld.batch] = Size::batch;
+    r[ld.heads] = heads;
+    r[ld.seq] = seq;
+    r[ld.dim] = dim;
+    return r;
+  }
 
   Operation *op;
   LayoutDims ld;
+  ProblemSizes sizes;
 };
-
-LogicalResult AttentionChecker::expectSize(StringRef name, unsigned dim,
-                                           StringRef role, int64_t actual,
-                                           int64_t expected,
-                                           StringRef because) {
-  if (ShapedType::isDynamic(actual) || ShapedType::isDynamic(expected) ||
-      actual == expected)
-    return success();
-  return error() << "'" << name << "' dimension " << dim << " (" << role
-                 << ") is " << actual << ", expected " << expected << " ("
-                 << because << ")";
-}
 
 LogicalResult AttentionChecker::checkInputs(Value q, Value k, Value v,
                                             bool allowFp8) {
@@ -114,43 +194,41 @@ LogicalResult AttentionChecker::checkInputs(Value q, Value k, Value v,
     if (t.isDynamicDim(ld.dim))
       return error() << "'" << name << "' head_dim (dimension " << ld.dim
                      << ") must be static";
-
-  batch = qt.getDimSize(ld.batch);
-  headsQ = qt.getDimSize(ld.heads);
-  seqQ = qt.getDimSize(ld.seq);
-  headDim = qt.getDimSize(ld.dim);
-  headsKV = kt.getDimSize(ld.heads);
-  seqK = kt.getDimSize(ld.seq);
-  headDimV = vt.getDimSize(ld.dim);
-  if (headDim <= 0 || headDimV <= 0)
+  if (qt.getDimSize(ld.dim) <= 0 || vt.getDimSize(ld.dim) <= 0)
     return error() << "head dims must be positive";
 
-  if (failed(expectSize("key", ld.dim, "head_dim", kt.getDimSize(ld.dim),
-                        headDim, "the head_dim of 'query'")))
+  if (failed(sizes.bindAll(qt, "query",
+                           roles(Size::headsQ, Size::seqQ, Size::headDim))) ||
+      failed(sizes.bindAll(kt, "key",
+                           roles(Size::headsKV, Size::seqK, Size::headDim))) ||
+      failed(sizes.bindAll(vt, "value",
+                           roles(Size::headsKV, Size::seqK, Size::headDimV))))
     return failure();
-  for (auto [t, name] : {std::pair{kt, "key"}, {vt, "value"}})
-    if (failed(expectSize(name, ld.batch, "batch", t.getDimSize(ld.batch),
-                          batch, "the batch of 'query'")))
-      return failure();
-  if (failed(expectSize("value", ld.heads, "heads", vt.getDimSize(ld.heads),
-                        headsKV, "the heads of 'key'")) ||
-      failed(expectSize("value", ld.seq, "seq", vt.getDimSize(ld.seq), seqK,
-                        "the seq of 'key'")))
-    return failure();
-  if (ShapedType::isDynamic(headsKV))
-    headsKV = vt.getDimSize(ld.heads);
-  if (ShapedType::isDynamic(seqK))
-    seqK = vt.getDimSize(ld.seq);
-  if (ShapedType::isDynamic(batch))
-    batch = ShapedType::isDynamic(kt.getDimSize(ld.batch))
-                ? vt.getDimSize(ld.batch)
-                : kt.getDimSize(ld.batch);
+  return success();
+}
 
-  if (!ShapedType::isDynamic(headsQ) && !ShapedType::isDynamic(headsKV) &&
-      (headsKV == 0 || headsQ % headsKV != 0))
-    return error() << "'key' heads (" << headsKV
-                   << ") must divide 'query' heads (" << headsQ
-                   << ") for grouped-query attention";
+LogicalResult AttentionChecker::checkProblem(bool hasWindow) {
+  // The lowering clamps window sides to 2^48 ("unbounded"), which is exact
+  // only for shorter sequences.
+  constexpr int64_t kMaxWindowedSeq = int64_t(1) << 48;
+  for (Size seq : {Size::seqQ, Size::seqK})
+    if (hasWindow && !ShapedType::isDynamic(sizes[seq]) &&
+        sizes[seq] >= kMaxWindowedSeq)
+      return error() << kSizeNames[static_cast<unsigned>(seq)] << " ("
+                     << sizes[seq] << ", of '" << sizes.source(seq)
+                     << "') must be below 2^48 with a 'window'";
+  int64_t headsQ = sizes[Size::headsQ], headsKV = sizes[Size::headsKV];
+  if (ShapedType::isDynamic(headsKV))
+    return success();
+  if (headsKV == 0)
+    return error() << "heads_kv (0, of '" << sizes.source(Size::headsKV)
+                   << "') must be positive: every query head reads one "
+                   << "key/value head";
+  if (!ShapedType::isDynamic(headsQ) && headsQ % headsKV != 0)
+    return error() << "heads_kv (" << headsKV << ", of '"
+                   << sizes.source(Size::headsKV) << "') must divide heads_q ("
+                   << headsQ << ", of '" << sizes.source(Size::headsQ)
+                   << "') for grouped-query attention";
   return success();
 }
 
@@ -191,19 +269,9 @@ LogicalResult AttentionChecker::checkBias(Value bias) {
                    << " (the type of 'query'), got " << et;
   if (isa<Float8E4M3FNType>(et))
     return error() << "'bias' element type must not be f8E4M3FN";
-  int64_t expected[] = {batch, headsQ, seqQ, seqK};
-  const char *roles[] = {"batch", "heads_q", "seq_q", "seq_k"};
-  for (unsigned i = 0; i < 4; ++i) {
-    int64_t size = bt.getDimSize(i);
-    bool broadcastable = i < 2 && size == 1;
-    if (broadcastable || ShapedType::isDynamic(size) ||
-        ShapedType::isDynamic(expected[i]) || size == expected[i])
-      continue;
-    return error() << "'bias' dimension " << i << " (" << roles[i] << ") is "
-                   << size << ", expected " << expected[i]
-                   << (i < 2 ? " or 1" : "");
-  }
-  return success();
+  return sizes.bindAll(bt, "bias",
+                       {Size::batch, Size::headsQ, Size::seqQ, Size::seqK},
+                       /*numBroadcastable=*/2);
 }
 
 LogicalResult AttentionChecker::checkOutputShape(Type type, StringRef name) {
@@ -211,42 +279,31 @@ LogicalResult AttentionChecker::checkOutputShape(Type type, StringRef name) {
   if (t.getRank() != 4)
     return error() << "'" << name << "' must have rank 4, got rank "
                    << t.getRank();
-  int64_t expected[4];
-  expected[ld.batch] = batch;
-  expected[ld.heads] = headsQ;
-  expected[ld.seq] = seqQ;
-  expected[ld.dim] = headDimV;
-  for (unsigned i = 0; i < 4; ++i) {
-    int64_t size = t.getDimSize(i);
-    if (ShapedType::isDynamic(size) || ShapedType::isDynamic(expected[i]) ||
-        size == expected[i])
-      continue;
-    const char *role = kDimNames[i == ld.batch   ? 0
-                                 : i == ld.heads ? 1
-                                 : i == ld.seq   ? 2
-                                                 : 3];
-    return error() << "'" << name << "' dimension " << i << " (" << role
-                   << ") is " << size << ", expected " << expected[i];
-  }
-  return success();
+  return sizes.bindAll(t, name,
+                       roles(Size::headsQ, Size::seqQ, Size::headDimV));
 }
 
 LogicalResult AttentionChecker::checkLse(Type type, StringRef name) {
   auto t = cast<RankedTensorType>(type);
   if (t.getRank() != 3 || !t.getElementType().isF32())
     return error() << "'" << name << "' must be a rank-3 f32 tensor "
-                   << "[batch, heads_q, seq_q] = [" << describe(batch) << ", "
-                   << describe(headsQ) << ", " << describe(seqQ) << "], got "
-                   << type;
-  int64_t expected[] = {batch, headsQ, seqQ};
-  for (unsigned i = 0; i < 3; ++i) {
-    int64_t size = t.getDimSize(i);
-    if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(expected[i]) &&
-        size != expected[i])
-      return error() << "'" << name << "' dimension " << i << " is " << size
-                     << ", expected " << expected[i];
-  }
-  return success();
+                   << "[batch, heads_q, seq_q] = ["
+                   << describe(sizes[Size::batch]) << ", "
+                   << describe(sizes[Size::headsQ]) << ", "
+                   << describe(sizes[Size::seqQ]) << "], got " << type;
+  return sizes.bindAll(t, name, {Size::batch, Size::headsQ, Size::seqQ});
+}
+
+LogicalResult AttentionChecker::checkDescale(Type type, StringRef name) {
+  auto t = cast<RankedTensorType>(type);
+  if (t.getElementType().isF32() && t.getRank() == 0)
+    return success();
+  if (!t.getElementType().isF32() || t.getRank() != 2)
+    return error() << "'" << name << "' must be tensor<f32> or "
+                   << "tensor<" << describe(sizes[Size::batch]) << "x"
+                   << describe(sizes[Size::headsKV])
+                   << "xf32> [batch, heads_kv], got " << t;
+  return sizes.bindAll(t, name, {Size::batch, Size::headsKV});
 }
 
 LogicalResult AttentionChecker::checkSameType(Type actual, Type expected,
@@ -317,33 +374,21 @@ LogicalResult AttentionOp::verify() {
   if (getLse() && failed(checker.checkLse(getLse().getType(), "lse")))
     return failure();
 
-  Value descales[] = {getQueryDescale(), getKeyDescale(), getValueDescale()};
-  const char *names[] = {"query_descale", "key_descale", "value_descale"};
   if (!isFp8) {
     if (getQueryDescale())
       return emitOpError() << "descale operands are only for f8E4M3FN "
                            << "inputs, not " << checker.elementType;
-    return success();
+    return checker.checkProblem(getWindow().has_value());
   }
   if (!getQueryDescale())
     return emitOpError() << "f8E4M3FN inputs need descale operands "
                          << "(query_descale, key_descale, value_descale)";
-  for (auto [value, name] : llvm::zip(descales, names)) {
-    auto t = cast<RankedTensorType>(value.getType());
-    bool perTensor = t.getRank() == 0;
-    bool perHead = t.getRank() == 2 &&
-                   (t.isDynamicDim(0) || ShapedType::isDynamic(checker.batch) ||
-                    t.getDimSize(0) == checker.batch) &&
-                   (t.isDynamicDim(1) ||
-                    ShapedType::isDynamic(checker.headsKV) ||
-                    t.getDimSize(1) == checker.headsKV);
-    if (!t.getElementType().isF32() || (!perTensor && !perHead))
-      return emitOpError() << "'" << name << "' must be tensor<f32> or "
-                           << "tensor<" << describe(checker.batch) << "x"
-                           << describe(checker.headsKV)
-                           << "xf32> [batch, heads_kv], got " << t;
-  }
-  return success();
+  Value descales[] = {getQueryDescale(), getKeyDescale(), getValueDescale()};
+  const char *names[] = {"query_descale", "key_descale", "value_descale"};
+  for (auto [value, name] : llvm::zip(descales, names))
+    if (failed(checker.checkDescale(value.getType(), name)))
+      return failure();
+  return checker.checkProblem(getWindow().has_value());
 }
 
 //===----------------------------------------------------------------------===//
@@ -361,12 +406,12 @@ LogicalResult AttentionGradOp::verify() {
   if (failed(checkCommon(*this, checker, /*allowFp8=*/false)))
     return failure();
   Type outType = getOutput().getType();
-  if (failed(checker.checkOutputShape(outType, "output")) ||
-      cast<RankedTensorType>(outType).getElementType() != checker.elementType)
+  if (cast<RankedTensorType>(outType).getElementType() != checker.elementType)
     return emitOpError() << "'output' must be the forward's output, of "
                          << "element type " << checker.elementType << ", got "
                          << outType;
-  if (failed(checker.checkSameType(getGradOutput().getType(), outType,
+  if (failed(checker.checkOutputShape(outType, "output")) ||
+      failed(checker.checkSameType(getGradOutput().getType(), outType,
                                    "grad_output", "the type of 'output'")) ||
       failed(checker.checkLse(getLse().getType(), "lse")) ||
       failed(checker.checkSameType(getGradQuery().getType(),
@@ -381,10 +426,12 @@ LogicalResult AttentionGradOp::verify() {
   if (bool(getBias()) != bool(getGradBias()))
     return emitOpError() << "'grad_bias' must be returned exactly when "
                          << "'bias' is given";
-  if (getBias())
-    return checker.checkSameType(getGradBias().getType(), getBias().getType(),
-                                 "grad_bias", "the type of 'bias'");
-  return success();
+  if (getBias() &&
+      failed(checker.checkSameType(getGradBias().getType(),
+                                   getBias().getType(), "grad_bias",
+                                   "the type of 'bias'")))
+    return failure();
+  return checker.checkProblem(getWindow().has_value());
 }
 
 #define GET_OP_CLASSES

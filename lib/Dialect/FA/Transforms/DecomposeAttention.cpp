@@ -175,6 +175,14 @@ Value Decomposer::splitHeads(Value t) {
   for (OpFoldResult s : outSizes)
     staticSizes.push_back(getConstantIntValue(s).value_or(ShapedType::kDynamic));
   auto outType = RankedTensorType::get(staticSizes, type.getElementType());
+  if (type.isDynamicDim(1) && !ShapedType::isDynamic(staticSizes[1]) &&
+      !ShapedType::isDynamic(staticSizes[2])) {
+    // A dynamic head dim (a bias's) that splits into static (hk, g): make
+    // it static first, as expand_shape requires.
+    SmallVector<int64_t> shape(type.getShape());
+    shape[1] = staticSizes[1] * staticSizes[2];
+    t = tensor::CastOp::create(b, type.clone(shape), t);
+  }
   SmallVector<ReassociationIndices> reassociation = {{0}, {1, 2}};
   for (int64_t i = 3, e = outSizes.size(); i < e; ++i)
     reassociation.push_back({i});

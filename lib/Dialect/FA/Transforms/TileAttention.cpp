@@ -8,8 +8,13 @@
 #include "Tiling/Tiling.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
 
 namespace mlir::fa {
 #define GEN_PASS_DEF_FATILEATTENTION
@@ -20,6 +25,64 @@ using namespace mlir;
 using namespace mlir::fa;
 
 namespace {
+
+/// True when batch, heads_q, seq_q or seq_k is statically 0. Such a problem
+/// has no tile; its loop nests would still slice the zero-sized dims, which
+/// the slice verifiers reject ("offset 0 is out-of-bounds").
+bool isStaticallyEmpty(Value query, Value key, Layout layout) {
+  LayoutDims ld = getLayoutDims(layout);
+  auto q = cast<RankedTensorType>(query.getType());
+  auto k = cast<RankedTensorType>(key.getType());
+  return q.getDimSize(ld.batch) == 0 || q.getDimSize(ld.heads) == 0 ||
+         q.getDimSize(ld.seq) == 0 || k.getDimSize(ld.seq) == 0;
+}
+
+/// `value` in every element of a tensor of `type`, its dynamic sizes read
+/// from `like` (dimension `likeDims[i]` for result dimension i).
+Value filled(RewriterBase &rewriter, Location loc, RankedTensorType type,
+             Value like, ArrayRef<unsigned> likeDims, double value) {
+  SmallVector<OpFoldResult> sizes;
+  for (auto [i, dim] : llvm::enumerate(likeDims))
+    sizes.push_back(type.isDynamicDim(i)
+                        ? tensor::getMixedSize(rewriter, loc, like, dim)
+                        : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(i))));
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
+  Value cst = arith::ConstantOp::create(
+      rewriter, loc, FloatAttr::get(type.getElementType(), value));
+  return linalg::FillOp::create(rewriter, loc, cst, empty).getResult(0);
+}
+
+SmallVector<unsigned> allDims(unsigned rank) {
+  return llvm::to_vector(llvm::seq<unsigned>(0, rank));
+}
+
+/// An empty forward: every row sees no key (output 0, LSE -inf), or there
+/// is no row at all.
+void replaceEmptyForward(AttentionOp op, RewriterBase &rewriter) {
+  LayoutDims ld = getLayoutDims(op.getLayout());
+  Location loc = op.getLoc();
+  SmallVector<Value> results = {filled(rewriter, loc, op.getOutput().getType(),
+                                       op.getQuery(), allDims(4), 0.0)};
+  if (op.getLse())
+    results.push_back(filled(rewriter, loc, op.getLse().getType(),
+                             op.getQuery(), {ld.batch, ld.heads, ld.seq},
+                             -std::numeric_limits<double>::infinity()));
+  rewriter.replaceOp(op, results);
+}
+
+/// An empty backward: no (query, key) pair contributes, every gradient is 0.
+void replaceEmptyBackward(AttentionGradOp op, RewriterBase &rewriter) {
+  Location loc = op.getLoc();
+  SmallVector<Value> results;
+  Value likes[] = {op.getQuery(), op.getKey(), op.getValue(), op.getBias()};
+  for (auto [result, like] : llvm::zip(op.getResults(), likes)) {
+    auto type = cast<RankedTensorType>(result.getType());
+    results.push_back(filled(rewriter, loc, type, like,
+                             allDims(type.getRank()), 0.0));
+  }
+  rewriter.replaceOp(op, results);
+}
 
 struct FATileAttentionPass
     : public fa::impl::FATileAttentionBase<FATileAttentionPass> {
@@ -59,9 +122,19 @@ struct FATileAttentionPass
       LogicalResult result =
           TypeSwitch<Operation *, LogicalResult>(op)
               .Case([&](AttentionOp fwd) {
+                if (isStaticallyEmpty(fwd.getQuery(), fwd.getKey(),
+                                      fwd.getLayout())) {
+                  replaceEmptyForward(fwd, rewriter);
+                  return success();
+                }
                 return tiling::tileForward(fwd, rewriter, options);
               })
               .Case([&](AttentionGradOp bwd) {
+                if (isStaticallyEmpty(bwd.getQuery(), bwd.getKey(),
+                                      bwd.getLayout())) {
+                  replaceEmptyBackward(bwd, rewriter);
+                  return success();
+                }
                 return tiling::tileBackward(bwd, rewriter, options);
               });
       if (failed(result))

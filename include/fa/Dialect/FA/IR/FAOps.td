@@ -29,7 +29,11 @@ defvar FA_AttentionConfigDoc = [{
     `heads_q`; query head `h` reads key/value head `h / (heads_q / heads_kv)`
     (MQA is `heads_kv = 1`). K and V share `seq_k`; V's head dim may differ
     from the QK head dim. Batch, heads and sequence lengths may be dynamic;
-    head dims must be static.
+    head dims must be static. Every static size must agree across all
+    operands and results, also where another operand has it dynamic. A
+    bias's batch or heads dim broadcasts only when it is a static 1; a
+    dynamic one is per-batch / per-head (its runtime size is batch /
+    heads_q).
 
     Scores, for query row `i` and key column `j`:
     ```

@@ -79,9 +79,9 @@ Value TileBuilder::extractRegion(Value t, ArrayRef<OpFoldResult> offsetsIn,
   SmallVector<OpFoldResult> offsets = folded(offsetsIn);
   SmallVector<OpFoldResult> sizes = folded(sizesIn);
   SmallVector<int64_t> shape;
-  for (OpFoldResult size : sizes) {
+  for (auto [i, size] : llvm::enumerate(sizes)) {
     std::optional<int64_t> c = getConstantIntValue(size);
-    if (c && *c == 1)
+    if (c && *c == 1 && i + 1 != sizes.size())
       continue;
     shape.push_back(c.value_or(ShapedType::kDynamic));
   }

@@ -53,7 +53,9 @@ public:
                   SmallVectorImpl<OpFoldResult> &sizes);
   /// `ofrs` with constant values replaced by attributes.
   SmallVector<OpFoldResult> folded(ArrayRef<OpFoldResult> ofrs);
-  /// The region (offsets, sizes) of `t` with its unit dimensions dropped.
+  /// The region (offsets, sizes) of `t` with its unit dimensions dropped,
+  /// except the innermost: that is the tile's own last dim (head dim, key
+  /// columns, or the rows of a row vector), also when it is 1.
   Value extractRegion(Value t, ArrayRef<OpFoldResult> offsets,
                       ArrayRef<OpFoldResult> sizes);
   /// Rows `rows` of [batch, heads, seq] tensor (LSE, D): a [rows.len] view.

@@ -1,0 +1,4 @@
+func.func @bias_seq_k_against_value(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x?x32xf16>, %v: tensor<2x2x16x32xf16>, %b: tensor<1x1x16x20xf32>) {
+  %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x2x?x32xf16>, tensor<2x2x16x32xf16> bias(%b : tensor<1x1x16x20xf32>) -> tensor<2x8x16x32xf16>
+  return
+}

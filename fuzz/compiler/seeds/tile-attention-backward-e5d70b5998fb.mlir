@@ -1,0 +1,4 @@
+func.func @backward_bias_broadcast(%do: tensor<2x2x100x16xf32>, %q: tensor<2x2x100x16xf32>, %k: tensor<2x2x100x16xf32>, %v: tensor<2x2x100x16xf32>, %o: tensor<2x2x100x16xf32>, %lse: tensor<2x2x100xf32>, %bias: tensor<1x1x100x100xf32>) -> (tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<1x1x100x100xf32>) {
+  %dq, %dk, %dv, %db = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<2x2x100xf32> bias(%bias : tensor<1x1x100x100xf32>) {softcap = 5.0 : f32} -> tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<1x1x100x100xf32>
+  return %dq, %dk, %dv, %db : tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<1x1x100x100xf32>
+}
