@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -301,8 +302,44 @@ static constexpr const char *kLowerToLLVM =
     "convert-ub-to-llvm,"
     "reconcile-unrealized-casts";
 
+namespace {
+/// Lowers what the raise left as it was: aggregated linalg ops
+/// (linalg.softmax, decomposed as upstream defines them) and arith / math
+/// ops on whole tensors (to linalg.generic), so that fa-cpu-pipeline lowers
+/// every op it is given, raised or not.
+struct LowerAggregatesPass
+    : PassWrapper<LowerAggregatesPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerAggregatesPass)
+  StringRef getArgument() const override { return "fa-cpu-lower-aggregates"; }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<linalg::LinalgDialect, math::MathDialect,
+                    arith::ArithDialect, tensor::TensorDialect>();
+  }
+  void runOnOperation() override {
+    SmallVector<linalg::AggregatedOpInterface> aggregates;
+    getOperation().walk(
+        [&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (linalg::AggregatedOpInterface op : aggregates) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<SmallVector<Value>> parts = op.decomposeOperation(rewriter);
+      if (failed(parts)) {
+        op->emitError("fa-cpu-pipeline cannot decompose this op");
+        return signalPassFailure();
+      }
+      rewriter.replaceOp(op, *parts);
+    }
+    RewritePatternSet patterns(&getContext());
+    linalg::populateElementwiseToLinalgConversionPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace
+
 void mlir::fa::buildFACPUPipeline(OpPassManager &pm,
                                   const FACPUPipelineOptions &options) {
+  pm.addNestedPass<func::FuncOp>(std::make_unique<LowerAggregatesPass>());
   if (options.tiled) {
     pm.addPass(createFATileAttention());
   } else {
