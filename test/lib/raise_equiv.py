@@ -115,14 +115,14 @@ def raise_attention(text):
     return proc.stdout, proc.stderr
 
 
-def _random(shape, elt, rng, mask_density, binary=False):
+def _random(shape, elt, rng, mask_density, binary=False, scale=1.0):
     if binary:
         m = (rng.random(shape) < mask_density).astype(np.float64)
         return dtypes.to_storage(m, elt), m
     if elt == "i1":
         m = rng.random(shape) < mask_density
         return m.astype(np.bool_), m.astype(np.float64)
-    x = rng.standard_normal(shape)
+    x = rng.standard_normal(shape) * scale
     return dtypes.to_storage(x, elt), dtypes.from_storage(
         dtypes.to_storage(x, elt), elt)
 
@@ -164,11 +164,13 @@ ELEMENTWISE = "func.func(convert-elementwise-to-linalg),"
 
 
 def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8,
-          binary=(), shapes=None, rtol=0.0, raised_count=None):
+          binary=(), shapes=None, rtol=0.0, raised_count=None,
+          arg_scales=None):
     """Runs original and raised `name`; returns a dict with the errors.
     `rtol` widens the f32 bound by rtol * max |original| (deep models);
     `raised_count`, if given, is how many attentions must be raised (and
-    then none may be declined)."""
+    then none may be declined); `arg_scales[i]` scales random argument i
+    (weights of a deep model, so that activations stay of order 1)."""
     args, results = signature(text, name)
     result = results[0]
     # Concrete sizes for dynamic dimensions: {"args": [...], "results": [...]}.
@@ -182,7 +184,8 @@ def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8,
         DECOMPOSE_SOFTMAX if "linalg.softmax" in text else "") + (
         BF16_ARITH if "bf16" in text else "")
     rng = np.random.default_rng(seed)
-    inputs = [_random(s, e, rng, mask_density, i in binary)[0]
+    inputs = [_random(s, e, rng, mask_density, i in binary,
+                      (arg_scales or {}).get(i, 1.0))[0]
               for i, (s, e) in enumerate(concrete_args)]
     orig = _run(module, name, args, concrete_results, inputs, pre)
     new = _run(raised, name, args, concrete_results, inputs, pre)
