@@ -792,3 +792,25 @@ mlir::fa::raising::traceOperand(Value v, Access access, AtomTable &atoms,
   }
 }
 
+
+bool mlir::fa::raising::splitQuotient(const ExprP &e, ExprBuilder &eb,
+                                      ExprP &num, ExprP &den) {
+  if (e->kind == Expr::Div) {
+    num = e->ops[0];
+    den = e->ops[1];
+    return true;
+  }
+  if (e->kind != Expr::Mul)
+    return false;
+  for (unsigned i = 0; i < 2; ++i) {
+    ExprP r = eb.deref(e->ops[i]);
+    while (r->kind == Expr::ExtF || r->kind == Expr::TruncF)
+      r = eb.deref(r->ops[0]);
+    if (r->kind == Expr::Recip) {
+      den = r->ops[0];
+      num = e->ops[1 - i];
+      return true;
+    }
+  }
+  return false;
+}

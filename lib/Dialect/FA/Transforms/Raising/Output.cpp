@@ -138,18 +138,7 @@ FailureOr<Operation *> mlir::fa::raising::matchDeferredNormalization(
     }
   }
   ExprP quotient, rowSum;
-  if (t->kind == Expr::Div) {
-    quotient = t->ops[0];
-    rowSum = t->ops[1];
-  } else if (t->kind == Expr::Mul) {
-    for (unsigned i = 0; i < 2 && !rowSum; ++i) {
-      ExprP r = eb.deref(t->ops[i]);
-      if (r->kind == Expr::Recip) {
-        rowSum = r->ops[0];
-        quotient = t->ops[1 - i];
-      }
-    }
-  }
+  splitQuotient(t, eb, quotient, rowSum);
   if (!quotient || quotient->kind != Expr::Leaf || quotient->value != o ||
       atoms.leaves(quotient->access) != atoms.leaves(plan.outAccess))
     return failure();

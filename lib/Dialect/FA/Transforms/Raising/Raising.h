@@ -164,6 +164,9 @@ std::pair<Value, Access> traceOperand(Value v, Access access,
 /// renames atoms of `a` before comparing.
 bool exprEqual(const ExprP &a, const ExprP &b, const AtomTable &atoms,
                ExprBuilder &eb, ArrayRef<std::pair<int, int>> subst = {});
+/// `e` as num / den: a division, or a product with a reciprocal (through
+/// casts), in either order.
+bool splitQuotient(const ExprP &e, ExprBuilder &eb, ExprP &num, ExprP &den);
 /// The float value of a splat constant, if `v` is one.
 std::optional<double> splatValue(Value v);
 

@@ -110,18 +110,7 @@ FailureOr<SoftmaxMatch> mlir::fa::raising::matchSoftmax(Value p,
   ExprP e = stripCasts(eb.leaf(p, access), eb);
   m.anchor = p.getDefiningOp();
   ExprP num, den;
-  if (e->kind == Expr::Div) {
-    num = e->ops[0];
-    den = e->ops[1];
-  } else if (e->kind == Expr::Mul) {
-    for (unsigned i = 0; i < 2 && !den; ++i) {
-      ExprP r = stripCasts(e->ops[i], eb);
-      if (r->kind == Expr::Recip) {
-        den = r->ops[0];
-        num = e->ops[1 - i];
-      }
-    }
-  }
+  splitQuotient(e, eb, num, den);
   bool deferred = false;
   if (!num && e->kind == Expr::Exp) {
     // The log-sum-exp form exp(x - m - log(rowsum(exp(x - m)))): the same
