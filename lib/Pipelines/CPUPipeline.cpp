@@ -90,6 +90,8 @@ static void addLowerToLLVM(OpPassManager &pm) {
 
 void mlir::fa::buildFACPUPipeline(OpPassManager &pm,
                                   const FACPUPipelineOptions &options) {
+  // Whatever the raise left (linalg.softmax, math on tensors) lowers too.
+  pm.addNestedPass<func::FuncOp>(fa::createFACPULowerAggregates());
   if (options.tiled)
     pm.addPass(createFATileAttention());
   else

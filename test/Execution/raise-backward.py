@@ -13,4 +13,4 @@ raise_equiv.run_file(
                  "FA", "raise-attention-backward.mlir"),
     ["bert_fwd_bwd", "fused_softmax_backward", "causal_fwd_bwd",
      "torch_mlir_fwd_bwd", "gqa_fwd_bwd", "gqa_mask_fwd_bwd",
-     "prescaled_fwd_bwd"])
+     "prescaled_fwd_bwd", "autodiff_softmax_backward"])

@@ -115,14 +115,14 @@ def raise_attention(text):
     return proc.stdout, proc.stderr
 
 
-def _random(shape, elt, rng, mask_density, binary=False):
+def _random(shape, elt, rng, mask_density, binary=False, scale=1.0):
     if binary:
         m = (rng.random(shape) < mask_density).astype(np.float64)
         return dtypes.to_storage(m, elt), m
     if elt == "i1":
         m = rng.random(shape) < mask_density
         return m.astype(np.bool_), m.astype(np.float64)
-    x = rng.standard_normal(shape)
+    x = rng.standard_normal(shape) * scale
     return dtypes.to_storage(x, elt), dtypes.from_storage(
         dtypes.to_storage(x, elt), elt)
 
@@ -158,9 +158,19 @@ def _run(text, name, args, results, inputs, pre):
         for o, r in zip(outs, results)])
 
 
+# arith / math ops on whole tensors (what some front ends emit) become
+# linalg.generic before bufferization, in both programs.
+ELEMENTWISE = "func.func(convert-elementwise-to-linalg),"
+
+
 def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8,
-          binary=(), shapes=None):
-    """Runs original and raised `name`; returns a dict with the errors."""
+          binary=(), shapes=None, rtol=0.0, raised_count=None,
+          arg_scales=None):
+    """Runs original and raised `name`; returns a dict with the errors.
+    `rtol` widens the f32 bound by rtol * max |original| (deep models);
+    `raised_count`, if given, is how many attentions must be raised (and
+    then none may be declined); `arg_scales[i]` scales random argument i
+    (weights of a deep model, so that activations stay of order 1)."""
     args, results = signature(text, name)
     result = results[0]
     # Concrete sizes for dynamic dimensions: {"args": [...], "results": [...]}.
@@ -170,11 +180,12 @@ def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8,
                         for i, (s, e) in enumerate(results)]
     module = text + "\n" + wrapper(name, args, results)
     raised, remarks = raise_attention(module)
-    pre = (TOSA_TO_LINALG if tosa else "") + (
+    pre = (TOSA_TO_LINALG if tosa else "") + ELEMENTWISE + (
         DECOMPOSE_SOFTMAX if "linalg.softmax" in text else "") + (
         BF16_ARITH if "bf16" in text else "")
     rng = np.random.default_rng(seed)
-    inputs = [_random(s, e, rng, mask_density, i in binary)[0]
+    inputs = [_random(s, e, rng, mask_density, i in binary,
+                      (arg_scales or {}).get(i, 1.0))[0]
               for i, (s, e) in enumerate(concrete_args)]
     orig = _run(module, name, args, concrete_results, inputs, pre)
     new = _run(raised, name, args, concrete_results, inputs, pre)
@@ -188,6 +199,7 @@ def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8,
         # Same precision: the two must agree closely.
         if atol is None:
             atol = 2e-5
+        atol += rtol * float(np.max(np.abs(np.where(nan_rows, 0, orig))))
         close = err <= atol
         ref_err = None
     else:
@@ -210,6 +222,9 @@ def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8,
         ref_err = err_orig
     ok = ("raised to fa.attention" in remarks and "fa.attention" in raised
           and refined_ok and np.all(np.isfinite(new)) and close)
+    if raised_count is not None:
+        ok = ok and (remarks.count("raised to fa.attention") == raised_count
+                     and "not raised" not in remarks)
     return dict(ok=bool(ok), err=err, atol=atol, ref_err=ref_err,
                 nan_rows=int(nan_rows.sum()),
                 raised="raised to fa.attention" in remarks, remarks=remarks)

@@ -107,4 +107,29 @@ def FACPUVectorPeepholes : Pass<"fa-cpu-vector-peepholes",
   ];
 }
 
+def FACPULowerAggregates : Pass<"fa-cpu-lower-aggregates",
+                                "::mlir::func::FuncOp"> {
+  let summary = "Lower the aggregated linalg ops and tensor-level "
+                "arith/math ops a raise left alone";
+  let description = [{
+    fa-cpu-pipeline's first step, so that it lowers every op it is given,
+    raised or not: each op implementing `linalg::AggregatedOpInterface`
+    (e.g. `linalg.softmax`) is decomposed as upstream defines it, and arith
+    / math ops on whole tensors become `linalg.generic`
+    (`populateElementwiseToLinalgConversionPatterns`). An aggregated op
+    that cannot be decomposed is an error on that op.
+
+    Example:
+    ```mlir
+    %s = linalg.softmax dimension(1) ins(%x : tensor<4x8xf32>)
+                                     outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    // becomes linalg.generic max / sub+exp / sum / div on tensor<4x8xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // FA_PIPELINES_CPUPASSES_TD

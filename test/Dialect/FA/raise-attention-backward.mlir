@@ -1088,3 +1088,104 @@ func.func @prescaled_fwd_bwd(%q: tensor<1x8x64x32xf32>, %k: tensor<1x8x64x32xf32
   } -> tensor<1x8x64x32xf32>
   return %o, %dq, %dk, %dv : tensor<1x8x64x32xf32>, tensor<1x8x64x32xf32>, tensor<1x8x64x32xf32>, tensor<1x8x64x32xf32>
 }
+
+// -----
+
+
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#tp = affine_map<(b, h, j, e, i) -> (b, h, i, j)>
+#tdo = affine_map<(b, h, j, e, i) -> (b, h, i, e)>
+#tdv = affine_map<(b, h, j, e, i) -> (b, h, j, e)>
+#gs = affine_map<(b, h, i, d, j) -> (b, h, i, j)>
+#gk = affine_map<(b, h, i, d, j) -> (b, h, j, d)>
+#gq = affine_map<(b, h, i, d, j) -> (b, h, i, d)>
+#hs = affine_map<(b, h, j, d, i) -> (b, h, i, j)>
+#hq = affine_map<(b, h, j, d, i) -> (b, h, i, d)>
+#hk = affine_map<(b, h, j, d, i) -> (b, h, j, d)>
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row4 = affine_map<(b, h, i, j) -> (b, h, i)>
+// As autodiff emits it (issue 15, item 7): the forward through
+// linalg.softmax, the softmax gradient P ∘ (dP - rowsum(dP ∘ P)) with the
+// scale multiplied inside the same elementwise op.
+// CHECK-LABEL: func.func @autodiff_softmax_backward
+// CHECK: %[[O:.+]], %[[LSE:.+]] = fa.attention
+// CHECK: fa.attention_grad {{.+}}, %[[O]], %[[LSE]] : {{.+}} {scale = 1.250000e-01 : f32}
+// CHECK-NOT: linalg.softmax
+func.func @autodiff_softmax_backward(%q: tensor<1x4x32x16xf32>, %k: tensor<1x4x32x16xf32>, %v: tensor<1x4x32x16xf32>, %do: tensor<1x4x32x16xf32>) -> (tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e_s = tensor.empty() : tensor<1x4x32x32xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<1x4x32x32xf32>) -> tensor<1x4x32x32xf32>
+  %e_q = tensor.empty() : tensor<1x4x32x16xf32>
+  %f_q = linalg.fill ins(%zero : f32) outs(%e_q : tensor<1x4x32x16xf32>) -> tensor<1x4x32x16xf32>
+  %e_r = tensor.empty() : tensor<1x4x32xf32>
+  // forward
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>) outs(%f_s : tensor<1x4x32x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x32xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk : tensor<1x4x32x32xf32>) outs(%e_s : tensor<1x4x32x32xf32>) {
+  ^bb0(%x0: f32, %out: f32):
+    %c = arith.constant 0.125 : f32
+    %r0 = arith.mulf %x0, %c : f32
+    %r = arith.addf %r0, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x32xf32>
+  %p = linalg.softmax dimension(3) ins(%masked : tensor<1x4x32x32xf32>) outs(%e_s : tensor<1x4x32x32xf32>) -> tensor<1x4x32x32xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 4 query heads / 4 kv heads, scale 1.250000e-01; backward raised to fa.attention_grad)}}
+  %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x4x32x32xf32>, tensor<1x4x32x16xf32>) outs(%f_q : tensor<1x4x32x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x16xf32>
+  // backward: dV = Pᵀ dO, dP = dO Vᵀ
+  %dv = linalg.generic {indexing_maps = [#tp, #tdo, #tdv], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %do : tensor<1x4x32x32xf32>, tensor<1x4x32x16xf32>) outs(%f_q : tensor<1x4x32x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x16xf32>
+  %dp = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%do, %v : tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>) outs(%f_s : tensor<1x4x32x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x32xf32>
+  // dS = P ∘ (dP - rowsum(P ∘ dP)) with the product fused into the sum
+  %f_r = linalg.fill ins(%zero : f32) outs(%e_r : tensor<1x4x32xf32>) -> tensor<1x4x32xf32>
+  %rs = linalg.generic {indexing_maps = [#id4, #id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%dp, %p : tensor<1x4x32x32xf32>, tensor<1x4x32x32xf32>) outs(%f_r : tensor<1x4x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %b, %a : f32
+    %r = arith.addf %m, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32xf32>
+  %dss = linalg.generic {indexing_maps = [#id4, #id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%p, %dp, %rs : tensor<1x4x32x32xf32>, tensor<1x4x32x32xf32>, tensor<1x4x32xf32>) outs(%e_s : tensor<1x4x32x32xf32>) {
+  ^bb0(%x0: f32, %x1: f32, %x2: f32, %out: f32):
+    %c = arith.constant 0.125 : f32
+    %d = arith.subf %x1, %x2 : f32
+    %g = arith.mulf %x0, %d : f32
+    %r = arith.mulf %g, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x32xf32>
+  // dQ = dS' K, dK = dS'ᵀ Q
+  %dq = linalg.generic {indexing_maps = [#gs, #gk, #gq], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%dss, %k : tensor<1x4x32x32xf32>, tensor<1x4x32x16xf32>) outs(%f_q : tensor<1x4x32x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x16xf32>
+  %dk = linalg.generic {indexing_maps = [#hs, #hq, #hk], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%dss, %q : tensor<1x4x32x32xf32>, tensor<1x4x32x16xf32>) outs(%f_q : tensor<1x4x32x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x32x16xf32>
+  return %o, %dq, %dk, %dv : tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>, tensor<1x4x32x16xf32>
+}

@@ -4,7 +4,7 @@
 //   dV = Pᵀ dO                      (contraction of P over the query rows)
 //   dP = dO Vᵀ                      (contraction over the value head dim)
 //   dS = P ∘ (dP - rowsum(P ∘ dP))  or  P∘dP - P ∘ rowsum(P∘dP)
-//   dS' = scale * dS
+//   dS' = scale * dS                (possibly in the same elementwise op)
 //   dQ = dS' K,  dK = dS'ᵀ Q
 // Every contraction has its own fresh loop atoms; they are unified with the
 // forward's atoms through the tensors both read (P, Q, K, V, dS').
@@ -88,6 +88,9 @@ private:
   bool isP(const ExprP &e) { return isP(e, AtomMap()); }
   bool isP(const ExprP &e, const AtomMap &map);
   ExprP peel(const ExprP &e);
+  /// Strips constant factors around `t` into inlineFactor.
+  ExprP stripFactors(ExprP t);
+  double inlineFactor = 1.0;
   /// dS at the forward's access: sets dP.
   LogicalResult matchDS(Value ds);
   /// P ∘ dP in a row-sum reduction, renamed by `map`.
@@ -150,15 +153,32 @@ bool BackwardMatcher::isPTimesDP(const ExprP &e, const AtomMap &map) {
   return false;
 }
 
+ExprP BackwardMatcher::stripFactors(ExprP t) {
+  // Constants are looked up without recording: the other operand may be P.
+  ExprBuilder scratch{atoms, nullptr, {}};
+  while (t->kind == Expr::Mul || t->kind == Expr::Div) {
+    ExprP a = t->ops[0], c = scratch.deref(t->ops[1]);
+    if (t->kind == Expr::Mul && !c->isConst() && scratch.deref(a)->isConst())
+      std::swap(a, c), c = scratch.deref(c);
+    if (!c->isConst() || c->fval == 0.0)
+      break;
+    inlineFactor *= t->kind == Expr::Mul ? c->fval : 1.0 / c->fval;
+    t = peel(a);
+  }
+  return t;
+}
+
 LogicalResult BackwardMatcher::matchDS(Value ds) {
-  ExprP t = peel(eb.leaf(ds, in.pAccess));
+  inlineFactor = 1.0;
+  // The scale may be multiplied in the same elementwise op as dS.
+  ExprP t = stripFactors(peel(eb.leaf(ds, in.pAccess)));
   ExprP dpLeaf, rowLeaf;
   if (t->kind == Expr::Mul) {
     // P ∘ (dP - R)
     for (unsigned i = 0; i < 2 && !dpLeaf; ++i) {
       if (!isP(t->ops[i]))
         continue;
-      ExprP d = peel(t->ops[1 - i]);
+      ExprP d = stripFactors(peel(t->ops[1 - i]));
       if (d->kind == Expr::Sub) {
         dpLeaf = d->ops[0];
         rowLeaf = d->ops[1];
@@ -241,6 +261,13 @@ FailureOr<Value> BackwardMatcher::scaled(Value ds) {
     Value next = user->getResult(0);
     ExprBuilder scratch{atoms, nullptr, {}};
     ExprP e = scratch.deref(scratch.leaf(next, in.pAccess));
+    // An identity op (x * 1, x + 0): dS' read through it.
+    if (exprEqual(e, scratch.deref(scratch.leaf(cur, in.pAccess)), atoms,
+                  scratch)) {
+      m.ops.insert(user);
+      cur = next;
+      continue;
+    }
     if (e->kind == Expr::Select) {
       // where(mask, g, 0): exactly the forward's mask, where P and hence dS
       // are 0 already.
@@ -272,7 +299,7 @@ FailureOr<Value> BackwardMatcher::scaled(Value ds) {
     m.ops.insert(user);
     cur = next;
   }
-  dsFactor = total;
+  dsFactor = total * inlineFactor;
   return cur;
 }
 

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Matchers.h"
 
@@ -70,6 +71,14 @@ std::optional<double> mlir::fa::raising::splatValue(Value v) {
         return roundTo(f.getValueAsDouble(), tr.getType());
     return std::nullopt;
   }
+  if (auto splat = v.getDefiningOp<tensor::SplatOp>()) {
+    FloatAttr f;
+    if (matchPattern(splat.getInput(), m_Constant(&f)))
+      return f.getValueAsDouble();
+    return std::nullopt;
+  }
+  if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>())
+    return splatValue(slice.getSource());
   Attribute attr;
   if (auto c = v.getDefiningOp<tosa::ConstOp>())
     attr = c.getValues();
@@ -100,6 +109,35 @@ ExprP ExprBuilder::leaf(Value v, Access access) {
 /// Folds constant operands of a freshly built node.
 static ExprP fold(ExprP e) {
   auto c = [&](unsigned i) { return e->ops[i]->kind == Expr::Const; };
+  auto is = [&](unsigned i, double v) { return c(i) && e->ops[i]->fval == v; };
+  // Identities by value (x + 0, x * 1, and their broadcasting forms, which
+  // are how TOSA repeats K / V to the query heads): the other operand.
+  if (e->ops.size() == 2 && e->kind != Expr::Const) {
+    auto sameType = [&](unsigned i) {
+      return !e->ops[i]->type || e->ops[i]->type == e->type;
+    };
+    switch (e->kind) {
+    case Expr::Add:
+      if (is(1, 0.0) && sameType(0))
+        return e->ops[0];
+      if (is(0, 0.0) && sameType(1))
+        return e->ops[1];
+      break;
+    case Expr::Sub:
+    case Expr::Div:
+      if (is(1, e->kind == Expr::Sub ? 0.0 : 1.0) && sameType(0))
+        return e->ops[0];
+      break;
+    case Expr::Mul:
+      if (is(1, 1.0) && sameType(0))
+        return e->ops[0];
+      if (is(0, 1.0) && sameType(1))
+        return e->ops[1];
+      break;
+    default:
+      break;
+    }
+  }
   switch (e->kind) {
   case Expr::ExtF:
   case Expr::TruncF:
@@ -163,7 +201,23 @@ ExprP ExprBuilder::fromScalarImpl(Value s, ArrayRef<ExprP> args) {
                                                 : i.getValue().getSExtValue());
     return nullptr;
   }
-  auto sub = [&](unsigned i) { return fromScalar(op->getOperand(i), args); };
+  return fromOp(op, [&](unsigned i) { return fromScalar(op->getOperand(i), args); });
+}
+
+ExprP ExprBuilder::fromOperands(Operation *op, ArrayRef<ExprP> args) {
+  ExprP e = fromOp(op, [&](unsigned i) { return args[i]; });
+  if (e)
+    return e;
+  e = make(Expr::Unknown);
+  e->type = getElementTypeOrSelf(op->getResult(0).getType());
+  return e;
+}
+
+ExprP ExprBuilder::fromOp(Operation *op,
+                          llvm::function_ref<ExprP(unsigned)> sub) {
+  if (op->getNumResults() != 1)
+    return nullptr;
+  Type type = getElementTypeOrSelf(op->getResult(0).getType());
   auto node = [&](Expr::Kind k, unsigned n) -> ExprP {
     SmallVector<ExprP> ops;
     for (unsigned i = 0; i < n; ++i) {
@@ -173,7 +227,7 @@ ExprP ExprBuilder::fromScalarImpl(Value s, ArrayRef<ExprP> args) {
       ops.push_back(o);
     }
     ExprP e = make(k, ops);
-    e->type = s.getType();
+    e->type = type;
     return fold(e);
   };
   if (isa<arith::AddFOp>(op))
@@ -192,6 +246,11 @@ ExprP ExprBuilder::fromScalarImpl(Value s, ArrayRef<ExprP> args) {
     return node(Expr::Exp, 1);
   if (isa<math::TanhOp>(op))
     return node(Expr::Tanh, 1);
+  if (isa<math::LogOp>(op))
+    return node(Expr::Log, 1);
+  if (isa<arith::TruncIOp, arith::UIToFPOp, arith::SIToFPOp, arith::FPToSIOp,
+          arith::FPToUIOp>(op))
+    return node(Expr::Cast, 1);
   if (isa<arith::ExtFOp>(op))
     return node(Expr::ExtF, 1);
   if (isa<arith::TruncFOp>(op))
@@ -265,6 +324,8 @@ static ExprP tosaTree(Operation *op, const Access &access, ExprBuilder &eb) {
     return node(Expr::Exp, 1);
   if (isa<tosa::TanhOp>(op))
     return node(Expr::Tanh, 1);
+  if (isa<tosa::LogOp>(op))
+    return node(Expr::Log, 1);
   if (isa<tosa::ReciprocalOp>(op))
     return node(Expr::Recip, 1);
   if (isa<tosa::SelectOp>(op))
@@ -289,16 +350,47 @@ static ExprP tosaTree(Operation *op, const Access &access, ExprBuilder &eb) {
   if (isa<tosa::LogicalOrOp>(op))
     return node(Expr::Or, 2);
   if (auto cast = dyn_cast<tosa::CastOp>(op)) {
-    auto from = dyn_cast<FloatType>(getElementTypeOrSelf(cast.getInput()));
-    auto to = dyn_cast<FloatType>(getElementTypeOrSelf(cast.getType()));
-    if (!from || !to)
-      return nullptr;
-    if (from == to)
+    Type fromT = getElementTypeOrSelf(cast.getInput());
+    Type toT = getElementTypeOrSelf(cast.getType());
+    if (fromT == toT)
       return operandLeaf(0);
+    auto from = dyn_cast<FloatType>(fromT);
+    auto to = dyn_cast<FloatType>(toT);
+    if (!from || !to) {
+      // Integer / boolean / float conversions (MIGraphX's i1 -> i32 -> i8
+      // -> i1 mask chains): TOSA casts to i1 as x != 0.
+      ExprP e = node(Expr::Cast, 1);
+      e->ival = toT.isInteger(1) ? 1 : 0;
+      return e;
+    }
     return node(from.getWidth() < to.getWidth() ? Expr::ExtF : Expr::TruncF,
                 1);
   }
   return nullptr;
+}
+
+/// The tree of an arith / math op applied to whole tensors (elementwise
+/// mappable, same-shaped operands), null if not one.
+static ExprP mappableTree(Operation *op, const Access &access,
+                          ExprBuilder &eb) {
+  if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
+      op->getNumRegions() != 0 ||
+      !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return nullptr;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type)
+    return nullptr;
+  SmallVector<ExprP> args;
+  for (Value v : op->getOperands()) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || t.getShape() != type.getShape())
+      return nullptr;
+    std::optional<double> c = splatValue(v);
+    args.push_back(c ? constant(*c) : eb.leaf(v, access));
+  }
+  // Read it as a linalg body would: a scalar op on block arguments. The
+  // scalar tree is built from a clone-free view: map operands to args.
+  return eb.fromOperands(op, args);
 }
 
 /// Whether a linalg op is elementwise: all loops parallel, one result.
@@ -345,6 +437,10 @@ ExprP ExprBuilder::deref(ExprP e) {
   } else if (op && op->getDialect() &&
              op->getDialect()->getNamespace() == "tosa") {
     tree = tosaTree(op, access, *this);
+  } else if (op) {
+    tree = mappableTree(op, access, *this);
+    if (tree && tree->kind == Expr::Unknown)
+      tree = nullptr;
   }
   if (!tree) {
     if (v == e->value)
@@ -353,7 +449,10 @@ ExprP ExprBuilder::deref(ExprP e) {
   }
   if (record)
     record->insert(op);
-  if (tree->kind != Expr::Leaf && tree->kind != Expr::Const) {
+  // An identity op (x + 0, x * 1): continue from its operand.
+  if (tree->kind == Expr::Leaf)
+    return deref(tree);
+  if (tree->kind != Expr::Const) {
     tree = std::make_shared<Expr>(*tree);
     tree->origin = v;
     tree->originAccess = access;
@@ -418,6 +517,19 @@ bool mlir::fa::raising::exprEqual(const ExprP &a, const ExprP &b,
   return true;
 }
 
+/// `x` converted to `type`: floats round, integers truncate toward zero and
+/// wrap to their width; to i1 either `x != 0` or the low bit.
+static double castValue(double x, Type type, bool nonzeroTest) {
+  auto it = dyn_cast_or_null<IntegerType>(type);
+  if (!it)
+    return roundTo(x, type);
+  if (it.getWidth() == 1)
+    return nonzeroTest ? (x != 0) : (static_cast<int64_t>(x) & 1);
+  APInt v(64, static_cast<uint64_t>(static_cast<int64_t>(std::trunc(x))),
+          /*isSigned=*/true);
+  return static_cast<double>(v.trunc(it.getWidth()).getSExtValue());
+}
+
 namespace {
 /// Evaluates trees over the (i, j) grid of one attention head.
 struct GridEvaluator {
@@ -427,8 +539,76 @@ struct GridEvaluator {
   std::string &why;
   struct Table {
     std::vector<double> values;
-    int64_t ci = 0, cj = 0;
+    int64_t base = 0, ci = 0, cj = 0;
   };
+
+  /// The values of constant `v` (a dense constant, or static unit-stride
+  /// slices of one: HF GPT-2's causal buffer cut to the sequence length)
+  /// and how (i, j) index them, given the atoms of each dimension of `v`.
+  LogicalResult loadConstant(Value v, const Access &l, Table &t) {
+    SmallVector<int64_t> offsets(l.size(), 0);
+    SmallVector<int> dimOf; // dimension of the constant of each dim of v
+    for (unsigned d = 0; d < l.size(); ++d)
+      dimOf.push_back(d);
+    while (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
+      if (!slice.getOffsets().empty() || !slice.getSizes().empty() ||
+          !slice.hasUnitStride()) {
+        why = "the mask slices a constant with dynamic offsets";
+        return failure();
+      }
+      llvm::SmallBitVector dropped = slice.getDroppedDims();
+      SmallVector<int> srcDim; // result dim -> source dim
+      for (unsigned d = 0; d < dropped.size(); ++d)
+        if (!dropped[d])
+          srcDim.push_back(d);
+      SmallVector<int64_t> srcOffsets(slice.getStaticOffsets());
+      for (unsigned k = 0; k < dimOf.size(); ++k)
+        dimOf[k] = srcDim[dimOf[k]];
+      // Offsets so far are in result dims: move them to the source's.
+      SmallVector<int64_t> moved(srcOffsets.begin(), srcOffsets.end());
+      for (unsigned d = 0; d < srcDim.size(); ++d)
+        moved[srcDim[d]] += d < offsets.size() ? offsets[d] : 0;
+      offsets = moved;
+      v = slice.getSource();
+    }
+    DenseElementsAttr dense;
+    if (auto c = v.getDefiningOp<tosa::ConstOp>())
+      dense = dyn_cast<DenseElementsAttr>(c.getValues());
+    else
+      matchPattern(v, m_Constant(&dense));
+    if (!dense) {
+      why = "the mask depends on data";
+      return failure();
+    }
+    auto type = cast<RankedTensorType>(dense.getType());
+    SmallVector<int64_t> strides(type.getRank(), 1);
+    for (int d = type.getRank() - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+    for (int d = 0; d < type.getRank(); ++d)
+      t.base += (d < (int)offsets.size() ? offsets[d] : 0) * strides[d];
+    for (unsigned k = 0; k < l.size(); ++k) {
+      int64_t stride = strides[dimOf[k]];
+      if (l[k].size() == 1 && l[k][0] == iAtom)
+        t.ci = stride;
+      else if (l[k].size() == 1 && l[k][0] == jAtom)
+        t.cj = stride;
+      else if (!l[k].empty()) {
+        why = "the mask depends on the batch or head index";
+        return failure();
+      }
+    }
+    Type et = type.getElementType();
+    if (isa<FloatType>(et))
+      for (APFloat f : dense.getValues<APFloat>())
+        t.values.push_back(f.convertToDouble());
+    else if (et.isInteger(1))
+      for (bool b : dense.getValues<bool>())
+        t.values.push_back(b);
+    else
+      for (APInt b : dense.getValues<APInt>())
+        t.values.push_back(b.getSExtValue());
+    return success();
+  }
   std::unordered_map<const Expr *, Table> tables;
   std::unordered_map<const Expr *, std::pair<int64_t, int64_t>> indices;
 
@@ -438,40 +618,9 @@ struct GridEvaluator {
       ExprP d = eb.deref(e);
       if (d != e)
         return prepare(d);
-      DenseElementsAttr dense;
-      if (auto c = e->value.getDefiningOp<tosa::ConstOp>())
-        dense = dyn_cast<DenseElementsAttr>(c.getValues());
-      else
-        matchPattern(e->value, m_Constant(&dense));
-      if (!dense) {
-        why = "the mask depends on data";
-        return nullptr;
-      }
       Table t;
-      auto type = cast<RankedTensorType>(dense.getType());
-      int64_t stride = 1;
-      Access l = atoms.leaves(e->access);
-      for (int d = type.getRank() - 1; d >= 0; --d) {
-        if (l[d].size() == 1 && l[d][0] == iAtom)
-          t.ci = stride;
-        else if (l[d].size() == 1 && l[d][0] == jAtom)
-          t.cj = stride;
-        else if (!l[d].empty()) {
-          why = "the mask depends on the batch or head index";
-          return nullptr;
-        }
-        stride *= type.getDimSize(d);
-      }
-      Type et = type.getElementType();
-      if (isa<FloatType>(et))
-        for (APFloat f : dense.getValues<APFloat>())
-          t.values.push_back(f.convertToDouble());
-      else if (et.isInteger(1))
-        for (bool v : dense.getValues<bool>())
-          t.values.push_back(v);
-      else
-        for (APInt v : dense.getValues<APInt>())
-          t.values.push_back(v.getSExtValue());
+      if (failed(loadConstant(e->value, atoms.leaves(e->access), t)))
+        return nullptr;
       tables[e.get()] = std::move(t);
       return e;
     }
@@ -507,7 +656,7 @@ struct GridEvaluator {
     switch (e->kind) {
     case Expr::Leaf: {
       const Table &t = tables.at(e);
-      return t.values[t.ci * i + t.cj * j];
+      return t.values[t.base + t.ci * i + t.cj * j];
     }
     case Expr::Index: {
       auto [a, b] = indices.at(e);
@@ -533,6 +682,10 @@ struct GridEvaluator {
       return std::exp(x(0));
     case Expr::Tanh:
       return std::tanh(x(0));
+    case Expr::Log:
+      return std::log(x(0));
+    case Expr::Cast:
+      return castValue(x(0), e->type, e->ival != 0);
     case Expr::Recip:
       return 1.0 / x(0);
     case Expr::Neg:
@@ -639,3 +792,25 @@ mlir::fa::raising::traceOperand(Value v, Access access, AtomTable &atoms,
   }
 }
 
+
+bool mlir::fa::raising::splitQuotient(const ExprP &e, ExprBuilder &eb,
+                                      ExprP &num, ExprP &den) {
+  if (e->kind == Expr::Div) {
+    num = e->ops[0];
+    den = e->ops[1];
+    return true;
+  }
+  if (e->kind != Expr::Mul)
+    return false;
+  for (unsigned i = 0; i < 2; ++i) {
+    ExprP r = eb.deref(e->ops[i]);
+    while (r->kind == Expr::ExtF || r->kind == Expr::TruncF)
+      r = eb.deref(r->ops[0]);
+    if (r->kind == Expr::Recip) {
+      den = r->ops[0];
+      num = e->ops[1 - i];
+      return true;
+    }
+  }
+  return false;
+}

@@ -104,7 +104,10 @@ struct Expr {
     Const,   // float constant `fval`
     IConst,  // integer constant `ival`
     Index,   // loop index with atoms `access[0]`
-    Add, Sub, Mul, Div, Max, Exp, Tanh, Recip, Neg,
+    Add, Sub, Mul, Div, Max, Exp, Log, Tanh, Recip, Neg,
+    // A conversion between integer, boolean and float values (to `type`);
+    // `ival` = 1: to i1 as `x != 0` (tosa.cast), else integers wrap.
+    Cast,
     ExtF, TruncF, Select, CmpF, CmpI, IAdd, ISub, And, Or, Xor,
     Unknown
   };
@@ -143,8 +146,13 @@ struct ExprBuilder {
   /// to leaves. Returns null on anything not modelled.
   ExprP fromScalar(Value s, ArrayRef<ExprP> args);
 
+  /// The tree of elementwise `op` with operand i read as `args[i]` (arith
+  /// and math ops on whole tensors); Unknown when not modelled.
+  ExprP fromOperands(Operation *op, ArrayRef<ExprP> args);
+
 private:
   ExprP fromScalarImpl(Value s, ArrayRef<ExprP> args);
+  ExprP fromOp(Operation *op, llvm::function_ref<ExprP(unsigned)> sub);
 };
 
 /// Walks a Q, K or V operand up through views, extensions and constant
@@ -156,6 +164,9 @@ std::pair<Value, Access> traceOperand(Value v, Access access,
 /// renames atoms of `a` before comparing.
 bool exprEqual(const ExprP &a, const ExprP &b, const AtomTable &atoms,
                ExprBuilder &eb, ArrayRef<std::pair<int, int>> subst = {});
+/// `e` as num / den: a division, or a product with a reciprocal (through
+/// casts), in either order.
+bool splitQuotient(const ExprP &e, ExprBuilder &eb, ExprP &num, ExprP &den);
 /// The float value of a splat constant, if `v` is one.
 std::optional<double> splatValue(Value v);
 
@@ -262,6 +273,8 @@ LogicalResult analyzeMasks(const ScoreForm &form, int rowAtom, int colAtom,
 /// Fill values at or below this count as "masked" when every row keeps a
 /// visible key: exp(fill - rowmax) underflows to 0 in f32.
 constexpr double kMaskFillThreshold = -1.0e4;
+/// -inf, or a finite value at or below kMaskFillThreshold.
+bool isMaskFill(double v);
 
 //===----------------------------------------------------------------------===//
 // The training backward (Backward.cpp)

@@ -2,7 +2,8 @@
 //
 // P = softmax(X) along the key dimension, as `linalg.softmax` or as the
 // chain m = rowmax(X); E = exp(X - m); l = rowsum(E); P = E / l (or E * 1/l,
-// or E * reciprocal(l)), with extf / truncf anywhere around it. The row max
+// or E * reciprocal(l), or the log-sum-exp form exp(X - m - log l)), with
+// extf / truncf anywhere around it. The row max
 // and the row sum must reduce exactly the X and the E of this chain, over
 // the one atom that P has and the rows do not: that atom is the key.
 //
@@ -109,19 +110,22 @@ FailureOr<SoftmaxMatch> mlir::fa::raising::matchSoftmax(Value p,
   ExprP e = stripCasts(eb.leaf(p, access), eb);
   m.anchor = p.getDefiningOp();
   ExprP num, den;
-  if (e->kind == Expr::Div) {
-    num = e->ops[0];
-    den = e->ops[1];
-  } else if (e->kind == Expr::Mul) {
-    for (unsigned i = 0; i < 2 && !den; ++i) {
-      ExprP r = stripCasts(e->ops[i], eb);
-      if (r->kind == Expr::Recip) {
-        den = r->ops[0];
-        num = e->ops[1 - i];
-      }
+  splitQuotient(e, eb, num, den);
+  bool deferred = false;
+  if (!num && e->kind == Expr::Exp) {
+    // The log-sum-exp form exp(x - m - log(rowsum(exp(x - m)))): the same
+    // as exp(x - m) / rowsum(exp(x - m)), up to rounding.
+    ExprP d = stripCasts(e->ops[0], eb);
+    ExprP lg = d->kind == Expr::Sub ? stripCasts(d->ops[1], eb) : nullptr;
+    if (lg && lg->kind == Expr::Log) {
+      auto ex = std::make_shared<Expr>();
+      ex->kind = Expr::Exp;
+      ex->ops = {d->ops[0]};
+      ex->type = e->type;
+      num = ex;
+      den = lg->ops[0];
     }
   }
-  bool deferred = false;
   if (!num) {
     // exp(x - rowmax(x)) alone: the division by the row sum may come after
     // P·V (the caller checks).

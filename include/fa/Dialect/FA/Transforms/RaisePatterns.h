@@ -1,0 +1,29 @@
+//===- RaisePatterns.h - fa-raise-attention as rewrite patterns -*- C++ -*-===//
+//
+// The recognizer of fa-raise-attention as a rewrite pattern anchored on the
+// P·V contraction, for pipelines that want to raise attention inside their
+// own greedy rewrite (docs/RaiseAttention.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_DIALECT_FA_TRANSFORMS_RAISEPATTERNS_H
+#define FA_DIALECT_FA_TRANSFORMS_RAISEPATTERNS_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::fa {
+
+/// Adds the pattern that replaces attention written as generic ops by
+/// fa.attention (and its backward by fa.attention_grad). Every raise and
+/// every near miss emits a remark on the P·V contraction; a near miss is
+/// reported once and not retried. Run it top-down (the forward's P·V before
+/// the backward's contractions).
+void populateFARaiseAttentionPatterns(RewritePatternSet &patterns);
+
+/// Folds the reshapes and transposes a raise put around fa.attention with
+/// the view ops the program had there (collapse-then-expand pairs,
+/// transposes of transposes); only ops the pattern marked are touched.
+void foldFARaiseGlue(Operation *root);
+
+} // namespace mlir::fa
+
+#endif // FA_DIALECT_FA_TRANSFORMS_RAISEPATTERNS_H

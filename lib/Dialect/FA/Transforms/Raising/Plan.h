@@ -1,0 +1,141 @@
+//===- Plan.h - The stages of fa-raise-attention after the softmax -*- C++ -*-===//
+//
+// A match of fa-raise-attention produces a Plan: the tensors Q, K, V as the
+// program holds them, the role of every atom (batch, heads, GQA group, rows,
+// keys, head dims), the score parameters (scale, softcap, masks, bias), the
+// layout and the training backward. Each stage that fills part of it lives
+// in its own file:
+//
+//   Match.cpp    the driver: P·V contraction -> softmax -> scores -> Q Kᵀ
+//   Output.cpp   the view chain after P·V, deferred normalization
+//   Roles.cpp    batch / heads / GQA group from the traced Q, K, V
+//   Precision.cpp  bf16 / f16 when the IR rounds where the kernel does
+//   Layout.cpp   bshd or bhsd, and the atoms of each operand in it
+//   Build.cpp    the replacement IR (fa.attention, fa.attention_grad)
+//   Pattern.cpp  the rewrite pattern and populateFARaiseAttentionPatterns
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_LIB_DIALECT_FA_TRANSFORMS_RAISING_PLAN_H
+#define FA_LIB_DIALECT_FA_TRANSFORMS_RAISING_PLAN_H
+
+#include "Raising.h"
+#include "fa/Dialect/FA/IR/FAOps.h"
+
+namespace mlir::fa::raising {
+
+/// A tensor the program holds and the atoms that index it.
+struct Root {
+  Value value;
+  Access access;
+};
+
+/// Everything needed to build the replacement.
+struct Plan {
+  Operation *pv = nullptr;
+  Root q, k, v;
+  double scale = 1.0;
+  std::optional<double> softcap;
+  MaskConfig mask;
+  AtomList batchPart, headsPresent, headsMissing;
+  int rowAtom = -1, keyAtom = -1, dimAtom = -1, dimVAtom = -1;
+  Access outAccess;
+  /// The value replaced: P·V's result or the end of its view chain.
+  Value finalValue;
+  /// The element type the raised op computes in, when the IR rounds exactly
+  /// where the low-precision kernel does (Precision in Match.cpp); null
+  /// otherwise (then the operands' common type, or f32).
+  Type kernelType;
+  /// The training backward, when P also feeds one.
+  std::optional<BackwardMatch> bwd;
+  Layout layout = Layout::bhsd;
+
+  AtomList allHeads() const {
+    AtomList h = headsPresent;
+    h.append(headsMissing);
+    return h;
+  }
+};
+
+bool sameSet(AtomList a, AtomList b);
+std::string describeOp(Operation *op);
+
+//===- Output.cpp ---------------------------------------------------------===//
+
+/// The end of the single-use chain of view ops after P·V (and of a final
+/// truncation to the kernel type), and the access of P·V's result in the
+/// atoms of that end.
+struct OutputChain {
+  Value final;
+  Access finalAccess;
+  Access pvAccess;
+  /// The truncation on the chain, if any, and the value it rounds (with
+  /// its access in the same atoms).
+  Operation *truncation = nullptr;
+  Value beforeTrunc;
+  Access beforeTruncAccess;
+};
+OutputChain findOutputChain(Operation *pv, AtomTable &atoms);
+
+/// exp(x - max) unnormalized: P·V must be divided by the row sum of the
+/// same exponentials right after. Returns the dividing op (whose result
+/// becomes the plan's final value).
+FailureOr<Operation *> matchDeferredNormalization(Plan &plan,
+                                                  const SoftmaxMatch &sm,
+                                                  int valueDimAtom,
+                                                  ExprBuilder &eb,
+                                                  std::string &why);
+
+//===- Precision.cpp ------------------------------------------------------===//
+
+/// Keeps the output truncation in the plan (setting kernelType) when the
+/// program rounds where the bf16 / f16 kernel does; drops it otherwise.
+/// `pOperand` is P as P·V reads it.
+void selectPrecision(Plan &plan, Value pOperand, const OutputChain &chain);
+
+//===- Roles.cpp ----------------------------------------------------------===//
+
+/// Gives the batch atoms (in `batch`, the atoms Q Kᵀ and P·V share) their
+/// roles: the batch part, heads K and V have, heads they lack (GQA group).
+/// Fills `batchOrder` with the batch atoms in Q's order.
+LogicalResult assignHeadRoles(Plan &plan, const AtomList &batch,
+                              const AtomTable &atoms, AtomList &batchOrder,
+                              std::string &why);
+/// The bias must be [batch|1, heads|1, seq_q, seq_k].
+LogicalResult checkBiasRoles(const Plan &plan, const AtomList &batchOrder,
+                             const AtomTable &atoms, std::string &why);
+/// The leaf atoms a tree reads; every tensor dimension it reads must be
+/// indexed by one atom or be a unit dimension.
+LogicalResult treeAtoms(const ExprP &e, const AtomTable &atoms, AtomList &out);
+
+//===- Layout.cpp ---------------------------------------------------------===//
+
+/// bshd when Q, K and V already are, bhsd otherwise.
+Layout chooseLayout(const Plan &plan, const AtomTable &atoms);
+/// [batch, heads, seq, dim] atoms in the plan's layout.
+Access layoutAccess(const Plan &plan, const AtomList &heads, int seq, int d);
+
+//===- Build.cpp ----------------------------------------------------------===//
+
+/// Creates fa.attention (and fa.attention_grad) before the P·V contraction
+/// and returns the value that replaces `plan.finalValue`; the gradient ops
+/// the backward replaced go to `backwardRoots`.
+FailureOr<Value> buildAttention(const Plan &plan, AtomTable &atoms,
+                                RewriterBase &rw, std::string &why,
+                                std::string &summary,
+                                SmallVectorImpl<Operation *> &backwardRoots);
+
+/// Discardable attribute on the view ops around a raised op, so that the
+/// pass folds them once the greedy driver is done.
+constexpr const char *kGlueAttr = "fa.raise_glue";
+
+//===- Match.cpp ----------------------------------------------------------===//
+
+/// Matches attention with `pv` as the P·V contraction. `nearMiss` tells
+/// whether a failure is worth a remark (an operand of `pv` is, or was on
+/// its way to being, a softmax).
+FailureOr<Plan> matchAttention(Operation *pv, AtomTable &atoms,
+                               std::string &why, bool &nearMiss);
+
+} // namespace mlir::fa::raising
+
+#endif // FA_LIB_DIALECT_FA_TRANSFORMS_RAISING_PLAN_H

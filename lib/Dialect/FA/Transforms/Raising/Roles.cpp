@@ -1,0 +1,148 @@
+//===- Roles.cpp - Batch, heads and the GQA group --------------------------===//
+//
+// Q Kᵀ and P·V share their batch atoms. Q must hold all of them; K and V
+// hold the same subset: those they lack are the GQA group (K and V
+// broadcast along them, by a broadcasting read, a broadcast op, or an
+// identity op of a larger shape). The batch is what Q holds in a dimension
+// of its own before the heads.
+//
+//===----------------------------------------------------------------------===//
+#include "Plan.h"
+
+using namespace mlir;
+using namespace mlir::fa::raising;
+
+bool mlir::fa::raising::sameSet(AtomList a, AtomList b) {
+  llvm::sort(a);
+  llvm::sort(b);
+  return a == b;
+}
+
+std::string mlir::fa::raising::describeOp(Operation *op) {
+  return op->getName().getStringRef().str();
+}
+
+/// The batch atoms of K or V in `out`; false when it is not indexed by `x`
+/// and `y` or holds an atom that is not a batch atom.
+static bool kvBatch(const AtomList &leaves, const AtomList &batchOrder, int x,
+                    int y, AtomList &out) {
+  for (int a : leaves) {
+    if (a == x || a == y)
+      continue;
+    if (!llvm::is_contained(batchOrder, a))
+      return false;
+    out.push_back(a);
+  }
+  return llvm::is_contained(leaves, x) && llvm::is_contained(leaves, y);
+}
+
+LogicalResult mlir::fa::raising::assignHeadRoles(Plan &plan,
+                                                 const AtomList &batch,
+                                                 const AtomTable &atoms,
+                                                 AtomList &batchOrder,
+                                                 std::string &why) {
+  AtomList qLeaves = atoms.flatLeaves(plan.q.access);
+  AtomList kLeaves = atoms.flatLeaves(plan.k.access);
+  AtomList vLeaves = atoms.flatLeaves(plan.v.access);
+  AtomList qExpected = batch;
+  qExpected.push_back(plan.rowAtom);
+  qExpected.push_back(plan.dimAtom);
+  if (!sameSet(qLeaves, qExpected)) {
+    why = "Q is broadcast along a batch or head dimension";
+    return failure();
+  }
+  batchOrder.clear();
+  for (int a : qLeaves)
+    if (a != plan.rowAtom && a != plan.dimAtom)
+      batchOrder.push_back(a);
+  AtomList kBatch, vBatch;
+  if (!kvBatch(kLeaves, batchOrder, plan.keyAtom, plan.dimAtom, kBatch) ||
+      !kvBatch(vLeaves, batchOrder, plan.keyAtom, plan.dimVAtom, vBatch)) {
+    why = "K or V is not indexed by the keys and the head dimension";
+    return failure();
+  }
+  if (!sameSet(kBatch, vBatch)) {
+    why = "K and V are broadcast differently";
+    return failure();
+  }
+  plan.batchPart.clear();
+  plan.headsPresent.clear();
+  plan.headsMissing.clear();
+  // When Q has a single dimension of batch atoms ([B*H] or [H] with B = 1)
+  // the batch is 1.
+  SmallVector<AtomList> qBatchDims;
+  for (const AtomList &l : atoms.leaves(plan.q.access)) {
+    AtomList b;
+    for (int a : l)
+      if (llvm::is_contained(batchOrder, a))
+        b.push_back(a);
+    if (!b.empty())
+      qBatchDims.push_back(b);
+  }
+  if (qBatchDims.size() >= 2)
+    plan.batchPart = qBatchDims.front();
+  for (int a : batchOrder) {
+    if (llvm::is_contained(plan.batchPart, a))
+      continue;
+    (llvm::is_contained(kBatch, a) ? plan.headsPresent : plan.headsMissing)
+        .push_back(a);
+  }
+  for (int a : plan.batchPart)
+    if (!llvm::is_contained(kBatch, a)) {
+      why = "K and V are shared across the batch";
+      return failure();
+    }
+  return success();
+}
+
+LogicalResult mlir::fa::raising::treeAtoms(const ExprP &e,
+                                           const AtomTable &atoms,
+                                           AtomList &out) {
+  if (e->kind == Expr::Index || e->kind == Expr::Unknown)
+    return failure();
+  if (e->kind == Expr::Leaf) {
+    for (const AtomList &l : atoms.leaves(e->access)) {
+      if (l.size() > 1)
+        return failure();
+      if (l.size() == 1 && !llvm::is_contained(out, l[0]))
+        out.push_back(l[0]);
+    }
+    return success();
+  }
+  for (const ExprP &o : e->ops)
+    if (failed(treeAtoms(o, atoms, out)))
+      return failure();
+  return success();
+}
+
+LogicalResult mlir::fa::raising::checkBiasRoles(const Plan &plan,
+                                                const AtomList &batchOrder,
+                                                const AtomTable &atoms,
+                                                std::string &why) {
+  if (!plan.mask.bias && !plan.mask.biasExpr)
+    return success();
+  AtomList b;
+  if (plan.mask.bias)
+    b = atoms.flatLeaves(plan.mask.biasAccess);
+  else if (failed(treeAtoms(plan.mask.biasExpr, atoms, b))) {
+    why = "a bias computed from tensors read in an unsupported way";
+    return failure();
+  }
+  auto has = [&](const AtomList &l) {
+    return llvm::all_of(l, [&](int a) { return llvm::is_contained(b, a); });
+  };
+  auto none = [&](const AtomList &l) {
+    return llvm::none_of(l, [&](int a) { return llvm::is_contained(b, a); });
+  };
+  AtomList heads = plan.allHeads();
+  AtomList allowed = batchOrder;
+  allowed.push_back(plan.rowAtom);
+  allowed.push_back(plan.keyAtom);
+  if (!(has(plan.batchPart) || none(plan.batchPart)) ||
+      !(has(heads) || none(heads)) ||
+      !llvm::all_of(b, [&](int a) { return llvm::is_contained(allowed, a); })) {
+    why = "the bias is not [batch|1, heads|1, seq_q, seq_k]";
+    return failure();
+  }
+  return success();
+}
