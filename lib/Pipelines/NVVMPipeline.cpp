@@ -18,6 +18,7 @@ void mlir::fa::buildFANVVMPipeline(OpPassManager &pm, const FANVVMPipelineOption
   convert.stages = options.stages;
   convert.overlap = options.overlap;
   convert.pingPong = options.pingPong;
+  convert.deterministic = options.deterministic;
   pm.addPass(createConvertFAToNVVM(convert));
 
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();

@@ -39,6 +39,9 @@ static cl::opt<bool> overlap("overlap", cl::desc("Intra-warpgroup QK^T/softmax o
                              cl::init(true), cl::cat(faCompileCategory));
 static cl::opt<bool> pingPong("pingpong", cl::desc("Consumer warpgroups take turns (FA3)"),
                               cl::init(false), cl::cat(faCompileCategory));
+static cl::opt<bool> deterministic(
+    "deterministic", cl::desc("Backward: bitwise reproducible dQ (fixed accumulation order)"),
+    cl::init(false), cl::cat(faCompileCategory));
 static cl::opt<std::string> ptxasOptions("ptxas-options", cl::desc("Extra ptxas options"),
                                          cl::init(""), cl::cat(faCompileCategory));
 static cl::opt<bool> printIR("print-ir", cl::desc("Print the module after the pipeline"),
@@ -80,6 +83,7 @@ int main(int argc, char **argv) {
     convert.stages = stages;
     convert.overlap = overlap;
     convert.pingPong = pingPong;
+    convert.deterministic = deterministic;
     pm.addPass(fa::createConvertFAToNVVM(convert));
     if (failed(pm.run(*module)))
       return 1;
@@ -91,6 +95,7 @@ int main(int argc, char **argv) {
   options.stages = stages;
   options.overlap = overlap;
   options.pingPong = pingPong;
+  options.deterministic = deterministic;
   options.bundleDir = outDir;
   options.ptxasOptions = ptxasOptions;
   fa::buildFANVVMPipeline(pm, options);

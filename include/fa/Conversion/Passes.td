@@ -31,9 +31,16 @@ def ConvertFAToNVVM : Pass<"convert-fa-to-nvvm", "ModuleOp"> {
       diagonal and sequence-tail tiles are masked; GQA by TMA coordinates;
     * O is normalised and stored, and the log-sum-exp when the op returns it.
 
-    Input invariant: `fa.attention` ops with f16 or bf16 Q/K/V, head dim 64
-    or 128 (equal for QK and V), no bias, window, softcap or descales.
-    Others are reported as errors.
+    Every `fa.attention_grad` becomes the three kernels of a backward
+    (docs/HopperBackward.md) in one `gpu.module`: a pre-kernel (D =
+    rowsum(dO ∘ O), LSE in the log2 domain), the main kernel (one CTA per
+    128-key block: Sᵀ, dPᵀ, dV, dK and dQ partials by wgmma, dQ added into an
+    f32 workspace) and a post-kernel (dQ in its element type), tied into one
+    launch by an `fa-kernel-sequence` bundle.
+
+    Input invariant: f16 or bf16 Q/K/V, head dims multiples of 8 (the forward
+    up to 256, the backward up to 128), no descales; the backward also
+    refuses bias and softcap. Others are reported as errors.
 
     Output: the module gains one `gpu.module @<kernel>` per configuration,
     with an `#nvvm.target`; the kernel's launch contract (the JSON of
@@ -63,6 +70,9 @@ def ConvertFAToNVVM : Pass<"convert-fa-to-nvvm", "ModuleOp"> {
     Option<"pingPong", "pingpong", "bool", /*default=*/"false",
            "With overlap: the consumer warpgroups take turns issuing wgmma (FA3 "
            "ping-pong; measured 0-6 % slower here, see docs/HopperKernel.md)">,
+    Option<"deterministic", "deterministic", "bool", /*default=*/"false",
+           "fa.attention_grad: add dQ partials in key-block order (a semaphore "
+           "per query tile), so that the backward is bitwise reproducible">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
@@ -77,8 +87,9 @@ def FAWriteKernelBundles : Pass<"fa-write-kernel-bundles", "ModuleOp"> {
     Runs after `gpu-module-to-binary`. For each `gpu.binary` whose name is a
     key of the module attribute `fa.kernel_bundles`, writes
     `<dir>/<name>.cubin` (or `.ptx` for the `isa` format) and
-    `<dir>/<name>.json` as docs/BundleFormat.md describes. The IR is not
-    changed.
+    `<dir>/<name>.json` as docs/BundleFormat.md describes. A backward's
+    entry is a dictionary (file name -> JSON) of its kernel sequence and its
+    kernels' bundles, all naming the one cubin. The IR is not changed.
   }];
   let options = [
     Option<"dir", "dir", "std::string", /*default=*/"\".\"",

@@ -27,6 +27,10 @@ struct FANVVMPipelineOptions : public PassPipelineOptions<FANVVMPipelineOptions>
       *this, "pingpong",
       llvm::cl::desc("With overlap: consumer warpgroups take turns issuing wgmma"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> deterministic{
+      *this, "deterministic",
+      llvm::cl::desc("Backward: add dQ partials in a fixed order (bitwise reproducible)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("Write each kernel as a bundle (cubin + JSON) into this directory"),

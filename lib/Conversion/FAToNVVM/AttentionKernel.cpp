@@ -108,9 +108,7 @@ void ForwardKernel::load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t di
 }
 
 void ForwardKernel::emitProducer() {
-  NVVM::SetMaxRegisterOp::create(
-      kb.b, kb.b.getI32IntegerAttr(cfg.producerRegs),
-      NVVM::SetMaxRegisterActionAttr::get(kb.b.getContext(), NVVM::SetMaxRegisterAction::decrease));
+  setMaxRegisters(kb, cfg.producerRegs, /*increase=*/false);
   Value isLeader = kb.cmp(arith::CmpIPredicate::eq, tid, kb.c32(0));
   Value any = kb.cmp(arith::CmpIPredicate::sgt, tiles.count, kb.c32(0));
   kb.ifThen(kb.andi(isLeader, any), [&] {
@@ -132,19 +130,13 @@ void ForwardKernel::emitProducer() {
 }
 
 void ForwardKernel::emitConsumer() {
-  NVVM::SetMaxRegisterOp::create(
-      kb.b, kb.b.getI32IntegerAttr(cfg.consumerRegs),
-      NVVM::SetMaxRegisterActionAttr::get(kb.b.getContext(), NVVM::SetMaxRegisterAction::increase));
+  ConsumerThread me = ConsumerThread::enter(kb, tid, cfg.consumerRegs);
   const int64_t DK = cfg.qkDim(), DV = cfg.vDim(), BN = cfg.blockN, BM = cfg.blockM;
   const int64_t nS = BN / 2, nO = DV / 2;
-  Value ct = kb.sub(tid, kb.c32(128));
-  Value c = kb.shru(ct, kb.c32(7));
-  Value lt = kb.andi(ct, kb.c32(127));
-  Value warp = kb.shru(lt, kb.c32(5));
-  Value lane = kb.andi(lt, kb.c32(31));
+  Value c = me.c, lane = me.lane;
   Value wgRow0 = kb.add(m0, kb.mul(c, kb.c32(64)));
-  Value row0 = kb.add(wgRow0, kb.add(kb.mul(warp, kb.c32(16)), kb.shru(lane, kb.c32(2))));
-  Value laneCol = kb.mul(kb.andi(lane, kb.c32(3)), kb.c32(2));
+  Value row0 = me.fragmentRow(kb, wgRow0);
+  Value laneCol = me.laneColumn(kb);
   Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
   FragmentScores scores(kb, cfg, *rule, args.bias, work.batch, work.head, args.seqQ, args.seqK,
                         wgRow0, row0, laneCol);
@@ -362,20 +354,9 @@ LLVM::LLVMFuncOp mlir::fa::nvvm_kernel::buildAttentionKernel(OpBuilder &builder,
   if (cfg.bias)
     args.append({ptr, b.getI64Type(), b.getI64Type(), b.getI64Type()});
   args.append({b.getI32Type(), b.getI32Type(), b.getI32Type()});
-  auto fn = LLVM::LLVMFuncOp::create(b, name,
-                                     LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), args));
-  fn->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  fn->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
-              b.getDenseI32ArrayAttr({static_cast<int32_t>(AttentionKernelConfig::kThreads), 1, 1}));
-  // With maxntid, minctasm = 1 gives ptxas a register cap at entry, which
-  // setmaxnreg needs (else: warning C7508, 'setmaxnreg' ignored).
-  fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(1));
-  for (unsigned i = 0; i < 3; ++i) {
-    fn.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
-                  TypeAttr::get(LLVM::LLVMArrayType::get(b.getI8Type(), 128)));
-    fn.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(), b.getI64IntegerAttr(64));
-    fn.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(), b.getUnitAttr());
-  }
+  LLVM::LLVMFuncOp fn = createKernelFunction(b, name, args, AttentionKernelConfig::kThreads);
+  for (unsigned i = 0; i < 3; ++i)
+    markTensorMapArg(b, fn, i);
   for (unsigned i = 3; i < numPtrs; ++i)
     fn.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr());
   if (cfg.bias)
@@ -393,48 +374,22 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
                                               StringRef cubinFile) {
   using llvm::json::Array;
   using llvm::json::Object;
-  using llvm::json::Value;
   std::string dt = cfg.elemName();
-  auto tmap = [&](StringRef operand, int64_t rows) {
-    return Object{{"kind", "tensor_map"},
-                  {"operand", operand},
-                  {"box", Array{AttentionKernelConfig::kBox, rows}},
-                  {"dims", Array{"dim", "seq", "head", "batch"}},
-                  {"swizzle", "128B"},
-                  {"dtype", dt}};
-  };
-  Array params{tmap("query", cfg.blockM), tmap("key", cfg.blockN), tmap("value", cfg.blockN),
+  Array params{tensorMapParam("query", dt, cfg.blockM), tensorMapParam("key", dt, cfg.blockN),
+               tensorMapParam("value", dt, cfg.blockN),
                Object{{"kind", "ptr"}, {"operand", "output"}}};
   if (cfg.returnLse)
     params.push_back(Object{{"kind", "ptr"}, {"operand", "lse"}});
   if (cfg.bias) {
     params.push_back(Object{{"kind", "ptr"}, {"operand", "bias"}});
-    for (const char *dim : {"batch", "head", "seq_q"})
-      params.push_back(
-          Object{{"kind", "i64"}, {"value", llvm::formatv("stride(bias, {0})", dim).str()}});
+    appendStrideParams(params, "bias", {"batch", "head", "seq_q"});
   }
   params.push_back(Object{{"kind", "i32"}, {"value", "seq_q"}});
   params.push_back(Object{{"kind", "i32"}, {"value", "seq_k"}});
   params.push_back(Object{{"kind", "i32"}, {"value", "heads_q / heads_kv"}});
-  const AttentionConfig &sem = cfg.semantics;
-  Value window = nullptr, softcap = nullptr;
-  if (sem.window)
-    window = Array{sem.window->first, sem.window->second};
-  if (sem.softcap)
-    softcap = *sem.softcap;
-  Object config{{"dtype", dt},
-                {"out_dtype", dt},
-                {"layout", cfg.bshd ? "bshd" : "bhsd"},
-                {"head_dim", cfg.headDim},
-                {"head_dim_v", cfg.headDimV},
-                {"causal", sem.causal},
-                {"mask_alignment",
-                 sem.alignment == MaskAlignment::bottom_right ? "bottom_right" : "top_left"},
-                {"window", std::move(window)},
-                {"softcap", std::move(softcap)},
-                {"scale", sem.scale},
-                {"return_lse", cfg.returnLse},
-                {"bias", cfg.bias.has_value()}};
+  Object config = semanticsConfig(dt, cfg.bshd, cfg.headDim, cfg.headDimV, cfg.semantics);
+  config["return_lse"] = cfg.returnLse;
+  config["bias"] = cfg.bias.has_value();
   if (cfg.bias)
     config["bias_dtype"] = cfg.biasName();
   Object root{{"format", "fa-kernel-bundle"},
@@ -449,8 +404,5 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
               {"shared_memory_bytes", cfg.sharedMemoryBytes()},
               {"grid", TileScheduler::grid(cfg)},
               {"params", std::move(params)}};
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  os << llvm::formatv("{0:2}", Value(std::move(root)));
-  return out;
+  return printJson(std::move(root));
 }

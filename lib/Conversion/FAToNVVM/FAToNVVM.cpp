@@ -1,12 +1,13 @@
 //===- FAToNVVM.cpp - convert-fa-to-nvvm ----------------------------------===//
 #include "fa/Conversion/Passes.h"
 
-#include "KernelParts.h"
+#include "BackwardParts.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::fa {
 #define GEN_PASS_DEF_CONVERTFATONVVM
@@ -30,6 +31,20 @@ static std::optional<BiasType> biasTypeOf(Type t) {
   return std::nullopt;
 }
 
+/// The element type both kernels take, or none.
+static std::optional<ElemType> elemTypeOf(Type e) {
+  if (e.isBF16())
+    return ElemType::BF16;
+  if (e.isF16())
+    return ElemType::F16;
+  return std::nullopt;
+}
+
+/// TMA rows must be whole multiples of 16 bytes; one wgmma is at most 256 wide.
+static bool isKernelHeadDim(int64_t n, int64_t max) {
+  return !ShapedType::isDynamic(n) && n % 8 == 0 && n >= 8 && n <= max;
+}
+
 /// The kernel configuration of `op`, or an error on `op` naming what the
 /// sm_90a kernel does not do (yet).
 FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVMOptions &opts) {
@@ -41,22 +56,18 @@ FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVM
   auto oTy = cast<RankedTensorType>(op.getOutput().getType());
   AttentionKernelConfig cfg;
   Type e = qTy.getElementType();
-  if (e.isBF16())
-    cfg.elem = ElemType::BF16;
-  else if (e.isF16())
-    cfg.elem = ElemType::F16;
-  else
+  std::optional<ElemType> elem = elemTypeOf(e);
+  if (!elem)
     return fail("element type must be bf16 or f16 for the sm_90a kernel");
+  cfg.elem = *elem;
   if (oTy.getElementType() != e)
     return fail("output element type must match the inputs");
   if (qTy.getRank() != 4 || vTy.getRank() != 4)
     return fail("Q, K and V must be rank 4");
   int64_t d = qTy.getDimSize(3), dv = vTy.getDimSize(3);
-  // TMA rows must be whole multiples of 16 bytes; one wgmma is at most 256 wide.
-  auto badDim = [](int64_t n) { return ShapedType::isDynamic(n) || n % 8 || n < 8 || n > 256; };
-  if (badDim(d))
+  if (!isKernelHeadDim(d, 256))
     return fail("head dim of Q and K must be a static multiple of 8 in [8, 256]");
-  if (badDim(dv))
+  if (!isKernelHeadDim(dv, 256))
     return fail("head dim of V must be a static multiple of 8 in [8, 256]");
   if (Value bias = op.getBias()) {
     cfg.bias = biasTypeOf(cast<ShapedType>(bias.getType()).getElementType());
@@ -86,60 +97,135 @@ FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVM
   return cfg;
 }
 
+/// The backward's configuration, or an error naming what it does not do.
+FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToNVVMOptions &opts) {
+  auto fail = [&](const Twine &what) {
+    return op.emitOpError("convert-fa-to-nvvm: ") << what, failure();
+  };
+  auto qTy = cast<RankedTensorType>(op.getQuery().getType());
+  auto vTy = cast<RankedTensorType>(op.getValue().getType());
+  BackwardKernelConfig cfg;
+  Type e = qTy.getElementType();
+  std::optional<ElemType> elem = elemTypeOf(e);
+  if (!elem)
+    return fail("element type must be bf16 or f16 for the sm_90a backward");
+  cfg.elem = *elem;
+  for (Value v : {op.getGradOutput(), op.getKey(), op.getValue(), op.getOutput()})
+    if (cast<ShapedType>(v.getType()).getElementType() != e)
+      return fail("dO, K, V and O must have the element type of Q for the sm_90a backward");
+  if (qTy.getRank() != 4 || vTy.getRank() != 4)
+    return fail("Q, K and V must be rank 4");
+  int64_t d = qTy.getDimSize(3), dv = vTy.getDimSize(3);
+  int64_t max = BackwardKernelConfig::kMaxHeadDim;
+  // dK and dV of 64 keys stay in a consumer's registers: 2 x 64 f32 at 128.
+  if (!isKernelHeadDim(d, max))
+    return fail("head dim of Q and K must be a static multiple of 8 in [8, " + Twine(max) +
+                "] for the sm_90a backward (dK and dV accumulate in registers)");
+  if (!isKernelHeadDim(dv, max))
+    return fail("head dim of V must be a static multiple of 8 in [8, " + Twine(max) +
+                "] for the sm_90a backward (dK and dV accumulate in registers)");
+  if (op.getBias())
+    return fail("bias is not supported by the sm_90a backward yet");
+  cfg.semantics = AttentionConfig::get(op);
+  if (cfg.semantics.softcap)
+    return fail("softcap is not supported by the sm_90a backward yet");
+  if (opts.chip != "sm_90a")
+    return fail("only chip=sm_90a is supported, got " + opts.chip);
+  cfg.headDim = d;
+  cfg.headDimV = dv;
+  cfg.bshd = op.getLayout() == Layout::bshd;
+  cfg.deterministic = opts.deterministic;
+  return cfg;
+}
+
+/// A gpu.module named `name` for sm_90a at the end of the module. The
+/// forward's PTX is ISA 8.0; the backward's vector red.global needs 8.1.
+gpu::GPUModuleOp createKernelModule(OpBuilder &builder, ModuleOp module, Location loc,
+                                    StringRef name, StringRef chip, StringRef ptxFeature) {
+  MLIRContext *ctx = module.getContext();
+  builder.setInsertionPointToEnd(module.getBody());
+  auto target =
+      NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, ptxFeature);
+  return gpu::GPUModuleOp::create(builder, loc, name, ArrayRef<Attribute>{target});
+}
+
 struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    SmallVector<AttentionOp> ops;
-    module.walk([&](AttentionOp op) { ops.push_back(op); });
-    // No sm_90a backward kernel exists yet: refuse rather than leave the op
-    // behind for a pipeline that writes no bundle for it.
-    bool anyGrad = false;
-    module.walk([&](AttentionGradOp op) {
-      op.emitOpError("convert-fa-to-nvvm: the sm_90a back end has no backward kernel yet; "
-                     "lower fa.attention_grad with fa-cpu-pipeline instead");
-      anyGrad = true;
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (isa<AttentionOp, AttentionGradOp>(op))
+        ops.push_back(op);
     });
-    if (anyGrad)
-      return signalPassFailure();
     if (ops.empty())
       return;
 
-    ConvertFAToNVVMOptions opts{chip, stages, overlap, pingPong};
-    SymbolTable symbols(module);
-    SmallVector<NamedAttribute> bundles;
+    ConvertFAToNVVMOptions opts{chip, stages, overlap, pingPong, deterministic};
+    symbols.emplace(module);
+    bundles.clear();
     if (auto existing = module->getAttrOfType<DictionaryAttr>("fa.kernel_bundles"))
       bundles.append(existing.begin(), existing.end());
-    OpBuilder builder(ctx);
     bool anyFailed = false;
-    for (AttentionOp op : ops) {
-      FailureOr<AttentionKernelConfig> cfg = configFor(op, opts);
-      if (failed(cfg)) {
+    for (Operation *op : ops) {
+      FailureOr<std::string> name = TypeSwitch<Operation *, FailureOr<std::string>>(op)
+                                        .Case([&](AttentionOp fwd) { return lower(fwd, opts); })
+                                        .Case([&](AttentionGradOp bwd) { return lower(bwd, opts); });
+      if (failed(name)) {
         anyFailed = true;
         continue;
       }
-      std::string name = cfg->kernelName();
-      if (!symbols.lookup(name)) {
-        builder.setInsertionPointToEnd(module.getBody());
-        auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda",
-                                                chip, "+ptx80");
-        auto gpuModule = gpu::GPUModuleOp::create(builder, op.getLoc(), name,
-                                                  ArrayRef<Attribute>{target});
-        symbols.insert(gpuModule);
-        buildAttentionKernel(builder, op.getLoc(), gpuModule.getBodyRegion().front(), *cfg);
-        bundles.push_back(builder.getNamedAttr(
-            name, builder.getStringAttr(bundleJson(*cfg, chip, name + ".cubin"))));
-      }
-      op->setAttr("fa.kernel",
-                  SymbolRefAttr::get(ctx, name, {FlatSymbolRefAttr::get(ctx, name)}));
+      op->setAttr("fa.kernel", SymbolRefAttr::get(ctx, *name, {FlatSymbolRefAttr::get(ctx, *name)}));
     }
     if (anyFailed)
       return signalPassFailure();
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(ctx));
     module->setAttr("fa.kernel_bundles", DictionaryAttr::get(ctx, bundles));
   }
+
+private:
+  /// Builds the forward kernel of `op` once per configuration; its name.
+  FailureOr<std::string> lower(AttentionOp op, const ConvertFAToNVVMOptions &opts) {
+    FailureOr<AttentionKernelConfig> cfg = configFor(op, opts);
+    if (failed(cfg))
+      return failure();
+    std::string name = cfg->kernelName();
+    if (symbols->lookup(name))
+      return name;
+    OpBuilder builder(op->getContext());
+    auto gpuModule = createKernelModule(builder, getOperation(), op.getLoc(), name, chip, "+ptx80");
+    symbols->insert(gpuModule);
+    buildAttentionKernel(builder, op.getLoc(), gpuModule.getBodyRegion().front(), *cfg);
+    bundles.push_back(
+        builder.getNamedAttr(name, builder.getStringAttr(bundleJson(*cfg, chip, name + ".cubin"))));
+    return name;
+  }
+
+  /// Builds the backward's kernels of `op` once per configuration; the
+  /// sequence's name (also its gpu.module's).
+  FailureOr<std::string> lower(AttentionGradOp op, const ConvertFAToNVVMOptions &opts) {
+    FailureOr<BackwardKernelConfig> cfg = configFor(op, opts);
+    if (failed(cfg))
+      return failure();
+    std::string name = cfg->name();
+    if (symbols->lookup(name))
+      return name;
+    OpBuilder builder(op->getContext());
+    auto gpuModule = createKernelModule(builder, getOperation(), op.getLoc(), name, chip, "+ptx81");
+    symbols->insert(gpuModule);
+    buildBackwardKernels(builder, op.getLoc(), gpuModule.getBodyRegion().front(), *cfg);
+    SmallVector<NamedAttribute> files{
+        builder.getNamedAttr(name, builder.getStringAttr(backwardSequenceJson(*cfg, chip)))};
+    for (auto &[kernel, json] : backwardBundleJsons(*cfg, chip, name + ".cubin"))
+      files.push_back(builder.getNamedAttr(kernel, builder.getStringAttr(json)));
+    bundles.push_back(builder.getNamedAttr(name, builder.getDictionaryAttr(files)));
+    return name;
+  }
+
+  std::optional<SymbolTable> symbols;
+  SmallVector<NamedAttribute> bundles;
 };
 
 } // namespace

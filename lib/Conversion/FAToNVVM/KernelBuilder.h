@@ -137,6 +137,47 @@ inline int64_t fragRowHalf(int64_t i) { return (i >> 1) & 1; }
 inline int64_t fragColOffset(int64_t i) { return 8 * (i >> 2) + (i & 1); }
 
 //===----------------------------------------------------------------------===//
+// Memory access and synchronisation beyond TMA (Memory.cpp)
+//===----------------------------------------------------------------------===//
+
+/// PTX the nvvm dialect has no op for, as side-effecting inline assembly
+/// with a memory clobber. `result` may be null (no result).
+Value inlinePtx(KernelBuilder &kb, Type result, ValueRange operands, StringRef ptx,
+                StringRef constraints);
+/// stmatrix.sync.aligned.m8n8.x4.trans.shared.b16: four 8x8 16-bit matrices
+/// held as accumulator-fragment pairs (`regs`, one b32 each) stored
+/// transposed; lane l gives the address of row l % 8 of matrix l / 8.
+void stmatrixX4Trans(KernelBuilder &kb, Value rowAddress, ValueRange regs);
+/// fence.proxy.async.shared::cta: generic-proxy shared stores become visible
+/// to wgmma (the async proxy).
+void fenceProxyAsyncShared(KernelBuilder &kb);
+/// red.global.add.v2.f32 at `ptr` (8-byte aligned).
+void redAddF32x2(KernelBuilder &kb, Value ptr, Value lo, Value hi);
+/// cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32: adds `bytes`
+/// (a multiple of 16) of f32 at shared `src` into global `dst`, both 16-byte
+/// aligned; then cp.async.bulk.commit_group.
+void bulkReduceAddF32(KernelBuilder &kb, Value dst, Value src, int64_t bytes);
+/// cp.async.bulk.wait_group.read 0 (the sources may be overwritten) or
+/// cp.async.bulk.wait_group 0 (the writes are done), for this thread's groups.
+void bulkWaitRead(KernelBuilder &kb);
+void bulkWaitDone(KernelBuilder &kb);
+/// bar.sync / bar.arrive on named barrier `id` for `threads` threads.
+void namedBarrierSync(KernelBuilder &kb, int64_t id, int64_t threads);
+void namedBarrierSync(KernelBuilder &kb, Value id, int64_t threads);
+void namedBarrierArrive(KernelBuilder &kb, int64_t id, int64_t threads);
+/// Spins until the i32 at global `ptr` (read with acquire, gpu scope)
+/// equals `expected`.
+void spinUntilEqual(KernelBuilder &kb, Value ptr, Value expected);
+/// A copy of the i64 `v` that LLVM cannot hoist out of a loop: loop-invariant
+/// wgmma descriptors (plus their per-k-step offsets) otherwise stay live in
+/// registers across the loop, which the backward's consumers cannot afford.
+Value opaqueCopy(KernelBuilder &kb, Value v);
+/// fence.acq_rel.gpu.
+void fenceGpu(KernelBuilder &kb);
+/// red.release.gpu.global.add.s32 of `v` at `ptr`.
+void releaseAdd(KernelBuilder &kb, Value ptr, Value v);
+
+//===----------------------------------------------------------------------===//
 // Online softmax (Softmax.cpp)
 //===----------------------------------------------------------------------===//
 

@@ -47,12 +47,8 @@ static std::string floatTag(double v) {
   return llvm::formatv("{0:x8}", bits).str();
 }
 
-std::string AttentionKernelConfig::kernelName() const {
-  std::string n = llvm::formatv("fa_fwd_{0}_d{1}", elemName(), headDim);
-  if (headDimV != headDim)
-    n += llvm::formatv("v{0}", headDimV).str();
-  n += bshd ? "_bshd" : "_bhsd";
-  const AttentionConfig &s = semantics;
+std::string mlir::fa::nvvm_kernel::semanticsTag(const AttentionConfig &s) {
+  std::string n;
   bool br = s.alignment == MaskAlignment::bottom_right;
   if (s.causal)
     n += br ? "_causal_br" : "_causal";
@@ -62,14 +58,27 @@ std::string AttentionKernelConfig::kernelName() const {
              .str();
   if (s.softcap)
     n += "_cap" + floatTag(*s.softcap);
+  return n;
+}
+
+std::string mlir::fa::nvvm_kernel::scaleTag(const AttentionConfig &s, int64_t headDim) {
+  // The scale is baked in: name kernels whose scale is not 1/sqrt(d) by it.
+  if (static_cast<float>(s.scale) != static_cast<float>(1.0 / std::sqrt(double(headDim))))
+    return "_sc" + floatTag(s.scale);
+  return "";
+}
+
+std::string AttentionKernelConfig::kernelName() const {
+  std::string n = llvm::formatv("fa_fwd_{0}_d{1}", elemName(), headDim);
+  if (headDimV != headDim)
+    n += llvm::formatv("v{0}", headDimV).str();
+  n += bshd ? "_bshd" : "_bhsd";
+  n += semanticsTag(semantics);
   if (bias)
     n += std::string("_bias") + biasName();
   if (returnLse)
     n += "_lse";
   n += llvm::formatv("_m{0}n{1}s{2}{3}{4}", blockM, blockN, stages, overlap ? "o" : "",
                      overlap && pingPong ? "p" : "");
-  // The scale is baked in: name kernels whose scale is not 1/sqrt(d) by it.
-  if (static_cast<float>(s.scale) != static_cast<float>(1.0 / std::sqrt(double(headDim))))
-    n += "_sc" + floatTag(s.scale);
-  return n;
+  return n + scaleTag(semantics, headDim);
 }

@@ -81,11 +81,30 @@ struct AttentionKernelConfig {
   int64_t biasBytes() const { return bias == BiasType::F32 ? 4 : 2; }
 };
 
+/// Kernel-name parts shared by the forward and the backward: the masks and
+/// softcap ("_causal_br_w128_0_cap..."), and the scale when it is not
+/// 1/sqrt(headDim) ("_sc3e000000").
+std::string semanticsTag(const AttentionConfig &semantics);
+std::string scaleTag(const AttentionConfig &semantics, int64_t headDim);
+
 /// Named barrier ids (bar.sync / bar.arrive); 0 is __syncthreads.
 enum class NamedBarrier : int64_t {
   Cta = 0,
   ConsumerTurnFirst = 1, // + consumer index: "my turn" in ping-pong
 };
+
+/// A consumer thread's place: consumer warpgroup c (0 or 1, threads 128 c +
+/// 128 ..), warp and lane in it. setmaxnreg first (`regs`, increase).
+struct ConsumerThread {
+  Value c, warp, lane;
+  static ConsumerThread enter(KernelBuilder &kb, Value tid, int64_t regs);
+  /// The first fragment row of this thread from `wgRow0`, the warpgroup's.
+  Value fragmentRow(KernelBuilder &kb, Value wgRow0) const;
+  /// The thread's first fragment column, 2 (lane % 4).
+  Value laneColumn(KernelBuilder &kb) const;
+};
+/// setmaxnreg.inc / .dec.
+void setMaxRegisters(KernelBuilder &kb, int64_t regs, bool increase);
 
 /// Which work tile a CTA computes and the grid that covers them all. One
 /// CTA per (query block, head, batch); causal grids take the longest query
@@ -189,10 +208,33 @@ struct EpilogueArgs {
 void storeEpilogue(KernelBuilder &kb, const AttentionKernelConfig &cfg, SmallVectorImpl<Value> &o,
                    RowState &state, const EpilogueArgs &args);
 
+/// A kernel function with the attributes every sm_90a kernel here has.
+LLVM::LLVMFuncOp createKernelFunction(ImplicitLocOpBuilder &b, StringRef name,
+                                      ArrayRef<Type> args, int64_t threads);
+/// Marks argument i a 128-byte grid-constant CUtensorMap.
+void markTensorMapArg(ImplicitLocOpBuilder &b, LLVM::LLVMFuncOp fn, unsigned i);
+/// Element offset of (batch, head, row, 0) of a rank-4 operand from its
+/// strides (i64, in elements).
+Value stridedRowOffset(KernelBuilder &kb, Value batch, Value head, Value row, Value strideBatch,
+                       Value strideHead, Value strideRow);
+
 /// Appends to `moduleBody` the kernel `cfg.kernelName()` as an llvm.func plus
 /// its shared memory symbol.
 LLVM::LLVMFuncOp buildAttentionKernel(OpBuilder &builder, Location loc, Block &moduleBody,
                                       const AttentionKernelConfig &cfg);
+
+// Pieces of bundle JSON (docs/BundleFormat.md) shared by every kernel
+// (BundleJson.cpp).
+/// A tensor_map parameter over a rank-4 operand: 128B-swizzled boxes of
+/// [64 elements x rows].
+llvm::json::Object tensorMapParam(StringRef operand, StringRef dtype, int64_t rows);
+/// i64 parameters "stride(operand, dim)" for each of `dims`.
+void appendStrideParams(llvm::json::Array &params, StringRef operand, ArrayRef<StringRef> dims);
+/// The descriptive `config` fields of the score function and the layout.
+llvm::json::Object semanticsConfig(StringRef dtype, bool bshd, int64_t headDim, int64_t headDimV,
+                                   const AttentionConfig &semantics);
+/// Indented JSON text.
+std::string printJson(llvm::json::Value value);
 
 /// The bundle JSON (docs/BundleFormat.md) for the kernel, with `cubinFile`.
 std::string bundleJson(const AttentionKernelConfig &cfg, StringRef chip, StringRef cubinFile);

@@ -40,8 +40,8 @@ struct FAWriteKernelBundlesPass
       return signalPassFailure();
     }
     for (auto binary : module.getOps<gpu::BinaryOp>()) {
-      auto json = bundles.getAs<StringAttr>(binary.getName());
-      if (!json)
+      Attribute entry = bundles.get(binary.getName());
+      if (!entry)
         continue;
       auto object = dyn_cast<gpu::ObjectAttr>(binary.getObjects()[0]);
       if (!object)
@@ -49,25 +49,44 @@ struct FAWriteKernelBundlesPass
       bool isBinary = object.getFormat() == gpu::CompilationTarget::Binary ||
                       object.getFormat() == gpu::CompilationTarget::Fatbin;
       std::string file = (binary.getName() + (isBinary ? ".cubin" : ".ptx")).str();
-      llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json.getValue());
-      if (!parsed) {
-        binary.emitError("bad bundle JSON: ") << llvm::toString(parsed.takeError());
+      // A forward is one bundle; a backward, a sequence and its kernels'
+      // bundles (file stem -> JSON), all naming this binary's image.
+      SmallVector<std::pair<StringRef, StringAttr>> jsons;
+      if (auto one = dyn_cast<StringAttr>(entry))
+        jsons.emplace_back(binary.getName(), one);
+      else if (auto many = dyn_cast<DictionaryAttr>(entry))
+        for (NamedAttribute named : many)
+          if (auto text = dyn_cast<StringAttr>(named.getValue()))
+            jsons.emplace_back(named.getName().getValue(), text);
+      SmallString<256> objPath(dir);
+      llvm::sys::path::append(objPath, file);
+      if (failed(writeFile(binary, objPath, object.getObject().getValue())))
         return signalPassFailure();
-      }
-      llvm::json::Object *root = parsed->getAsObject();
-      (*root)["cubin"] = file;
+      for (auto [stem, json] : jsons)
+        if (failed(writeJson(binary, stem, json.getValue(), file, isBinary)))
+          return signalPassFailure();
+    }
+  }
+
+private:
+  /// Writes `<dir>/<stem>.json`; a kernel bundle gets the image's file name.
+  LogicalResult writeJson(Operation *op, StringRef stem, StringRef json, StringRef image,
+                          bool isBinary) {
+    llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+    if (!parsed)
+      return op->emitError("bad bundle JSON: ") << llvm::toString(parsed.takeError());
+    llvm::json::Object *root = parsed->getAsObject();
+    if (root->getString("format") == "fa-kernel-bundle") {
+      (*root)["cubin"] = image;
       if (!isBinary)
         (*root)["ptx"] = true;
-      SmallString<256> objPath(dir), jsonPath(dir);
-      llvm::sys::path::append(objPath, file);
-      llvm::sys::path::append(jsonPath, (binary.getName() + ".json").str());
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(*root))) << "\n";
-      if (failed(writeFile(binary, objPath, object.getObject().getValue())) ||
-          failed(writeFile(binary, jsonPath, text)))
-        return signalPassFailure();
     }
+    SmallString<256> jsonPath(dir);
+    llvm::sys::path::append(jsonPath, (stem + ".json").str());
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(*root))) << "\n";
+    return writeFile(op, jsonPath, text);
   }
 };
 

@@ -32,8 +32,32 @@ func.func @head_dim_v_12(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16
 
 // -----
 
-func.func @backward(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %o: tensor<1x4x128x64xbf16>, %do: tensor<1x4x128x64xbf16>, %lse: tensor<1x4x128xf32>) -> tensor<1x4x128x64xbf16> {
-  // expected-error @+1 {{convert-fa-to-nvvm: the sm_90a back end has no backward kernel yet; lower fa.attention_grad with fa-cpu-pipeline instead}}
-  %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128xf32> -> tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>
+func.func @backward_f32(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>, %o: tensor<1x4x128x64xf32>, %do: tensor<1x4x128x64xf32>, %lse: tensor<1x4x128xf32>) -> tensor<1x4x128x64xf32> {
+  // expected-error @+1 {{convert-fa-to-nvvm: element type must be bf16 or f16 for the sm_90a backward}}
+  %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>
+  return %dq : tensor<1x4x128x64xf32>
+}
+
+// -----
+
+func.func @backward_head_dim_192(%q: tensor<1x4x128x192xbf16>, %k: tensor<1x4x128x192xbf16>, %v: tensor<1x4x128x192xbf16>, %o: tensor<1x4x128x192xbf16>, %do: tensor<1x4x128x192xbf16>, %lse: tensor<1x4x128xf32>) -> tensor<1x4x128x192xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: head dim of Q and K must be a static multiple of 8 in [8, 128] for the sm_90a backward (dK and dV accumulate in registers)}}
+  %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<1x4x128x192xbf16>, tensor<1x4x128x192xbf16>, tensor<1x4x128x192xbf16>, tensor<1x4x128x192xbf16>, tensor<1x4x128x192xbf16>, tensor<1x4x128xf32> -> tensor<1x4x128x192xbf16>, tensor<1x4x128x192xbf16>, tensor<1x4x128x192xbf16>
+  return %dq : tensor<1x4x128x192xbf16>
+}
+
+// -----
+
+func.func @backward_bias(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %o: tensor<1x4x128x64xbf16>, %do: tensor<1x4x128x64xbf16>, %lse: tensor<1x4x128xf32>, %b: tensor<1x4x128x128xf32>) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: bias is not supported by the sm_90a backward yet}}
+  %dq, %dk, %dv, %db = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128xf32> bias(%b : tensor<1x4x128x128xf32>) -> tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x128xf32>
+  return %dq : tensor<1x4x128x64xbf16>
+}
+
+// -----
+
+func.func @backward_softcap(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %o: tensor<1x4x128x64xbf16>, %do: tensor<1x4x128x64xbf16>, %lse: tensor<1x4x128xf32>) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: softcap is not supported by the sm_90a backward yet}}
+  %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128xf32> {softcap = 30.0 : f32} -> tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>
   return %dq : tensor<1x4x128x64xbf16>
 }

@@ -1,0 +1,194 @@
+//===- BackwardBundles.cpp - The backward's name, kernels and bundles -----===//
+//
+// One gpu.module (one cubin) holds the three kernels; each has its own
+// fa-kernel-bundle JSON, and an fa-kernel-sequence JSON ties them into one
+// launch with the workspace they share (docs/BundleFormat.md).
+//
+//===----------------------------------------------------------------------===//
+#include "BackwardParts.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::nvvm_kernel;
+using llvm::json::Array;
+using llvm::json::Object;
+using BK = BackwardKernelConfig;
+
+std::string BackwardKernelConfig::name() const {
+  std::string n = llvm::formatv("fa_bwd_{0}_d{1}", elemName(), headDim);
+  if (headDimV != headDim)
+    n += llvm::formatv("v{0}", headDimV).str();
+  n += bshd ? "_bshd" : "_bhsd";
+  n += semanticsTag(semantics);
+  n += llvm::formatv("_m{0}n{1}s{2}", kBlockM, kBlockN, kStages).str();
+  if (deterministic)
+    n += "_det";
+  return n + scaleTag(semantics, headDim);
+}
+
+void mlir::fa::nvvm_kernel::buildBackwardKernels(OpBuilder &builder, Location loc,
+                                                 Block &moduleBody, const BK &cfg) {
+  buildBackwardPreKernel(builder, loc, moduleBody, cfg);
+  buildBackwardMainKernel(builder, loc, moduleBody, cfg);
+  buildBackwardPostKernel(builder, loc, moduleBody, cfg);
+}
+
+namespace {
+
+constexpr const char *kSeqPad = "ceildiv(seq_q, 64) * 64";
+
+/// The workspace buffers, as the sequence declares them (with `init`) and
+/// as a kernel's `scratch` names them (without).
+Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
+  Object o;
+  if (name == "dq_accum")
+    o = Object{{"name", name.str()},
+               {"dtype", "f32"},
+               {"dims", Array{"batch", "head", "seq", "dim"}},
+               {"shape", Array{"batch", "heads_q", kSeqPad, std::to_string(cfg.qkDim())}}};
+  else if (name == "dq_semaphore")
+    o = Object{{"name", name.str()},
+               {"dtype", "i32"},
+               {"dims", Array{"batch", "head", "seq"}},
+               {"shape", Array{"batch", "heads_q", "ceildiv(seq_q, 64)"}}};
+  else // lse_log2, softmax_d
+    o = Object{{"name", name.str()},
+               {"dtype", "f32"},
+               {"dims", Array{"batch", "head", "seq"}},
+               {"shape", Array{"batch", "heads_q", kSeqPad}}};
+  if (withInit)
+    o["init"] = (name == "dq_accum" || name == "dq_semaphore") ? "zero" : "none";
+  return o;
+}
+
+SmallVector<StringRef> workspaceNames(const BK &cfg) {
+  SmallVector<StringRef> names{"dq_accum", "lse_log2", "softmax_d"};
+  if (cfg.deterministic)
+    names.push_back("dq_semaphore");
+  return names;
+}
+
+Object backwardConfig(const BK &cfg) {
+  Object config =
+      semanticsConfig(cfg.elemName(), cfg.bshd, cfg.headDim, cfg.headDimV, cfg.semantics);
+  config["deterministic"] = cfg.deterministic;
+  return config;
+}
+
+Object ptrParam(StringRef operand) { return Object{{"kind", "ptr"}, {"operand", operand.str()}}; }
+Object i32Param(StringRef value) { return Object{{"kind", "i32"}, {"value", value.str()}}; }
+
+void appendStridedOperand(Array &params, StringRef operand) {
+  params.push_back(ptrParam(operand));
+  appendStrideParams(params, operand, {"batch", "head", "seq"});
+}
+
+/// A [64]-row box of a [batch, head, seq] f32 workspace buffer.
+Object rowStatMap(StringRef name) {
+  return Object{{"kind", "tensor_map"},
+                {"operand", name},
+                {"box", Array{BK::kBlockM}},
+                {"dims", Array{"seq", "head", "batch"}},
+                {"swizzle", "none"},
+                {"dtype", "f32"}};
+}
+
+struct KernelJson {
+  StringRef suffix, op;
+  Array params, grid;
+  SmallVector<StringRef> scratch;
+  int64_t threads, sharedMemory;
+};
+
+std::string kernelBundle(const BK &cfg, StringRef chip, StringRef cubinFile, KernelJson k) {
+  Array scratch;
+  for (StringRef name : k.scratch)
+    scratch.push_back(workspaceBuffer(name, cfg, /*withInit=*/false));
+  Object root{{"format", "fa-kernel-bundle"},
+              {"version", 1},
+              {"chip", chip},
+              {"kernel", cfg.name() + k.suffix.str()},
+              {"cubin", cubinFile},
+              {"op", k.op.str()},
+              {"config", backwardConfig(cfg)},
+              {"block", Array{k.threads, 1, 1}},
+              {"cluster", Array{1, 1, 1}},
+              {"shared_memory_bytes", k.sharedMemory},
+              {"grid", std::move(k.grid)},
+              {"scratch", std::move(scratch)},
+              {"params", std::move(k.params)}};
+  return printJson(std::move(root));
+}
+
+KernelJson preKernel() {
+  KernelJson k{"_pre", "attention_bwd_pre", {}, {}, {"lse_log2", "softmax_d"},
+               BK::kAuxThreads, 0};
+  appendStridedOperand(k.params, "output");
+  appendStridedOperand(k.params, "grad_output");
+  appendStridedOperand(k.params, "lse");
+  k.params.push_back(ptrParam("lse_log2"));
+  k.params.push_back(ptrParam("softmax_d"));
+  k.params.push_back(i32Param("seq_q"));
+  k.grid = Array{"ceildiv(seq_q, 64)", "heads_q", "batch"};
+  return k;
+}
+
+KernelJson mainKernel(const BK &cfg) {
+  std::string dt = cfg.elemName();
+  KernelJson k{"_main", "attention_bwd_main", {}, {}, workspaceNames(cfg),
+               BK::kThreads, cfg.sharedMemoryBytes()};
+  k.params = Array{tensorMapParam("query", dt, BK::kBlockM),
+                   tensorMapParam("key", dt, BK::kBlockN),
+                   tensorMapParam("value", dt, BK::kBlockN),
+                   tensorMapParam("grad_output", dt, BK::kBlockM), rowStatMap("lse_log2"),
+                   rowStatMap("softmax_d")};
+  appendStridedOperand(k.params, "grad_key");
+  appendStridedOperand(k.params, "grad_value");
+  k.params.push_back(ptrParam("dq_accum"));
+  if (cfg.deterministic)
+    k.params.push_back(ptrParam("dq_semaphore"));
+  k.params.push_back(i32Param("seq_q"));
+  k.params.push_back(i32Param("seq_k"));
+  k.params.push_back(i32Param("heads_q / heads_kv"));
+  k.grid = Array{"ceildiv(seq_k, 128)", "heads_kv", "batch"};
+  return k;
+}
+
+KernelJson postKernel() {
+  KernelJson k{"_post", "attention_bwd_post", {}, {}, {"dq_accum"}, BK::kAuxThreads, 0};
+  k.params.push_back(ptrParam("dq_accum"));
+  appendStridedOperand(k.params, "grad_query");
+  k.params.push_back(i32Param("seq_q"));
+  k.grid = Array{"ceildiv(seq_q, 64)", "heads_q", "batch"};
+  return k;
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, std::string>>
+mlir::fa::nvvm_kernel::backwardBundleJsons(const BK &cfg, StringRef chip, StringRef cubinFile) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (KernelJson k : {preKernel(), mainKernel(cfg), postKernel()}) {
+    std::string name = cfg.name() + k.suffix.str();
+    out.emplace_back(name, kernelBundle(cfg, chip, cubinFile, std::move(k)));
+  }
+  return out;
+}
+
+std::string mlir::fa::nvvm_kernel::backwardSequenceJson(const BK &cfg, StringRef chip) {
+  Array workspace, kernels;
+  for (StringRef name : workspaceNames(cfg))
+    workspace.push_back(workspaceBuffer(name, cfg, /*withInit=*/true));
+  for (const char *suffix : {"_pre", "_main", "_post"})
+    kernels.push_back(cfg.name() + suffix + ".json");
+  Object root{{"format", "fa-kernel-sequence"},
+              {"version", 1},
+              {"chip", chip},
+              {"op", "attention_bwd"},
+              {"config", backwardConfig(cfg)},
+              {"workspace", std::move(workspace)},
+              {"kernels", std::move(kernels)}};
+  return printJson(std::move(root));
+}

@@ -1,0 +1,490 @@
+//===- BackwardMainKernel.cpp - dK, dV and dQ partials per key block ------===//
+//
+// One CTA per (128-key block, kv head, batch), three warpgroups:
+//   warpgroup 0: producer. setmaxnreg.dec; one thread loads K and V of the
+//                block once, then walks (q head of the group) x (query tiles
+//                that see the block, MaskRule::queryRange), loading Q_i, dO_i,
+//                LSE2_i and D_i into a ring of slots (one full barrier each).
+//   warpgroups 1, 2: consumers; consumer w owns keys [64 w, 64 w + 64), so
+//                every product whose rows are keys takes A from registers
+//                or from its slab of K/V:
+//                  S^T  = K_w Q_i^T          (SS)
+//                  dP^T = V_w dO_i^T         (SS)
+//                  P^T  = exp2(S^T c - LSE2), dS^T = P^T o (dP^T - D)
+//                  dV_w += P^T dO_i          (RS, dO MN-major)
+//                  dK_w += dS^T Q_i          (RS, Q MN-major)
+//                dS^T goes to shared memory transposed (stmatrix .trans) as
+//                dS [64 queries x 128 keys]; then
+//                  dQ_i += dS K              (SS, K MN-major)
+//                each warpgroup one 64-column box of dQ (head dim 128), or
+//                its half of the keys (head dim 64), added into the f32
+//                accumulator with red.global.add.v2.f32 (in key-block order
+//                through a semaphore when deterministic).
+// dK (times the scale) and dV are stored once at the end: the group's q heads
+// are summed in registers, without atomics.
+//
+//===----------------------------------------------------------------------===//
+#include "BackwardParts.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::nvvm_kernel;
+
+namespace {
+
+using BK = BackwardKernelConfig;
+
+/// Kernel parameters in the order backwardBundleJsons lists them.
+struct MainArgs {
+  Value tmQ, tmK, tmV, tmDO, tmLse2, tmD;
+  Value dK, dKStride[3], dV, dVStride[3];
+  Value dqAccum, semaphore; // semaphore only when deterministic
+  Value seqQ, seqK, group;
+
+  static constexpr unsigned kTensorMaps = 6;
+
+  static MainArgs get(LLVM::LLVMFuncOp fn, const BK &cfg) {
+    MainArgs a;
+    unsigned i = 0;
+    auto next = [&]() { return fn.getArgument(i++); };
+    for (Value *tm : {&a.tmQ, &a.tmK, &a.tmV, &a.tmDO, &a.tmLse2, &a.tmD})
+      *tm = next();
+    a.dK = next();
+    for (Value &s : a.dKStride)
+      s = next();
+    a.dV = next();
+    for (Value &s : a.dVStride)
+      s = next();
+    a.dqAccum = next();
+    if (cfg.deterministic)
+      a.semaphore = next();
+    a.seqQ = next();
+    a.seqK = next();
+    a.group = next();
+    return a;
+  }
+
+  static SmallVector<Type> types(MLIRContext *ctx, const BK &cfg) {
+    Type ptr = LLVM::LLVMPointerType::get(ctx), i64 = IntegerType::get(ctx, 64),
+         i32 = IntegerType::get(ctx, 32);
+    SmallVector<Type> t(kTensorMaps, ptr);
+    t.append({ptr, i64, i64, i64, ptr, i64, i64, i64, ptr});
+    if (cfg.deterministic)
+      t.push_back(ptr);
+    t.append({i32, i32, i32});
+    return t;
+  }
+};
+
+/// Iteration t of a CTA's loop: q head g of the group, query tile.
+struct QueryStep {
+  Value qHead, tile, m0;
+};
+
+class BackwardMainKernel {
+public:
+  BackwardMainKernel(KernelBuilder &kb, const BK &cfg, LLVM::LLVMFuncOp fn, StringRef smemSymbol)
+      : kb(kb), cfg(cfg), args(MainArgs::get(fn, cfg)), tid(kb.threadIdX()),
+        base(kb.alignedSharedBase(smemSymbol)),
+        pipe(kb, base, cfg.slotOffset(), cfg.slotBytes(), barrier(1), barrier(1 + BK::kStages),
+             BK::kStages, 256) {}
+
+  void emit();
+
+private:
+  int64_t barrier(int64_t index) const { return cfg.barrierOffset() + 8 * index; }
+  Value kvBarrier() { return kb.sharedAt(base, barrier(0)); }
+  QueryStep step(Value t);
+  void emitProducer();
+  void emitConsumer();
+  /// S^T of one consumer (rows: keys from keyRow0, columns: queries from
+  /// m0) with the band's hidden pairs and keys past seq_k at -inf. Only
+  /// slabs that cross seq_k or the band's edge take the masked path.
+  SmallVector<Value> maskTransposed(Value m0, Value slab0, Value keyRow0, Value laneCol,
+                                    SmallVector<Value> sT);
+  /// The f32 statistic at byte `offset` of the slot's statistics for each
+  /// accumulator register of an m64n64 fragment (columns 8 j + laneCol + e).
+  SmallVector<Value> loadRowStats(Value stats, int64_t offset, Value laneCol);
+  /// The consumer's dQ partial of step `s` (64-column box `box` of the
+  /// tile) staged in shared memory and added into the accumulator by one
+  /// bulk reduce.
+  void addDq(const QueryStep &s, ArrayRef<Value> dq, Value box, Value c, Value threadInWg);
+  /// dK or dV of this consumer to global memory (rows past seq_k dropped).
+  void storeGrad(ArrayRef<Value> acc, Value ptr, Value (&stride)[3], int64_t realCols,
+                 Value keyRow0, Value lane, Value scale);
+
+  KernelBuilder &kb;
+  const BK &cfg;
+  MainArgs args;
+  Value tid, base;
+  TmaPipeline pipe;
+  Value nBlock, n0, headKV, batch, numHeadsQ, seqPad;
+  std::optional<MaskRule> rule;
+  Value firstTile, tileCount, steps;
+};
+
+QueryStep BackwardMainKernel::step(Value t) {
+  Value g = kb.divUI(t, tileCount);
+  Value tile = kb.add(firstTile, kb.remu(t, tileCount));
+  return {kb.add(kb.mul(headKV, args.group), g), tile, kb.mul(tile, kb.c32(BK::kBlockM))};
+}
+
+void BackwardMainKernel::emitProducer() {
+  setMaxRegisters(kb, 24, /*increase=*/false);
+  Value isLeader = kb.cmp(arith::CmpIPredicate::eq, tid, kb.c32(0));
+  Value any = kb.cmp(arith::CmpIPredicate::sgt, steps, kb.c32(0));
+  kb.ifThen(kb.andi(isLeader, any), [&] {
+    const int64_t box = BK::kBox, boxBytes = BK::kBlockN * 128;
+    mbarrierArriveExpectTx(kb, kvBarrier(), cfg.kBytes() + cfg.vBytes());
+    for (int64_t i = 0; i < cfg.qkDim() / box; ++i)
+      tmaLoad(kb, kb.sharedAt(base, i * boxBytes), args.tmK, kvBarrier(),
+              {kb.c32(box * i), n0, headKV, batch});
+    for (int64_t i = 0; i < cfg.vDim() / box; ++i)
+      tmaLoad(kb, kb.sharedAt(base, cfg.vOffset() + i * boxBytes), args.tmV, kvBarrier(),
+              {kb.c32(box * i), n0, headKV, batch});
+    kb.forLoop(kb.c32(0), steps, {}, [&](Value t, ValueRange) {
+      QueryStep s = step(t);
+      Value full = pipe.acquire(t, cfg.slotLoadBytes());
+      Value slot = pipe.slot(t);
+      const int64_t qBox = BK::kBlockM * 128;
+      for (int64_t i = 0; i < cfg.qkDim() / box; ++i)
+        tmaLoad(kb, kb.sharedAt(slot, i * qBox), args.tmQ, full,
+                {kb.c32(box * i), s.m0, s.qHead, batch});
+      for (int64_t i = 0; i < cfg.vDim() / box; ++i)
+        tmaLoad(kb, kb.sharedAt(slot, cfg.qBytes() + i * qBox), args.tmDO, full,
+                {kb.c32(box * i), s.m0, s.qHead, batch});
+      int64_t stats = cfg.qBytes() + cfg.doBytes();
+      tmaLoad(kb, kb.sharedAt(slot, stats), args.tmLse2, full, {s.m0, s.qHead, batch});
+      tmaLoad(kb, kb.sharedAt(slot, stats + cfg.rowStatBytes()), args.tmD, full,
+              {s.m0, s.qHead, batch});
+      return SmallVector<Value>{};
+    });
+  });
+}
+
+void BackwardMainKernel::emitConsumer() {
+  ConsumerThread me = ConsumerThread::enter(kb, tid, 240);
+  const int64_t DK = cfg.qkDim(), DV = cfg.vDim(), BM = BK::kBlockM, BN = BK::kBlockN;
+  const int64_t nK = DK / 2, nV = DV / 2, nS = BM / 2;
+  Value c = me.c, warp = me.warp, lane = me.lane;
+  Value slab0 = kb.add(n0, kb.mul(c, kb.c32(64)));
+  Value keyRow0 = me.fragmentRow(kb, slab0);
+  Value laneCol = me.laneColumn(kb);
+  Value threadInWg = kb.andi(kb.sub(tid, kb.c32(128)), kb.c32(127));
+  Log2Score log2Score(cfg.semantics, /*hasBias=*/false);
+  std::optional<double> linear = log2Score.linearFactor();
+  Value factor = kb.cf32(linear ? *linear : 1.0);
+
+  // This consumer's slabs of K and V: rows 64 c of every box.
+  Value slabOffset = kb.mul(c, kb.c32(64 * 128));
+  Value kDesc = wgmmaDescriptor(kb, kb.sharedAt(base, slabOffset), 16, 1024);
+  Value vDesc = wgmmaDescriptor(kb, kb.sharedAt(base, kb.add(slabOffset, kb.c32(cfg.vOffset()))),
+                                16, 1024);
+  // A^T B^T with A = K_w / V_w (K-major) and B = Q / dO (K-major, N = 64).
+  auto issueTransposed = [&](Value aDesc, Value bDesc, int64_t dim) {
+    SmallVector<Value> acc;
+    for (int64_t kk = 0; kk < dim / 16; ++kk) {
+      int64_t inRow = (kk % 4) * 32;
+      acc = wgmmaSS(kb, acc, wgmmaDescriptorAdd(kb, aDesc, (kk / 4) * BN * 128 + inRow),
+                    wgmmaDescriptorAdd(kb, bDesc, (kk / 4) * BM * 128 + inRow), BM, kk > 0,
+                    /*bMNMajor=*/false, cfg.elem);
+    }
+    wgmmaCommit(kb);
+    return acc;
+  };
+  // acc += A B with A packed in registers ([keys x 64 queries]) and B an
+  // MN-major [64 queries x N] tile of the slot (boxes of 64 rows).
+  auto accumulateRS = [&](SmallVector<Value> acc, ArrayRef<Value> a, Value tile, int64_t n) {
+    Value bDesc = wgmmaDescriptor(kb, tile, BM * 128, 1024);
+    for (int64_t kk = 0; kk < BM / 16; ++kk)
+      acc = wgmmaRS(kb, acc, a.slice(4 * kk, 4), wgmmaDescriptorAdd(kb, bDesc, kk * 16 * 128), n,
+                    /*accumulate=*/true, /*bMNMajor=*/true, cfg.elem);
+    return acc;
+  };
+  auto pack = [&](ArrayRef<Value> v) {
+    SmallVector<Value> regs;
+    for (size_t i = 0; i < v.size(); i += 2)
+      regs.push_back(packPair(kb, v[i], v[i + 1], cfg.elem));
+    return regs;
+  };
+
+  SmallVector<Value> zeros(nK + nV, kb.cf32(0.0));
+  Value any = kb.cmp(arith::CmpIPredicate::sgt, steps, kb.c32(0));
+  SmallVector<Type> accTypes(nK + nV, kb.f32);
+  SmallVector<Value> grads = kb.ifThenElseValues(
+      any, accTypes,
+      [&]() -> SmallVector<Value> {
+        mbarrierWait(kb, kvBarrier(), kb.c32(0));
+        SmallVector<Value> done = kb.forLoop(kb.c32(0), steps, zeros, [&](Value t, ValueRange acc) {
+          SmallVector<Value> dK(acc.take_front(nK)), dV(acc.drop_front(nK));
+          QueryStep s = step(t);
+          pipe.wait(t);
+          Value slot = pipe.slot(t);
+          Value qTile = slot, doTile = kb.sharedAt(slot, cfg.qBytes());
+          Value stats = kb.sharedAt(slot, cfg.qBytes() + cfg.doBytes());
+          wgmmaFence(kb);
+          SmallVector<Value> sT =
+              issueTransposed(opaqueCopy(kb, kDesc), wgmmaDescriptor(kb, qTile, 16, 1024), DK);
+          SmallVector<Value> dpT =
+              issueTransposed(opaqueCopy(kb, vDesc), wgmmaDescriptor(kb, doTile, 16, 1024), DV);
+
+          wgmmaWait(kb, 1); // S^T is done, dP^T may still run
+          if (!linear)
+            for (Value &x : sT)
+              x = log2Score.emit(kb.b, x, Value(), [&](Value v) { return kb.tanh(v); });
+          sT = maskTransposed(s.m0, slab0, keyRow0, laneCol, sT);
+          // Row statistics are read when needed, not before: with dK, dV,
+          // S^T and dP^T live, 32 more registers would spill at d128.
+          SmallVector<Value> lse2 = loadRowStats(stats, 0, laneCol);
+          SmallVector<Value> p(nS);
+          for (int64_t i = 0; i < nS; ++i)
+            p[i] = kb.exp2(kb.fma(sT[i], factor, arith::NegFOp::create(kb.b, lse2[i])));
+          wgmmaWait(kb, 0);
+          SmallVector<Value> dsum = loadRowStats(stats, cfg.rowStatBytes(), laneCol);
+          SmallVector<Value> ds(nS);
+          for (int64_t i = 0; i < nS; ++i)
+            ds[i] = kb.fmul(p[i], arith::SubFOp::create(kb.b, dpT[i], dsum[i]));
+          SmallVector<Value> pRegs = pack(p), dsRegs = pack(ds);
+
+          // dS^T fragments -> dS [query][key] in buffer t % 2: the 8 x 8
+          // blocks (queries 8 j.., keys 16 warp + 8 h..) are pair registers
+          // 2 j + h; stmatrix q stores j = 2 q, 2 q + 1.
+          Value dsBuf = kb.sharedAt(
+              base, kb.add(kb.c32(cfg.dsOffset()), kb.mul(kb.andi(t, kb.c32(1)),
+                                                          kb.c32(cfg.dsBytes()))));
+          Value matrix = kb.shru(lane, kb.c32(3)), r = kb.andi(lane, kb.c32(7));
+          Value chunk = kb.add(kb.mul(warp, kb.c32(2)), kb.andi(matrix, kb.c32(1)));
+          Value swizzled = kb.mul(kb.xori(chunk, r), kb.c32(16));
+          Value boxOffset = kb.add(kb.mul(c, kb.c32(BM * 128)), swizzled);
+          for (int64_t q = 0; q < BM / 16; ++q) {
+            Value query = kb.add(kb.mul(kb.add(kb.c32(2 * q), kb.shru(matrix, kb.c32(1))),
+                                        kb.c32(8)),
+                                 r);
+            Value at = kb.sharedAt(dsBuf, kb.add(boxOffset, kb.mul(query, kb.c32(128))));
+            stmatrixX4Trans(kb, at, ArrayRef<Value>(dsRegs).slice(4 * q, 4));
+          }
+          fenceProxyAsyncShared(kb);
+
+          wgmmaFence(kb);
+          dV = accumulateRS(dV, pRegs, doTile, DV);
+          dK = accumulateRS(dK, dsRegs, qTile, DK);
+          wgmmaCommit(kb);
+          namedBarrierSync(kb, static_cast<int64_t>(BackwardBarrier::DsWritten), 256);
+
+          // dQ partial [64 queries x 64 columns] = dS[:, keys] K[keys, cols].
+          SmallVector<Value> dq;
+          Value dqBox;
+          if (DK / BK::kBox == 2) {
+            Value dsDesc = wgmmaDescriptor(kb, dsBuf, 16, 1024);
+            // Columns [64 c, 64 c + 64): all 128 keys, K's box c.
+            Value kBox = opaqueCopy(kb, wgmmaDescriptor(
+                kb, kb.sharedAt(base, kb.mul(c, kb.c32(BN * 128))), BN * 128, 1024));
+            for (int64_t kk = 0; kk < BN / 16; ++kk)
+              dq = wgmmaSS(kb, dq,
+                           wgmmaDescriptorAdd(kb, dsDesc, (kk / 4) * BM * 128 + (kk % 4) * 32),
+                           wgmmaDescriptorAdd(kb, kBox, kk * 16 * 128), 64, kk > 0,
+                           /*bMNMajor=*/true, cfg.elem);
+            dqBox = c;
+          } else {
+            // One box: this consumer's 64 keys (dS's box c, K's slab c);
+            // both consumers add into the same columns.
+            Value kSlab = opaqueCopy(
+                kb, wgmmaDescriptor(kb, kb.sharedAt(base, slabOffset), BN * 128, 1024));
+            Value aBase = wgmmaDescriptor(
+                kb, kb.sharedAt(dsBuf, kb.mul(c, kb.c32(BM * 128))), 16, 1024);
+            for (int64_t kk = 0; kk < 64 / 16; ++kk)
+              dq = wgmmaSS(kb, dq, wgmmaDescriptorAdd(kb, aBase, kk * 32),
+                           wgmmaDescriptorAdd(kb, kSlab, kk * 16 * 128), 64, kk > 0,
+                           /*bMNMajor=*/true, cfg.elem);
+            dqBox = kb.c32(0);
+          }
+          wgmmaCommit(kb);
+          wgmmaWait(kb, 0);
+          pipe.release(t);
+          addDq(s, dq, dqBox, c, threadInWg);
+
+          SmallVector<Value> next(dK);
+          next.append(dV.begin(), dV.end());
+          return next;
+        });
+        // The last bulk reduce reads the stage after the loop: the CTA's
+        // shared memory must outlive it.
+        kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, threadInWg, kb.c32(0)),
+                  [&] { bulkWaitDone(kb); });
+        return done;
+      },
+      [&]() { return zeros; });
+
+  ArrayRef<Value> all(grads);
+  storeGrad(all.take_front(nK), args.dK, args.dKStride, cfg.headDim, keyRow0, lane,
+            kb.cf32(cfg.semantics.scale));
+  storeGrad(all.drop_front(nK), args.dV, args.dVStride, cfg.headDimV, keyRow0, lane, Value());
+}
+
+SmallVector<Value> BackwardMainKernel::loadRowStats(Value stats, int64_t offset, Value laneCol) {
+  auto v2 = VectorType::get({2}, kb.f32);
+  SmallVector<Value> out(BK::kBlockM / 2);
+  for (int64_t j = 0; j < BK::kBlockM / 8; ++j) {
+    Value col = kb.add(kb.c32(8 * j), laneCol);
+    Value at = kb.sharedAt(stats, kb.add(kb.mul(col, kb.c32(4)), kb.c32(offset)));
+    Value pair = LLVM::LoadOp::create(kb.b, v2, at, /*alignment=*/8);
+    for (int64_t e = 0; e < 2; ++e) {
+      Value x = LLVM::ExtractElementOp::create(kb.b, pair, kb.c32(e));
+      // Registers 4 j + 2 h + e hold column 8 j + e of rows h = 0, 1.
+      for (int64_t h = 0; h < 2; ++h)
+        out[4 * j + 2 * h + e] = x;
+    }
+  }
+  return out;
+}
+
+SmallVector<Value> BackwardMainKernel::maskTransposed(Value m0, Value slab0, Value keyRow0,
+                                                     Value laneCol, SmallVector<Value> sT) {
+  const int64_t BM = BK::kBlockM;
+  Value colBase = kb.add(m0, laneCol);
+  Value need = kb.cmp(arith::CmpIPredicate::sgt, kb.add(slab0, kb.c32(64)), args.seqK);
+  if (Value visible = rule->fullyVisible({m0, kb.c32(BM)}, {slab0, kb.c32(64)}))
+    need = kb.ori(need, kb.xori(visible, arith::ConstantIntOp::create(kb.b, 1, 1)));
+  SmallVector<Type> types(sT.size(), kb.f32);
+  return kb.ifThenElseValues(
+      need, types,
+      [&]() {
+        SmallVector<Value> m(sT);
+        Value lo[2], hi[2];
+        for (int h = 0; h < 2; ++h) {
+          Value key = kb.add(keyRow0, kb.c32(8 * h));
+          auto [first, end] = rule->queryRange({key, kb.c32(1)});
+          Value inSeq = kb.cmp(arith::CmpIPredicate::slt, key, args.seqK);
+          // Queries below `first` exist only when the band has a right side.
+          lo[h] = rule->getBand().right ? kb.sub(first, colBase) : Value();
+          hi[h] = kb.sub(kb.select(inSeq, end, kb.c32(0)), colBase);
+        }
+        maskScores(kb, m, lo, hi);
+        return m;
+      },
+      [&]() { return sT; });
+}
+
+void BackwardMainKernel::addDq(const QueryStep &s, ArrayRef<Value> dq, Value box, Value c,
+                               Value threadInWg) {
+  Value isLeader = kb.cmp(arith::CmpIPredicate::eq, threadInWg, kb.c32(0));
+  Value stage = kb.sharedAt(
+      base, kb.add(kb.c32(cfg.dqStageOffset()), kb.mul(c, kb.c32(cfg.dqStageBytes()))));
+  // The stage is free once this warpgroup's previous reduce has read it.
+  kb.ifThen(isLeader, [&] { bulkWaitRead(kb); });
+  Value free = kb.add(kb.c32(static_cast<int64_t>(BackwardBarrier::DqStageFree)), c);
+  namedBarrierSync(kb, free, 128);
+  auto v2 = VectorType::get({2}, kb.f32);
+  for (size_t i = 0; i < dq.size(); i += 2) {
+    // Register pair ip of every thread: 128 consecutive 8-byte slots.
+    Value slot = kb.add(kb.mul(kb.c32(static_cast<int64_t>(i / 2) * 128), kb.c32(8)),
+                        kb.mul(threadInWg, kb.c32(8)));
+    Value pair = LLVM::UndefOp::create(kb.b, v2);
+    pair = LLVM::InsertElementOp::create(kb.b, pair, dq[i], kb.c32(0));
+    pair = LLVM::InsertElementOp::create(kb.b, pair, dq[i + 1], kb.c32(1));
+    LLVM::StoreOp::create(kb.b, pair, kb.sharedAt(stage, slot), /*alignment=*/8);
+  }
+  fenceProxyAsyncShared(kb);
+  Value full = kb.add(kb.c32(static_cast<int64_t>(BackwardBarrier::DqStageFull)), c);
+  namedBarrierSync(kb, full, 128);
+
+  const int64_t boxes = cfg.qkDim() / BK::kBox;
+  Value tiles = kb.divUI(seqPad, kb.c32(BK::kBlockM));
+  Value block = kb.add(kb.mul(kb.add(kb.mul(kb.add(kb.mul(batch, numHeadsQ), s.qHead), tiles),
+                                     s.tile),
+                              kb.c32(boxes)),
+                       box);
+  Value dst = kb.globalAt(args.dqAccum, kb.mul(kb.ext64(block), kb.c64(DqAccumLayout::kBlockFloats)),
+                          kb.f32);
+  kb.ifThen(isLeader, [&] {
+    if (!cfg.deterministic)
+      return bulkReduceAddF32(kb, dst, stage, cfg.dqStageBytes());
+    // Key blocks add into a query tile in order, consumer 0 before 1: the
+    // tile's semaphore counts the reduces done; block j's consumer c waits
+    // for 2 (j - first block that sees the tile) + c.
+    auto [keysLo, keysHi] = rule->keyRange({s.m0, kb.c32(BK::kBlockM)});
+    Value firstBlock = rule->tileRange({keysLo, keysHi}, BK::kBlockN).first;
+    Value semIndex = kb.add(kb.mul(kb.add(kb.mul(batch, numHeadsQ), s.qHead), tiles), s.tile);
+    Value sem = kb.globalAt(args.semaphore, kb.ext64(semIndex), kb.i32);
+    Value turn = kb.add(kb.mul(kb.sub(nBlock, firstBlock), kb.c32(2)), c);
+    spinUntilEqual(kb, sem, turn);
+    bulkReduceAddF32(kb, dst, stage, cfg.dqStageBytes());
+    bulkWaitDone(kb);
+    fenceGpu(kb);
+    releaseAdd(kb, sem, kb.c32(1));
+  });
+}
+
+void BackwardMainKernel::storeGrad(ArrayRef<Value> acc, Value ptr, Value (&stride)[3],
+                                   int64_t realCols, Value keyRow0, Value lane, Value scale) {
+  Type half = cfg.elem == ElemType::BF16 ? Type(kb.b.getBF16Type()) : Type(kb.b.getF16Type());
+  Value laneCol = kb.ext64(kb.mul(kb.andi(lane, kb.c32(3)), kb.c32(2)));
+  for (int h = 0; h < 2; ++h) {
+    Value row = kb.add(keyRow0, kb.c32(8 * h));
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, row, args.seqK), [&] {
+      Value first = kb.add(
+          stridedRowOffset(kb, batch, headKV, row, stride[0], stride[1], stride[2]), laneCol);
+      for (size_t i = 0; i < acc.size(); i += 2) {
+        // Columns of the zero-filled padding up to whole 64-column boxes.
+        if (fragRowHalf(i) != h || fragColOffset(i) >= realCols)
+          continue;
+        Value lo = scale ? kb.fmul(acc[i], scale) : acc[i];
+        Value hi = scale ? kb.fmul(acc[i + 1], scale) : acc[i + 1];
+        Value at = kb.globalAt(ptr, kb.add(first, kb.c64(fragColOffset(i))), half);
+        LLVM::StoreOp::create(kb.b, packPair(kb, lo, hi, cfg.elem), at, /*alignment=*/4);
+      }
+    });
+  }
+}
+
+void BackwardMainKernel::emit() {
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, tid, kb.c32(0)), [&] {
+    mbarrierInit(kb, kvBarrier(), 1);
+    TmaPipeline::initAll({&pipe});
+    fenceMbarrierInit(kb);
+  });
+  NVVM::Barrier0Op::create(kb.b);
+
+  nBlock = kb.blockIdX();
+  headKV = kb.blockIdY();
+  batch = kb.blockIdZ();
+  n0 = kb.mul(nBlock, kb.c32(BK::kBlockN));
+  numHeadsQ = kb.mul(kb.gridDimY(), args.group);
+  int64_t m = BK::kBlockM;
+  seqPad = kb.mul(kb.divUI(kb.add(args.seqQ, kb.c32(m - 1)), kb.c32(m)), kb.c32(m));
+  // One rule for the producer's and the consumers' query tiles and masks.
+  rule.emplace(kb, cfg.semantics, args.seqQ, args.seqK);
+  auto [lo, hi] = rule->tileRange(rule->queryRange({n0, kb.c32(BK::kBlockN)}), m);
+  firstTile = lo;
+  tileCount = kb.sub(hi, lo);
+  steps = kb.mul(tileCount, args.group);
+
+  Value wg = kb.shru(tid, kb.c32(7));
+  kb.ifThenElse(
+      kb.cmp(arith::CmpIPredicate::eq, wg, kb.c32(0)), [&] { emitProducer(); },
+      [&] { emitConsumer(); });
+}
+
+} // namespace
+
+void mlir::fa::nvvm_kernel::buildBackwardMainKernel(OpBuilder &builder, Location loc,
+                                                    Block &moduleBody, const BK &cfg) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(&moduleBody);
+  ImplicitLocOpBuilder b(loc, builder);
+  std::string name = cfg.name() + "_main";
+  std::string smem = name + "_smem";
+  LLVM::GlobalOp::create(b, LLVM::LLVMArrayType::get(b.getI8Type(), 0), /*isConstant=*/false,
+                         LLVM::Linkage::External, smem, Attribute(), /*alignment=*/16,
+                         /*addrSpace=*/3);
+  LLVM::LLVMFuncOp fn =
+      createKernelFunction(b, name, MainArgs::types(b.getContext(), cfg), BK::kThreads);
+  for (unsigned i = 0; i < MainArgs::kTensorMaps; ++i)
+    markTensorMapArg(b, fn, i);
+  b.setInsertionPointToStart(fn.addEntryBlock(builder));
+  KernelBuilder kb(b);
+  BackwardMainKernel(kb, cfg, fn, smem).emit();
+  LLVM::ReturnOp::create(b, ValueRange{});
+}

@@ -1,0 +1,110 @@
+//===- BackwardParts.h - The sm_90a backward: config and kernels -*- C++ -*-===//
+//
+// fa.attention_grad becomes three kernels run as one call (a kernel
+// sequence, docs/BundleFormat.md), as in FlashAttention-3's backward
+// (docs/HopperBackward.md):
+//
+//   pre   D = rowsum(dO o O), LSE in the log2 domain (+inf on empty rows)
+//   main  one CTA per (128-key block, kv head, batch): dK, dV in registers
+//         over the query tiles (and q heads of the group) that see the
+//         block; dQ partials added into an f32 accumulator
+//   post  dQ = scale * dQaccum in dQ's element type
+//
+// The main kernel reuses the forward's parts: TmaPipeline, MaskRule, the
+// wgmma helpers, the 128B-swizzled box layout.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_LIB_CONVERSION_FATONVVM_BACKWARDPARTS_H
+#define FA_LIB_CONVERSION_FATONVVM_BACKWARDPARTS_H
+
+#include "KernelParts.h"
+
+namespace mlir::fa::nvvm_kernel {
+
+struct BackwardKernelConfig {
+  ElemType elem = ElemType::BF16;
+  int64_t headDim = 128;  // of Q and K
+  int64_t headDimV = 128; // of V and O
+  bool bshd = false;
+  AttentionConfig semantics;
+  /// dQ partials added in key-block order (a semaphore per query tile):
+  /// bitwise reproducible.
+  bool deterministic = false;
+
+  static constexpr int64_t kBlockM = 64;  // query rows per iteration
+  static constexpr int64_t kBlockN = 128; // keys per CTA (64 per consumer)
+  static constexpr int64_t kStages = 2;
+  static constexpr int64_t kThreads = 384;
+  static constexpr int64_t kAuxThreads = 256; // pre and post kernels
+  static constexpr int64_t kBox = AttentionKernelConfig::kBox;
+  static constexpr int64_t kMaxHeadDim = 128; // dK + dV accumulators fit 240 regs
+
+  int64_t qkDim() const { return llvm::alignTo(headDim, kBox); }
+  int64_t vDim() const { return llvm::alignTo(headDimV, kBox); }
+
+  // Shared memory of the main kernel, from a 1024-aligned base: K, V (the
+  // CTA's block, once), `kStages` slots of [Q | dO | LSE2 | D], two dS
+  // buffers [64 queries x 128 keys], the mbarriers.
+  int64_t kBytes() const { return kBlockN * qkDim() * 2; }
+  int64_t vBytes() const { return kBlockN * vDim() * 2; }
+  int64_t qBytes() const { return kBlockM * qkDim() * 2; }
+  int64_t doBytes() const { return kBlockM * vDim() * 2; }
+  int64_t rowStatBytes() const { return kBlockM * 4; }
+  /// Bytes one slot's TMA copies bring (the full barrier's transaction count).
+  int64_t slotLoadBytes() const { return qBytes() + doBytes() + 2 * rowStatBytes(); }
+  int64_t slotBytes() const { return llvm::alignTo(slotLoadBytes(), 1024); }
+  int64_t vOffset() const { return kBytes(); }
+  int64_t slotOffset() const { return vOffset() + vBytes(); }
+  int64_t dsBytes() const { return kBlockM * kBlockN * 2; }
+  int64_t dsOffset() const { return slotOffset() + kStages * slotBytes(); }
+  /// Each consumer stages its dQ partial [64 x 64] f32 here for one bulk
+  /// reduce-add, in the workspace's blocked order (see dqAccumIndex).
+  int64_t dqStageBytes() const { return kBlockM * kBox * 4; }
+  int64_t dqStageOffset() const { return dsOffset() + 2 * dsBytes(); }
+  int64_t barrierOffset() const { return dqStageOffset() + 2 * dqStageBytes(); }
+  int64_t numBarriers() const { return 1 + 2 * kStages; }
+  int64_t sharedMemoryBytes() const { return barrierOffset() + 8 * numBarriers() + 1024; }
+
+  const char *elemName() const { return elem == ElemType::BF16 ? "bf16" : "f16"; }
+  /// The sequence's name; its kernels append "_pre", "_main", "_post".
+  std::string name() const;
+};
+
+/// Named barriers of the main kernel (ids after the forward's); the
+/// per-consumer ones take + c.
+enum class BackwardBarrier : int64_t {
+  DsWritten = 3,     // both consumer warpgroups wrote this iteration's dS
+  DqStageFree = 4,   // + c: the previous bulk reduce has read the stage
+  DqStageFull = 6,   // + c: every thread of consumer c wrote its dQ partial
+};
+
+/// The dQ accumulator (workspace `dq_accum`, f32, as many elements as
+/// [batch, heads_q, seq_pad, qkDim]) is blocked so that one consumer's
+/// partial is 16 KB contiguous and its stores are conflict-free: block
+/// (batch, head, query tile, 64-column box) holds 4096 floats, element
+/// (ip * 128 + t) * 2 + e for register pair ip of consumer thread t.
+/// Register i = 2 ip + e of thread t = 32 w + l is row 16 w + l / 4 + 8 ((i >>
+/// 1) & 1), column 8 (i >> 2) + 2 (l % 4) + (i & 1) of the block.
+struct DqAccumLayout {
+  static constexpr int64_t kBlockFloats = BackwardKernelConfig::kBlockM * 64;
+};
+
+/// Appends the three kernels to `moduleBody`.
+void buildBackwardKernels(OpBuilder &builder, Location loc, Block &moduleBody,
+                          const BackwardKernelConfig &cfg);
+void buildBackwardPreKernel(OpBuilder &builder, Location loc, Block &moduleBody,
+                            const BackwardKernelConfig &cfg);
+void buildBackwardMainKernel(OpBuilder &builder, Location loc, Block &moduleBody,
+                             const BackwardKernelConfig &cfg);
+void buildBackwardPostKernel(OpBuilder &builder, Location loc, Block &moduleBody,
+                             const BackwardKernelConfig &cfg);
+
+/// The kernel sequence JSON and the three kernels' bundle JSONs (by kernel
+/// name), all naming `cubinFile`.
+std::string backwardSequenceJson(const BackwardKernelConfig &cfg, StringRef chip);
+std::vector<std::pair<std::string, std::string>>
+backwardBundleJsons(const BackwardKernelConfig &cfg, StringRef chip, StringRef cubinFile);
+
+} // namespace mlir::fa::nvvm_kernel
+
+#endif // FA_LIB_CONVERSION_FATONVVM_BACKWARDPARTS_H

@@ -1,0 +1,199 @@
+//===- BackwardRowKernels.cpp - The backward's pre and post kernels -------===//
+//
+// Both are memory-bound passes over rows of 64-row query blocks, one CTA of
+// 256 threads per (block, head, batch), four threads per row:
+//
+//   pre   D[row] = sum_d dO[row, d] * O[row, d] (f32) and
+//         LSE2[row] = log2(e) * LSE[row], with +inf for empty rows (LSE =
+//         -inf) and for the padding rows up to a multiple of 64, so that the
+//         main kernel's exp2(s * c - LSE2) is 0 there, never NaN
+//   post  dQ[row, d] = scale * dQaccum[row, d] in dQ's element type (the
+//         accumulator in its blocked order, DqAccumLayout)
+//
+// O, dO, LSE and dQ are addressed through their strides (bundle stride()
+// parameters), so any layout the runtime accepts is read correctly; the
+// workspace buffers are dense [batch, heads_q, seq_pad(, dim)].
+//
+//===----------------------------------------------------------------------===//
+#include "BackwardParts.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::nvvm_kernel;
+
+namespace {
+
+/// Row strides of a rank-4 (or LSE's rank-3) operand, as i64 parameters.
+struct Strided {
+  Value ptr, batch, head, row;
+
+  Value rowOffset(KernelBuilder &kb, Value b, Value h, Value r) const {
+    return stridedRowOffset(kb, b, h, r, batch, head, row);
+  }
+};
+
+/// The thread's row of the CTA's block and its quarter of the columns.
+struct RowThread {
+  Value batch, head, numHeads, row, part, seqPad, valid;
+
+  static RowThread get(KernelBuilder &kb, Value seqQ) {
+    RowThread t;
+    Value tid = kb.threadIdX();
+    t.batch = kb.blockIdZ();
+    t.head = kb.blockIdY();
+    t.numHeads = kb.gridDimY();
+    t.row = kb.add(kb.mul(kb.blockIdX(), kb.c32(BackwardKernelConfig::kBlockM)),
+                   kb.shru(tid, kb.c32(2)));
+    t.part = kb.andi(tid, kb.c32(3));
+    int64_t m = BackwardKernelConfig::kBlockM;
+    t.seqPad = kb.mul(kb.divUI(kb.add(seqQ, kb.c32(m - 1)), kb.c32(m)), kb.c32(m));
+    t.valid = kb.cmp(arith::CmpIPredicate::slt, t.row, seqQ);
+    return t;
+  }
+  /// Index of the row in a dense [batch, heads, seqPad] workspace buffer.
+  Value workspaceRow(KernelBuilder &kb) const {
+    return kb.add(kb.mul(kb.add(kb.mul(kb.ext64(batch), kb.ext64(numHeads)), kb.ext64(head)),
+                         kb.ext64(seqPad)),
+                  kb.ext64(row));
+  }
+};
+
+Type halfType(KernelBuilder &kb, ElemType e) {
+  return e == ElemType::BF16 ? Type(kb.b.getBF16Type()) : Type(kb.b.getF16Type());
+}
+
+Value loadF32(KernelBuilder &kb, Value ptr, Value index, Type elemType, int64_t bytes) {
+  Value v = LLVM::LoadOp::create(kb.b, elemType, kb.globalAt(ptr, index, elemType), bytes);
+  return elemType == kb.f32 ? v : arith::ExtFOp::create(kb.b, kb.f32, v).getResult();
+}
+
+void storeF32(KernelBuilder &kb, Value v, Value ptr, Value index) {
+  LLVM::StoreOp::create(kb.b, v, kb.globalAt(ptr, index, kb.f32), /*alignment=*/4);
+}
+
+/// The row kernels take pointers, i64 strides and i32 sizes only.
+LLVM::LLVMFuncOp rowKernel(ImplicitLocOpBuilder &b, StringRef name, ArrayRef<Type> args) {
+  return createKernelFunction(b, name, args, BackwardKernelConfig::kAuxThreads);
+}
+
+} // namespace
+
+void mlir::fa::nvvm_kernel::buildBackwardPreKernel(OpBuilder &builder, Location loc,
+                                                   Block &moduleBody,
+                                                   const BackwardKernelConfig &cfg) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(&moduleBody);
+  ImplicitLocOpBuilder b(loc, builder);
+  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+  Type i64 = b.getI64Type();
+  // O, 3 strides; dO, 3 strides; LSE, 3 strides; LSE2; D; seq_q.
+  SmallVector<Type> args;
+  for (int i = 0; i < 3; ++i)
+    args.append({ptr, i64, i64, i64});
+  args.append({ptr, ptr, b.getI32Type()});
+  LLVM::LLVMFuncOp fn = rowKernel(b, cfg.name() + "_pre", args);
+  b.setInsertionPointToStart(fn.addEntryBlock(builder));
+  KernelBuilder kb(b);
+  auto strided = [&](unsigned i) {
+    return Strided{fn.getArgument(i), fn.getArgument(i + 1), fn.getArgument(i + 2),
+                   fn.getArgument(i + 3)};
+  };
+  Strided out = strided(0), gradOut = strided(4), lse = strided(8);
+  Value lse2Ptr = fn.getArgument(12), dPtr = fn.getArgument(13), seqQ = fn.getArgument(14);
+  RowThread t = RowThread::get(kb, seqQ);
+  Type half = halfType(kb, cfg.elem);
+
+  // Columns part, part + 4, ...: a quad reads 4 neighbours per step.
+  SmallVector<Value> sums = kb.ifThenElseValues(
+      t.valid, {kb.f32},
+      [&]() -> SmallVector<Value> {
+        Value oRow = out.rowOffset(kb, t.batch, t.head, t.row);
+        Value doRow = gradOut.rowOffset(kb, t.batch, t.head, t.row);
+        Value part = kb.ext64(t.part);
+        Value acc = kb.cf32(0.0);
+        // Head dims are multiples of 8: every column part + c is in range.
+        for (int64_t c = 0; c < cfg.headDimV; c += 4) {
+          Value col = kb.add(part, kb.c64(c));
+          Value o = loadF32(kb, out.ptr, kb.add(oRow, col), half, 2);
+          Value d = loadF32(kb, gradOut.ptr, kb.add(doRow, col), half, 2);
+          acc = kb.fma(o, d, acc);
+        }
+        return {acc};
+      },
+      [&]() -> SmallVector<Value> { return {kb.cf32(0.0)}; });
+  Value sum = quadReduceSum(kb, sums[0]);
+
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, t.part, kb.c32(0)), [&] {
+    Value inf = kb.cf32(std::numeric_limits<double>::infinity());
+    SmallVector<Value> lse2 = kb.ifThenElseValues(
+        t.valid, {kb.f32},
+        [&]() -> SmallVector<Value> {
+          Value idx = lse.rowOffset(kb, t.batch, t.head, t.row);
+          Value l = LLVM::LoadOp::create(kb.b, kb.f32, kb.globalAt(lse.ptr, idx, kb.f32), 4);
+          Value empty = kb.fcmp(arith::CmpFPredicate::OEQ, l, kb.cf32(-std::numeric_limits<double>::infinity()));
+          return {kb.select(empty, inf, kb.fmul(l, kb.cf32(1.4426950408889634)))};
+        },
+        [&]() -> SmallVector<Value> { return {inf}; });
+    Value w = t.workspaceRow(kb);
+    storeF32(kb, lse2[0], lse2Ptr, w);
+    storeF32(kb, sum, dPtr, w);
+  });
+  LLVM::ReturnOp::create(b, ValueRange{});
+}
+
+void mlir::fa::nvvm_kernel::buildBackwardPostKernel(OpBuilder &builder, Location loc,
+                                                    Block &moduleBody,
+                                                    const BackwardKernelConfig &cfg) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(&moduleBody);
+  ImplicitLocOpBuilder b(loc, builder);
+  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+  Type i64 = b.getI64Type();
+  // dQaccum; dQ, 3 strides; seq_q.
+  LLVM::LLVMFuncOp fn =
+      rowKernel(b, cfg.name() + "_post", {ptr, ptr, i64, i64, i64, b.getI32Type()});
+  b.setInsertionPointToStart(fn.addEntryBlock(builder));
+  KernelBuilder kb(b);
+  Value accPtr = fn.getArgument(0);
+  Strided dq{fn.getArgument(1), fn.getArgument(2), fn.getArgument(3), fn.getArgument(4)};
+  Value seqQ = fn.getArgument(5);
+  RowThread t = RowThread::get(kb, seqQ);
+  Value scale = kb.cf32(cfg.semantics.scale);
+  kb.ifThen(t.valid, [&] {
+    // The accumulator is blocked (DqAccumLayout): row r of the tile is
+    // register half h = (r % 16) / 8 of lane 4 (r % 8) + part of warp r / 16;
+    // column pair 8 j + 2 part of a box is register pair 2 j + h.
+    const int64_t boxes = cfg.qkDim() / BackwardKernelConfig::kBox;
+    Value r = kb.shru(kb.threadIdX(), kb.c32(2));
+    Value warp = kb.shru(r, kb.c32(4)), half = kb.andi(kb.shru(r, kb.c32(3)), kb.c32(1));
+    Value thread = kb.add(kb.mul(warp, kb.c32(32)),
+                          kb.add(kb.mul(kb.andi(r, kb.c32(7)), kb.c32(4)), t.part));
+    Value tiles = kb.divUI(t.seqPad, kb.c32(BackwardKernelConfig::kBlockM));
+    Value tileBlock = kb.mul(kb.add(kb.mul(kb.add(kb.mul(t.batch, t.numHeads), t.head), tiles),
+                                    kb.blockIdX()),
+                             kb.c32(boxes));
+    Value dqRow = dq.rowOffset(kb, t.batch, t.head, t.row);
+    Value part = kb.ext64(kb.mul(t.part, kb.c32(2)));
+    auto v2 = VectorType::get({2}, kb.f32);
+    for (int64_t c = 0; c < cfg.headDim; c += 8) {
+      int64_t box = c / 64, j = (c % 64) / 8;
+      Value block = kb.ext64(kb.add(tileBlock, kb.c32(box)));
+      Value pairIndex = kb.add(kb.mul(kb.add(kb.c32(2 * j), half), kb.c32(128)), thread);
+      Value at = kb.add(kb.mul(block, kb.c64(DqAccumLayout::kBlockFloats)),
+                        kb.ext64(kb.mul(pairIndex, kb.c32(2))));
+      Value pair = LLVM::LoadOp::create(kb.b, v2, kb.globalAt(accPtr, at, kb.f32), /*alignment=*/8);
+      Value col = kb.add(part, kb.c64(c));
+      for (int64_t e = 0; e < 2; ++e) {
+        Value x = LLVM::ExtractElementOp::create(kb.b, pair, kb.c32(e));
+        Value h = arith::TruncFOp::create(kb.b, halfType(kb, cfg.elem),
+                                          kb.fmul(x, scale));
+        LLVM::StoreOp::create(kb.b, h, kb.globalAt(dq.ptr, kb.add(kb.add(dqRow, col), kb.c64(e)),
+                                                   halfType(kb, cfg.elem)),
+                              /*alignment=*/2);
+      }
+    }
+  });
+  LLVM::ReturnOp::create(b, ValueRange{});
+}

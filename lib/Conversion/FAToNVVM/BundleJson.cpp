@@ -1,0 +1,53 @@
+//===- BundleJson.cpp - Pieces of kernel bundle JSON ----------------------===//
+#include "KernelParts.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::nvvm_kernel;
+using llvm::json::Array;
+using llvm::json::Object;
+
+Object mlir::fa::nvvm_kernel::tensorMapParam(StringRef operand, StringRef dtype, int64_t rows) {
+  return Object{{"kind", "tensor_map"},
+                {"operand", operand.str()},
+                {"box", Array{AttentionKernelConfig::kBox, rows}},
+                {"dims", Array{"dim", "seq", "head", "batch"}},
+                {"swizzle", "128B"},
+                {"dtype", dtype.str()}};
+}
+
+void mlir::fa::nvvm_kernel::appendStrideParams(Array &params, StringRef operand,
+                                               ArrayRef<StringRef> dims) {
+  for (StringRef dim : dims)
+    params.push_back(Object{{"kind", "i64"},
+                            {"value", llvm::formatv("stride({0}, {1})", operand, dim).str()}});
+}
+
+Object mlir::fa::nvvm_kernel::semanticsConfig(StringRef dtype, bool bshd, int64_t headDim,
+                                              int64_t headDimV, const AttentionConfig &sem) {
+  llvm::json::Value window = nullptr, softcap = nullptr;
+  if (sem.window)
+    window = Array{sem.window->first, sem.window->second};
+  if (sem.softcap)
+    softcap = *sem.softcap;
+  return Object{{"dtype", dtype.str()},
+                {"out_dtype", dtype},
+                {"layout", bshd ? "bshd" : "bhsd"},
+                {"head_dim", headDim},
+                {"head_dim_v", headDimV},
+                {"causal", sem.causal},
+                {"mask_alignment",
+                 sem.alignment == MaskAlignment::bottom_right ? "bottom_right" : "top_left"},
+                {"window", std::move(window)},
+                {"softcap", std::move(softcap)},
+                {"scale", sem.scale}};
+}
+
+std::string mlir::fa::nvvm_kernel::printJson(llvm::json::Value value) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::formatv("{0:2}", value);
+  return out;
+}

@@ -1,0 +1,29 @@
+#!/bin/bash
+# Compiles the backward kernel sequences of the device round
+# (gen_backward_inputs.py) into <out>/<config>/ (default
+# .devbuild/backward), each folder one fa-kernel-sequence with its three
+# kernel bundles and cubin, plus cfg.json; a ptxas resource report of all of
+# them in <out>/ptxas.log. A configuration fa-compile rejects is an error.
+#   test/Device/build_backward.sh [fa-compile] [out]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+FC=${1:-$root/build/bin/fa-compile}
+out=${2:-$root/.devbuild/backward}
+PTXAS=${PTXAS:-/usr/local/cuda/bin/ptxas}
+rm -rf "$out"; mkdir -p "$out/src"
+python3 "$here/gen_backward_inputs.py" "$out/src"
+: > "$out/ptxas.log"
+for f in "$out"/src/*.mlir; do
+  n=$(basename "$f" .mlir)
+  det=(); grep -q '"det": true' "$out/src/$n.cfg.json" && det=(--deterministic)
+  "$FC" "$f" -o "$out/$n" "${det[@]}"
+  cp "$out/src/$n.cfg.json" "$out/$n/cfg.json"
+  if [ -x "$PTXAS" ]; then
+    "$FC" "$f" -o "$out/src/$n.isa" --format=isa "${det[@]}"
+    "$PTXAS" -arch=sm_90a -v "$out/src/$n.isa"/*.ptx -o /dev/null >> "$out/ptxas.log" 2>&1
+  fi
+done
+rm -rf "$out/src"
+echo "build_backward: $(ls -d "$out"/*/ | wc -l) backward configurations in $out"
+grep -E "spill" "$out/ptxas.log" | sort | uniq -c

@@ -1,0 +1,208 @@
+"""The sm_90a backward on the GPU: dQ, dK, dV of our kernel sequences
+(build_backward.sh) against float64 autograd, with FlashAttention's
+criterion (our max error <= 2x a plain bf16/f16 implementation's, plus
+1e-5), over tails, GQA, both layouts, causal in both alignments, windows,
+fully masked rows; deterministic kernels run three times and must be
+bitwise equal.
+
+  check_backward.py BUNDLES [--csv OUT] [--quick]
+
+BUNDLES holds one folder per configuration (cfg.json plus the fa-compile
+output). The three kernels of a sequence are launched one after the other
+through libfa_runtime (fa_mlir.gpu_runtime, $FA_RUNTIME_LIB) with the
+workspace allocated here, as the sequence's `workspace` declares it.
+--quick: one small case per configuration (for compute-sanitizer).
+"""
+import argparse
+import csv
+import glob
+import json
+import math
+import os
+import sys
+
+import torch
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(here)), "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(here), "lib"))
+from fa_mlir import gpu_runtime  # noqa: E402
+import mask_cases  # noqa: E402
+
+DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32,
+          "i32": torch.int32}
+NAMES = {v: k for k, v in DTYPES.items()}
+
+
+def rt(t):
+    return (t.data_ptr(), NAMES[t.dtype], tuple(t.shape), tuple(t.stride()))
+
+
+def evaluate(expr, sym):
+    """A bundle shape expression (integers, symbols, + - * /, ceildiv)."""
+    if isinstance(expr, int):
+        return expr
+    env = dict(sym, ceildiv=lambda a, b: -(-a // b))
+    return int(eval(expr.replace("/", "//"), {"__builtins__": {}}, env))
+
+
+class Sequence:
+    """One compiled configuration: its kernels in order and the workspace."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        with open(os.path.join(folder, "cfg.json")) as f:
+            self.cfg = json.load(f)
+        seqs = [p for p in glob.glob(os.path.join(folder, "*.json"))
+                if json.load(open(p)).get("format") == "fa-kernel-sequence"]
+        assert len(seqs) == 1, f"{folder}: {len(seqs)} kernel sequences"
+        with open(seqs[0]) as f:
+            self.meta = json.load(f)
+        self.kernels = [gpu_runtime.RuntimeBundle(os.path.join(folder, k))
+                        for k in self.meta["kernels"]]
+
+    def workspace(self, sym, device):
+        out = {}
+        for w in self.meta["workspace"]:
+            shape = [evaluate(e, sym) for e in w["shape"]]
+            make = torch.zeros if w["init"] == "zero" else torch.empty
+            out[w["name"]] = make(shape, dtype=DTYPES[w["dtype"]], device=device)
+        return out
+
+    def __call__(self, do, q, k, v, o, lse, dq, dk, dv, sym):
+        ops = dict(grad_output=do, query=q, key=k, value=v, output=o, lse=lse,
+                   grad_query=dq, grad_key=dk, grad_value=dv)
+        ops.update(self.workspace(sym, q.device))
+        stream = torch.cuda.current_stream().cuda_stream
+        for kern in self.kernels:
+            needed = set(kern.required)
+            kern.launch({r: rt(t) for r, t in ops.items() if r in needed}, stream)
+            if os.environ.get("FA_SYNC_EACH"):  # which kernel faults
+                try:
+                    torch.cuda.synchronize()
+                except Exception as e:
+                    raise RuntimeError(f"{kern.kernel_name}: {e}") from None
+
+
+def attention(q, k, v, scale, keep):
+    """Standard attention in q's dtype (bhsd), rows without keys 0."""
+    hq, hk = q.shape[1], k.shape[1]
+    k = k.repeat_interleave(hq // hk, dim=1)
+    v = v.repeat_interleave(hq // hk, dim=1)
+    s = (q @ k.transpose(-1, -2)) * scale
+    if keep is None:
+        return torch.softmax(s, dim=-1) @ v, torch.logsumexp(s.double(), dim=-1)
+    live = keep.any(dim=-1)
+    s = s.masked_fill(~keep, float("-inf"))
+    lse = torch.logsumexp(s.double(), dim=-1)
+    s = torch.where(live[..., None], s, torch.zeros_like(s))  # finite on empty rows
+    p = torch.softmax(s, dim=-1) * live[..., None].to(s.dtype)
+    return p @ v, lse
+
+
+def grads(q, k, v, do, scale, keep, dtype):
+    """(dq, dk, dv) of standard attention computed in `dtype` (bhsd)."""
+    leaves = [t.detach().to(dtype).requires_grad_() for t in (q, k, v)]
+    o, _ = attention(*leaves, scale, keep)
+    o.backward(do.to(dtype))
+    return [t.grad.double() for t in leaves]
+
+
+def run_case(seq, B, Hq, Hkv, Sq, Sk, runs=1):
+    c = seq.cfg
+    dt, d, dv, bshd = DTYPES[c["dtype"]], c["d"], c["dv"], c["layout"] == "bshd"
+    dev = "cuda"
+    shape = (lambda s, h, e: (B, s, h, e)) if bshd else (lambda s, h, e: (B, h, s, e))
+    to_bhsd = (lambda t: t.transpose(1, 2)) if bshd else (lambda t: t)
+    q = torch.randn(shape(Sq, Hq, d), device=dev).to(dt)
+    k = torch.randn(shape(Sk, Hkv, d), device=dev).to(dt)
+    v = torch.randn(shape(Sk, Hkv, dv), device=dev).to(dt)
+    do = torch.randn(shape(Sq, Hq, dv), device=dev).to(dt)
+    scale = 1.0 / math.sqrt(d)
+    masked = c["causal"] or c["window"] is not None
+    keep = (mask_cases.visible(Sq, Sk, c["causal"], tuple(c["window"]) if c["window"] else None,
+                               c["align"], xp=torch).to(dev) if masked else None)
+    qb, kb, vb, dob = (to_bhsd(t) for t in (q, k, v, do))
+    o64, lse64 = attention(qb.double(), kb.double(), vb.double(), scale, keep)
+    o = o64.to(dt)
+    o = (o.transpose(1, 2) if bshd else o).contiguous()
+    lse = lse64.float().contiguous()
+    sym = dict(batch=B, heads_q=Hq, heads_kv=Hkv, seq_q=Sq, seq_k=Sk, head_dim=d,
+               head_dim_v=dv)
+    outs = []
+    for _ in range(runs):
+        dq, dk, dvv = (torch.full_like(t, float("nan")) for t in (q, k, v))
+        seq(do, q, k, v, o, lse, dq, dk, dvv, sym)
+        torch.cuda.synchronize()
+        outs.append((dq, dk, dvv))
+    ref = grads(qb, kb, vb, dob, scale, keep, torch.float64)
+    plain = grads(qb, kb, vb, dob, scale, keep, dt)
+    row = dict(config=os.path.basename(seq.folder), B=B, Hq=Hq, Hkv=Hkv, Sq=Sq, Sk=Sk)
+    ok = True
+    for name, ours, r, p in zip(("dq", "dk", "dv"), outs[0], ref, plain):
+        ours = to_bhsd(ours).double()
+        finite = bool(torch.isfinite(ours).all().item())
+        err = (ours - r).abs().max().item() if ours.numel() else 0.0
+        err_plain = (p - r).abs().max().item() if ours.numel() else 0.0
+        good = finite and err <= 2 * err_plain + 1e-5
+        row[f"err_{name}"], row[f"plain_{name}"] = err, err_plain
+        ok = ok and good
+    if keep is not None:  # rows that see no key: dQ exactly 0
+        dead = ~keep.any(dim=-1)
+        row["dead_rows"] = int(dead.sum().item())
+        if dead.any():
+            dq_b = to_bhsd(outs[0][0])
+            ok = ok and bool((dq_b[dead.expand(B, Hq, Sq)] == 0).all().item())
+    if runs > 1:
+        same = all(all(torch.equal(a, b) for a, b in zip(outs[0], other)) for other in outs[1:])
+        row["bitwise_equal_runs"] = same
+        ok = ok and same
+    row["ok"] = ok
+    return row
+
+
+def shapes(cfg, quick):
+    if quick:
+        return [(1, 2, 1, 130, 200)]
+    s = [(2, 4, 4, 256, 256), (1, 4, 2, 200, 333), (1, 2, 2, 1024, 1024), (2, 2, 1, 77, 513)]
+    if cfg["causal"] and cfg["align"] == "bottom_right" or cfg["window"]:
+        s.append((1, 2, 2, 300, 100))  # rows without keys (bottom-right, Sq > Sk)
+    return s
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bundles")
+    ap.add_argument("--csv")
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    torch.manual_seed(0)
+    rows = []
+    for folder in sorted(glob.glob(os.path.join(a.bundles, "*/"))):
+        seq = Sequence(folder.rstrip("/"))
+        for (B, Hq, Hkv, Sq, Sk) in shapes(seq.cfg, a.quick):
+            runs = 3 if seq.cfg["det"] and not a.quick else 1
+            try:
+                r = run_case(seq, B, Hq, Hkv, Sq, Sk, runs)
+            except Exception as e:  # a launch error is a failed case, with its message
+                r = dict(config=os.path.basename(folder.rstrip("/")), B=B, Hq=Hq, Hkv=Hkv,
+                         Sq=Sq, Sk=Sk, ok=False, error=str(e)[:300])
+            rows.append(r)
+            errs = " ".join(f"{n}={r.get('err_' + n, float('nan')):.2e}/{r.get('plain_' + n, float('nan')):.2e}"
+                            for n in ("dq", "dk", "dv"))
+            print(f"{'PASS' if r['ok'] else 'FAIL'} {r['config']} B{B} H{Hq}/{Hkv} {Sq}x{Sk} "
+                  f"{errs} {r.get('error', '')}{' bitwise' if r.get('bitwise_equal_runs') else ''}",
+                  flush=True)
+    n_ok = sum(r["ok"] for r in rows)
+    print(f"backward: {n_ok}/{len(rows)} cases pass")
+    if a.csv:
+        keys = sorted({k for r in rows for k in r})
+        with open(a.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=keys)
+            w.writeheader()
+            w.writerows(rows)
+    sys.exit(0 if n_ok == len(rows) else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""Writes the backward kernel configurations of the device round, one MLIR
+file with one fa.attention_grad each, into DIR (`gen_backward_inputs.py
+DIR`); build_backward.sh compiles each into DIR/../<name>/. `list` prints
+them. Shapes stay dynamic (batch, heads, sequence lengths): one kernel
+sequence serves every case of test/Device/check_backward.py with its
+configuration.
+"""
+import json
+import os
+import sys
+from collections import namedtuple
+
+# window (left, right) or None; det: compiled with --deterministic.
+Bwd = namedtuple("Bwd", "dtype d dv layout causal align window det", defaults=(False,))
+
+
+def configs():
+    out = []
+    for d in (128, 64):
+        for layout in ("bhsd", "bshd"):
+            for causal, align in ((False, "top_left"), (True, "top_left"), (True, "bottom_right")):
+                out.append(Bwd("bf16", d, d, layout, causal, align, None))
+    out += [
+        Bwd("f16", 128, 128, "bhsd", True, "top_left", None),
+        Bwd("f16", 64, 64, "bshd", False, "top_left", None),
+        Bwd("bf16", 128, 128, "bhsd", False, "top_left", (96, 32)),
+        Bwd("bf16", 64, 64, "bshd", False, "bottom_right", (64, 0)),
+        Bwd("bf16", 96, 96, "bhsd", True, "top_left", None),
+        Bwd("bf16", 32, 32, "bshd", False, "top_left", None),
+        Bwd("bf16", 128, 64, "bhsd", False, "top_left", None),
+        Bwd("bf16", 128, 128, "bhsd", True, "top_left", None, True),
+        Bwd("bf16", 64, 64, "bhsd", False, "top_left", None, True),
+        Bwd("bf16", 64, 64, "bshd", True, "bottom_right", None, True),
+    ]
+    return out
+
+
+def name(c):
+    n = f"{c.dtype}_d{c.d}" + (f"v{c.dv}" if c.dv != c.d else "") + f"_{c.layout}"
+    if c.causal:
+        n += "_causal" + ("_br" if c.align == "bottom_right" else "")
+    if c.window:
+        n += f"_w{c.window[0]}_{c.window[1]}" + ("_br" if c.align == "bottom_right" and not c.causal else "")
+    return n + ("_det" if c.det else "")
+
+
+def mlir(c):
+    el = c.dtype
+    def t(dim):
+        return f"tensor<?x?x?x{dim}x{el}>"
+    q, v = t(c.d), t(c.dv)
+    attrs = [f"layout = #fa<layout {c.layout}>"]
+    if c.causal:
+        attrs.append("causal")
+    if c.causal or c.window:
+        attrs.append(f"mask_alignment = #fa<mask_alignment {c.align}>")
+    if c.window:
+        attrs.append(f"window = array<i64: {c.window[0]}, {c.window[1]}>")
+    a = " {" + ", ".join(attrs) + "}"
+    lse = "tensor<?x?x?xf32>"
+    return (f"// {name(c)}\n"
+            f"func.func @g(%do: {v}, %q: {q}, %k: {q}, %v: {v}, %o: {v}, %l: {lse}) -> ({q}, {q}, {v}) {{\n"
+            f"  %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %l : {v}, {q}, {q}, {v}, {v}, {lse}{a}"
+            f" -> {q}, {q}, {v}\n"
+            f"  return %dq, %dk, %dv : {q}, {q}, {v}\n}}\n")
+
+
+def main(argv):
+    if argv[1:] == ["list"]:
+        for c in configs():
+            print(name(c), json.dumps(c._asdict()))
+        return
+    out = argv[1]
+    os.makedirs(out, exist_ok=True)
+    for c in configs():
+        with open(os.path.join(out, name(c) + ".mlir"), "w") as f:
+            f.write(mlir(c))
+        with open(os.path.join(out, name(c) + ".cfg.json"), "w") as f:
+            json.dump(c._asdict(), f)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
