@@ -198,12 +198,15 @@ def _describe(arguments):
 # also records; the two must agree.
 def _gpu_config_view(kcfg):
     window = list(kcfg.window) if kcfg.window is not None else None
-    return {"dtype": kcfg.dtype, "layout": kcfg.layout,
+    view = {"dtype": kcfg.dtype, "layout": kcfg.layout,
             "head_dim": kcfg.head_dim, "head_dim_v": kcfg.dv,
             "causal": kcfg.causal, "return_lse": kcfg.return_lse,
             "window": window, "softcap": _f32(kcfg.softcap),
             "scale": _f32(kcfg.effective_scale), "bias": kcfg.bias is not None,
             "deterministic": kcfg.deterministic}
+    if kcfg.op == "backward":
+        del view["return_lse"]  # a forward notion; the backward reads LSE
+    return view
 
 
 def _f32(x):

@@ -329,3 +329,23 @@ def test_torch_cuda_backward_reports_fa_compile_refusal(monkeypatch):
                            None, "", "bhsd", True)
     assert calls[-1][-1] == "--deterministic"
     registry.forget()
+
+
+def test_backward_sequence_config_may_say_return_lse_false(tmp_path):
+    # return_lse describes a forward; a backward sequence's config may carry
+    # any value (the manifest's backward KernelConfig always says True).
+    path = str(tmp_path / "b")
+    os.makedirs(path)
+    for name in FILES:
+        shutil.copy2(os.path.join(INPUTS, name), path)
+    doc = _sequence_doc()
+    doc["config"]["return_lse"] = False
+    with open(os.path.join(path, "bwd.json"), "w") as f:
+        json.dump(doc, f)
+    with open(os.path.join(path, "kernel.mlir"), "w") as f:
+        f.write("// source\n")
+    write_manifest(path, {
+        "format": "fa-mlir-bundle", "version": 2, "target": "sm_90a",
+        "op": "backward", "config": CONFIG.to_dict(), "compiler": {},
+        "gpu": {"sequence": "bwd.json", "source": "kernel.mlir"}})
+    assert load_bundle(path).config == CONFIG
