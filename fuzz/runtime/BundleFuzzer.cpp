@@ -1,14 +1,16 @@
 //===- BundleFuzzer.cpp - libFuzzer target over the bundle loader ---------===//
 //
-// Each input is tried three ways: as bundle JSON (parse, validate, and for a
+// Each input is tried four ways: as bundle JSON (parse, validate, and for a
 // valid bundle plan a launch with operands of the shapes it asks for, packing
-// tensor maps with a fake encoder), as a device image (the cubin checks), and
-// as a shape expression. Any crash, sanitizer report, leak or timeout is a
+// tensor maps with a fake encoder), as kernel-sequence JSON (the document's
+// own checks; its kernel files are not read), as a device image (the cubin
+// checks), and as a shape expression. Any crash, sanitizer report, leak or timeout is a
 // bug; errors (Status) are the expected outcome for bad input.
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Runtime/Bundle.h"
 #include "fa/Runtime/Expr.h"
+#include "fa/Runtime/Sequence.h"
 
 #include <cstdint>
 #include <cstring>
@@ -125,6 +127,7 @@ void fuzzBundle(const std::string &text, uint8_t selector) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string text(reinterpret_cast<const char *>(data), size);
   fuzzBundle(text, size ? data[size - 1] : 0);
+  (void)parseSequenceSpec(text, "");
   (void)checkCubinImage(text, "fa_fwd", "fuzz-input");
   Expected<Expr> e = Expr::parse(text);
   if (e.ok())

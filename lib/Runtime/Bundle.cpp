@@ -2,6 +2,7 @@
 #include "fa/Runtime/Bundle.h"
 
 #include "Driver.h"
+#include "Files.h"
 
 #include <cerrno>
 #include <cinttypes>
@@ -22,7 +23,7 @@ struct Bundle::ContextState {
   int numSms = 0;
 };
 
-namespace {
+namespace detail {
 
 /// Reads a whole regular file of at most `limit` bytes. Anything else (a
 /// device such as /dev/zero, a FIFO, a directory, a huge file) is an error
@@ -75,6 +76,12 @@ std::string dirName(const std::string &path) {
     return "";
   return slash == 0 ? "/" : path.substr(0, slash);
 }
+
+} // namespace detail
+
+using namespace detail;
+
+namespace {
 
 template <typename T, size_t N>
 std::string listOf(const std::array<T, N> &values, uint32_t count) {
@@ -291,39 +298,46 @@ Expected<Bundle::ContextState *> Bundle::contextState(void *driverPtr,
   return contexts_.back().get();
 }
 
-Status Bundle::launch(const std::vector<TensorArg> &tensors, void *stream) {
+namespace {
+
+Expected<cu::CUcontext> launchContext(Driver &d, cu::CUstream stream) {
+  cu::CUcontext ctx = nullptr;
+  if (stream)
+    FA_RETURN_IF_ERROR(d.check(d.cuStreamGetCtx(stream, &ctx), "cuStreamGetCtx"));
+  else
+    FA_RETURN_IF_ERROR(d.check(d.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent"));
+  if (ctx)
+    return ctx;
+  int count = 0;
+  FA_RETURN_IF_ERROR(d.check(d.cuDeviceGetCount(&count), "cuDeviceGetCount"));
+  if (count == 0)
+    return Status::error(ErrorCode::NoDevice, "no CUDA GPU is available "
+                                              "(cuDeviceGetCount returned 0)");
+  cu::CUdevice device = 0;
+  FA_RETURN_IF_ERROR(d.check(d.cuDeviceGet(&device, 0), "cuDeviceGet"));
+  Expected<cu::CUcontext> primary = d.primaryContext(device);
+  if (!primary.ok())
+    return primary.status();
+  FA_RETURN_IF_ERROR(d.check(d.cuCtxSetCurrent(*primary), "cuCtxSetCurrent"));
+  return *primary;
+}
+
+} // namespace
+
+Expected<std::unique_ptr<LaunchScope>> LaunchScope::open(cu::CUstream stream) {
   Expected<Driver *> driver = Driver::get();
   if (!driver.ok())
     return driver.status();
-  Driver &d = **driver;
-  auto cuStream = static_cast<cu::CUstream>(stream);
+  Expected<cu::CUcontext> ctx = launchContext(**driver, stream);
+  if (!ctx.ok())
+    return ctx.status();
+  auto scope = std::make_unique<LaunchScope>(**driver, *ctx);
+  FA_RETURN_IF_ERROR(scope->guard.status());
+  return scope;
+}
 
-  cu::CUcontext ctx = nullptr;
-  if (cuStream)
-    FA_RETURN_IF_ERROR(d.check(d.cuStreamGetCtx(cuStream, &ctx), "cuStreamGetCtx"));
-  else
-    FA_RETURN_IF_ERROR(d.check(d.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent"));
-  if (!ctx) {
-    int count = 0;
-    FA_RETURN_IF_ERROR(d.check(d.cuDeviceGetCount(&count), "cuDeviceGetCount"));
-    if (count == 0)
-      return Status::error(ErrorCode::NoDevice, "no CUDA GPU is available "
-                                                "(cuDeviceGetCount returned 0)");
-    cu::CUdevice device = 0;
-    FA_RETURN_IF_ERROR(d.check(d.cuDeviceGet(&device, 0), "cuDeviceGet"));
-    Expected<cu::CUcontext> primary = d.primaryContext(device);
-    if (!primary.ok())
-      return primary.status();
-    ctx = *primary;
-    FA_RETURN_IF_ERROR(d.check(d.cuCtxSetCurrent(ctx), "cuCtxSetCurrent"));
-  }
-  ContextGuard guard(d, ctx);
-  FA_RETURN_IF_ERROR(guard.status());
-  Expected<ContextState *> state = contextState(&d, ctx);
-  if (!state.ok())
-    return state.status();
-
-  TensorMapEncoder encoder = [&d](const TensorMapRequest &r, void *out) {
+TensorMapEncoder driverEncoder(Driver &d) {
+  return [&d](const TensorMapRequest &r, void *out) {
     cu::CUresult res = d.cuTensorMapEncodeTiled(
         out, r.dataType, r.rank, reinterpret_cast<void *>(r.globalAddress),
         r.globalDim.data(), r.globalStrides.data(), r.boxDim.data(),
@@ -334,13 +348,32 @@ Status Bundle::launch(const std::vector<TensorArg> &tensors, void *stream) {
       return Status::error(s.code(), s.message() + " [" + describe(r) + "]");
     return s;
   };
-  Expected<LaunchPlan> plan = this->plan(tensors, (*state)->numSms, encoder);
+}
+
+Status Bundle::launch(const std::vector<TensorArg> &tensors, void *stream) {
+  Expected<std::unique_ptr<LaunchScope>> scope =
+      LaunchScope::open(static_cast<cu::CUstream>(stream));
+  if (!scope.ok())
+    return scope.status();
+  Driver &d = (*scope)->driver;
+  Expected<ContextState *> state = contextState(&d, (*scope)->ctx);
+  if (!state.ok())
+    return state.status();
+  Expected<LaunchPlan> plan =
+      this->plan(tensors, (*state)->numSms, driverEncoder(d));
   if (!plan.ok())
     return plan.status();
-  if (plan->empty)
-    return Status::success();
+  return enqueue(**state, *plan, stream);
+}
 
-  PackedParams &params = plan->params;
+int Bundle::numSms(const ContextState &state) { return state.numSms; }
+
+Status Bundle::enqueue(ContextState &state, LaunchPlan &plan, void *stream) {
+  if (plan.empty)
+    return Status::success();
+  Driver &d = *state.driver;
+  auto cuStream = static_cast<cu::CUstream>(stream);
+  PackedParams &params = plan.params;
   cu::CUdeviceptr globalMaps = 0;
   if (!params.globalMaps.empty()) {
     if (!d.cuMemAllocAsync || !d.cuMemFreeAsync || !d.cuMemcpyHtoDAsync)
@@ -374,9 +407,9 @@ Status Bundle::launch(const std::vector<TensorArg> &tensors, void *stream) {
 
   cu::CUlaunchAttribute attr{};
   cu::CUlaunchConfig config{};
-  config.gridDimX = plan->grid[0];
-  config.gridDimY = plan->grid[1];
-  config.gridDimZ = plan->grid[2];
+  config.gridDimX = plan.grid[0];
+  config.gridDimY = plan.grid[1];
+  config.gridDimZ = plan.grid[2];
   config.blockDimX = spec_.block[0];
   config.blockDimY = spec_.block[1];
   config.blockDimZ = spec_.block[2];
@@ -391,7 +424,7 @@ Status Bundle::launch(const std::vector<TensorArg> &tensors, void *stream) {
     config.numAttrs = 1;
   }
   std::vector<void *> kernelParams = params.kernelParams();
-  Status s = d.check(d.cuLaunchKernelEx(&config, (*state)->function,
+  Status s = d.check(d.cuLaunchKernelEx(&config, state.function,
                                         kernelParams.data(), nullptr),
                      "cuLaunchKernelEx");
   if (globalMaps)

@@ -7,6 +7,7 @@
 #include "fa/Runtime/BundleSpec.h"
 
 #include "Json.h"
+#include "SpecReader.h"
 
 #include <algorithm>
 #include <cctype>
@@ -101,117 +102,7 @@ std::optional<DType> operandDType(const BundleSpec &spec,
   return std::nullopt;
 }
 
-namespace {
-
-Status invalid(const std::string &field, const std::string &what) {
-  return Status::error(ErrorCode::InvalidBundle, field + ": " + what);
-}
-
-Status wrongType(const std::string &field, const char *expected,
-                 const Value &got) {
-  return invalid(field, std::string("expected ") + expected + ", got " +
-                            json::kindName(got));
-}
-
-/// Reads the fields of one JSON object, tracking its path for messages.
-class ObjectReader {
-public:
-  ObjectReader(const Value &object, std::string path)
-      : object_(object), path_(std::move(path)) {}
-
-  std::string field(const std::string &key) const {
-    return path_.empty() ? key : path_ + "." + key;
-  }
-
-  const Value *get(const std::string &key) const { return json::find(object_, key); }
-
-  Status require(const std::string &key, const Value *&out) const {
-    out = json::find(object_, key);
-    if (!out)
-      return invalid(path_.empty() ? std::string("bundle") : path_,
-                     "missing field \"" + key + "\"");
-    return Status::success();
-  }
-
-  Status string(const std::string &key, std::string &out,
-                bool required = true) const {
-    const Value *v = json::find(object_, key);
-    if (!v) {
-      if (!required)
-        return Status::success();
-      return invalid(path_.empty() ? std::string("bundle") : path_,
-                     "missing field \"" + key + "\"");
-    }
-    if (!v->is_string())
-      return wrongType(field(key), "a string", *v);
-    if (v->get_ref<const std::string &>().empty())
-      return invalid(field(key), "must not be empty");
-    out = v->get_ref<const std::string &>();
-    return Status::success();
-  }
-
-  Status integer(const std::string &key, int64_t &out, int64_t min,
-                 int64_t max, bool required = true) const {
-    const Value *v = json::find(object_, key);
-    if (!v) {
-      if (!required)
-        return Status::success();
-      return invalid(path_.empty() ? std::string("bundle") : path_,
-                     "missing field \"" + key + "\"");
-    }
-    if (!json::isInt64(*v))
-      return wrongType(field(key), "an integer", *v);
-    if (json::asInt64(*v) < min || json::asInt64(*v) > max)
-      return invalid(field(key), "value " + std::to_string(json::asInt64(*v)) +
-                                     " is out of range [" +
-                                     std::to_string(min) + ", " +
-                                     std::to_string(max) + "]");
-    out = json::asInt64(*v);
-    return Status::success();
-  }
-
-  Status boolean(const std::string &key, bool &out) const {
-    const Value *v = json::find(object_, key);
-    if (!v)
-      return Status::success();
-    if (!v->is_boolean())
-      return wrongType(field(key), "a boolean", *v);
-    out = v->get<bool>();
-    return Status::success();
-  }
-
-  /// Rejects keys outside `allowed` (used where a typo would silently
-  /// change the launch ABI).
-  Status onlyKeys(const std::vector<std::string> &allowed) const {
-    for (const auto &m : object_.items())
-      if (std::find(allowed.begin(), allowed.end(), m.key()) == allowed.end()) {
-        std::string list;
-        for (const auto &a : allowed)
-          list += (list.empty() ? "" : ", ") + a;
-        return invalid(field(m.key()), "unknown field (allowed here: " +
-                                           list + ")");
-      }
-    return Status::success();
-  }
-
-private:
-  const Value &object_;
-  std::string path_;
-};
-
-Status parseDTypeField(const ObjectReader &r, const std::string &key,
-                       DType &out, bool required) {
-  std::string name;
-  FA_RETURN_IF_ERROR(r.string(key, name, required));
-  if (name.empty())
-    return Status::success();
-  std::optional<DType> d = parseDType(name);
-  if (!d)
-    return invalid(r.field(key), "unknown dtype \"" + name + "\" (known: " +
-                                     dtypeNameList() + ")");
-  out = *d;
-  return Status::success();
-}
+namespace detail {
 
 Status parseChip(const std::string &chip, BundleSpec &spec) {
   // sm_<major><minor>[a|f], e.g. sm_90a, sm_80, sm_100f.
@@ -231,6 +122,24 @@ Status parseChip(const std::string &chip, BundleSpec &spec) {
   spec.chipMinor = digits.back() - '0';
   spec.chipSuffix = suffix;
   return Status::success();
+}
+
+Status parseHeader(const ObjectReader &r, const std::string &format,
+                   const char *what, BundleSpec &spec) {
+  std::string got;
+  FA_RETURN_IF_ERROR(r.string("format", got));
+  if (got != format)
+    return invalid("format", "\"" + got + "\" is not \"" + format + "\"");
+  int64_t version;
+  FA_RETURN_IF_ERROR(r.integer("version", version, INT64_MIN, INT64_MAX));
+  if (version != kBundleFormatVersion)
+    return invalid("version", std::string("unsupported ") + what +
+                                  " version " + std::to_string(version) +
+                                  " (this runtime reads version " +
+                                  std::to_string(kBundleFormatVersion) + ")");
+  std::string chip;
+  FA_RETURN_IF_ERROR(r.string("chip", chip));
+  return parseChip(chip, spec);
 }
 
 Status parseConfig(const Value &v, BundleSpec &spec) {
@@ -381,16 +290,28 @@ bool isIdentifier(const std::string &s) {
   return true;
 }
 
-Status parseScratch(const Value &v, BundleSpec &spec) {
+Status parseScratchList(const Value &v, const std::string &field,
+                        BundleSpec &spec, std::vector<bool> *zeroInit) {
   if (!v.is_array())
-    return wrongType("scratch", "an array", v);
+    return wrongType(field, "an array", v);
   for (size_t i = 0; i < v.size(); ++i) {
-    std::string path = "scratch[" + std::to_string(i) + "]";
+    std::string path = field + "[" + std::to_string(i) + "]";
     const Value &item = v[i];
     if (!item.is_object())
       return wrongType(path, "an object", item);
     ObjectReader r(item, path);
-    FA_RETURN_IF_ERROR(r.onlyKeys({"name", "dtype", "dims", "shape"}));
+    if (zeroInit) {
+      FA_RETURN_IF_ERROR(
+          r.onlyKeys({"name", "dtype", "dims", "shape", "init"}));
+      std::string init;
+      FA_RETURN_IF_ERROR(r.string("init", init));
+      if (init != "zero" && init != "none")
+        return invalid(r.field("init"), "unknown init \"" + init +
+                                            "\" (known: zero, none)");
+      zeroInit->push_back(init == "zero");
+    } else {
+      FA_RETURN_IF_ERROR(r.onlyKeys({"name", "dtype", "dims", "shape"}));
+    }
     ScratchSpec s;
     FA_RETURN_IF_ERROR(r.string("name", s.name));
     if (!isIdentifier(s.name))
@@ -402,7 +323,7 @@ Status parseScratch(const Value &v, BundleSpec &spec) {
     for (const ScratchSpec &other : spec.scratch)
       if (other.name == s.name)
         return invalid(r.field("name"),
-                       "duplicate scratch name \"" + s.name + "\"");
+                       "duplicate " + field + " name \"" + s.name + "\"");
     FA_RETURN_IF_ERROR(parseDTypeField(r, "dtype", s.dtype, true));
     const Value *dims, *shape;
     FA_RETURN_IF_ERROR(r.require("dims", dims));
@@ -426,12 +347,12 @@ Status parseScratch(const Value &v, BundleSpec &spec) {
   }
   // Shapes once every buffer is declared: a stride() in a shape may name any.
   for (size_t i = 0; i < v.size(); ++i) {
-    std::string field = "scratch[" + std::to_string(i) + "].shape";
+    std::string where = field + "[" + std::to_string(i) + "].shape";
     const Value &shape = *json::find(v[i], "shape");
     for (size_t j = 0; j < shape.size(); ++j) {
       Expr e;
       FA_RETURN_IF_ERROR(parseExprValue(shape[j],
-                                        field + "[" + std::to_string(j) + "]",
+                                        where + "[" + std::to_string(j) + "]",
                                         false, spec, e));
       spec.scratch[i].shape.push_back(e);
     }
@@ -645,7 +566,9 @@ void computeRequiredOperands(BundleSpec &spec) {
   spec.requiredOperands = std::move(req);
 }
 
-} // namespace
+} // namespace detail
+
+using namespace detail;
 
 Expected<BundleSpec> parseBundleSpec(const std::string &jsonText,
                                      const std::string &baseDir) {
@@ -657,21 +580,7 @@ Expected<BundleSpec> parseBundleSpec(const std::string &jsonText,
   ObjectReader r(*doc, "");
   BundleSpec spec;
 
-  std::string format;
-  FA_RETURN_IF_ERROR(r.string("format", format));
-  if (format != "fa-kernel-bundle")
-    return invalid("format", "\"" + format +
-                                 "\" is not \"fa-kernel-bundle\"");
-  int64_t version;
-  FA_RETURN_IF_ERROR(r.integer("version", version, INT64_MIN, INT64_MAX));
-  if (version != kBundleFormatVersion)
-    return invalid("version", "unsupported bundle version " +
-                                  std::to_string(version) +
-                                  " (this runtime reads version " +
-                                  std::to_string(kBundleFormatVersion) + ")");
-  std::string chip;
-  FA_RETURN_IF_ERROR(r.string("chip", chip));
-  FA_RETURN_IF_ERROR(parseChip(chip, spec));
+  FA_RETURN_IF_ERROR(parseHeader(r, "fa-kernel-bundle", "bundle", spec));
   FA_RETURN_IF_ERROR(r.string("kernel", spec.kernel));
   std::string cubin;
   FA_RETURN_IF_ERROR(r.string("cubin", cubin));
@@ -690,7 +599,7 @@ Expected<BundleSpec> parseBundleSpec(const std::string &jsonText,
                                0, INT32_MAX));
   // Scratch first: expressions in the grid and params may name its buffers.
   if (const Value *scratch = r.get("scratch"))
-    FA_RETURN_IF_ERROR(parseScratch(*scratch, spec));
+    FA_RETURN_IF_ERROR(parseScratchList(*scratch, "scratch", spec, nullptr));
   FA_RETURN_IF_ERROR(parseGrid(r, spec));
   FA_RETURN_IF_ERROR(parseParams(r, spec));
   computeRequiredOperands(spec);

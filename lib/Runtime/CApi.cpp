@@ -8,14 +8,15 @@
 #include "fa/Runtime/fa_runtime.h"
 
 #include "Driver.h"
-#include "fa/Runtime/Bundle.h"
+#include "fa/Runtime/Sequence.h"
 
 #include <exception>
 
 using namespace fa::runtime;
 
+// A plain bundle is held as the one-kernel Sequence of it.
 struct fa_bundle {
-  std::unique_ptr<Bundle> bundle;
+  std::unique_ptr<Sequence> seq;
   std::string requiredOperands;
 };
 
@@ -112,12 +113,12 @@ int fa_bundle_load(const char *json_path, fa_bundle **out) {
     if (!json_path || !out)
       return invalidArgument("fa_bundle_load: null argument");
     *out = nullptr;
-    Expected<std::unique_ptr<Bundle>> b = Bundle::load(json_path);
+    Expected<std::unique_ptr<Sequence>> b = Sequence::load(json_path);
     if (!b.ok())
       return finish(b.status());
     auto handle = std::make_unique<fa_bundle>();
-    handle->bundle = std::move(*b);
-    for (const auto &r : handle->bundle->spec().requiredOperands)
+    handle->seq = std::move(*b);
+    for (const auto &r : handle->seq->requiredOperands())
       handle->requiredOperands +=
           (handle->requiredOperands.empty() ? "" : ",") + r;
     *out = handle.release();
@@ -133,25 +134,31 @@ void fa_bundle_free(fa_bundle *bundle) {
 }
 
 const char *fa_bundle_kernel_name(const fa_bundle *b) {
-  return b ? b->bundle->spec().kernel.c_str() : "";
+  return b ? b->seq->kernelNames().c_str() : "";
 }
 const char *fa_bundle_op(const fa_bundle *b) {
-  return b ? b->bundle->spec().op.c_str() : "";
+  return b ? b->seq->op().c_str() : "";
 }
 const char *fa_bundle_chip(const fa_bundle *b) {
-  return b ? b->bundle->spec().chip.c_str() : "";
+  return b ? b->seq->chip().c_str() : "";
 }
 const char *fa_bundle_config_json(const fa_bundle *b) {
-  return b ? b->bundle->spec().configJson.c_str() : "";
+  return b ? b->seq->configJson().c_str() : "";
 }
 const char *fa_bundle_json(const fa_bundle *b) {
-  return b ? b->bundle->spec().json.c_str() : "";
+  return b ? b->seq->json().c_str() : "";
+}
+const char *fa_bundle_workspace(const fa_bundle *b) {
+  return b ? b->seq->workspaceJson().c_str() : "";
+}
+int fa_bundle_num_kernels(const fa_bundle *b) {
+  return b ? static_cast<int>(b->seq->kernels().size()) : -1;
 }
 const char *fa_bundle_required_operands(const fa_bundle *b) {
   return b ? b->requiredOperands.c_str() : "";
 }
 int fa_bundle_num_params(const fa_bundle *b) {
-  return b ? static_cast<int>(b->bundle->spec().params.size()) : -1;
+  return b ? static_cast<int>(b->seq->numParams()) : -1;
 }
 
 int fa_bundle_check(const fa_bundle *bundle, const fa_tensor *tensors,
@@ -163,16 +170,31 @@ int fa_bundle_check(const fa_bundle *bundle, const fa_tensor *tensors,
     Status s = toTensorArgs(tensors, num_tensors, args);
     if (!s.ok())
       return finish(s);
-    // Tensor maps are not encoded here (no driver); the fake encoder accepts.
-    TensorMapEncoder noEncode = [](const TensorMapRequest &, void *) {
-      return Status::success();
-    };
-    Expected<LaunchPlan> plan = bundle->bundle->plan(args, num_sms, noEncode);
-    if (!plan.ok())
-      return finish(plan.status());
+    Expected<std::array<uint32_t, 3>> grid = bundle->seq->check(args, num_sms);
+    if (!grid.ok())
+      return finish(grid.status());
     if (grid_out)
       for (int i = 0; i < 3; ++i)
-        grid_out[i] = plan->grid[i];
+        grid_out[i] = (*grid)[i];
+    return finish(Status::success());
+  });
+}
+
+int fa_bundle_workspace_bytes(const fa_bundle *bundle,
+                              const fa_tensor *tensors, int num_tensors,
+                              int64_t *bytes) {
+  return guarded([&] {
+    if (!bundle || !bytes)
+      return invalidArgument("fa_bundle_workspace_bytes: null argument");
+    *bytes = 0;
+    std::vector<TensorArg> args;
+    Status s = toTensorArgs(tensors, num_tensors, args);
+    if (!s.ok())
+      return finish(s);
+    Expected<int64_t> total = bundle->seq->workspaceBytes(args, -1);
+    if (!total.ok())
+      return finish(total.status());
+    *bytes = *total;
     return finish(Status::success());
   });
 }
@@ -186,7 +208,7 @@ int fa_bundle_launch(fa_bundle *bundle, const fa_tensor *tensors,
     Status s = toTensorArgs(tensors, num_tensors, args);
     if (!s.ok())
       return finish(s);
-    return finish(bundle->bundle->launch(args, stream));
+    return finish(bundle->seq->launch(args, stream));
   });
 }
 

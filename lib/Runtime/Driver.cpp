@@ -105,6 +105,8 @@ Expected<Driver *> Driver::get() {
     lookup(handle, "cuMemAllocAsync", d->cuMemAllocAsync);
     lookup(handle, "cuMemFreeAsync", d->cuMemFreeAsync);
     lookup(handle, "cuMemcpyHtoDAsync_v2", d->cuMemcpyHtoDAsync);
+    lookup(handle, "cuMemsetD8Async", d->cuMemsetD8Async);
+    lookup(handle, "cuMemsetD32Async", d->cuMemsetD32Async);
     driver = d.get();
     drivers.emplace(path, std::move(d));
   }

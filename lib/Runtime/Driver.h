@@ -10,8 +10,10 @@
 #define FA_RUNTIME_LIB_DRIVER_H
 
 #include "fa/Runtime/CudaTypes.h"
+#include "fa/Runtime/ParamPack.h"
 #include "fa/Runtime/Status.h"
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -67,6 +69,10 @@ public:
   cu::CUresult (*cuMemFreeAsync)(cu::CUdeviceptr, cu::CUstream);
   cu::CUresult (*cuMemcpyHtoDAsync)(cu::CUdeviceptr, const void *, size_t,
                                     cu::CUstream);
+  cu::CUresult (*cuMemsetD8Async)(cu::CUdeviceptr, unsigned char, size_t,
+                                  cu::CUstream);
+  cu::CUresult (*cuMemsetD32Async)(cu::CUdeviceptr, unsigned int, size_t,
+                                   cu::CUstream);
 
 private:
   Driver() = default;
@@ -88,6 +94,21 @@ private:
   bool pushed_ = false;
   Status status_;
 };
+
+/// The driver and the context a launch on `stream` runs in (the stream's,
+/// else the current one, else device 0's primary context, retained and made
+/// current as the CUDA runtime does), current while the scope lives.
+struct LaunchScope {
+  LaunchScope(Driver &d, cu::CUcontext c) : driver(d), ctx(c), guard(d, c) {}
+  static Expected<std::unique_ptr<LaunchScope>> open(cu::CUstream stream);
+
+  Driver &driver;
+  cu::CUcontext ctx;
+  ContextGuard guard;
+};
+
+/// cuTensorMapEncodeTiled, with the request's arguments in its errors.
+TensorMapEncoder driverEncoder(Driver &driver);
 
 } // namespace fa::runtime
 

@@ -249,7 +249,12 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
                              std::to_string(*hkv) + ")");
 
   for (const ScratchSpec &s : spec.scratch) {
-    const TensorArg &t = *set.byRole.at(s.name);
+    // A bundle requires all its scratch buffers (checked above); a sequence
+    // allocates the workspace buffers that are not passed.
+    auto passed = set.byRole.find(s.name);
+    if (passed == set.byRole.end())
+      continue;
+    const TensorArg &t = *passed->second;
     for (size_t i = 0; i < s.shape.size(); ++i) {
       Expected<int64_t> want = s.shape[i].evalInt(set.symbols);
       if (!want.ok())

@@ -3,9 +3,11 @@
 A bundle directory holds `manifest.json` (format "fa-mlir-bundle": target,
 op, the KernelConfig, the compiler version) and the target's files:
 - cpu: kernel.so and the argument list (roles, dtypes, symbolic shapes);
-- sm_90a: an fa-kernel-bundle JSON + cubin (docs/BundleFormat.md), launched
-  through libfa_runtime.
-A bare fa-kernel-bundle JSON file loads too (as a GpuBundle without config).
+- sm_90a: an fa-kernel-bundle JSON + cubin (the forward), or an
+  fa-kernel-sequence JSON + its kernel bundles and cubin(s) (the backward)
+  (docs/BundleFormat.md), launched through libfa_runtime.
+A bare fa-kernel-bundle or fa-kernel-sequence JSON file loads too (as a
+GpuBundle without config).
 """
 import ctypes
 import os
@@ -15,7 +17,8 @@ import numpy as np
 
 from .errors import ArgumentError, BundleError, FaError
 from .manifest import (MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION,  # noqa: F401
-                       read_json, read_manifest, validate, write_manifest)
+                       KERNEL_SEQUENCE, gpu_entry, read_gpu_json, read_json,
+                       read_manifest, validate, write_manifest)
 from .memref import memref_descriptor
 from .signature import bind, signature
 from .spec import KernelConfig
@@ -39,7 +42,8 @@ def load_bundle(path):
     manifest = read_manifest(path)
     if manifest["target"] == "cpu":
         return CpuBundle(path, manifest)
-    return GpuBundle(os.path.join(path, manifest["gpu"]["bundle"]), manifest)
+    name, fmt = gpu_entry(manifest["gpu"])
+    return GpuBundle(os.path.join(path, name), manifest, fmt)
 
 
 def _config_of(manifest, where):
@@ -194,11 +198,15 @@ def _describe(arguments):
 # also records; the two must agree.
 def _gpu_config_view(kcfg):
     window = list(kcfg.window) if kcfg.window is not None else None
-    return {"dtype": kcfg.dtype, "layout": kcfg.layout,
+    view = {"dtype": kcfg.dtype, "layout": kcfg.layout,
             "head_dim": kcfg.head_dim, "head_dim_v": kcfg.dv,
             "causal": kcfg.causal, "return_lse": kcfg.return_lse,
             "window": window, "softcap": _f32(kcfg.softcap),
-            "scale": _f32(kcfg.effective_scale), "bias": kcfg.bias is not None}
+            "scale": _f32(kcfg.effective_scale), "bias": kcfg.bias is not None,
+            "deterministic": kcfg.deterministic}
+    if kcfg.op == "backward":
+        del view["return_lse"]  # a forward notion; the backward reads LSE
+    return view
 
 
 def _f32(x):
@@ -212,27 +220,43 @@ def _f32(x):
 
 
 class GpuBundle(Bundle):
-    """An sm_90a kernel launched through libfa_runtime (ctypes)."""
+    """An sm_90a kernel, or a sequence of them (the backward), launched
+    through libfa_runtime (ctypes)."""
 
-    def __init__(self, json_path, manifest):
+    def __init__(self, json_path, manifest, expected_format=None):
         super().__init__(os.path.dirname(json_path), manifest)
         self.json_path = json_path
-        kernel = read_json(json_path, "GPU kernel bundle")
-        validate(kernel, "kernel-bundle.schema.json", json_path)
+        doc, _ = read_gpu_json(json_path)
+        if expected_format and doc["format"] != expected_format:
+            raise BundleError(f"{json_path}: is an {doc['format']}, but the "
+                              f"manifest names an {expected_format}")
+        self.is_sequence = doc["format"] == KERNEL_SEQUENCE
+        # Workspace entries (docs/BundleFormat.md, Kernel sequences): what a
+        # launch needs beyond the standard operands; [] for a plain bundle.
+        self.workspace = doc.get("workspace", [])
         self._runtime = None
         if not self.target:
-            self.target = kernel["chip"]
-        elif kernel["chip"] != self.target:
-            raise BundleError(f"{json_path}: chip {kernel['chip']!r}, but the "
+            self.target = doc["chip"]
+        elif doc["chip"] != self.target:
+            raise BundleError(f"{json_path}: chip {doc['chip']!r}, but the "
                               f"manifest's target is {self.target!r}")
         if self.config is not None:
             want = _gpu_config_view(self.config)
-            got = {k: kernel["config"].get(k, want[k]) for k in want}
+            got = {k: doc["config"].get(k, want[k]) for k in want}
             got["scale"], got["softcap"] = (_f32(got["scale"]),
                                             _f32(got["softcap"]))
             if got != want:
                 raise BundleError(f"{json_path}: its config {got} does not "
                                   f"match the manifest's {want}")
+
+    def workspace_shapes(self, symbols):
+        """{name: (sizes, dtype)} of the workspace buffers for a launch with
+        these size symbols (batch, heads_q, heads_kv, seq_q, seq_k,
+        head_dim, head_dim_v), for callers that allocate them (fa_mlir.torch
+        does, with torch's caching allocator). Entries Python cannot
+        evaluate are left out: the runtime allocates those itself."""
+        from .gpu_runtime import workspace_shapes
+        return workspace_shapes(self.workspace, symbols)
 
     @property
     def runtime(self):

@@ -16,6 +16,7 @@ from . import cache as fa_cache
 from . import config as fa_config
 from .bundle import (MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION, load_bundle,
                      write_manifest)
+from .manifest import KERNEL_BUNDLE, KERNEL_SEQUENCE
 from .cpu import _repo_root, find_fa_opt, lower_to_shared_library
 from .arguments import check_bool
 from .errors import ArgumentError, CompileError, UnsupportedError
@@ -173,30 +174,52 @@ def _sm90a_mlir(kcfg):
             f"{result_types}\n  return {results} : {result_types}\n}}\n")
 
 
+# What fa-compile writes for each op: one document of this format (and the
+# files it names) in the output directory.
+_SM90A_FORMAT = {"forward": KERNEL_BUNDLE, "backward": KERNEL_SEQUENCE}
+# Messages of fa-compile that mean "this configuration is not supported" (an
+# UnsupportedError) rather than a compiler failure.
+_UNSUPPORTED = ("not supported", "must be", "no backward kernel yet")
+
+
+def fa_compile_command(tool, src, out_dir, kcfg):
+    """fa-compile's command line for `kcfg`. --deterministic (the backward's
+    dQ accumulated in a fixed order) is passed only when asked for, so a
+    fa-compile without the flag still compiles everything else."""
+    cmd = [tool, src, "-o", out_dir]
+    if kcfg.op == "backward" and kcfg.deterministic:
+        cmd.append("--deterministic")
+    return cmd
+
+
 def _build_sm90a(kcfg, out_dir):
-    if kcfg.op != "forward":
-        raise UnsupportedError(
-            "target sm_90a: there is no sm_90a backward kernel yet (only the "
-            "fa.attention forward); compute the backward on the CPU target")
     tool = find_fa_compile()
     src = os.path.join(out_dir, "kernel.mlir")
+    acfg = kcfg.attention_config()
+    # fa-compile takes the memref function the CPU target compiles too (its
+    # fa.attention_grad is what the NVVM pipeline lowers).
+    text = (_sm90a_mlir(kcfg) if kcfg.op == "forward"
+            else fa_config.backward_mlir(acfg, _FUNCTION["backward"]))
     with open(src, "w") as f:
-        f.write(_sm90a_mlir(kcfg))
-    proc = subprocess.run([tool, src, "-o", out_dir], capture_output=True,
-                          text=True)
+        f.write(text)
+    proc = subprocess.run(fa_compile_command(tool, src, out_dir, kcfg),
+                          capture_output=True, text=True)
     if proc.returncode != 0:
         msg = proc.stderr.strip()
-        kind = UnsupportedError if "not supported" in msg or \
-            "must be" in msg else CompileError
+        kind = (UnsupportedError if any(m in msg for m in _UNSUPPORTED)
+                else CompileError)
         raise kind(f"fa-compile failed for sm_90a ({proc.returncode}):\n{msg}")
-    bundles = []
+    want = _SM90A_FORMAT[kcfg.op]
+    found = []
     for path in sorted(glob.glob(os.path.join(out_dir, "*.json"))):
         if os.path.basename(path) == MANIFEST:
             continue
         with open(path) as f:
-            if json.load(f).get("format") == "fa-kernel-bundle":
-                bundles.append(os.path.basename(path))
-    if len(bundles) != 1:
-        raise CompileError(f"fa-compile wrote {len(bundles)} kernel bundles "
-                           f"into {out_dir}, expected 1: {bundles}")
-    return {"bundle": bundles[0], "source": "kernel.mlir"}
+            if json.load(f).get("format") == want:
+                found.append(os.path.basename(path))
+    if len(found) != 1:
+        raise CompileError(f"fa-compile wrote {len(found)} {want} documents "
+                           f"into {out_dir}, expected 1 for the {kcfg.op}: "
+                           f"{found}")
+    key = "bundle" if want == KERNEL_BUNDLE else "sequence"
+    return {key: found[0], "source": "kernel.mlir"}

@@ -6,9 +6,11 @@ first launch). The library is found, in order, at $FA_RUNTIME_LIB, next to
 this package (fa_mlir/lib/, for shipped wheels), in $FA_BUILD_DIR/lib or the
 repository's build/lib, then by the dynamic loader's search.
 """
+import ast
 import ctypes
 import ctypes.util
 import functools
+import json
 import operator
 import os
 
@@ -87,10 +89,21 @@ def _declare(lib):
         "fa_bundle_launch": (c.c_int, [c.c_void_p, c.POINTER(FaTensor),
                                        c.c_int, c.c_void_p]),
         "fa_driver_check": (c.c_int, [c.POINTER(c.c_int)]),
+        # Kernel sequences (added within ABI version 1).
+        "fa_bundle_num_kernels": (c.c_int, [c.c_void_p]),
+        "fa_bundle_workspace": (c.c_char_p, [c.c_void_p]),
+        "fa_bundle_workspace_bytes": (c.c_int, [
+            c.c_void_p, c.POINTER(FaTensor), c.c_int, c.POINTER(c.c_int64)]),
     }
     for name, (res, args) in sigs.items():
-        fn = getattr(lib, name)
+        fn = getattr(lib, name, None)
+        if fn is None and name in _SEQUENCE_FUNCTIONS:
+            continue  # an older library: plain bundles only
         fn.restype, fn.argtypes = res, args
+
+
+_SEQUENCE_FUNCTIONS = ("fa_bundle_num_kernels", "fa_bundle_workspace",
+                       "fa_bundle_workspace_bytes")
 
 
 def _check(lib, rc):
@@ -167,8 +180,83 @@ def tensor_array(tensors):
     return arr
 
 
+class _Unsupported(Exception):
+    """An expression Python does not evaluate (the runtime still does)."""
+
+
+def _truncdiv(a, b):
+    if b == 0:
+        raise _Unsupported("division by zero")
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub,
+           ast.Mult: operator.mul, ast.Div: _truncdiv}
+# ceildiv rounds toward +infinity: -floor(-a / b), exact with Python's //.
+_CALLS = {"ceildiv": lambda a, b: -((-a) // b), "min": min, "max": max}
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_expr(text):
+    try:
+        return ast.parse(text, mode="eval").body
+    except SyntaxError:
+        raise _Unsupported(text) from None
+
+
+def _eval(node, symbols):
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id not in symbols:
+            raise _Unsupported(node.id)
+        return symbols[node.id]
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        return _BINOPS[type(node.op)](_eval(node.left, symbols),
+                                      _eval(node.right, symbols))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub,
+                                                              ast.UAdd)):
+        v = _eval(node.operand, symbols)
+        return -v if isinstance(node.op, ast.USub) else v
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id in _CALLS and len(node.args) == 2 and \
+            not node.keywords:
+        a, b = (_eval(x, symbols) for x in node.args)
+        if node.func.id == "ceildiv" and b == 0:
+            raise _Unsupported("division by zero")
+        return _CALLS[node.func.id](a, b)
+    raise _Unsupported(ast.dump(node))
+
+
+def eval_int_expr(expr, symbols):
+    """The value of an integer shape expression (docs/BundleFormat.md,
+    *Expressions*: C semantics, `/` truncates) with `symbols` bound, or None
+    when it uses what Python does not evaluate here (stride(), num_sms, a
+    float): the runtime evaluates every expression anyway."""
+    if type(expr) is int:
+        return expr
+    try:
+        return _eval(_parse_expr(expr), symbols)
+    except (_Unsupported, RecursionError, TypeError):
+        return None
+
+
+def workspace_shapes(workspace, symbols):
+    """{name: (sizes, dtype name)} of the workspace entries whose shapes
+    evaluate with `symbols` (batch, heads_q, ...); the others are left to
+    the runtime, which allocates what it is not given."""
+    out = {}
+    for w in workspace:
+        sizes = [eval_int_expr(e, symbols) for e in w["shape"]]
+        if all(isinstance(n, int) and n >= 0 for n in sizes):
+            out[w["name"]] = (tuple(sizes), w["dtype"])
+    return out
+
+
 class RuntimeBundle:
-    """A loaded fa-kernel-bundle (JSON + cubin). Loading needs no GPU."""
+    """A loaded fa-kernel-bundle or fa-kernel-sequence (JSON + cubins).
+    Loading needs no GPU; both launch the same way."""
 
     def __init__(self, json_path):
         self.lib = library()
@@ -183,6 +271,12 @@ class RuntimeBundle:
         self.config_json = self.lib.fa_bundle_config_json(handle).decode()
         self.required = self.lib.fa_bundle_required_operands(
             handle).decode().split(",")
+        if hasattr(self.lib, "fa_bundle_num_kernels"):
+            self.num_kernels = self.lib.fa_bundle_num_kernels(handle)
+            self.workspace = json.loads(
+                self.lib.fa_bundle_workspace(handle).decode())
+        else:
+            self.num_kernels, self.workspace = 1, []
 
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", None), None
@@ -203,8 +297,21 @@ class RuntimeBundle:
                                                   num_sms, grid))
         return tuple(grid)
 
+    def workspace_bytes(self, tensors):
+        """Bytes the runtime allocates for the workspace when `tensors`
+        (by role, as for launch) pass none of it; 0 for a plain bundle."""
+        if not self.workspace:
+            return 0
+        arr = tensor_array(tensors)
+        out = ctypes.c_int64()
+        _check(self.lib, self.lib.fa_bundle_workspace_bytes(
+            self._handle, arr, len(arr), ctypes.byref(out)))
+        return out.value
+
     def launch(self, tensors, stream=None):
-        """Queues the kernel on `stream` (a CUstream handle as int, or None)."""
+        """Queues the kernel(s) on `stream` (a CUstream handle as int, or
+        None). Workspace buffers not in `tensors` are allocated (and freed)
+        by the runtime, stream-ordered."""
         arr = tensor_array(tensors)
         if stream is not None:
             (stream,) = _int64_list("stream", "the handle", [stream])

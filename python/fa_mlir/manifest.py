@@ -65,16 +65,36 @@ def read_json(path, what):
 
 
 @functools.lru_cache(maxsize=None)
+def _schema(schema_name):
+    with open(os.path.join(_SCHEMA_DIR, schema_name)) as f:
+        return json.load(f)
+
+
+def _schemas_by_id():
+    return {s["$id"]: s for s in (_schema(n) for n in sorted(os.listdir(
+        _SCHEMA_DIR)) if n.endswith(".schema.json"))}
+
+
+@functools.lru_cache(maxsize=None)
 def _validator(schema_name):
     import jsonschema  # only when a bundle is read
-    with open(os.path.join(_SCHEMA_DIR, schema_name)) as f:
-        schema = json.load(f)
+    schema = _schema(schema_name)
     base = jsonschema.Draft202012Validator
     base.check_schema(schema)
     # JSON integers only: 1.0 is a number, as the runtime reads it.
     checker = base.TYPE_CHECKER.redefine(
         "integer", lambda _, x: isinstance(x, int) and not isinstance(x, bool))
-    return jsonschema.validators.extend(base, type_checker=checker)(schema)
+    cls = jsonschema.validators.extend(base, type_checker=checker)
+    # The sequence schema refers to the bundle schema's definitions.
+    try:
+        from referencing import Registry, Resource
+    except ImportError:  # jsonschema < 4.18
+        resolver = jsonschema.RefResolver.from_schema(
+            schema, store=_schemas_by_id())
+        return cls(schema, resolver=resolver)
+    registry = Registry().with_resources(
+        (uri, Resource.from_contents(s)) for uri, s in _schemas_by_id().items())
+    return cls(schema, registry=registry)
 
 
 def schema_errors(doc, schema_name):
@@ -106,15 +126,59 @@ def digest(manifest):
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
+KERNEL_BUNDLE = "fa-kernel-bundle"
+KERNEL_SEQUENCE = "fa-kernel-sequence"
+_GPU_SCHEMAS = {KERNEL_BUNDLE: "kernel-bundle.schema.json",
+                KERNEL_SEQUENCE: "kernel-sequence.schema.json"}
+
+
+def read_gpu_json(json_path):
+    """The validated GPU document at `json_path` (an fa-kernel-bundle or an
+    fa-kernel-sequence) and, for a sequence, its kernel bundles as
+    [(path as written, document)]; BundleError names what is wrong."""
+    doc = read_json(json_path, "GPU kernel bundle")
+    fmt = doc.get("format") if isinstance(doc, dict) else None
+    validate(doc, _GPU_SCHEMAS.get(fmt, _GPU_SCHEMAS[KERNEL_BUNDLE]),
+             json_path)
+    kernels = []
+    if fmt == KERNEL_SEQUENCE:
+        base = os.path.dirname(json_path)
+        for i, name in enumerate(doc["kernels"]):
+            kpath = os.path.join(base, name)
+            kernel = read_json(kpath, f"kernel bundle kernels[{i}] of")
+            where = f"{json_path}: kernels[{i}] ({kpath})"
+            if isinstance(kernel, dict) and kernel.get("format") == \
+                    KERNEL_SEQUENCE:
+                raise BundleError(f"{where}: is an {KERNEL_SEQUENCE}; "
+                                  "sequences do not nest")
+            validate(kernel, _GPU_SCHEMAS[KERNEL_BUNDLE], where)
+            kernels.append((name, kernel))
+    return doc, kernels
+
+
+def gpu_entry(gpu):
+    """(file name, format) of a manifest's "gpu" section: "bundle" names an
+    fa-kernel-bundle, "sequence" an fa-kernel-sequence."""
+    if "sequence" in gpu:
+        return gpu["sequence"], KERNEL_SEQUENCE
+    return gpu["bundle"], KERNEL_BUNDLE
+
+
 def named_files(path, manifest):
-    """The files a manifest's sections name (the GPU bundle's image too)."""
+    """The files a manifest's sections name: for a GPU bundle its JSON, the
+    kernel JSONs of a sequence and every image they use (once each: kernels
+    of a sequence may share one cubin)."""
     if "cpu" in manifest:
         return [manifest["cpu"]["library"], manifest["cpu"]["source"]]
     gpu = manifest["gpu"]
-    kernel = read_json(os.path.join(path, gpu["bundle"]), "GPU kernel bundle")
-    validate(kernel, "kernel-bundle.schema.json",
-             os.path.join(path, gpu["bundle"]))
-    return [gpu["bundle"], gpu["source"], kernel["cubin"]]
+    name, _ = gpu_entry(gpu)
+    doc, kernels = read_gpu_json(os.path.join(path, name))
+    files = [name, gpu["source"]]
+    for kname, kernel in kernels or [(name, doc)]:
+        for f in (kname, kernel["cubin"]):
+            if f not in files:
+                files.append(f)
+    return files
 
 
 def write_manifest(path, manifest):

@@ -42,6 +42,10 @@ class KernelConfig:
     bias: Optional[Tuple[bool, bool]] = None
     bias_dtype: Optional[str] = None  # None: f32
     return_lse: bool = True
+    # Backward only: dQ accumulated in a fixed order, so repeated runs are
+    # bitwise equal (sm_90a; the CPU backward always is). The forward
+    # ignores it: it is canonicalized to False there.
+    deterministic: bool = False
     batch: Optional[int] = None
     heads_q: Optional[int] = None
     heads_kv: Optional[int] = None
@@ -64,7 +68,7 @@ class KernelConfig:
         for f in ("softcap", "scale"):
             if getattr(self, f) is not None:
                 set_(f, float(getattr(self, f)))
-        for f in ("causal", "return_lse"):
+        for f in ("causal", "return_lse", "deterministic"):
             set_(f, bool(getattr(self, f)))
         for name in ("head_dim", "head_dim_v") + _SIZES:
             if getattr(self, name) is not None:
@@ -75,13 +79,15 @@ class KernelConfig:
                     set_(s, None)
         if self.op == "backward":
             set_("return_lse", True)  # the backward always consumes LSE
+        else:
+            set_("deterministic", False)
         self.validate()
 
     def _check_types(self):
         """Types and ranges before canonicalizing: int(1.7) is 1 and
         bool("no") is True, so nothing is converted unchecked."""
         where = "KernelConfig"
-        for name in ("causal", "return_lse"):
+        for name in ("causal", "return_lse", "deterministic"):
             arguments.check_bool(where, name, getattr(self, name))
         arguments.check_int(where, "head_dim", self.head_dim, 1)
         if self.head_dim_v is not None:

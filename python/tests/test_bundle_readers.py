@@ -17,6 +17,8 @@ from fa_mlir.errors import FaError, RuntimeLibraryError, UnsupportedError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KERNEL_SCHEMA = "kernel-bundle.schema.json"
+SEQUENCE_SCHEMA = "kernel-sequence.schema.json"
+INPUTS = os.path.join(REPO, "test", "Runtime", "Inputs")
 
 SM90A_CONFIGS = [
     dict(dtype="bf16", head_dim=128, causal=True, mask_alignment="bottom_right"),
@@ -83,7 +85,9 @@ def test_checked_in_bundles_agree(sm90a_bundles):
             assert runtime_verdict(path) == "FA_ERROR_PARSE", path
             continue
         if runtime_verdict(path) is None:
-            assert fa_manifest.schema_errors(doc, KERNEL_SCHEMA) == [], path
+            schema = SEQUENCE_SCHEMA if doc.get("format") == \
+                fa_manifest.KERNEL_SEQUENCE else KERNEL_SCHEMA
+            assert fa_manifest.schema_errors(doc, schema) == [], path
 
 
 def _paths(node, path=()):
@@ -110,20 +114,15 @@ _DELETE = object()
 REPLACEMENTS = [_DELETE, None, [], {}, "", "x", -1, 0, 70000, 1.5, True]
 
 
-def test_runtime_never_accepts_what_the_schema_refuses(sm90a_bundles, tmp_path):
-    source = kernel_json(sm90a_bundles[1])  # bshd with a bias: most fields
-    with open(source) as f:
-        doc = json.load(f)
-    work = tmp_path / "m"
-    work.mkdir()
-    shutil.copy2(os.path.join(os.path.dirname(source), doc["cubin"]), work)
+def check_mutations(doc, target, schema):
+    """Each single-field mutation of `doc`, written to `target`: the runtime
+    never loads one the schema refuses (and both refuse plenty)."""
     both_refuse = disagree = 0
     for path in _paths(doc):
         for replacement in REPLACEMENTS:
             mutated = _mutated(doc, path, replacement)
-            target = work / "bundle.json"
             target.write_text(json.dumps(mutated))
-            schema_ok = not fa_manifest.schema_errors(mutated, KERNEL_SCHEMA)
+            schema_ok = not fa_manifest.schema_errors(mutated, schema)
             runtime_ok = runtime_verdict(str(target)) is None
             if runtime_ok and not schema_ok:
                 disagree += 1
@@ -131,3 +130,26 @@ def test_runtime_never_accepts_what_the_schema_refuses(sm90a_bundles, tmp_path):
             both_refuse += not runtime_ok and not schema_ok
     assert disagree == 0
     assert both_refuse > 100
+
+
+def test_runtime_never_accepts_what_the_schema_refuses(sm90a_bundles, tmp_path):
+    source = kernel_json(sm90a_bundles[1])  # bshd with a bias: most fields
+    with open(source) as f:
+        doc = json.load(f)
+    work = tmp_path / "m"
+    work.mkdir()
+    shutil.copy2(os.path.join(os.path.dirname(source), doc["cubin"]), work)
+    check_mutations(doc, work / "bundle.json", KERNEL_SCHEMA)
+
+
+def test_runtime_never_accepts_a_sequence_the_schema_refuses(tmp_path):
+    """The same for fa-kernel-sequence: the runtime's test sequence (three
+    kernel bundles of the stub cubin sharing a workspace), each field
+    deleted or replaced."""
+    with open(os.path.join(INPUTS, "bwd.json")) as f:
+        doc = json.load(f)
+    for name in doc["kernels"] + ["stub_kernels.cubin"]:
+        shutil.copy2(os.path.join(INPUTS, name), tmp_path)
+    assert runtime_verdict(os.path.join(INPUTS, "bwd.json")) is None
+    assert fa_manifest.schema_errors(doc, SEQUENCE_SCHEMA) == []
+    check_mutations(doc, tmp_path / "sequence.json", SEQUENCE_SCHEMA)

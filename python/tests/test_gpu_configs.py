@@ -21,15 +21,15 @@ from fa_mlir.torch import _ops  # noqa: E402
 GPU_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gpu")
 
 
-def _gpu_tests():
+def _gpu_tests(name):
     spec = importlib.util.spec_from_file_location(
-        "fa_gpu_attention_tests", os.path.join(GPU_DIR, "test_gpu_attention.py"))
+        f"fa_{name}", os.path.join(GPU_DIR, f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-GPU = _gpu_tests()
+GPU = _gpu_tests("test_gpu_attention")
 
 
 def _aot_configs():
@@ -83,3 +83,24 @@ def test_variants_are_distinct_kernels(monkeypatch):
     aot_keys = [json.dumps(c, sort_keys=True) for c in _aot_configs()]
     assert set(kernels) <= set(aot_keys)
     assert len(aot_keys) == len(set(aot_keys)), "duplicate configs.json entries"
+
+
+BWD = _gpu_tests("test_gpu_backward")
+
+
+@pytest.mark.parametrize("case, deterministic",
+                         [(c, False) for c in BWD.CASES] +
+                         [(c, True) for c in BWD.DETERMINISTIC],
+                         ids=[c.name for c in BWD.CASES + BWD.DETERMINISTIC])
+def test_backward_kernels_are_built_ahead_of_time(case, deterministic):
+    # The forward and the backward KernelConfig the GPU backward tests ask
+    # for (what backward_impl derives on CUDA, heads made dynamic as the
+    # registry does) must both be in configs.json.
+    q, k, v, _ = BWD.inputs(case, device="cpu")
+    for op, det in (("forward", False), ("backward", deterministic)):
+        kcfg = _ops.kernel_config(op, q, k, v, None, case.causal, None, -1, -1,
+                                  None, "", case.layout, det)
+        kcfg = registry.candidates(kcfg)[-1]
+        assert kcfg.to_dict() in _aot_configs(), (
+            f"{case.name} asks for {kcfg.key()}, which configs.json does not "
+            "build")

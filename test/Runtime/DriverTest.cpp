@@ -17,23 +17,6 @@ using namespace fa::runtime::test;
 
 namespace {
 
-/// Points the runtime at the fake driver and resets it to a working sm_90.
-FakeCudaState *useFakeDriver() {
-  setenv("FA_RUNTIME_LIBCUDA", FA_FAKE_CUDA_PATH, 1);
-  static void *handle = dlopen(FA_FAKE_CUDA_PATH, RTLD_NOW | RTLD_LOCAL);
-  EXPECT_TRUE(handle != nullptr);
-  if (!handle)
-    std::abort();
-  auto reset = reinterpret_cast<void (*)()>(dlsym(handle, "fake_cuda_reset"));
-  auto get = reinterpret_cast<FakeCudaState *(*)()>(dlsym(handle, "fake_cuda_state"));
-  reset();
-  FakeCudaState *s = get();
-  const size_t sizes[] = {128, 128, 8, 8, 4, 4, 4}; // the example's kernel
-  for (int i = 0; i < 7; ++i)
-    s->kernelParamSizes[i] = sizes[i];
-  return s;
-}
-
 std::unique_ptr<Bundle> bundleWith(const std::string &from = "",
                                    const std::string &to = "") {
   std::string text = exampleBundleText();

@@ -15,6 +15,29 @@ FakeCudaState state;
 void *ctxStack[16];
 int ctxDepth = 0;
 void *const kPrimaryCtx = reinterpret_cast<void *>(0xC0C0);
+// Function handles: 0x4000 + k for the k-th kernel name without a
+// FakeFunction entry, 0x4100 + i for state.functions[i].
+const uintptr_t kFunction = 0x4000, kNamedFunction = 0x4100;
+char otherNames[8][64];
+
+FakeEvent &record(int kind, uint64_t ptr, uint64_t count, void *stream) {
+  static FakeEvent overflow;
+  FakeEvent &e = state.numEvents < 64 ? state.events[state.numEvents] : overflow;
+  ++state.numEvents;
+  std::memset(&e, 0, sizeof(e));
+  e.kind = kind;
+  e.ptr = ptr;
+  e.count = count;
+  e.stream = stream;
+  return e;
+}
+
+const size_t *paramSizesOf(void *fn) {
+  uintptr_t h = reinterpret_cast<uintptr_t>(fn);
+  if (h >= kNamedFunction && h < kNamedFunction + 4)
+    return state.functions[h - kNamedFunction].paramSizes;
+  return state.kernelParamSizes;
+}
 
 } // namespace
 
@@ -43,6 +66,7 @@ int cuGetErrorName(int e, const char **s) {
   switch (e) {
   case 0: *s = "CUDA_SUCCESS"; return 0;
   case 1: *s = "CUDA_ERROR_INVALID_VALUE"; return 0;
+  case 2: *s = "CUDA_ERROR_OUT_OF_MEMORY"; return 0;
   case 100: *s = "CUDA_ERROR_NO_DEVICE"; return 0;
   case 200: *s = "CUDA_ERROR_INVALID_IMAGE"; return 0;
   case 500: *s = "CUDA_ERROR_NOT_FOUND"; return 0;
@@ -56,6 +80,7 @@ int cuGetErrorString(int e, const char **s) {
   switch (e) {
   case 0: *s = "no error"; return 0;
   case 1: *s = "invalid argument"; return 0;
+  case 2: *s = "out of memory"; return 0;
   case 100: *s = "no CUDA-capable device is detected"; return 0;
   case 200: *s = "device kernel image is invalid"; return 0;
   case 500: *s = "named symbol not found"; return 0;
@@ -136,7 +161,15 @@ int cuModuleGetFunction(void **fn, void *, const char *name) {
   if (state.getFunctionResult)
     return state.getFunctionResult;
   std::strncpy(state.lastFunctionName, name, sizeof(state.lastFunctionName) - 1);
-  *fn = reinterpret_cast<void *>(0x4000);
+  int k = 0;
+  while (k < 7 && otherNames[k][0] && std::strcmp(otherNames[k], name) != 0)
+    ++k;
+  std::strncpy(otherNames[k], name, sizeof(otherNames[k]) - 1);
+  *fn = reinterpret_cast<void *>(kFunction + k);
+  for (int i = 0; i < 4; ++i)
+    if (state.functions[i].name[0] &&
+        std::strcmp(state.functions[i].name, name) == 0)
+      *fn = reinterpret_cast<void *>(kNamedFunction + i);
   return 0;
 }
 int cuFuncSetAttribute(void *, int attr, int value) {
@@ -147,13 +180,14 @@ int cuFuncSetAttribute(void *, int attr, int value) {
     state.nonPortableClusterAttr = value;
   return 0;
 }
-int cuFuncGetParamInfo(void *, size_t index, size_t *offset, size_t *size) {
+int cuFuncGetParamInfo(void *fn, size_t index, size_t *offset, size_t *size) {
+  const size_t *sizes = paramSizesOf(fn);
   if (state.numKernelParams >= 0 && index >= size_t(state.numKernelParams))
     return 1;
-  if (state.numKernelParams < 0 && (index >= 16 || !state.kernelParamSizes[index]))
+  if (state.numKernelParams < 0 && (index >= 16 || !sizes[index]))
     return 1;
   *offset = 0;
-  *size = state.kernelParamSizes[index];
+  *size = sizes[index];
   return 0;
 }
 int cuTensorMapEncodeTiled(void *map, int dataType, uint32_t rank, void *address,
@@ -197,10 +231,19 @@ struct LaunchConfig {
   unsigned numAttrs;
 };
 
-int cuLaunchKernelEx(const LaunchConfig *config, void *, void **params, void **) {
+int cuLaunchKernelEx(const LaunchConfig *config, void *fn, void **params, void **) {
   if (state.launchResult)
     return state.launchResult;
+  if (state.launchFailAt && state.launches + 1 == state.launchFailAt)
+    return 701;
   ++state.launches;
+  FakeEvent &e = record(kFakeLaunch, 0, 0, config->stream);
+  uintptr_t h = reinterpret_cast<uintptr_t>(fn);
+  std::strncpy(e.function,
+               h >= kNamedFunction && h < kNamedFunction + 4
+                   ? state.functions[h - kNamedFunction].name
+                   : otherNames[(h - kFunction) % 8],
+               sizeof(e.function) - 1);
   for (int i = 0; i < 3; ++i) {
     state.grid[i] = config->grid[i];
     state.block[i] = config->block[i];
@@ -214,20 +257,36 @@ int cuLaunchKernelEx(const LaunchConfig *config, void *, void **params, void **)
       state.cluster[i] = config->attrs[0].value.dims[i];
   }
   cuCtxGetCurrent(&state.launchCtx);
-  for (int i = 0; i < 16 && state.kernelParamSizes[i]; ++i)
-    std::memcpy(state.params[i], params[i], state.kernelParamSizes[i]);
+  const size_t *sizes = paramSizesOf(fn);
+  for (int i = 0; i < 16 && sizes[i]; ++i)
+    std::memcpy(state.params[i], params[i], sizes[i]);
   return 0;
 }
 
-int cuMemAllocAsync(uint64_t *ptr, size_t, void *) {
+int cuMemAllocAsync(uint64_t *ptr, size_t bytes, void *stream) {
+  if (state.allocFailAt && state.allocs + 1 == state.allocFailAt)
+    return 2; // CUDA_ERROR_OUT_OF_MEMORY
   ++state.allocs;
-  state.lastAlloc = 0x7000000 + 0x1000 * state.allocs;
+  // 16 MiB apart, 256-byte aligned like the real allocator's memory.
+  state.lastAlloc = 0x70000000 + (uint64_t(state.allocs) << 24);
   *ptr = state.lastAlloc;
+  record(kFakeAlloc, *ptr, bytes, stream);
   return 0;
 }
-int cuMemFreeAsync(uint64_t ptr, void *) {
+int cuMemFreeAsync(uint64_t ptr, void *stream) {
   ++state.frees;
   state.lastFree = ptr;
+  record(kFakeFree, ptr, 0, stream);
+  return 0;
+}
+int cuMemsetD8Async(uint64_t ptr, unsigned char value, size_t n, void *stream) {
+  ++state.memsets;
+  record(kFakeMemsetD8, ptr, n, stream).function[0] = char(value);
+  return 0;
+}
+int cuMemsetD32Async(uint64_t ptr, unsigned value, size_t n, void *stream) {
+  ++state.memsets;
+  record(kFakeMemsetD32, ptr, n, stream).function[0] = char(value);
   return 0;
 }
 int cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t bytes, void *) {

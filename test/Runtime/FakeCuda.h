@@ -21,6 +21,24 @@ struct FakeEncodeCall {
   int swizzle, l2, oob, interleave;
 };
 
+/// One call that touches the stream, in the order the runtime made it.
+enum FakeEventKind { kFakeAlloc = 1, kFakeFree, kFakeMemsetD8, kFakeMemsetD32,
+                     kFakeLaunch };
+struct FakeEvent {
+  int kind;
+  uint64_t ptr;   // alloc/free/memset: the device address
+  uint64_t count; // alloc: bytes; memset: elements
+  void *stream;
+  char function[64]; // launch: the kernel's name
+};
+
+/// Parameter sizes cuFuncGetParamInfo reports for a kernel by name (other
+/// kernels get kernelParamSizes).
+struct FakeFunction {
+  char name[64];
+  size_t paramSizes[16];
+};
+
 struct FakeCudaState {
   // Behaviour (reset by fake_cuda_reset to a working sm_90 device).
   int initResult;
@@ -29,6 +47,9 @@ struct FakeCudaState {
   int moduleLoadResult, getFunctionResult, encodeResult, launchResult;
   int numKernelParams;          // what cuFuncGetParamInfo reports
   size_t kernelParamSizes[16];
+  FakeFunction functions[4];    // per-kernel parameter sizes
+  int launchFailAt;             // > 0: that launch (1-based) fails with 701
+  int allocFailAt;              // > 0: that cuMemAllocAsync fails with 2
 
   // Records.
   void *currentCtx;
@@ -50,6 +71,9 @@ struct FakeCudaState {
   int allocs, frees, copies;
   uint64_t lastAlloc, lastFree;
   uint8_t deviceMaps[4][128]; // bytes copied to the fake device memory
+  int memsets;
+  int numEvents;
+  FakeEvent events[64];
 };
 
 extern "C" FakeCudaState *fake_cuda_state();

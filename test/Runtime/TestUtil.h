@@ -2,10 +2,13 @@
 #ifndef FA_RUNTIME_TEST_TESTUTIL_H
 #define FA_RUNTIME_TEST_TESTUTIL_H
 
+#include "FakeCuda.h"
 #include "Matchers.h"
 
 #include "fa/Runtime/Bundle.h"
 
+#include <cstdlib>
+#include <dlfcn.h>
 #include <fstream>
 #include <sstream>
 
@@ -79,6 +82,26 @@ inline TensorArg &find(std::vector<TensorArg> &tensors, const std::string &role)
   ADD_FAILURE() << "no tensor with role " << role;
   return tensors.front();
 }
+
+#ifdef FA_FAKE_CUDA_PATH
+/// Points the runtime at the fake driver (FA_RUNTIME_LIBCUDA) and resets it
+/// to a working sm_90 whose kernels take the example bundle's parameters.
+inline FakeCudaState *useFakeDriver() {
+  setenv("FA_RUNTIME_LIBCUDA", FA_FAKE_CUDA_PATH, 1);
+  static void *handle = dlopen(FA_FAKE_CUDA_PATH, RTLD_NOW | RTLD_LOCAL);
+  EXPECT_TRUE(handle != nullptr);
+  if (!handle)
+    std::abort();
+  auto reset = reinterpret_cast<void (*)()>(dlsym(handle, "fake_cuda_reset"));
+  auto get = reinterpret_cast<FakeCudaState *(*)()>(dlsym(handle, "fake_cuda_state"));
+  reset();
+  FakeCudaState *s = get();
+  const size_t sizes[] = {128, 128, 8, 8, 4, 4, 4}; // the example's kernel
+  for (int i = 0; i < 7; ++i)
+    s->kernelParamSizes[i] = sizes[i];
+  return s;
+}
+#endif
 
 } // namespace fa::runtime::test
 

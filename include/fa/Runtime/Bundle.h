@@ -73,9 +73,14 @@ public:
   Status launch(const std::vector<TensorArg> &tensors, void *stream);
 
 private:
+  friend class Sequence; // launches its kernels in one context, in order
   Bundle() = default;
   struct ContextState;
   Expected<ContextState *> contextState(void *driver, void *ctx);
+  static int numSms(const ContextState &state);
+  /// Queues a planned launch (nothing for an empty grid); the context of
+  /// `state` must be current.
+  Status enqueue(ContextState &state, LaunchPlan &plan, void *stream);
 
   BundleSpec spec_;
   std::string cubin_;

@@ -78,12 +78,15 @@ const char *fa_dtype_name(int32_t dtype);
 /* Parses "bf16", "f8E4M3FN", ... into *out. */
 int fa_dtype_from_name(const char *name, int32_t *out);
 
-/* Reads and validates `json_path` and the cubin it names. No GPU needed.
- * On success *out is a handle to release with fa_bundle_free. */
+/* Reads and validates `json_path`, an fa-kernel-bundle and the cubin it
+ * names, or an fa-kernel-sequence and every kernel bundle (and cubin) it
+ * lists. No GPU needed. On success *out is a handle to release with
+ * fa_bundle_free; both formats launch through the same calls. */
 int fa_bundle_load(const char *json_path, fa_bundle **out);
 void fa_bundle_free(fa_bundle *bundle);
 
-/* Borrowed strings, valid while the bundle lives. */
+/* Borrowed strings, valid while the bundle lives. For a sequence: its
+ * kernels' entry names joined by ",", and its own op, chip, config, JSON. */
 const char *fa_bundle_kernel_name(const fa_bundle *bundle);
 const char *fa_bundle_op(const fa_bundle *bundle);
 const char *fa_bundle_chip(const fa_bundle *bundle);
@@ -91,16 +94,31 @@ const char *fa_bundle_config_json(const fa_bundle *bundle); /* "config" */
 const char *fa_bundle_json(const fa_bundle *bundle);        /* whole file */
 /* Comma-separated roles a launch must pass. */
 const char *fa_bundle_required_operands(const fa_bundle *bundle);
+/* Kernel parameters (of all kernels, for a sequence). */
 int fa_bundle_num_params(const fa_bundle *bundle);
+/* Kernels a launch queues: 1 for a plain bundle. */
+int fa_bundle_num_kernels(const fa_bundle *bundle);
+/* The sequence's "workspace" array as JSON text; "[]" for a plain bundle. */
+const char *fa_bundle_workspace(const fa_bundle *bundle);
+/* Total bytes of the workspace buffers for these operands: what a launch
+ * allocates when the caller passes none of them (0 for a plain bundle). */
+int fa_bundle_workspace_bytes(const fa_bundle *bundle,
+                              const fa_tensor *tensors, int num_tensors,
+                              int64_t *bytes);
 
 /* Checks the operands and evaluates the grid without a GPU, as a launch
- * would on a device with `num_sms` SMs. grid_out (3 values) may be NULL. */
+ * would on a device with `num_sms` SMs. grid_out (3 values) may be NULL.
+ * A sequence checks every kernel (workspace buffers not passed count as
+ * provided) and returns its first kernel's grid. */
 int fa_bundle_check(const fa_bundle *bundle, const fa_tensor *tensors,
                     int num_tensors, int num_sms, uint32_t *grid_out);
 
 /* Launches on `stream` (a CUstream; NULL = legacy default stream) in the
  * stream's context (else the current one, else device 0's primary one).
- * Asynchronous: returns once the kernel is queued. */
+ * Asynchronous: returns once the kernel is queued. A sequence allocates the
+ * workspace buffers not passed (cuMemAllocAsync on the stream), zeroes the
+ * "init": "zero" ones, queues its kernels in order and frees what it
+ * allocated (cuMemFreeAsync, after the last kernel). */
 int fa_bundle_launch(fa_bundle *bundle, const fa_tensor *tensors,
                      int num_tensors, void *stream);
 

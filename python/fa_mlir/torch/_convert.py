@@ -11,6 +11,11 @@ from ..errors import ArgumentError
 
 FA_DTYPE = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
 TORCH_DTYPE = {v: k for k, v in FA_DTYPE.items()}
+# Element types of runtime operands beyond the attention dtypes (workspace
+# buffers: i32 semaphores, ...).
+RUNTIME_DTYPE = {**FA_DTYPE, torch.float64: "f64", torch.int32: "i32",
+                 torch.int64: "i64", torch.int8: "i8", torch.uint8: "u8"}
+TORCH_RUNTIME_DTYPE = {v: k for k, v in RUNTIME_DTYPE.items()}
 WHERE = "fa_mlir.torch.attention"
 
 
@@ -32,8 +37,16 @@ def numpy_view(t):
 
 def runtime_tensor(t):
     """(address, dtype, sizes, strides) of a CUDA tensor for libfa_runtime."""
-    return (t.data_ptr(), FA_DTYPE.get(t.dtype, "f32"), tuple(t.shape),
+    return (t.data_ptr(), RUNTIME_DTYPE.get(t.dtype, "f32"), tuple(t.shape),
             tuple(t.stride()))
+
+
+def sizes_of(q, k, v, layout):
+    """The size symbols (docs/BundleFormat.md) of checked q, k, v."""
+    b, s, h = (0, 2, 1) if layout == "bhsd" else (0, 1, 2)
+    return dict(batch=q.shape[b], heads_q=q.shape[h], seq_q=q.shape[s],
+                heads_kv=k.shape[h], seq_k=k.shape[s], head_dim=q.shape[3],
+                head_dim_v=v.shape[3])
 
 
 def check_inputs(q, k, v, bias, layout):
@@ -63,9 +76,7 @@ def check_inputs(q, k, v, bias, layout):
         raise ArgumentError(f"{WHERE}: tensors on {q.device.type} are not "
                             "supported (cpu or cuda)")
     b, s, h = (0, 2, 1) if layout == "bhsd" else (0, 1, 2)
-    sizes = dict(batch=q.shape[b], heads_q=q.shape[h], seq_q=q.shape[s],
-                 heads_kv=k.shape[h], seq_k=k.shape[s], head_dim=q.shape[3],
-                 head_dim_v=v.shape[3])
+    sizes = sizes_of(q, k, v, layout)
     dims = {b: "batch", h: "heads", s: "seq"}
     for name, t in zip(names[1:], (k, v)):
         if t.shape[b] != sizes["batch"]:

@@ -32,24 +32,27 @@ _configs = {}  # call signature -> KernelConfig: keeps the per-call cost low
 
 
 def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
-                  softcap, mask_alignment, layout):
+                  softcap, mask_alignment, layout, deterministic=False):
     """The KernelConfig a call needs: static heads and head dims, dynamic
     batch and sequence lengths (one kernel serves every length)."""
     dtype, sizes = _convert.check_inputs(q, k, v, bias, layout)
     memo = (op, dtype, sizes["heads_q"], sizes["heads_kv"], sizes["head_dim"],
             sizes["head_dim_v"], None if bias is None else
             (bias.shape[0] != 1, bias.shape[1] != 1, bias.dtype), causal,
-            scale, window_left, window_right, softcap, mask_alignment, layout)
+            scale, window_left, window_right, softcap, mask_alignment, layout,
+            deterministic)
     kcfg = _configs.get(memo)
     if kcfg is None:
         kcfg = _configs[memo] = _make_config(op, dtype, sizes, bias, causal,
                                              scale, window_left, window_right,
-                                             softcap, mask_alignment, layout)
+                                             softcap, mask_alignment, layout,
+                                             deterministic)
     return kcfg
 
 
 def _make_config(op, dtype, sizes, bias, causal, scale, window_left,
-                 window_right, softcap, mask_alignment, layout):
+                 window_right, softcap, mask_alignment, layout,
+                 deterministic=False):
     bias_spec = None if bias is None else (bias.shape[0] != 1,
                                            bias.shape[1] != 1)
     return KernelConfig(
@@ -59,6 +62,7 @@ def _make_config(op, dtype, sizes, bias, causal, scale, window_left,
         window=_window(window_left, window_right), softcap=softcap,
         scale=scale, bias=bias_spec,
         bias_dtype=None if bias is None else _convert.fa_dtype(bias, "bias"),
+        deterministic=deterministic,
         heads_q=sizes["heads_q"], heads_kv=sizes["heads_kv"])
 
 
@@ -139,25 +143,39 @@ def _(q, k, v, bias, causal, scale, window_left, window_right, softcap,
             q.new_empty(lse_shape, dtype=torch.float32)]
 
 
+def _workspace(bundle, q, k, v, layout):
+    """torch buffers for a sequence's workspace (the sm_90a backward's dQ
+    accumulator, log2 LSE, semaphores). torch's caching allocator hands out
+    stream-ordered memory without a driver call, where the runtime's own
+    fallback (cuMemAllocAsync/cuMemFreeAsync per launch) would go through the
+    driver's pool every call. The runtime zeroes the "init": "zero" ones on
+    the stream, so torch.empty is enough."""
+    shapes = bundle.workspace_shapes(_convert.sizes_of(q, k, v, layout))
+    return {name: torch.empty(sizes, device=q.device,
+                              dtype=_convert.TORCH_RUNTIME_DTYPE[dtype])
+            for name, (sizes, dtype) in shapes.items()}
+
+
 def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
                   v: torch.Tensor, out: torch.Tensor, lse: torch.Tensor,
                   bias: Optional[torch.Tensor], causal: bool,
                   scale: Optional[float], window_left: int, window_right: int,
                   softcap: Optional[float], mask_alignment: str,
-                  layout: str) -> List[torch.Tensor]:
-    """[dq, dk, dv, dbias]; dbias is empty when there is no bias."""
+                  layout: str, deterministic: bool = False
+                  ) -> List[torch.Tensor]:
+    """[dq, dk, dv, dbias]; dbias is empty when there is no bias.
+
+    On CUDA the sm_90a backward is a kernel sequence (pre, main, post);
+    `deterministic` selects its fixed-order dQ accumulation. The CPU
+    backward is deterministic whatever it says (its kernel is the same)."""
     grad_out, q, k, v, out, lse, bias = (
         _dense(t) for t in (grad_out, q, k, v, out, lse, bias))
     if grad_out.dtype != q.dtype:
         grad_out = grad_out.to(q.dtype)
-    kcfg = kernel_config("backward", q, k, v, bias, causal, scale, window_left,
-                         window_right, softcap, mask_alignment, layout)
     target = _target(q)
-    if target != "cpu":
-        raise UnsupportedError(
-            "fa_mlir.torch.attention: no backward on CUDA yet: the sm_90a "
-            "back end compiles only the forward kernel (run the backward on "
-            "CPU tensors, or use torch's SDPA when training on the GPU)")
+    kcfg = kernel_config("backward", q, k, v, bias, causal, scale, window_left,
+                         window_right, softcap, mask_alignment, layout,
+                         deterministic and target != "cpu")
     bundle = get_bundle(kcfg, target)
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
     tensors = {"grad_output": grad_out, "query": q, "key": k, "value": v,
@@ -167,6 +185,8 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
     if bias is not None:
         dbias = torch.empty_like(bias)
         tensors["bias"], tensors["grad_bias"] = bias, dbias
+    if target != "cpu":
+        tensors.update(_workspace(bundle, q, k, v, layout))
     _launch(bundle, tensors, q.device)
     return [dq, dk, dv, dbias]
 
@@ -177,7 +197,7 @@ attention_backward = torch.library.custom_op(
 
 @attention_backward.register_fake
 def _(grad_out, q, k, v, out, lse, bias, causal, scale, window_left,
-      window_right, softcap, mask_alignment, layout):
+      window_right, softcap, mask_alignment, layout, deterministic=False):
     dbias = q.new_empty(0) if bias is None else torch.empty_like(bias)
     return [torch.empty_like(q), torch.empty_like(k), torch.empty_like(v),
             dbias]

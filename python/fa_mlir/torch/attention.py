@@ -25,15 +25,16 @@ class AttentionFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, q, k, v, bias, causal, scale, window_left, window_right,
-                softcap, mask_alignment, layout):
+                softcap, mask_alignment, layout, deterministic=False):
         fwd = (_ops.forward_impl if _eager(q, k, v, bias)
                else torch.ops.fa_mlir.attention_forward)
         out, lse = fwd(
             q, k, v, bias, causal, scale, window_left, window_right, softcap,
             mask_alignment, layout)
         ctx.save_for_backward(q, k, v, out, lse, bias)
+        # deterministic concerns only the backward kernel.
         ctx.options = (causal, scale, window_left, window_right, softcap,
-                       mask_alignment, layout)
+                       mask_alignment, layout, deterministic)
         ctx.bias_shape = None if bias is None else bias.shape
         ctx.mark_non_differentiable(lse)
         return out, lse
@@ -46,7 +47,7 @@ class AttentionFunction(torch.autograd.Function):
         dq, dk, dv, dbias = bwd(
             grad_out, q, k, v, out, lse, bias, *ctx.options)
         dbias = dbias if (bias is not None and ctx.needs_input_grad[3]) else None
-        return dq, dk, dv, dbias, None, None, None, None, None, None, None
+        return (dq, dk, dv, dbias) + (None,) * 8
 
 
 def _window_ints(window):
@@ -68,14 +69,15 @@ def _window_ints(window):
 
 
 def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
-              bias=None, return_lse=False, mask_alignment=None, layout="bhsd"):
+              bias=None, return_lse=False, mask_alignment=None, layout="bhsd",
+              deterministic=False):
     """Exact attention softmax(mask(scale * q kᵀ + bias)) v with FlashAttention
     kernels, differentiable in q, k, v and a floating-point bias.
 
     q: [B, Hq, Sq, D], k: [B, Hkv, Sk, D], v: [B, Hkv, Sk, Dv] (layout
     "bhsd", SDPA's; "bshd" swaps heads and seq). Hq must be a multiple of
     Hkv (grouped-query attention). dtype float32, float16 or bfloat16; CPU
-    tensors, or CUDA tensors on sm_90a (forward only so far).
+    tensors, or CUDA tensors on sm_90a.
 
     causal: hide keys after the query (aligned top-left like SDPA's
     is_causal, or bottom-right with mask_alignment="bottom_right").
@@ -84,6 +86,9 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     bias: additive [B|1, Hq|1, Sq, Sk] (leading dims may be omitted), or a
     bool mask (True = keep). return_lse: also return the f32 log-sum-exp
     [B, Hq, Sq] of each row (-inf for fully hidden rows, whose output is 0).
+    deterministic: the backward accumulates dQ in a fixed order, so repeated
+    backward passes are bitwise equal (sm_90a: a little slower; the CPU
+    backward always is deterministic). The forward ignores it.
     """
     if not isinstance(layout, str) or layout not in ("bhsd", "bshd"):
         raise ArgumentError(f"{_convert.WHERE}: layout must be 'bhsd' or "
@@ -95,6 +100,7 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
                             f"{mask_alignment!r}")
     causal = check_bool(_convert.WHERE, "causal", causal)
     return_lse = check_bool(_convert.WHERE, "return_lse", return_lse)
+    deterministic = check_bool(_convert.WHERE, "deterministic", deterministic)
     if scale is not None:
         scale = check_f32(_convert.WHERE, "scale", scale)
     if softcap is not None:
@@ -106,5 +112,5 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     bias = _convert.prepare_bias(bias, q, sizes)
     out, lse = AttentionFunction.apply(
         q, k, v, bias, causal, scale, wl, wr, softcap, mask_alignment or "",
-        layout)
+        layout, deterministic)
     return (out, lse) if return_lse else out

@@ -24,6 +24,9 @@ def launch(bundle, stream=None, **tensors):
                             f"got {type(bundle).__name__}")
     where = f"fa_mlir.torch.launch({bundle.op} {bundle.target} bundle)"
     gpu = not isinstance(bundle, CpuBundle)
+    # A kernel sequence's workspace buffers (optional: the runtime allocates
+    # those not passed) may be of other element types (i32 semaphores).
+    workspace = {w["name"] for w in getattr(bundle, "workspace", [])}
     for role, t in tensors.items():
         if not isinstance(t, torch.Tensor):
             raise ArgumentError(f"{where}: '{role}' must be a torch.Tensor, "
@@ -34,7 +37,9 @@ def launch(bundle, stream=None, **tensors):
         if not gpu and t.device.type != "cpu":
             raise ArgumentError(f"{where}: '{role}' is on {t.device}; this "
                                 "CPU kernel needs CPU tensors")
-        if t.dtype not in _convert.FA_DTYPE:
+        if role in workspace and t.dtype in _convert.RUNTIME_DTYPE:
+            pass  # the runtime checks it against the workspace entry
+        elif t.dtype not in _convert.FA_DTYPE:
             raise ArgumentError(f"{where}: '{role}' has dtype {t.dtype}; "
                                 "kernels take float32, float16 or bfloat16")
         if not gpu and not t.is_contiguous():

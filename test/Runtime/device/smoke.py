@@ -167,6 +167,33 @@ def main():
     expect_ok("cluster [2,1,1] launch (%d blocks)" % sms, cl, [("ranks", ranks)],
               lambda: (torch.equal(ranks, want_r), "first ranks %s" % ranks[:4].tolist()))
 
+    # 8b. A kernel sequence: the workspace allocated (and zeroed) by the
+    # runtime, then passed by the caller full of garbage (zeroed too), on
+    # the current and on a side stream; three kernels queued in order.
+    seq = load("seq.json")
+    out = torch.zeros(B, H, 77, device="cuda", dtype=torch.float32)
+    twenty = torch.full_like(out, 20.0)
+    for i in range(3):  # the pool's memory comes back holding 2s
+        out.zero_()
+        expect_ok("sequence, runtime-allocated workspace (launch %d)" % (i + 1),
+                  seq, [("lse", out)],
+                  lambda: (torch.equal(out, twenty), "out %s" % out.flatten()[:3].tolist()))
+    acc = torch.full((B * H * 77,), 7.0, device="cuda", dtype=torch.float32)
+    out.zero_()
+    expect_ok("sequence, caller's workspace zeroed by the runtime", seq,
+              [("lse", out), ("acc", acc)],
+              lambda: (torch.equal(out, twenty) and bool((acc == 2).all()),
+                       "out %s acc %s" % (out.flatten()[:2].tolist(), acc[:2].tolist())))
+    side = torch.cuda.Stream()
+    out.zero_()
+    side.wait_stream(torch.cuda.current_stream())
+    expect_ok("sequence on a side stream", seq, [("lse", out)],
+              lambda: (torch.equal(out, twenty), "out %s" % out.flatten()[:3].tolist()),
+              stream=side.cuda_stream)
+    expect_error("sequence: wrong workspace size rejected", seq,
+                 [("lse", out), ("acc", acc[:-1])], "FA_ERROR_TENSOR",
+                 "operand 'acc': dimension 0 (i) is 461, expected 462")
+
     # 9. Errors on a real device.
     mis = torch.empty(B * S * H * D + 1, device="cuda", dtype=torch.bfloat16)[1:].view(B, S, H, D)
     expect_error("misaligned query rejected", copy, [("query", mis), ("output", o)],
@@ -204,7 +231,7 @@ def main():
     print("launch cost (host, incl. ctypes): fill_lse %.1f us, tma_copy %.1f us"
           % ((t1 - t0) / 2000 * 1e6, (t3 - t2) / 2000 * 1e6), flush=True)
 
-    for b in (copy, sw, bh, gl, fill, cl):
+    for b in (copy, sw, bh, gl, fill, cl, seq):
         lib.fa_bundle_free(b)
     print("smoke: %d passed, %d failed" % (sum(results), len(results) - sum(results)))
     return 0 if all(results) else 1

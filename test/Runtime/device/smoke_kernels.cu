@@ -77,6 +77,22 @@ extern "C" __global__ void fill_lse(float *lse, long long n, int seqQ,
     lse[i] = value + float(i % seqQ);
 }
 
+// A kernel sequence (seq.json): seq_accumulate runs twice, adding 1 to each
+// element of the workspace buffer `acc` (which the runtime zeroes), then
+// seq_finish writes 10 * acc to `out`: 20 everywhere unless a step is lost.
+extern "C" __global__ void seq_accumulate(float *acc, long long n) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n)
+    acc[i] += 1.0f;
+}
+
+extern "C" __global__ void seq_finish(const float *acc, float *out,
+                                      long long n) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = 10.0f * acc[i];
+}
+
 // Cluster launch: records each block's rank in its cluster and the cluster
 // size, which are 0 and 1 unless the cluster attribute reached the launch.
 extern "C" __global__ void cluster_rank(int *out) {

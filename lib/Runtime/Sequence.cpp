@@ -1,0 +1,513 @@
+//===- Sequence.cpp - Several kernel bundles launched as one call ---------===//
+#include "fa/Runtime/Sequence.h"
+
+#include "CheckedMath.h"
+#include "Driver.h"
+#include "Files.h"
+#include "SpecReader.h"
+
+#include <set>
+
+namespace fa::runtime {
+
+using namespace detail;
+
+namespace {
+
+const char *const kSequenceFormat = "fa-kernel-sequence";
+
+/// The format field of a document, "" when it has none (or is no object).
+std::string formatOf(const Value &doc) {
+  const Value *f = doc.is_object() ? json::find(doc, "format") : nullptr;
+  return f && f->is_string() ? f->get<std::string>() : "";
+}
+
+std::string joined(const std::vector<std::string> &names) {
+  std::string out;
+  for (const auto &n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+/// The operands `op` requires whatever its kernels name.
+std::vector<std::string> opOperands(const std::string &op) {
+  if (op == "attention_bwd")
+    return {"query",       "key",        "value",    "output",    "lse",
+            "grad_output", "grad_query", "grad_key", "grad_value"};
+  if (op == "attention_fwd")
+    return {"query", "key", "value", "output"};
+  return {};
+}
+
+bool sameScratch(const ScratchSpec &a, const ScratchSpec &b,
+                 std::string &why) {
+  if (a.dtype != b.dtype) {
+    why = std::string("dtype ") + dtypeName(a.dtype) + " vs " +
+          dtypeName(b.dtype);
+    return false;
+  }
+  if (a.dims != b.dims) {
+    why = "dims [" + joined(a.dims) + "] vs [" + joined(b.dims) + "]";
+    return false;
+  }
+  for (size_t i = 0; i < a.shape.size(); ++i)
+    if (a.shape[i].text() != b.shape[i].text()) {
+      why = "shape[" + std::to_string(i) + "] \"" + a.shape[i].text() +
+            "\" vs \"" + b.shape[i].text() + "\"";
+      return false;
+    }
+  return true;
+}
+
+/// The config fields that decide how operands are read must agree, since
+/// the caller's tensors are checked once against the sequence's config.
+Status sameConfig(const BundleConfig &k, const BundleConfig &s,
+                  const std::string &field) {
+  auto differs = [&](const char *name, const std::string &a,
+                     const std::string &b) {
+    return invalid(field + ".config." + name,
+                   a + " differs from the sequence's " + b);
+  };
+  if (k.dtype != s.dtype)
+    return differs("dtype", dtypeName(k.dtype), dtypeName(s.dtype));
+  if (k.outDType != s.outDType)
+    return differs("out_dtype", dtypeName(k.outDType), dtypeName(s.outDType));
+  if (k.biasDType != s.biasDType)
+    return differs("bias_dtype", dtypeName(k.biasDType),
+                   dtypeName(s.biasDType));
+  if (k.layout != s.layout)
+    return differs("layout", layoutName(k.layout), layoutName(s.layout));
+  if (k.headDim != s.headDim)
+    return differs("head_dim", std::to_string(k.headDim),
+                   std::to_string(s.headDim));
+  if (k.headDimV != s.headDimV)
+    return differs("head_dim_v", std::to_string(k.headDimV),
+                   std::to_string(s.headDimV));
+  return Status::success();
+}
+
+bool isDense(const TensorArg &t) {
+  int64_t want = 1;
+  for (size_t i = t.sizes.size(); i-- > 0;) {
+    if (t.sizes[i] != 1 && t.strides[i] != want)
+      return false;
+    want *= t.sizes[i];
+  }
+  return true;
+}
+
+} // namespace
+
+Expected<SequenceSpec> parseSequenceSpec(const std::string &jsonText,
+                                         const std::string &baseDir) {
+  Expected<Value> doc = json::parse(jsonText);
+  if (!doc.ok())
+    return doc.status();
+  if (!doc->is_object())
+    return wrongType("sequence", "a JSON object", *doc);
+  ObjectReader r(*doc, "");
+  SequenceSpec seq;
+  BundleSpec &spec = seq.operands;
+
+  FA_RETURN_IF_ERROR(parseHeader(r, kSequenceFormat, "sequence", spec));
+  FA_RETURN_IF_ERROR(r.string("op", spec.op));
+  const Value *config;
+  FA_RETURN_IF_ERROR(r.require("config", config));
+  FA_RETURN_IF_ERROR(parseConfig(*config, spec));
+
+  const Value *workspace;
+  FA_RETURN_IF_ERROR(r.require("workspace", workspace));
+  FA_RETURN_IF_ERROR(
+      parseScratchList(*workspace, "workspace", spec, &seq.zeroInit));
+  seq.workspaceJson =
+      workspace->dump(-1, ' ', false, json::Value::error_handler_t::replace);
+
+  const Value *kernels;
+  FA_RETURN_IF_ERROR(r.require("kernels", kernels));
+  if (!kernels->is_array() || kernels->empty() ||
+      kernels->size() > kMaxSequenceKernels)
+    return invalid("kernels", "expected an array of 1 to " +
+                                  std::to_string(kMaxSequenceKernels) +
+                                  " kernel bundle paths");
+  for (size_t i = 0; i < kernels->size(); ++i) {
+    const Value &k = (*kernels)[i];
+    std::string field = "kernels[" + std::to_string(i) + "]";
+    if (!k.is_string())
+      return wrongType(field, "a path string", k);
+    const std::string &path = k.get_ref<const std::string &>();
+    if (path.empty())
+      return invalid(field, "must not be empty");
+    seq.kernelPaths.push_back(path[0] == '/' || baseDir.empty()
+                                  ? path
+                                  : baseDir + "/" + path);
+  }
+  spec.json = doc->dump(-1, ' ', false, json::Value::error_handler_t::replace);
+  return seq;
+}
+
+Expected<std::unique_ptr<Sequence>> Sequence::load(const std::string &jsonPath) {
+  std::string text;
+  FA_RETURN_IF_ERROR(readFile(jsonPath, kMaxBundleJsonBytes, text));
+  // Dispatch on "format"; a document that is not JSON (or has no format) is
+  // read as a bundle, whose errors are the established ones.
+  Expected<Value> doc = json::parse(text);
+  if (!doc.ok() || formatOf(*doc) != kSequenceFormat) {
+    Expected<std::unique_ptr<Bundle>> bundle = Bundle::load(jsonPath);
+    if (!bundle.ok())
+      return bundle.status();
+    return single(std::move(*bundle));
+  }
+  Expected<std::unique_ptr<Sequence>> seq = fromText(text, dirName(jsonPath));
+  if (!seq.ok())
+    return seq.status().withContext("sequence '" + jsonPath + "'");
+  (*seq)->spec_.jsonPath = jsonPath;
+  return seq;
+}
+
+Expected<std::unique_ptr<Sequence>>
+Sequence::fromText(const std::string &jsonText, const std::string &baseDir) {
+  Expected<SequenceSpec> spec = parseSequenceSpec(jsonText, baseDir);
+  if (!spec.ok())
+    return spec.status();
+  std::unique_ptr<Sequence> seq(new Sequence());
+  seq->isSequence_ = true;
+  seq->spec_ = std::move(*spec);
+  for (size_t i = 0; i < seq->spec_.kernelPaths.size(); ++i) {
+    const std::string &path = seq->spec_.kernelPaths[i];
+    std::string field = "kernels[" + std::to_string(i) + "]";
+    std::string text;
+    Status s = readFile(path, kMaxBundleJsonBytes, text);
+    if (!s.ok())
+      return s.withContext(field);
+    Expected<Value> doc = json::parse(text);
+    if (doc.ok() && formatOf(*doc) == kSequenceFormat)
+      return invalid(field, "'" + path + "' is an " + kSequenceFormat +
+                                "; sequences do not nest (list its kernel "
+                                "bundles instead)");
+    Expected<std::unique_ptr<Bundle>> kernel = Bundle::load(path);
+    if (!kernel.ok())
+      return kernel.status().withContext(field);
+    seq->kernels_.push_back(std::move(*kernel));
+  }
+  FA_RETURN_IF_ERROR(seq->linkKernels());
+  return seq;
+}
+
+std::unique_ptr<Sequence> Sequence::single(std::unique_ptr<Bundle> bundle) {
+  std::unique_ptr<Sequence> seq(new Sequence());
+  seq->spec_.jsonPath = bundle->spec().jsonPath;
+  seq->spec_.workspaceJson = "[]";
+  seq->kernelNames_ = bundle->kernelName();
+  seq->kernels_.push_back(std::move(bundle));
+  return seq;
+}
+
+/// The checks between the sequence and its kernels, and the operands the
+/// whole call requires.
+Status Sequence::linkKernels() {
+  BundleSpec &view = spec_.operands;
+  std::vector<bool> used(view.scratch.size(), false);
+  std::vector<std::string> required = opOperands(view.op);
+  auto add = [&](const std::string &role) {
+    if (std::find(required.begin(), required.end(), role) == required.end())
+      required.push_back(role);
+  };
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    const BundleSpec &k = kernels_[i]->spec();
+    std::string field = "kernels[" + std::to_string(i) + "]";
+    if (k.chip != view.chip)
+      return invalid(field + ".chip", "\"" + k.chip +
+                                          "\" differs from the sequence's \"" +
+                                          view.chip + "\"");
+    FA_RETURN_IF_ERROR(sameConfig(k.config, view.config, field));
+    for (const ScratchSpec &s : k.scratch) {
+      size_t w = 0;
+      while (w < view.scratch.size() && view.scratch[w].name != s.name)
+        ++w;
+      if (w == view.scratch.size())
+        return invalid(field, "scratch '" + s.name +
+                                  "' is not in the sequence's workspace");
+      std::string why;
+      if (!sameScratch(s, view.scratch[w], why))
+        return invalid(field, "scratch '" + s.name + "' differs from workspace[" +
+                                  std::to_string(w) + "]: " + why);
+      used[w] = true;
+    }
+    for (const std::string &role : k.requiredOperands)
+      if (isStandardRole(role))
+        add(role);
+    kernelNames_ += (i ? "," : "") + k.kernel;
+  }
+  for (size_t w = 0; w < used.size(); ++w)
+    if (!used[w])
+      return invalid("workspace[" + std::to_string(w) + "]",
+                     "'" + view.scratch[w].name + "' is used by no kernel");
+  view.requiredOperands = std::move(required);
+  return Status::success();
+}
+
+const std::string &Sequence::op() const {
+  return isSequence_ ? spec_.operands.op : kernels_[0]->spec().op;
+}
+const std::string &Sequence::chip() const {
+  return isSequence_ ? spec_.operands.chip : kernels_[0]->spec().chip;
+}
+const std::string &Sequence::configJson() const {
+  return isSequence_ ? spec_.operands.configJson : kernels_[0]->configJson();
+}
+const std::string &Sequence::json() const {
+  return isSequence_ ? spec_.operands.json : kernels_[0]->spec().json;
+}
+const std::string &Sequence::workspaceJson() const {
+  return spec_.workspaceJson;
+}
+const std::vector<std::string> &Sequence::requiredOperands() const {
+  return isSequence_ ? spec_.operands.requiredOperands
+                     : kernels_[0]->spec().requiredOperands;
+}
+size_t Sequence::numParams() const {
+  size_t n = 0;
+  for (const auto &k : kernels_)
+    n += k->spec().params.size();
+  return n;
+}
+
+Expected<std::vector<WorkspaceBuffer>>
+Sequence::workspace(const std::vector<TensorArg> &tensors,
+                    int64_t numSms) const {
+  std::vector<WorkspaceBuffer> out;
+  if (!isSequence_)
+    return out;
+  const BundleSpec &view = spec_.operands;
+  // The sequence's own operand check: the union of what its kernels need,
+  // the passed workspace buffers' dtypes and sizes, the shape symbols.
+  Expected<OperandSet> set = checkOperands(view, tensors, numSms);
+  if (!set.ok())
+    return set.status();
+  for (size_t w = 0; w < view.scratch.size(); ++w) {
+    WorkspaceBuffer b;
+    b.spec = &view.scratch[w];
+    b.zeroInit = spec_.zeroInit[w];
+    std::string field = "workspace '" + b.spec->name + "'";
+    int64_t count = 1;
+    for (size_t i = 0; i < b.spec->shape.size(); ++i) {
+      Expected<int64_t> size = b.spec->shape[i].evalInt(set->symbols);
+      if (!size.ok())
+        return size.status().withContext(field + " shape[" +
+                                         std::to_string(i) + "]");
+      if (*size < 0)
+        return Status::error(ErrorCode::Expression,
+                             field + " shape[" + std::to_string(i) + "] (" +
+                                 b.spec->shape[i].text() + ") is negative: " +
+                                 std::to_string(*size));
+      std::optional<int64_t> c = checkedMul(count, *size);
+      if (!c)
+        return Status::error(ErrorCode::Expression,
+                             field + ": the element count overflows 64 bits");
+      count = *c;
+      b.sizes.push_back(*size);
+    }
+    std::optional<int64_t> bytes = checkedMul(count, dtypeSize(b.spec->dtype));
+    if (!bytes)
+      return Status::error(ErrorCode::Expression,
+                           field + ": the byte size overflows 64 bits");
+    b.bytes = *bytes;
+    auto passed = set->byRole.find(b.spec->name);
+    if (passed != set->byRole.end()) {
+      b.passed = passed->second;
+      // The runtime zeroes b.bytes from the address: only a dense buffer
+      // holds exactly its elements there.
+      if (b.zeroInit && !isDense(*b.passed))
+        return Status::error(ErrorCode::Tensor,
+                             "operand '" + b.spec->name +
+                                 "': a workspace buffer with \"init\": "
+                                 "\"zero\" must be dense (contiguous), as the "
+                                 "runtime zeroes it with one memset");
+    }
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+Expected<int64_t> Sequence::workspaceBytes(const std::vector<TensorArg> &tensors,
+                                           int64_t numSms) const {
+  Expected<std::vector<WorkspaceBuffer>> buffers = workspace(tensors, numSms);
+  if (!buffers.ok())
+    return buffers.status();
+  int64_t total = 0;
+  for (const WorkspaceBuffer &b : *buffers) {
+    std::optional<int64_t> t = checkedAdd(total, b.bytes);
+    if (!t)
+      return Status::error(ErrorCode::Expression,
+                           "the workspace size overflows 64 bits");
+    total = *t;
+  }
+  return total;
+}
+
+std::vector<TensorArg>
+Sequence::kernelOperands(const Bundle &kernel,
+                         const std::vector<TensorArg> &all) const {
+  if (!isSequence_)
+    return all; // a plain bundle reports unknown roles itself
+  std::vector<TensorArg> out;
+  for (const TensorArg &t : all)
+    if (isStandardRole(t.role) || !operandDims(kernel.spec(), t.role).empty())
+      out.push_back(t);
+  return out;
+}
+
+std::vector<TensorArg>
+Sequence::withWorkspace(const std::vector<TensorArg> &tensors,
+                        const std::vector<WorkspaceBuffer> &buffers,
+                        const std::vector<uint64_t> &addresses) const {
+  std::vector<TensorArg> all = tensors;
+  size_t next = 0;
+  for (const WorkspaceBuffer &b : buffers) {
+    if (b.passed)
+      continue;
+    TensorArg t;
+    t.role = b.spec->name;
+    t.dtype = b.spec->dtype;
+    t.sizes = b.sizes;
+    t.strides.assign(b.sizes.size(), 1);
+    for (size_t i = b.sizes.size(); i-- > 1;)
+      t.strides[i - 1] = t.strides[i] * b.sizes[i];
+    t.data = addresses[next++];
+    all.push_back(std::move(t));
+  }
+  return all;
+}
+
+Expected<std::array<uint32_t, 3>>
+Sequence::check(const std::vector<TensorArg> &tensors, int64_t numSms) const {
+  // Tensor maps are not encoded here (no driver); the fake encoder accepts.
+  TensorMapEncoder noEncode = [](const TensorMapRequest &, void *) {
+    return Status::success();
+  };
+  Expected<std::vector<WorkspaceBuffer>> buffers = workspace(tensors, numSms);
+  if (!buffers.ok())
+    return buffers.status();
+  // Buffers the runtime would allocate stand in at distinct, 256-byte
+  // aligned addresses (what cuMemAllocAsync returns).
+  std::vector<uint64_t> addresses;
+  for (const WorkspaceBuffer &b : *buffers)
+    if (!b.passed)
+      addresses.push_back(b.bytes ? (uint64_t(1) << 44) +
+                                        (uint64_t(addresses.size()) << 36)
+                                  : 0);
+  std::vector<TensorArg> all = withWorkspace(tensors, *buffers, addresses);
+  std::array<uint32_t, 3> grid{};
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    Expected<LaunchPlan> plan =
+        kernels_[i]->plan(kernelOperands(*kernels_[i], all), numSms, noEncode);
+    if (!plan.ok())
+      return isSequence_ ? plan.status().withContext(
+                               "kernel " + std::to_string(i) + " ('" +
+                               kernels_[i]->kernelName() + "')")
+                         : plan.status();
+    if (i == 0)
+      grid = plan->grid;
+  }
+  return grid;
+}
+
+Status Sequence::launch(const std::vector<TensorArg> &tensors, void *stream) {
+  if (!isSequence_)
+    return kernels_[0]->launch(tensors, stream);
+  auto cuStream = static_cast<cu::CUstream>(stream);
+  Expected<std::unique_ptr<LaunchScope>> scope = LaunchScope::open(cuStream);
+  if (!scope.ok())
+    return scope.status();
+  Driver &d = (*scope)->driver;
+  // Modules first: a device that cannot run a kernel fails before anything
+  // is allocated or queued.
+  std::vector<Bundle::ContextState *> states;
+  for (auto &k : kernels_) {
+    Expected<Bundle::ContextState *> state = k->contextState(&d, (*scope)->ctx);
+    if (!state.ok())
+      return state.status();
+    states.push_back(*state);
+  }
+  int64_t numSms = Bundle::numSms(*states[0]);
+  Expected<std::vector<WorkspaceBuffer>> buffers = workspace(tensors, numSms);
+  if (!buffers.ok())
+    return buffers.status();
+
+  std::vector<cu::CUdeviceptr> allocated;
+  auto fail = [&](Status s) {
+    for (cu::CUdeviceptr p : allocated)
+      (void)d.cuMemFreeAsync(p, cuStream);
+    return s;
+  };
+  std::vector<uint64_t> addresses;
+  for (const WorkspaceBuffer &b : *buffers) {
+    if (b.passed)
+      continue;
+    if (b.bytes == 0) {
+      addresses.push_back(0);
+      continue;
+    }
+    if (!d.cuMemAllocAsync || !d.cuMemFreeAsync)
+      return fail(Status::error(
+          ErrorCode::NoDriver,
+          "workspace '" + b.spec->name +
+              "' is not passed and the driver lacks cuMemAllocAsync/"
+              "cuMemFreeAsync to allocate it; pass it as an operand"));
+    cu::CUdeviceptr p = 0;
+    Status s = d.check(d.cuMemAllocAsync(&p, static_cast<size_t>(b.bytes),
+                                         cuStream),
+                       "cuMemAllocAsync");
+    if (!s.ok())
+      return fail(s.withContext("workspace '" + b.spec->name + "' (" +
+                                std::to_string(b.bytes) + " bytes)"));
+    allocated.push_back(p);
+    addresses.push_back(p);
+  }
+  std::vector<TensorArg> all = withWorkspace(tensors, *buffers, addresses);
+
+  // Every kernel is planned (operands checked, tensor maps encoded) before
+  // anything is queued, so an operand error leaves the stream untouched.
+  std::vector<std::vector<TensorArg>> operands;
+  std::vector<LaunchPlan> plans;
+  TensorMapEncoder encoder = driverEncoder(d);
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    operands.push_back(kernelOperands(*kernels_[i], all));
+    Expected<LaunchPlan> plan =
+        kernels_[i]->plan(operands.back(), numSms, encoder);
+    if (!plan.ok())
+      return fail(plan.status().withContext("kernel " + std::to_string(i) +
+                                            " ('" + kernels_[i]->kernelName() +
+                                            "')"));
+    plans.push_back(std::move(*plan));
+  }
+
+  size_t next = 0;
+  for (const WorkspaceBuffer &b : *buffers) {
+    uint64_t address = b.passed ? b.passed->data : addresses[next++];
+    if (!b.zeroInit || b.bytes == 0)
+      continue;
+    Status s;
+    if (b.bytes % 4 == 0 && address % 4 == 0 && d.cuMemsetD32Async)
+      s = d.check(d.cuMemsetD32Async(address, 0, size_t(b.bytes / 4), cuStream),
+                  "cuMemsetD32Async");
+    else if (d.cuMemsetD8Async)
+      s = d.check(d.cuMemsetD8Async(address, 0, size_t(b.bytes), cuStream),
+                  "cuMemsetD8Async");
+    else
+      s = Status::error(ErrorCode::NoDriver,
+                        "the driver lacks cuMemsetD8Async/cuMemsetD32Async");
+    if (!s.ok())
+      return fail(s.withContext("zeroing workspace '" + b.spec->name + "'"));
+  }
+
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    Status s = kernels_[i]->enqueue(*states[i], plans[i], stream);
+    if (!s.ok())
+      return fail(s.withContext("kernel " + std::to_string(i)));
+  }
+  // Stream-ordered: the memory is released once the last kernel is done.
+  return fail(Status::success());
+}
+
+} // namespace fa::runtime

@@ -1,0 +1,144 @@
+//===- SpecReader.h - Field readers shared by the JSON spec parsers -*- C++ -*-===//
+//
+// Private to lib/Runtime: the object reader and the field parsers that the
+// kernel bundle (BundleSpec.cpp) and kernel sequence (SequenceSpec.cpp)
+// readers share, so both name fields and word errors the same way.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_RUNTIME_LIB_SPECREADER_H
+#define FA_RUNTIME_LIB_SPECREADER_H
+
+#include "Json.h"
+#include "fa/Runtime/BundleSpec.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace fa::runtime::detail {
+
+using json::Value;
+
+inline Status invalid(const std::string &field, const std::string &what) {
+  return Status::error(ErrorCode::InvalidBundle, field + ": " + what);
+}
+
+inline Status wrongType(const std::string &field, const char *expected,
+                 const Value &got) {
+  return invalid(field, std::string("expected ") + expected + ", got " +
+                            json::kindName(got));
+}
+
+/// Reads the fields of one JSON object, tracking its path for messages.
+class ObjectReader {
+public:
+  ObjectReader(const Value &object, std::string path)
+      : object_(object), path_(std::move(path)) {}
+
+  std::string field(const std::string &key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
+
+  const Value *get(const std::string &key) const { return json::find(object_, key); }
+
+  Status require(const std::string &key, const Value *&out) const {
+    out = json::find(object_, key);
+    if (!out)
+      return missing(key);
+    return Status::success();
+  }
+
+  Status string(const std::string &key, std::string &out,
+                bool required = true) const {
+    const Value *v = json::find(object_, key);
+    if (!v) {
+      return required ? missing(key) : Status::success();
+    }
+    if (!v->is_string())
+      return wrongType(field(key), "a string", *v);
+    if (v->get_ref<const std::string &>().empty())
+      return invalid(field(key), "must not be empty");
+    out = v->get_ref<const std::string &>();
+    return Status::success();
+  }
+
+  Status integer(const std::string &key, int64_t &out, int64_t min,
+                 int64_t max, bool required = true) const {
+    const Value *v = json::find(object_, key);
+    if (!v) {
+      return required ? missing(key) : Status::success();
+    }
+    if (!json::isInt64(*v))
+      return wrongType(field(key), "an integer", *v);
+    if (json::asInt64(*v) < min || json::asInt64(*v) > max)
+      return invalid(field(key), "value " + std::to_string(json::asInt64(*v)) +
+                                     " is out of range [" +
+                                     std::to_string(min) + ", " +
+                                     std::to_string(max) + "]");
+    out = json::asInt64(*v);
+    return Status::success();
+  }
+
+  Status boolean(const std::string &key, bool &out) const {
+    const Value *v = json::find(object_, key);
+    if (!v)
+      return Status::success();
+    if (!v->is_boolean())
+      return wrongType(field(key), "a boolean", *v);
+    out = v->get<bool>();
+    return Status::success();
+  }
+
+  /// Rejects keys outside `allowed` (used where a typo would silently
+  /// change the launch ABI).
+  Status onlyKeys(const std::vector<std::string> &allowed) const {
+    for (const auto &m : object_.items())
+      if (std::find(allowed.begin(), allowed.end(), m.key()) == allowed.end()) {
+        std::string list;
+        for (const auto &a : allowed)
+          list += (list.empty() ? "" : ", ") + a;
+        return invalid(field(m.key()), "unknown field (allowed here: " +
+                                           list + ")");
+      }
+    return Status::success();
+  }
+
+private:
+  Status missing(const std::string &key) const {
+    return invalid(path_.empty() ? std::string("bundle") : path_,
+                   "missing field \"" + key + "\"");
+  }
+
+  const Value &object_;
+  std::string path_;
+};
+
+inline Status parseDTypeField(const ObjectReader &r, const std::string &key,
+                       DType &out, bool required) {
+  std::string name;
+  FA_RETURN_IF_ERROR(r.string(key, name, required));
+  if (name.empty())
+    return Status::success();
+  std::optional<DType> d = parseDType(name);
+  if (!d)
+    return invalid(r.field(key), "unknown dtype \"" + name + "\" (known: " +
+                                     dtypeNameList() + ")");
+  out = *d;
+  return Status::success();
+}
+
+/// "format" (must be `format`), "version" and "chip" of a document; `what`
+/// ("bundle", "sequence") words the version error.
+Status parseHeader(const ObjectReader &r, const std::string &format,
+                   const char *what, BundleSpec &spec);
+/// The "config" object: types, defaults, the launch-relevant fields.
+Status parseConfig(const Value &v, BundleSpec &spec);
+bool isIdentifier(const std::string &s);
+/// A "scratch"-like array at `field` into spec.scratch. With `inits`, each
+/// entry may (must) also carry "init" ("zero" or "none"), one per entry.
+Status parseScratchList(const Value &v, const std::string &field,
+                        BundleSpec &spec, std::vector<bool> *zeroInit);
+
+} // namespace fa::runtime::detail
+
+#endif // FA_RUNTIME_LIB_SPECREADER_H
