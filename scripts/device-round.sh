@@ -26,6 +26,13 @@
 #         bytes (test/Device/gpt2_fig2.py)
 #       5 the Python package's GPU tests (python/tests/gpu: fa_mlir.torch on
 #         CUDA from AOT bundles, no compiler present)
+#       6 the backward (issue 11): dQ/dK/dV of the kernel sequences
+#         (test/Device/check_backward.py, .devbuild/backward) against
+#         float64, deterministic runs bitwise equal, memcheck on small
+#         shapes, a small GPT trained with our op and with SDPA
+#         (test/Device/train_gpt.py, AOT bundles of .devbuild/gpu-tests),
+#         then the backward benchmark next to FA4, cuDNN, FA2
+#         (test/Device/bench_backward.py) -> $OUT/bench_backward.csv
 #       Logs and CSVs go to $OUT; short tables are printed last.
 #       STAGES=3,3b: only those stages (e.g. a second benchmark run).
 #       ROUND_SMOKE=1: a quick pass over every stage (few cases, one
@@ -48,6 +55,18 @@ prepare() {
   grep -qx '/.devbuild/' .gitignore || echo '/.devbuild/' >> .gitignore
   rm -rf "$dev/kernels" "$dev/lib" "$dev/gpu-tests"; mkdir -p "$dev/lib"   # .devbuild/primitives stays
   bash test/Device/build_kernels.sh "$root/$BUILD_DIR/bin/fa-compile" "$dev/kernels"
+  bash test/Device/build_backward.sh "$root/$BUILD_DIR/bin/fa-compile" "$dev/backward"
+  # fa_mlir reads bundles through jsonschema (python/fa_mlir/manifest.py);
+  # the GPU machine has none and no network: carry its wheels, unpacked,
+  # for the machine's Python (DEVICE_PYTHON; typing_extensions comes with
+  # torch there).
+  rm -rf "$dev/pylib" "$dev/wheels"; mkdir -p "$dev/pylib"
+  "$root/.venv/bin/pip" download --quiet --only-binary=:all: --python-version "${DEVICE_PYTHON:-3.12}" \
+    --platform manylinux_2_17_x86_64 jsonschema -d "$dev/wheels"
+  for w in "$dev"/wheels/*.whl; do
+    [[ $(basename "$w") == typing_extensions-* ]] || python3 -m zipfile -e "$w" "$dev/pylib"
+  done
+  rm -rf "$dev/wheels"
   # The benchmark's configurations from an earlier fa-compile, for an A/B in
   # one process (PREV_FA_COMPILE=path/to/old/fa-compile).
   rm -rf "$dev/kernels-prev"
@@ -146,6 +165,7 @@ stage_on() { [[ -z ${STAGES:-} || ",$STAGES," == *",$1,"* ]]; }
 
 run() {
   export PYTHONUNBUFFERED=1 FA_RUNTIME_LIB=$dev/lib/libfa_runtime.so FA_BUILD_DIR=/nonexistent
+  export PYTHONPATH=$dev/pylib${PYTHONPATH:+:$PYTHONPATH}  # jsonschema, from prepare
   local K=$dev/kernels T0=$SECONDS tmp
   tmp=$(mktemp -d)
   [[ -f $FA_RUNTIME_LIB ]] || { echo "no $FA_RUNTIME_LIB: run 'bash scripts/device-round.sh prepare' here and carry .devbuild"; exit 2; }
@@ -229,8 +249,34 @@ run() {
   echo "pytest gpu rc=$?: $(tail -1 "$OUT/pytest-gpu.log")"
 
   fi
+  if stage_on 6; then
+  echo "== 6 backward ($((SECONDS - T0)) s so far)"
+  timeout "${BWD_CHECK_TIMEOUT:-150}" python3 test/Device/check_backward.py "$dev/backward" \
+    --csv "$OUT/check_backward.csv" > "$OUT/check_backward.log" 2>&1
+  echo "check_backward rc=$?: $(tail -1 "$OUT/check_backward.log")"; grep FAIL "$OUT/check_backward.log" | head -5
+  if [[ -z ${ROUND_SMOKE:-} ]]; then
+    timeout "${MEMCHECK_TIMEOUT:-150}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
+      --kernel-name kns=fa_bwd python3 test/Device/check_backward.py "$dev/backward" --quick \
+      > "$OUT/memcheck_backward.log" 2>&1
+    echo "memcheck backward rc=$?: $(grep -E 'ERROR SUMMARY|cases pass' "$OUT/memcheck_backward.log" | tr '\n' ' ')"
+  fi
+  FA_MLIR_BUNDLE_PATH="$dev/gpu-tests" timeout "${TRAIN_TIMEOUT:-240}" python3 test/Device/train_gpt.py \
+    "$OUT/train_gpt.csv" > "$OUT/train_gpt.log" 2>&1
+  echo "train_gpt rc=$?:"; tail -4 "$OUT/train_gpt.log"
+  ( if [[ -f $root/.anchors/anchor-wheels.sh ]]; then
+      eval "$(bash "$root/.anchors/anchor-wheels.sh" env "$root/.anchors")" ||
+        echo "# no FA4 wheels on this machine (make the stage call first): FA4 unavailable"
+    fi
+    [[ -n ${ROUND_SMOKE:-} ]] && export SEQLENS=4096 HDIMS=128
+    [[ -d $dev/backward-prev ]] && export PREV_BACKWARD=$dev/backward-prev
+    timeout "${BWD_BENCH_TIMEOUT:-240}" python3 test/Device/bench_backward.py "$dev/backward" \
+      "$OUT/bench_backward.csv" ) > "$tmp/bench_backward.log" 2>&1
+  echo "bench backward rc=$?"; cat "$tmp/bench_backward.log"
+
+  fi
   echo "== summary ($((SECONDS - T0)) s)"
   [[ -f $tmp/bench.log ]] && sed -n '/^TFLOP\/s/,$p' "$tmp/bench.log"
+  [[ -f $tmp/bench_backward.log ]] && sed -n '/^TFLOP\/s/,$p' "$tmp/bench_backward.log"
   [[ -f $tmp/variants.log ]] && sed -n '/^Variants/,$p' "$tmp/variants.log"
   [[ -f $OUT/fig2.txt ]] && grep -vE '^(fig2,|$)' "$OUT/fig2.txt" | head -5
   [[ -f $OUT/fig2.txt ]] && python3 - "$OUT/fig2.txt" <<'PY'

@@ -8,7 +8,8 @@ output computed once. Ours: the three kernels through libfa_runtime
 would). Time: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms).
 
 Usage: python3 test/Device/bench_backward.py BUNDLES CSV_OUT
-Env: SEQLENS (1024,...,16384), HDIMS (64,128).
+Env: SEQLENS (1024,...,16384), HDIMS (64,128), PREV_BACKWARD (a folder of
+an earlier compiler's sequences, timed as "ours_prev" in the same process).
 """
 import os
 import sys
@@ -56,13 +57,16 @@ def ours_backward(seq, q, k, v, do, causal):
 def main():
     folder, csv_out = sys.argv[1], sys.argv[2]
     torch.zeros(1, device="cuda")
-    seqs = {}
-    for causal in (False, True):
-        for D in (64, 128):
-            name = f"bf16_d{D}_bhsd" + ("_causal" if causal else "")
-            path = os.path.join(folder, name)
-            if os.path.isdir(path):
-                seqs[(causal, D)] = cb.Sequence(path)
+    def load(top):
+        out = {}
+        for causal in (False, True):
+            for D in (64, 128):
+                path = os.path.join(top, f"bf16_d{D}_bhsd" + ("_causal" if causal else ""))
+                if os.path.isdir(path):
+                    out[(causal, D)] = cb.Sequence(path)
+        return out
+    seqs = load(folder)
+    prev = load(os.environ["PREV_BACKWARD"]) if os.environ.get("PREV_BACKWARD") else {}
     header = "impl,dtype,causal,hdim,seqlen,batch,heads,pass,ms,tflops,ratio_to_best_peer,status"
     fh = open(csv_out, "w")
     fh.write(f"# {environment()}; backward, bf16, bhsd, 16k tokens, hidden 2048, FLOPs 2.5 x "
@@ -80,6 +84,8 @@ def main():
                 res = {}
                 calls = [(n, lambda n=n: peer_backward(n, q, k, v, do, causal))
                          for n in ("fa4", "cudnn", "fa2")]
+                if (causal, D) in prev:
+                    calls.insert(0, ("ours_prev", lambda: ours_backward(prev[(causal, D)], q, k, v, do, causal)))
                 if (causal, D) in seqs:
                     calls.insert(0, ("ours", lambda: ours_backward(seqs[(causal, D)], q, k, v, do, causal)))
                 for name, make in calls:
@@ -95,7 +101,7 @@ def main():
                     torch.cuda.empty_cache()
                     if ms or status != "ok":
                         res[name] = (ms, status)
-                peer_ms = [r[0] for n, r in res.items() if n != "ours" and r[0]]
+                peer_ms = [r[0] for n, r in res.items() if not n.startswith("ours") and r[0]]
                 best = min(peer_ms) if peer_ms else None
                 for name, (ms, status) in res.items():
                     tf = f / ms / 1e9 if ms else None
@@ -108,13 +114,13 @@ def main():
                 table.append((causal, D, N, {n: (f / r[0] / 1e9 if r[0] else None) for n, r in res.items()}))
                 del q, k, v, do
     fh.close()
-    names = ["ours", "fa4", "cudnn", "fa2"]
+    names = ["ours", "ours_prev", "fa4", "cudnn", "fa2"]
     print(f"\nTFLOP/s, bf16 backward (16k tokens, hidden 2048); {environment()}")
     print("| causal | hdim | seqlen | " + " | ".join(names) + " | ours/best peer |")
     print("|" + "---|" * (len(names) + 4))
     for causal, D, N, tf in table:
         cells = " | ".join(f"{tf[n]:.0f}" if tf.get(n) else "-" for n in names)
-        best = max([tf[n] for n in names[1:] if tf.get(n)], default=None)
+        best = max([tf[n] for n in names[2:] if tf.get(n)], default=None)
         o = tf.get("ours")
         print(f"| {int(causal)} | {D} | {N} | {cells} | {o / best if o and best else float('nan'):.2f} |")
 

@@ -8,9 +8,9 @@ bitwise equal.
   check_backward.py BUNDLES [--csv OUT] [--quick]
 
 BUNDLES holds one folder per configuration (cfg.json plus the fa-compile
-output). The three kernels of a sequence are launched one after the other
-through libfa_runtime (fa_mlir.gpu_runtime, $FA_RUNTIME_LIB) with the
-workspace allocated here, as the sequence's `workspace` declares it.
+output). A sequence is one fa_bundle_launch through libfa_runtime
+(fa_mlir.gpu_runtime, $FA_RUNTIME_LIB), with the workspace allocated here
+by torch, as the sequence's `workspace` declares it.
 --quick: one small case per configuration (for compute-sanitizer).
 """
 import argparse
@@ -58,6 +58,7 @@ class Sequence:
         assert len(seqs) == 1, f"{folder}: {len(seqs)} kernel sequences"
         with open(seqs[0]) as f:
             self.meta = json.load(f)
+        self.runtime = gpu_runtime.RuntimeBundle(seqs[0])
         self.kernels = [gpu_runtime.RuntimeBundle(os.path.join(folder, k))
                         for k in self.meta["kernels"]]
 
@@ -70,18 +71,24 @@ class Sequence:
         return out
 
     def __call__(self, do, q, k, v, o, lse, dq, dk, dv, sym):
+        """One fa_bundle_launch of the sequence (the runtime zeroes the
+        init:zero buffers and launches the three kernels in order), with the
+        workspace from torch; FA_SYNC_EACH=1 launches the kernels one by
+        one instead and synchronises after each, to tell which one faults."""
         ops = dict(grad_output=do, query=q, key=k, value=v, output=o, lse=lse,
                    grad_query=dq, grad_key=dk, grad_value=dv)
         ops.update(self.workspace(sym, q.device))
         stream = torch.cuda.current_stream().cuda_stream
+        if not os.environ.get("FA_SYNC_EACH"):
+            self.runtime.launch({r: rt(t) for r, t in ops.items()}, stream)
+            return
         for kern in self.kernels:
             needed = set(kern.required)
             kern.launch({r: rt(t) for r, t in ops.items() if r in needed}, stream)
-            if os.environ.get("FA_SYNC_EACH"):  # which kernel faults
-                try:
-                    torch.cuda.synchronize()
-                except Exception as e:
-                    raise RuntimeError(f"{kern.kernel_name}: {e}") from None
+            try:
+                torch.cuda.synchronize()
+            except Exception as e:
+                raise RuntimeError(f"{kern.kernel_name}: {e}") from None
 
 
 def attention(q, k, v, scale, keep):

@@ -1,8 +1,9 @@
 """The FlashAttention paper's central table (Fig. 2 left) on this GPU:
 GPT-2 medium's attention, batch 64, 16 heads, seq 1024, head dim 64,
-causal, bf16. Our GPU path is forward-only (no sm_90a backward yet), so
-every implementation is measured forward-only, and the peers also forward +
-backward (the paper's measurement), labelled as such.
+causal, bf16, forward and forward + backward (the paper's measurement) for
+every implementation; ours is the forward bundle plus the backward kernel
+sequence (BWD_BUNDLES, default BUNDLE_DIR/../backward, the folder
+build_backward.sh fills), both through libfa_runtime.
 
   python3 test/Device/gpt2_fig2.py time BUNDLE_DIR    runtime per impl and pass
   python3 test/Device/gpt2_fig2.py once BUNDLE_DIR    one pass of each impl, for
@@ -26,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 B, H, N, D = 64, 16, 1024, 64
 PEERS = ("standard", "fa2", "cudnn")
 # (impl, pass) in the order `once` runs them and `bytes` reports them
-SEGMENTS = [(i, "fwd") for i in PEERS + ("ours",)] + [(i, "fwd+bwd") for i in PEERS]
+SEGMENTS = [(i, "fwd") for i in PEERS + ("ours",)] + [(i, "fwd+bwd") for i in PEERS + ("ours",)]
 
 
 def setup(directory):
@@ -41,10 +42,18 @@ def setup(directory):
     o = torch.empty(B, H, N, D, device="cuda", dtype=torch.bfloat16)
     lse = torch.empty(B, H, N, device="cuda")
     ours = kern.launcher(q.detach(), k.detach(), v.detach(), o, lse)
+    import check_backward
+    bwd_dir = os.environ.get("BWD_BUNDLES", os.path.join(os.path.dirname(os.path.abspath(directory)),
+                                                         "backward"))
+    seq = check_backward.Sequence(os.path.join(bwd_dir, "bf16_d64_bhsd_causal"))
+    dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
+    sym = dict(batch=B, heads_q=H, heads_kv=H, seq_q=N, seq_k=N, head_dim=D, head_dim_v=D)
 
     def run(impl, mode):
         if impl == "ours":
             ours()
+            if mode == "fwd+bwd":
+                seq(do, q.detach(), k.detach(), v.detach(), o, lse, dq, dk, dv, sym)
         elif mode == "fwd":
             with torch.no_grad():
                 impls[impl](q, k, v)

@@ -271,7 +271,15 @@ void BackwardMainKernel::emitConsumer() {
           dV = accumulateRS(dV, pRegs, doTile, DV);
           dK = accumulateRS(dK, dsRegs, qTile, DK);
           wgmmaCommit(kb);
-          namedBarrierSync(kb, static_cast<int64_t>(BackwardBarrier::DsWritten), 256);
+          // dS is complete for the dQ product: both halves when dQ's box
+          // takes all 128 keys, else this consumer's own (the consumers
+          // then run decoupled, one's elementwise work under the other's
+          // GEMMs).
+          if (DK / BK::kBox == 2)
+            namedBarrierSync(kb, static_cast<int64_t>(BackwardBarrier::DsWritten), 256);
+          else
+            namedBarrierSync(
+                kb, kb.add(kb.c32(static_cast<int64_t>(BackwardBarrier::DsOwnWritten)), c), 128);
 
           // dQ partial [64 queries x 64 columns] = dS[:, keys] K[keys, cols].
           SmallVector<Value> dq;

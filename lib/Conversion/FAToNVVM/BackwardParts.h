@@ -76,6 +76,8 @@ enum class BackwardBarrier : int64_t {
   DsWritten = 3,     // both consumer warpgroups wrote this iteration's dS
   DqStageFree = 4,   // + c: the previous bulk reduce has read the stage
   DqStageFull = 6,   // + c: every thread of consumer c wrote its dQ partial
+  DsOwnWritten = 8,  // + c: one 64-column box (D <= 64): consumer c wrote
+                     // its own box of dS, the only one it reads
 };
 
 /// The dQ accumulator (workspace `dq_accum`, f32, as many elements as

@@ -18,6 +18,6 @@ case "${1:-test}" in
     if [[ -s "$out/failed.txt" ]]; then
       echo "run_device.sh: kernels that did not build (their tests fail):"; cat "$out/failed.txt"
     fi
-    FA_MLIR_BUNDLE_PATH="$(cd "$out" && pwd)" FA_BUILD_DIR=/nonexistent PYTHONPATH=python \
+    FA_MLIR_BUNDLE_PATH="$(cd "$out" && pwd)" FA_BUILD_DIR=/nonexistent PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} \
       python3 -m pytest -q -p no:cacheprovider python/tests/gpu ;;
 esac
