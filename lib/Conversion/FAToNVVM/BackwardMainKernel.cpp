@@ -168,6 +168,7 @@ void BackwardMainKernel::emitConsumer() {
   ConsumerThread me = ConsumerThread::enter(kb, tid, 240);
   const int64_t DK = cfg.qkDim(), DV = cfg.vDim(), BM = BK::kBlockM, BN = BK::kBlockN;
   const int64_t nK = DK / 2, nV = DV / 2, nS = BM / 2;
+  const bool lookahead = DK <= BK::kBox && DV <= BK::kBox;
   Value c = me.c, warp = me.warp, lane = me.lane;
   Value slab0 = kb.add(n0, kb.mul(c, kb.c32(64)));
   Value keyRow0 = me.fragmentRow(kb, slab0);
@@ -217,18 +218,38 @@ void BackwardMainKernel::emitConsumer() {
       any, accTypes,
       [&]() -> SmallVector<Value> {
         mbarrierWait(kb, kvBarrier(), kb.c32(0));
-        SmallVector<Value> done = kb.forLoop(kb.c32(0), steps, zeros, [&](Value t, ValueRange acc) {
-          SmallVector<Value> dK(acc.take_front(nK)), dV(acc.drop_front(nK));
-          QueryStep s = step(t);
+        // S^T and dP^T of step t, issued (not waited for).
+        auto issueScores = [&](Value t) {
           pipe.wait(t);
+          Value slot = pipe.slot(t);
+          wgmmaFence(kb);
+          SmallVector<Value> both =
+              issueTransposed(opaqueCopy(kb, kDesc), wgmmaDescriptor(kb, slot, 16, 1024), DK);
+          SmallVector<Value> dpT = issueTransposed(
+              opaqueCopy(kb, vDesc),
+              wgmmaDescriptor(kb, kb.sharedAt(slot, cfg.qBytes()), 16, 1024), DV);
+          both.append(dpT.begin(), dpT.end());
+          return both;
+        };
+        // With small head dims the next step's S^T and dP^T are issued before
+        // this step's dQ partial is staged, so the tensor cores work under
+        // the stores, barriers and the loop; at 128 their 64 accumulators do
+        // not fit beside dK, dV and dQ.
+        SmallVector<Value> init(zeros);
+        if (lookahead) {
+          SmallVector<Value> first = issueScores(kb.c32(0));
+          init.append(first.begin(), first.end());
+        }
+        SmallVector<Value> done = kb.forLoop(kb.c32(0), steps, init, [&](Value t, ValueRange acc) {
+          SmallVector<Value> dK(acc.take_front(nK)), dV(acc.slice(nK, nV));
+          QueryStep s = step(t);
+          SmallVector<Value> scores =
+              lookahead ? SmallVector<Value>(acc.drop_front(nK + nV)) : issueScores(t);
+          SmallVector<Value> sT(ArrayRef<Value>(scores).take_front(nS));
+          SmallVector<Value> dpT(ArrayRef<Value>(scores).drop_front(nS));
           Value slot = pipe.slot(t);
           Value qTile = slot, doTile = kb.sharedAt(slot, cfg.qBytes());
           Value stats = kb.sharedAt(slot, cfg.qBytes() + cfg.doBytes());
-          wgmmaFence(kb);
-          SmallVector<Value> sT =
-              issueTransposed(opaqueCopy(kb, kDesc), wgmmaDescriptor(kb, qTile, 16, 1024), DK);
-          SmallVector<Value> dpT =
-              issueTransposed(opaqueCopy(kb, vDesc), wgmmaDescriptor(kb, doTile, 16, 1024), DV);
 
           wgmmaWait(kb, 1); // S^T is done, dP^T may still run
           if (!linear)
@@ -309,14 +330,33 @@ void BackwardMainKernel::emitConsumer() {
             dqBox = kb.c32(0);
           }
           wgmmaCommit(kb);
-          wgmmaWait(kb, 0);
-          pipe.release(t);
-          addDq(s, dq, dqBox, c, threadInWg);
-
           SmallVector<Value> next(dK);
           next.append(dV.begin(), dV.end());
+          if (lookahead) {
+            // Groups complete in order: waiting for all but the two newest
+            // (S^T, dP^T of t + 1) completes dV, dK and dQ of t.
+            Value t1 = kb.add(t, kb.c32(1));
+            SmallVector<Type> scoreTypes(2 * nS, kb.f32);
+            SmallVector<Value> ahead = kb.ifThenElseValues(
+                kb.cmp(arith::CmpIPredicate::slt, t1, steps), scoreTypes,
+                [&]() {
+                  SmallVector<Value> r = issueScores(t1);
+                  wgmmaWait(kb, 2);
+                  return r;
+                },
+                [&]() {
+                  wgmmaWait(kb, 0);
+                  return SmallVector<Value>(2 * nS, kb.cf32(0.0));
+                });
+            next.append(ahead.begin(), ahead.end());
+          } else {
+            wgmmaWait(kb, 0);
+          }
+          pipe.release(t);
+          addDq(s, dq, dqBox, c, threadInWg);
           return next;
         });
+        done.resize(nK + nV);
         // The last bulk reduce reads the stage after the loop: the CTA's
         // shared memory must outlive it.
         kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, threadInWg, kb.c32(0)),
