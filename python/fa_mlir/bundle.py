@@ -85,11 +85,15 @@ class CpuBundle(Bundle):
                 f"config (expected {_describe(expected)}, manifest has "
                 f"{_describe(self.arguments)})")
         _check_source(self, os.path.join(path, cpu["source"]))
-        self._function = None
+        self._function = self._set_threads = None
 
     def _fn(self):
         if self._function is None:
             try:
+                # A kernel built with openmp=true links libomp, whose idle
+                # threads would otherwise spin for 200 ms after each call,
+                # taking the cores from whatever torch runs next.
+                os.environ.setdefault("KMP_BLOCKTIME", "0")
                 lib = ctypes.CDLL(self.library_path)
                 fn = getattr(lib, self.symbol)
             except (OSError, AttributeError) as e:
@@ -98,6 +102,7 @@ class CpuBundle(Bundle):
                                   f"{e}") from None
             fn.restype = None
             self._lib, self._function = lib, fn
+            self._set_threads = getattr(lib, "omp_set_num_threads", None)
         return self._function
 
     def check(self, arrays):
@@ -134,11 +139,15 @@ class CpuBundle(Bundle):
     def roles(self):
         return [a["role"] for a in self.arguments]
 
-    def launch(self, arrays):
-        """Runs the kernel on {role: array}, outputs included (written)."""
+    def launch(self, arrays, threads=None):
+        """Runs the kernel on {role: array}, outputs included (written);
+        on `threads` OpenMP threads when given and the kernel has them."""
         self.check(arrays)
         descs = [memref_descriptor(arrays[a["role"]]) for a in self.arguments]
-        self._fn()(*[ctypes.byref(d) for d in descs])
+        fn = self._fn()
+        if threads is not None and self._set_threads is not None:
+            self._set_threads(threads)
+        fn(*[ctypes.byref(d) for d in descs])
 
     def output_shapes(self, symbols):
         return {a["role"]: tuple(s if isinstance(s, int) else symbols[s]

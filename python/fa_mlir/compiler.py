@@ -16,7 +16,8 @@ from . import cache as fa_cache
 from . import config as fa_config
 from .bundle import (MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION, load_bundle,
                      write_manifest)
-from .cpu import _repo_root, find_fa_opt, lower_to_shared_library
+from .cpu import (OPT_FLAGS, _repo_root, block_options, find_fa_opt,
+                  host_target, lower_to_shared_library, openmp_runtime)
 from .arguments import check_bool
 from .errors import ArgumentError, CompileError, UnsupportedError
 from .signature import signature
@@ -43,8 +44,21 @@ def find_fa_compile():
 
 def cpu_pipeline():
     """$FA_MLIR_CPU_PIPELINE (e.g. "fa-cpu-pipeline{tiled=true}"), else
-    fa-cpu-pipeline with its defaults. Part of the cache key."""
-    return os.environ.get("FA_MLIR_CPU_PIPELINE", "fa-cpu-pipeline")
+    fa-cpu-pipeline with register blocks for this host's vectors, on OpenMP
+    threads (sequential where this machine has no OpenMP runtime). Part of
+    the cache key."""
+    env = os.environ.get("FA_MLIR_CPU_PIPELINE")
+    if env is not None:
+        return env
+    openmp = " openmp=true" if openmp_runtime() else ""
+    return f"fa-cpu-pipeline{{{block_options()}{openmp}}}"
+
+
+def cpu_flags():
+    """clang's flags for CPU kernels: $FA_MLIR_CPU_FLAGS (split at spaces),
+    else cpu.OPT_FLAGS. Part of the cache key."""
+    env = os.environ.get("FA_MLIR_CPU_FLAGS")
+    return tuple(env.split()) if env is not None else OPT_FLAGS
 
 
 def target_version(target):
@@ -52,6 +66,9 @@ def target_version(target):
     version = fa_cache.compiler_version(compiler_tools(target))
     if target == "cpu":
         version["pipeline"] = cpu_pipeline()
+        version["flags"] = " ".join(cpu_flags())
+        # Kernels are built for this CPU's ISA (-march=native).
+        version["host"] = host_target()
     return version
 
 
@@ -142,7 +159,7 @@ def _build_cpu(kcfg, out_dir):
         f.write(text)
     try:
         lower_to_shared_library(text, os.path.join(out_dir, "kernel.so"),
-                                cpu_pipeline())
+                                cpu_pipeline(), cpu_flags())
     except CompileError as e:
         if "heads" not in kcfg.dynamic:
             raise
