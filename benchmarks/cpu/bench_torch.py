@@ -20,6 +20,7 @@ average is printed with each row).
 import argparse
 import csv
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -102,9 +103,17 @@ def main():
     ap.add_argument("--keep-cache", action="store_true",
                     help="use the normal kernel cache (first calls may hit)")
     args = ap.parse_args()
-    if not args.keep_cache:
-        os.environ["FA_MLIR_CACHE"] = tempfile.mkdtemp(prefix="fa-bench-cache-")
+    fresh = None if args.keep_cache else tempfile.mkdtemp(prefix="fa-bench-")
+    if fresh:
+        os.environ["FA_MLIR_CACHE"] = fresh
+    try:
+        run(args)
+    finally:
+        if fresh:
+            shutil.rmtree(fresh, ignore_errors=True)
 
+
+def run(args):
     import torch
     import fa_mlir.torch as fat
 
@@ -113,8 +122,11 @@ def main():
               "ratio", "runs", "first_call_s", "load"]
     rows = []
     compiled = set()
+    from fa_mlir import compiler
     print(f"torch {torch.__version__}; {os.cpu_count()} CPUs; "
-          f"cache {os.environ.get('FA_MLIR_CACHE', '(default)')}")
+          f"cache {os.environ.get('FA_MLIR_CACHE', '(default)')}; "
+          f"pipeline {compiler.cpu_pipeline()}; flags "
+          f"{' '.join(compiler.cpu_flags())}")
     print("| shape | dtype | causal | seq | thr | dir | fa_mlir ms | sdpa ms "
           "| ratio | first call s | load |")
     print("|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|")
