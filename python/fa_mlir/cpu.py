@@ -63,9 +63,13 @@ _OPENMP_RUNTIMES = ("/usr/lib/llvm-22/lib/libomp.so",
 def host_cpu():
     """(cpu name, sorted target features) that clang's -march=native means
     here, e.g. ("znver3", ("+avx", "+avx2", ..., "-avx512f", ...))."""
-    proc = subprocess.run(
-        [os.path.join(LLVM_BIN, "clang"), "-march=native", "-###", "-x", "c",
-         "-c", os.devnull, "-o", os.devnull], capture_output=True, text=True)
+    try:
+        proc = subprocess.run(
+            [os.path.join(LLVM_BIN, "clang"), "-march=native", "-###", "-x",
+             "c", "-c", os.devnull, "-o", os.devnull], capture_output=True,
+            text=True)
+    except OSError:
+        return "unknown", ()  # no clang: compiling will say so
     words = [w.strip('"') for w in proc.stderr.split()]
     cpu = next((words[i + 1] for i, w in enumerate(words[:-1])
                 if w == "-target-cpu"), "unknown")
