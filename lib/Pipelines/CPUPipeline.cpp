@@ -107,8 +107,10 @@ void mlir::fa::buildFACPUPipeline(OpPassManager &pm,
   addCleanup(pm);
   addVectorizeTiles(pm, options);
   addBufferize(pm, options);
-  if (options.openmp)
+  if (options.openmp) {
     pm.addPass(createConvertSCFToOpenMPPass());
+    pm.addPass(fa::createFACPUDynamicSchedule());
+  }
   addLowerToLLVM(pm);
 }
 
