@@ -1,7 +1,7 @@
 //===- CPUPeelBlocks.cpp - fa-cpu-peel-blocks -----------------------------===//
 //
-// Peels the block loops whose masks cover vector lanes (CPUPasses.td has
-// the details).
+// Peels the block loops that size vector masks (CPUPasses.td has the
+// details).
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Pipelines/CPUPasses.h"
@@ -28,15 +28,14 @@ struct CPUPeelBlocks : public fa::impl::FACPUPeelBlocksBase<CPUPeelBlocks> {
     // these masks and must stay as they are.
     llvm::SetVector<scf::ForOp> loops;
     getOperation().walk([&](vector::CreateMaskOp mask) {
-      if (mask.getNumOperands() == 0)
-        return;
-      auto lanes =
-          mask.getOperands().back().getDefiningOp<affine::AffineMinOp>();
-      if (!lanes)
-        return;
-      for (Value operand : lanes.getOperands())
-        if (scf::ForOp loop = scf::getForInductionVarOwner(operand))
-          loops.insert(loop);
+      for (Value size : mask.getOperands()) {
+        auto min = size.getDefiningOp<affine::AffineMinOp>();
+        if (!min)
+          continue;
+        for (Value operand : min.getOperands())
+          if (scf::ForOp loop = scf::getForInductionVarOwner(operand))
+            loops.insert(loop);
+      }
     });
     IRRewriter rewriter(&getContext());
     for (scf::ForOp loop : loops) {

@@ -28,12 +28,15 @@ func.func @lanes(%m: memref<?xf32>, %v: vector<16xf32>) {
 
 // -----
 
-// A loop that sizes only a mask's rows (not its lanes) stays as it is.
+// A loop that sizes a mask's rows is peeled too.
 
 #rows = affine_map<(d0)[s0] -> (-d0 + s0, 4)>
 // CHECK-LABEL: func.func @rows
-// CHECK:         scf.for
-// CHECK-NOT:     scf.for
+// CHECK:         scf.for %[[I:.+]] = %{{.+}} to %[[FULL:.+]] step %{{.+}}
+// CHECK-NEXT:      vector.transfer_write %{{.+}}, %{{.+}}[%[[I]], %{{.+}}] {in_bounds = [true, true]}
+// CHECK-NEXT:    }
+// CHECK:         scf.for %{{.+}} = %[[FULL]] to
+// CHECK:           vector.create_mask
 func.func @rows(%m: memref<?x16xf32>, %v: vector<4x16xf32>) {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index
@@ -43,6 +46,23 @@ func.func @rows(%m: memref<?x16xf32>, %v: vector<4x16xf32>) {
     %len = affine.min #rows(%i)[%n]
     %mask = vector.create_mask %len, %c16 : vector<4x16xi1>
     vector.transfer_write %v, %m[%i, %c0], %mask {in_bounds = [true, true]} : vector<4x16xf32>, memref<?x16xf32>
+  }
+  return
+}
+
+// -----
+
+// A loop that sizes no mask stays as it is.
+
+// CHECK-LABEL: func.func @unmasked
+// CHECK:         scf.for
+// CHECK-NOT:     scf.for
+func.func @unmasked(%m: memref<?xf32>, %v: vector<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %n = memref.dim %m, %c0 : memref<?xf32>
+  scf.for %i = %c0 to %n step %c4 {
+    vector.transfer_write %v, %m[%i] : vector<4xf32>, memref<?xf32>
   }
   return
 }

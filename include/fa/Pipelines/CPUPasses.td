@@ -86,19 +86,19 @@ def FACPUVectorizeBlocks : Pass<"fa-cpu-vectorize-blocks",
 }
 
 def FACPUPeelBlocks : Pass<"fa-cpu-peel-blocks", "::mlir::func::FuncOp"> {
-  let summary = "Peel the block loops whose masks cover vector lanes";
+  let summary = "Peel the block loops that size vector masks";
   let description = [{
-    On a dynamic-sized tile every vectorized block is masked, and masked
-    loads and stores of vector lanes (`vmaskmov` on AVX2) are slow. This
-    pass peels each `scf.for` whose induction variable sizes the innermost
-    (lane) dimension of a `vector.create_mask` through an `affine.min`
+    On a dynamic-sized tile every vectorized block is masked: masked loads
+    and stores of vector lanes (`vmaskmov` on AVX2) are slow, and a row
+    mask becomes a branch per row around the accumulator's loads and
+    stores, which keeps a contraction's accumulator out of registers. This
+    pass peels each `scf.for` whose induction variable sizes a dimension of
+    a `vector.create_mask` through an `affine.min`
     (`scf::peelForLoopAndSimplifyBounds`): the loop then runs over full
-    blocks, where the `affine.min` folds to the block size and the mask to
-    all-true (plain loads and stores after LLVM's instcombine), plus one
-    partial iteration that keeps the mask. Loops whose masks cover only rows
-    are left alone: after `convert-vector-to-scf{full-unroll}` a row mask is
-    a branch per row, not a masked memory op, and peeling them too would
-    triple the code of a 2-D block nest.
+    blocks, where the `affine.min` folds to the block size and the mask
+    away, plus one partial iteration that keeps the mask. Peeling only the
+    lane loops (a third less code) left the forward 2x slower at 2048
+    tokens (docs/CPUBenchmark.md).
 
     Runs on buffers, after bufferization: peeled loops on tensors make
     one-shot-bufferize's and loop-invariant-subset-hoisting's slice
@@ -115,7 +115,7 @@ def FACPUPeelBlocks : Pass<"fa-cpu-peel-blocks", "::mlir::func::FuncOp"> {
       %m = vector.create_mask %len : vector<16xi1>
       ...
     }
-    // becomes scf.for %j = %c0 to %full step %c16 { (all-true mask) }
+    // becomes scf.for %j = %c0 to %full step %c16 { (no mask) }
     // and scf.for %j = %full to %n step %c16 { %m (masked) }
     ```
   }];
