@@ -47,9 +47,9 @@ def _cache_dir():
 
 
 # Kernels are compiled for the host's ISA (AVX2/AVX-512 vectors and FMA):
-# without it LLVM splits the 8 x 32 f32 blocks into SSE2 pieces and calls
-# fmaf per element, 20-40x slower and 10x longer to compile. -O2: -O1 saves
-# little compile time here and loses some speed (docs/CPUBenchmark.md).
+# without it LLVM splits the vector blocks into SSE2 pieces and emulates
+# their masked loads and stores lane by lane, 7-30x slower and 10-15x longer
+# to compile. -O2: -O1 made the backward 6x slower (docs/CPUBenchmark.md).
 OPT_FLAGS = ("-O2", "-march=native")
 
 # Where an OpenMP runtime (LLVM's libomp ABI: __kmpc_*) may be.
