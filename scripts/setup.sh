@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 
 packages=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
           cmake ninja-build ccache python3 python3-venv
-          nlohmann-json3-dev googletest libgtest-dev libclang-rt-22-dev)
+          nlohmann-json3-dev googletest libgtest-dev libclang-rt-22-dev
+          libomp-22-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -32,8 +32,10 @@ static void addCleanup(OpPassManager &pm) {
 /// Tile-level linalg ops -> register blocks -> vectors; masks become masked
 /// transfers, then a blocked contraction's accumulator read/write pair
 /// leaves its reduction loop (loop-invariant-subset-hoisting).
-static void addVectorizeTiles(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(fa::createFACPUTileBlocks());
+static void addVectorizeTiles(OpPassManager &pm,
+                              const fa::FACPUPipelineOptions &options) {
+  pm.addNestedPass<func::FuncOp>(fa::createFACPUTileBlocks(
+      {options.blockRows, options.blockCols}));
   addCleanup(pm);
   pm.addNestedPass<func::FuncOp>(fa::createFACPUVectorizeBlocks());
   addCleanup(pm);
@@ -45,7 +47,8 @@ static void addVectorizeTiles(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(fa::createFACPUVectorPeepholes());
 }
 
-static void addBufferize(OpPassManager &pm) {
+static void addBufferize(OpPassManager &pm,
+                         const fa::FACPUPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -58,6 +61,11 @@ static void addBufferize(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   bufferization::buildBufferDeallocationPipeline(pm);
+  // Full blocks of a dynamic-sized tile without lane masks, a masked tail.
+  if (options.peel) {
+    pm.addNestedPass<func::FuncOp>(fa::createFACPUPeelBlocks());
+    addCleanup(pm);
+  }
   pm.addPass(createConvertLinalgToLoopsPass());
   // n-D vector transfers -> loops of 1-D (masked) loads and stores.
   pm.addPass(createConvertVectorToSCFPass(
@@ -97,10 +105,12 @@ void mlir::fa::buildFACPUPipeline(OpPassManager &pm,
   else
     pm.addPass(createFADecomposeAttention());
   addCleanup(pm);
-  addVectorizeTiles(pm);
-  addBufferize(pm);
-  if (options.openmp)
+  addVectorizeTiles(pm, options);
+  addBufferize(pm, options);
+  if (options.openmp) {
     pm.addPass(createConvertSCFToOpenMPPass());
+    pm.addPass(fa::createFACPUDynamicSchedule());
+  }
   addLowerToLLVM(pm);
 }
 

@@ -21,11 +21,11 @@ using namespace mlir;
 
 namespace {
 
-/// Register block per loop dim: 32 along the innermost parallel dim (two
-/// AVX-512 / four AVX2 registers of f32), 8 along the others, 1 along a
-/// contraction's reduction dim (it becomes the innermost loop). Empty if the
-/// op is not one we block.
-SmallVector<int64_t> blockSizes(linalg::LinalgOp op,
+/// Register block per loop dim: `cols` along the innermost parallel dim,
+/// `rows` along the others, 1 along a contraction's reduction dim (it
+/// becomes the innermost loop). Empty if the op is not one we block.
+SmallVector<int64_t> blockSizes(linalg::LinalgOp op, int64_t rows,
+                                int64_t cols,
                                 SmallVector<int64_t> &interchange) {
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   unsigned rank = iters.size();
@@ -50,8 +50,8 @@ SmallVector<int64_t> blockSizes(linalg::LinalgOp op,
       last = pos;
     }
   }
-  SmallVector<int64_t> sizes(rank, 8);
-  sizes.back() = 32;
+  SmallVector<int64_t> sizes(rank, rows);
+  sizes.back() = cols;
   bool reductionInside = rank == 3 &&
                          iters[0] == utils::IteratorType::parallel &&
                          iters[1] == utils::IteratorType::reduction &&
@@ -67,7 +67,16 @@ SmallVector<int64_t> blockSizes(linalg::LinalgOp op,
 
 struct CPUTileBlocks
     : public fa::impl::FACPUTileBlocksBase<CPUTileBlocks> {
+  using Base::Base;
+
   void runOnOperation() override {
+    if (blockRows <= 0 || blockCols <= 0) {
+      getOperation()->emitError()
+          << "fa-cpu-tile-blocks: block-rows and block-cols must be "
+             "positive, got "
+          << std::to_string(blockRows) << " and " << std::to_string(blockCols);
+      return signalPassFailure();
+    }
     IRRewriter rewriter(&getContext());
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
@@ -76,7 +85,8 @@ struct CPUTileBlocks
     });
     for (linalg::LinalgOp op : ops) {
       SmallVector<int64_t> interchange;
-      SmallVector<int64_t> sizes = blockSizes(op, interchange);
+      SmallVector<int64_t> sizes =
+          blockSizes(op, blockRows, blockCols, interchange);
       if (sizes.empty())
         continue;
       scf::SCFTilingOptions options;

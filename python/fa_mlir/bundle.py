@@ -70,6 +70,24 @@ class Bundle:
         return f"<{type(self).__name__} {self.target} {self.op} at {self.path}>"
 
 
+def _check_isa(path, required):
+    """Refuses a kernel built for vector extensions this CPU lacks (it would
+    die of SIGILL at the first call)."""
+    if not required:
+        return
+    from .cpu import cpuinfo_flags, missing_isa
+    flags = cpuinfo_flags()
+    if flags is None:
+        raise BundleError(f"{path}: the kernel needs {', '.join(required)}, and "
+                          "/proc/cpuinfo cannot be read to check this CPU")
+    missing = missing_isa(required, flags)
+    if missing:
+        raise BundleError(
+            f"{path}: built for a CPU with {', '.join(missing)}, which this one "
+            "lacks; rebuild it on this machine, or build portable bundles with "
+            "FA_MLIR_CPU_FLAGS='-O2 -march=x86-64-v3' (or another level)")
+
+
 class CpuBundle(Bundle):
     """A CPU kernel: a shared library called with numpy arrays by role."""
 
@@ -89,11 +107,16 @@ class CpuBundle(Bundle):
                 f"config (expected {_describe(expected)}, manifest has "
                 f"{_describe(self.arguments)})")
         _check_source(self, os.path.join(path, cpu["source"]))
-        self._function = None
+        _check_isa(path, cpu.get("isa", []))
+        self._function = self._set_threads = None
 
     def _fn(self):
         if self._function is None:
             try:
+                # A kernel built with openmp=true links libomp, whose idle
+                # threads would otherwise spin for 200 ms after each call,
+                # taking the cores from whatever torch runs next.
+                os.environ.setdefault("KMP_BLOCKTIME", "0")
                 lib = ctypes.CDLL(self.library_path)
                 fn = getattr(lib, self.symbol)
             except (OSError, AttributeError) as e:
@@ -102,6 +125,7 @@ class CpuBundle(Bundle):
                                   f"{e}") from None
             fn.restype = None
             self._lib, self._function = lib, fn
+            self._set_threads = getattr(lib, "omp_set_num_threads", None)
         return self._function
 
     def check(self, arrays):
@@ -138,11 +162,15 @@ class CpuBundle(Bundle):
     def roles(self):
         return [a["role"] for a in self.arguments]
 
-    def launch(self, arrays):
-        """Runs the kernel on {role: array}, outputs included (written)."""
+    def launch(self, arrays, threads=None):
+        """Runs the kernel on {role: array}, outputs included (written);
+        on `threads` OpenMP threads when given and the kernel has them."""
         self.check(arrays)
         descs = [memref_descriptor(arrays[a["role"]]) for a in self.arguments]
-        self._fn()(*[ctypes.byref(d) for d in descs])
+        fn = self._fn()
+        if threads is not None and self._set_threads is not None:
+            self._set_threads(threads)
+        fn(*[ctypes.byref(d) for d in descs])
 
     def output_shapes(self, symbols):
         return {a["role"]: tuple(s if isinstance(s, int) else symbols[s]

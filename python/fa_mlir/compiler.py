@@ -8,7 +8,9 @@ process. docs/Python.md has the reasoning.
 """
 import glob
 import json
+import functools
 import os
+import warnings
 import shutil
 import subprocess
 
@@ -17,7 +19,9 @@ from . import config as fa_config
 from .bundle import (MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION, load_bundle,
                      write_manifest)
 from .manifest import KERNEL_BUNDLE, KERNEL_SEQUENCE
-from .cpu import _repo_root, find_fa_opt, lower_to_shared_library
+from .cpu import (OPT_FLAGS, _repo_root, block_options, find_fa_opt,
+                  host_cpu, host_target, lower_to_shared_library,
+                  openmp_runtime, vector_isa)
 from .arguments import check_bool
 from .errors import ArgumentError, CompileError, UnsupportedError
 from .signature import signature
@@ -44,8 +48,33 @@ def find_fa_compile():
 
 def cpu_pipeline():
     """$FA_MLIR_CPU_PIPELINE (e.g. "fa-cpu-pipeline{tiled=true}"), else
-    fa-cpu-pipeline with its defaults. Part of the cache key."""
-    return os.environ.get("FA_MLIR_CPU_PIPELINE", "fa-cpu-pipeline")
+    fa-cpu-pipeline with register blocks for this host's vectors, on OpenMP
+    threads (sequential where this machine has no OpenMP runtime). Part of
+    the cache key."""
+    env = os.environ.get("FA_MLIR_CPU_PIPELINE")
+    if env is not None:
+        return env
+    openmp = " openmp=true" if openmp_runtime() else ""
+    if not openmp and os.environ.get("FA_MLIR_OPENMP_RUNTIME") is None:
+        _warn_no_openmp()
+    return f"fa-cpu-pipeline{{{block_options()}{openmp}}}"
+
+
+@functools.lru_cache(maxsize=None)
+def _warn_no_openmp():
+    """Sequential kernels are a choice the user should see, not a silent
+    fallback (FA_MLIR_OPENMP_RUNTIME="" makes it an explicit one)."""
+    warnings.warn("fa_mlir: no OpenMP runtime (libomp) on this machine: CPU "
+                  "kernels run on one thread; install libomp-22-dev (or "
+                  "libomp-dev), or set FA_MLIR_OPENMP_RUNTIME to a libomp.so "
+                  "(\"\" to choose one thread)", RuntimeWarning, stacklevel=3)
+
+
+def cpu_flags():
+    """clang's flags for CPU kernels: $FA_MLIR_CPU_FLAGS (split at spaces),
+    else cpu.OPT_FLAGS. Part of the cache key."""
+    env = os.environ.get("FA_MLIR_CPU_FLAGS")
+    return tuple(env.split()) if env is not None else OPT_FLAGS
 
 
 def target_version(target):
@@ -53,6 +82,9 @@ def target_version(target):
     version = fa_cache.compiler_version(compiler_tools(target))
     if target == "cpu":
         version["pipeline"] = cpu_pipeline()
+        version["flags"] = " ".join(cpu_flags())
+        # Kernels are built for this CPU's ISA (-march=native).
+        version["host"] = host_target()
     return version
 
 
@@ -143,7 +175,7 @@ def _build_cpu(kcfg, out_dir):
         f.write(text)
     try:
         lower_to_shared_library(text, os.path.join(out_dir, "kernel.so"),
-                                cpu_pipeline())
+                                cpu_pipeline(), cpu_flags())
     except CompileError as e:
         if "heads" not in kcfg.dynamic:
             raise
@@ -153,9 +185,14 @@ def _build_cpu(kcfg, out_dir):
             f"target cpu: {cpu_pipeline()} failed on dynamic head counts; "
             "give heads_q and heads_kv (batch and sequence lengths may stay "
             f"dynamic). The compiler said:\n{e}") from None
-    return {"library": "kernel.so", "symbol": f"_mlir_ciface_{name}",
-            "source": "kernel.mlir", "pipeline": cpu_pipeline(),
-            "arguments": signature(kcfg)}
+    out = {"library": "kernel.so", "symbol": f"_mlir_ciface_{name}",
+           "source": "kernel.mlir", "pipeline": cpu_pipeline(),
+           "arguments": signature(kcfg)}
+    # -march=native code faults (SIGILL) on a CPU without these: the loader
+    # checks them (bundle.CpuBundle), so a copied bundle fails with a message.
+    if "-march=native" in cpu_flags():
+        out["isa"] = vector_isa(host_cpu()[1])
+    return out
 
 
 def _sm90a_mlir(kcfg):

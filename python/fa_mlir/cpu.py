@@ -3,6 +3,7 @@
 The function must carry `llvm.emit_c_interface` and take only memrefs; each
 memref is passed as a pointer to MLIR's strided-memref descriptor.
 """
+import functools
 import hashlib
 import os
 import shutil
@@ -45,15 +46,128 @@ def _cache_dir():
     return path
 
 
+# Kernels are compiled for the host's ISA (AVX2/AVX-512 vectors and FMA):
+# without it LLVM splits the vector blocks into SSE2 pieces and emulates
+# their masked loads and stores lane by lane, 7-30x slower and 10-15x longer
+# to compile. -O2: -O1 made the backward 6x slower (docs/CPUBenchmark.md).
+OPT_FLAGS = ("-O2", "-march=native")
+
+# Where an OpenMP runtime (LLVM's libomp ABI: __kmpc_*) may be.
+_OPENMP_RUNTIMES = ("/usr/lib/llvm-22/lib/libomp.so",
+                    "/usr/lib/x86_64-linux-gnu/libomp.so.5",
+                    "/usr/lib/x86_64-linux-gnu/libomp.so",
+                    "/usr/lib/x86_64-linux-gnu/libiomp5.so")
+
+
+@functools.lru_cache(maxsize=None)
+def host_cpu():
+    """(cpu name, sorted target features) that clang's -march=native means
+    here, e.g. ("znver3", ("+avx", "+avx2", ..., "-avx512f", ...))."""
+    try:
+        proc = subprocess.run(
+            [os.path.join(LLVM_BIN, "clang"), "-march=native", "-###", "-x",
+             "c", "-c", os.devnull, "-o", os.devnull], capture_output=True,
+            text=True)
+    except OSError:
+        return "unknown", ()  # no clang: compiling will say so
+    words = [w.strip('"') for w in proc.stderr.split()]
+    cpu = next((words[i + 1] for i, w in enumerate(words[:-1])
+                if w == "-target-cpu"), "unknown")
+    features = sorted(words[i + 1] for i, w in enumerate(words[:-1])
+                      if w == "-target-feature")
+    return cpu, tuple(features)
+
+
+def host_target():
+    """"<cpu>+<sha of the features>": part of every CPU cache key, so that
+    a kernel built for one ISA is never loaded on a machine with another
+    (a shared or copied cache)."""
+    cpu, features = host_cpu()
+    return cpu + "+" + hashlib.sha256(" ".join(features).encode()).hexdigest()[:16]
+
+
+# The vector extensions a -march=native kernel may use, by clang's feature
+# name, and /proc/cpuinfo's name where it differs.
+_VECTOR_ISA = ("sse3", "ssse3", "sse4.1", "sse4.2", "avx", "avx2", "fma", "f16c",
+               "bmi", "bmi2", "avx512f", "avx512bw", "avx512cd", "avx512dq",
+               "avx512vl", "avx512vnni", "avx512bf16", "avx512fp16", "avxvnni")
+_CPUINFO_NAME = {"sse3": "pni", "sse4.1": "sse4_1", "sse4.2": "sse4_2", "bmi": "bmi1",
+                 "avx512vnni": "avx512_vnni", "avx512bf16": "avx512_bf16",
+                 "avx512fp16": "avx512_fp16", "avxvnni": "avx_vnni"}
+
+
+def vector_isa(features):
+    """The vector extensions among clang target `features` ("+avx2", ...)
+    that a kernel built with them may execute, sorted."""
+    return sorted(f[1:] for f in features if f.startswith("+") and f[1:] in _VECTOR_ISA)
+
+
+def cpuinfo_flags(path="/proc/cpuinfo"):
+    """This machine's CPU flags (the first "flags" line), or None."""
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return None
+
+
+def missing_isa(required, flags):
+    """The extensions of `required` (vector_isa names) absent from `flags`
+    (cpuinfo_flags)."""
+    return [x for x in required if _CPUINFO_NAME.get(x, x) not in flags]
+
+
+def block_options():
+    """fa-cpu-pipeline's register blocks for this host: 8 x 32 f32 where
+    AVX-512 has 32 registers, 4 x 16 on AVX2 (16 registers: 8 x 32 spills
+    the accumulator; measured 2x slower, docs/CPUBenchmark.md)."""
+    if "+avx512f" in host_cpu()[1]:
+        return "block-rows=8 block-cols=32"
+    return "block-rows=4 block-cols=16"
+
+
+@functools.lru_cache(maxsize=None)
+def openmp_runtime():
+    """Path of the OpenMP runtime kernels link with, or None: then
+    $FA_MLIR_OPENMP_RUNTIME, else the first of _OPENMP_RUNTIMES found."""
+    env = os.environ.get("FA_MLIR_OPENMP_RUNTIME")
+    if env is not None:
+        return env or None  # "" turns threads off
+    return next((p for p in _OPENMP_RUNTIMES if os.path.exists(p)), None)
+
+
+def openmp_link_flags(runtime):
+    """clang flags that link `runtime` and find it again at load time."""
+    where, name = os.path.split(runtime)
+    return (f"-L{where}", f"-l:{name}", f"-Wl,-rpath,{where}")
+
+
+def link_flags(pipeline):
+    """What a library lowered with `pipeline` must link: the OpenMP runtime
+    when the pipeline says openmp=true."""
+    if "openmp=true" not in pipeline.replace(" ", ""):
+        return ()
+    runtime = openmp_runtime()
+    if runtime is None:
+        raise CompileError(f"{pipeline} needs an OpenMP runtime (libomp), "
+                           f"and none of {_OPENMP_RUNTIMES} exists; install "
+                           "libomp-dev or set FA_MLIR_OPENMP_RUNTIME")
+    return openmp_link_flags(runtime)
+
+
 def compile_to_shared_library(mlir_text, pipeline="fa-cpu-pipeline",
-                              opt_flags=("-O2",)):
+                              opt_flags=OPT_FLAGS):
     """Lowers `mlir_text` with fa-opt's `pipeline` into a .so; returns its path.
 
-    Results are cached by the text, the pipeline and the fa-opt binary.
+    Results are cached by the text, the pipeline, the flags, the host's ISA
+    and the fa-opt binary.
     """
     fa_opt = find_fa_opt()
     key = hashlib.sha256()
-    for part in (mlir_text, pipeline, " ".join(opt_flags),
+    for part in (mlir_text, pipeline, " ".join(opt_flags), host_target(),
                  str(os.stat(fa_opt).st_mtime_ns)):
         key.update(part.encode())
     so_path = os.path.join(_cache_dir(), key.hexdigest()[:24] + ".so")
@@ -64,7 +178,7 @@ def compile_to_shared_library(mlir_text, pipeline="fa-cpu-pipeline",
 
 
 def lower_to_shared_library(mlir_text, so_path, pipeline="fa-cpu-pipeline",
-                            opt_flags=("-O2",)):
+                            opt_flags=OPT_FLAGS):
     """fa-opt `pipeline` + mlir-translate + clang: writes `so_path` (atomically)."""
     fa_opt = find_fa_opt()
     llvm_dialect = _run([fa_opt, f"--pass-pipeline=builtin.module({pipeline})",
@@ -77,6 +191,7 @@ def lower_to_shared_library(mlir_text, so_path, pipeline="fa-cpu-pipeline",
             f.write(llvm_ir)
         out = os.path.join(tmp, "kernel.so")
         _run([os.path.join(LLVM_BIN, "clang"), *opt_flags, "-shared", "-fPIC",
-              "-Wno-override-module", ll, "-o", out, "-lm"])
+              "-Wno-override-module", ll, "-o", out, "-lm",
+              *link_flags(pipeline)])
         shutil.move(out, so_path)
     return so_path

@@ -18,6 +18,7 @@ INDEX_FORMAT = "fa-mlir-bundle-index"
 
 _extra_dirs = []
 _loaded = {}
+_pending = {}  # (kcfg, target) -> the thread that prefetch() started
 _lock = threading.Lock()
 
 
@@ -72,12 +73,43 @@ def find_aot(kcfg, target):
     return None
 
 
+def prefetch(kcfg, target):
+    """Starts getting the bundle for (kcfg, target) on a background thread
+    (e.g. the backward kernel while the forward runs), unless it is loaded
+    or already coming; get_bundle then waits for that thread. Errors are
+    left for get_bundle to raise."""
+    key = (kcfg, target)
+    with _lock:
+        if key in _loaded or key in _pending:
+            return
+        thread = threading.Thread(target=_prefetch, args=(key,), daemon=True,
+                                  name=f"fa_mlir prefetch {kcfg.op}")
+        _pending[key] = thread
+    thread.start()
+
+
+def _prefetch(key):
+    try:
+        get_bundle(*key)
+    except Exception:  # noqa: BLE001  (get_bundle raises it to the caller)
+        pass
+    finally:
+        with _lock:
+            _pending.pop(key, None)
+
+
 def get_bundle(kcfg, target):
     """The loaded bundle for (kcfg, target): AOT, cached, or compiled now."""
     key = (kcfg, target)  # KernelConfig is frozen, so hashable and cheap
     with _lock:
         if key in _loaded:
             return _loaded[key]
+        pending = _pending.get(key)
+    if pending is not None and pending is not threading.current_thread():
+        pending.join()
+        with _lock:
+            if key in _loaded:
+                return _loaded[key]
     path = find_aot(kcfg, target)
     if path is not None:
         bundle = load_bundle(path)

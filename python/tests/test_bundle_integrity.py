@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import fa_mlir
-from fa_mlir import cache, compiler, manifest as fa_manifest, reference
+from fa_mlir import cache, compiler, cpu, manifest as fa_manifest, reference
+from fa_mlir.bundle import load_bundle
 from fa_mlir.errors import BundleError, FaError
 
 CFG = dict(dtype="f32", head_dim=8, batch=1, heads_q=2, heads_kv=1, seq_q=16,
@@ -251,3 +252,33 @@ def test_discard_tolerates_a_vanished_entry(tmp_path):
     (tmp_path / "cpu").mkdir()
     cache.discard(str(tmp_path / "cpu" / "gone"))
     assert os.listdir(tmp_path / "cpu") == []
+
+
+def test_native_build_records_its_isa(bundle_dir):
+    # -march=native kernels name the vector extensions they may execute.
+    assert read(bundle_dir)["cpu"]["isa"] == cpu.vector_isa(cpu.host_cpu()[1])
+
+
+def test_bundle_for_a_cpu_with_more_isa_is_refused(bundle_dir, monkeypatch):
+    m = read(bundle_dir)
+    m["cpu"]["isa"] = ["avx2", "avx512f", "avx512bf16"]
+    write(bundle_dir, m)
+    monkeypatch.setattr(cpu, "cpuinfo_flags", lambda path="/proc/cpuinfo": {"avx2", "fma"})
+    with pytest.raises(BundleError, match=r"built for a CPU with avx512f, avx512bf16, which "
+                                          r"this one lacks; rebuild it on this machine"):
+        load_bundle(bundle_dir)
+
+
+def test_unreadable_cpuinfo_refuses_an_isa_bundle(bundle_dir, monkeypatch):
+    monkeypatch.setattr(cpu, "cpuinfo_flags", lambda path="/proc/cpuinfo": None)
+    with pytest.raises(BundleError, match="/proc/cpuinfo cannot be read"):
+        load_bundle(bundle_dir)
+
+
+def test_isa_names_follow_cpuinfo():
+    assert cpu.vector_isa(("+avx2", "-avx512f", "+sse4.2", "+cx16", "+bmi")) == \
+        ["avx2", "bmi", "sse4.2"]
+    flags = {"avx2", "sse4_2", "bmi1", "avx512_vnni"}
+    assert cpu.missing_isa(["avx2", "sse4.2", "bmi", "avx512vnni", "avx512f"], flags) == \
+        ["avx512f"]
+    assert cpu.cpuinfo_flags("/nonexistent") is None

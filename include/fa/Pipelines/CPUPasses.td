@@ -10,10 +10,13 @@ def FACPUTileBlocks : Pass<"fa-cpu-tile-blocks", "::mlir::func::FuncOp"> {
     fa-tile-attention leaves linalg ops on (at most) 64-wide tiles; lowered
     as they are, they become scalar loops that reload and store the
     accumulator for every multiply-add. This pass tiles each such op once
-    more (`scf::tileUsingSCF`) into register blocks: 32 along the innermost
-    parallel dim (two AVX-512 / four AVX2 registers of f32), 8 along the
-    others, and for a contraction (parallel, reduction, parallel) 1 along
-    the reduction dim, interchanged innermost. Each block is marked
+    more (`scf::tileUsingSCF`) into register blocks: `block-cols` (default
+    32: two AVX-512 / four AVX2 registers of f32) along the innermost
+    parallel dim, `block-rows` (default 8) along the others, and for a
+    contraction (parallel, reduction, parallel) 1 along the reduction dim,
+    interchanged innermost. A contraction's accumulator block stays in
+    registers: 8 x 32 f32 fills AVX-512's 32 registers by half, AVX2's 16
+    would spill it (fa_mlir builds AVX2 hosts' kernels with 8 x 16). Each block is marked
     `fa.cpu_block = array<i64: sizes>` for `fa-cpu-vectorize-blocks`.
 
     Only f32 ops of rank 1 to 3 with one init whose indexing maps are
@@ -33,6 +36,12 @@ def FACPUTileBlocks : Pass<"fa-cpu-tile-blocks", "::mlir::func::FuncOp"> {
     // ... tensor<8x1xf32>, tensor<1x32xf32> -> tensor<8x32xf32> } } }
     ```
   }];
+  let options = [
+    Option<"blockRows", "block-rows", "int64_t", /*default=*/"8",
+           "Block size along every parallel dim but the innermost">,
+    Option<"blockCols", "block-cols", "int64_t", /*default=*/"32",
+           "Block size along the innermost parallel dim (the vector lanes)">,
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
@@ -74,6 +83,71 @@ def FACPUVectorizeBlocks : Pass<"fa-cpu-vectorize-blocks",
     "::mlir::tensor::TensorDialect", "::mlir::ub::UBDialect",
     "::mlir::vector::VectorDialect"
   ];
+}
+
+def FACPUPeelBlocks : Pass<"fa-cpu-peel-blocks", "::mlir::func::FuncOp"> {
+  let summary = "Peel the block loops that size vector masks";
+  let description = [{
+    On a dynamic-sized tile every vectorized block is masked: masked loads
+    and stores of vector lanes (`vmaskmov` on AVX2) are slow, and a row
+    mask becomes a branch per row around the accumulator's loads and
+    stores, which keeps a contraction's accumulator out of registers. This
+    pass peels each `scf.for` whose induction variable sizes a dimension of
+    a `vector.create_mask` through an `affine.min`
+    (`scf::peelForLoopAndSimplifyBounds`): the loop then runs over full
+    blocks, where the `affine.min` folds to the block size and the mask
+    away, plus one partial iteration that keeps the mask. Peeling only the
+    lane loops (a third less code) left the forward 2x slower at 2048
+    tokens (docs/CPUBenchmark.md).
+
+    Runs on buffers, after bufferization: peeled loops on tensors make
+    one-shot-bufferize's and loop-invariant-subset-hoisting's slice
+    analyses about 10x slower.
+
+    Input: vector transfers on memrefs under block loops, masked by
+    `vector.create_mask` of `affine.min(block, ub - iv)`. Output: the same
+    loops over full blocks followed by a partial `scf.for`.
+
+    Example:
+    ```mlir
+    scf.for %j = %c0 to %n step %c16 {
+      %len = affine.min affine_map<(d0)[s0] -> (-d0 + s0, 16)>(%j)[%n]
+      %m = vector.create_mask %len : vector<16xi1>
+      ...
+    }
+    // becomes scf.for %j = %c0 to %full step %c16 { (no mask) }
+    // and scf.for %j = %full to %n step %c16 { %m (masked) }
+    ```
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def FACPUDynamicSchedule : Pass<"fa-cpu-dynamic-schedule"> {
+  let summary = "Give the OpenMP worksharing loops a dynamic schedule";
+  let description = [{
+    `convert-scf-to-openmp` leaves `omp.wsloop` without a schedule, which
+    libomp runs as `static`: each thread gets one contiguous range of the
+    (batch, head, tile) iterations, and the call ends when the slowest
+    thread does. On a machine whose cores other processes also use, one
+    thread delayed by them delays the whole call (measured: a 2-thread
+    forward at 2048 tokens took twice its 1-thread time while another
+    process held one core). This pass sets `schedule(dynamic)` (chunk 1)
+    on every `omp.wsloop` that has no schedule: a thread takes the next
+    tile when it is done with one. A tile is 64 rows of attention (a
+    millisecond or more); dispatching it costs about a microsecond.
+
+    Input: `omp.wsloop` ops (any). Output: the same with
+    `schedule(dynamic)` where they had no schedule.
+
+    Example:
+    ```mlir
+    omp.wsloop { omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) { ... } }
+    // becomes
+    omp.wsloop schedule(dynamic) { omp.loop_nest ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::omp::OpenMPDialect"];
 }
 
 def FACPUVectorPeepholes : Pass<"fa-cpu-vector-peepholes",

@@ -20,6 +20,21 @@ struct FACPUPipelineOptions
                      "(the result then needs an OpenMP runtime, e.g. "
                      "libomp/libiomp5); false: sequential loops"),
       llvm::cl::init(false)};
+  Option<bool> peel{
+      *this, "peel",
+      llvm::cl::desc("peel the register-block loops of dynamic-sized tiles "
+                     "into full blocks (unmasked vectors) and a masked tail; "
+                     "false: every block of a dynamic tile is masked"),
+      llvm::cl::init(true)};
+  Option<int64_t> blockRows{
+      *this, "block-rows",
+      llvm::cl::desc("fa-cpu-tile-blocks' block-rows (register block rows)"),
+      llvm::cl::init(8)};
+  Option<int64_t> blockCols{
+      *this, "block-cols",
+      llvm::cl::desc("fa-cpu-tile-blocks' block-cols (register block "
+                     "columns, the vector lanes)"),
+      llvm::cl::init(32)};
 };
 
 /// fa ops, linalg, tensor, arith and func on tensors -> the LLVM dialect,

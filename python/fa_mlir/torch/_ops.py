@@ -13,7 +13,7 @@ from typing import List, Optional
 import torch
 
 from ..errors import UnsupportedError
-from ..registry import get_bundle
+from ..registry import get_bundle, prefetch
 from ..spec import KernelConfig
 from . import _convert
 
@@ -66,6 +66,19 @@ def _make_config(op, dtype, sizes, bias, causal, scale, window_left,
         heads_q=sizes["heads_q"], heads_kv=sizes["heads_kv"])
 
 
+def prefetch_backward(q, k, v, bias, causal, scale, window_left,
+                      window_right, softcap, mask_alignment, layout,
+                      deterministic=False):
+    """Compiles the backward kernel of a CPU forward call on a background
+    thread, so that the first backward does not wait for all of it."""
+    if q.device.type != "cpu":
+        return
+    kcfg = kernel_config("backward", q, k, v, bias, causal, scale, window_left,
+                         window_right, softcap, mask_alignment, layout,
+                         deterministic)
+    prefetch(kcfg, "cpu")
+
+
 def _target(t):
     if t.device.type == "cpu":
         return "cpu"
@@ -84,7 +97,8 @@ def _cuda_target(index):
 
 def _launch(bundle, tensors, device):
     if device.type == "cpu":
-        bundle.launch({r: _convert.numpy_view(t) for r, t in tensors.items()})
+        bundle.launch({r: _convert.numpy_view(t) for r, t in tensors.items()},
+                      threads=torch.get_num_threads())
     else:
         stream = torch.cuda.current_stream(device).cuda_stream
         bundle.launch({r: _convert.runtime_tensor(t) for r, t in

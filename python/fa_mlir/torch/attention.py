@@ -26,15 +26,16 @@ class AttentionFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, q, k, v, bias, causal, scale, window_left, window_right,
                 softcap, mask_alignment, layout, deterministic=False):
-        fwd = (_ops.forward_impl if _eager(q, k, v, bias)
-               else torch.ops.fa_mlir.attention_forward)
-        out, lse = fwd(
-            q, k, v, bias, causal, scale, window_left, window_right, softcap,
-            mask_alignment, layout)
+        eager = _eager(q, k, v, bias)
+        fwd = _ops.forward_impl if eager else torch.ops.fa_mlir.attention_forward
+        options = (causal, scale, window_left, window_right, softcap,
+                   mask_alignment, layout)
+        if eager and any(ctx.needs_input_grad[:4]):
+            _ops.prefetch_backward(q, k, v, bias, *options, deterministic)
+        out, lse = fwd(q, k, v, bias, *options)
         ctx.save_for_backward(q, k, v, out, lse, bias)
         # deterministic concerns only the backward kernel.
-        ctx.options = (causal, scale, window_left, window_right, softcap,
-                       mask_alignment, layout, deterministic)
+        ctx.options = options + (deterministic,)
         ctx.bias_shape = None if bias is None else bias.shape
         ctx.mark_non_differentiable(lse)
         return out, lse

@@ -69,4 +69,5 @@ def launch(bundle, stream=None, **tensors):
         bundle.launch({r: _convert.runtime_tensor(t) for r, t in
                        tensors.items()}, stream)
     else:
-        bundle.launch({r: _convert.numpy_view(t) for r, t in tensors.items()})
+        bundle.launch({r: _convert.numpy_view(t) for r, t in tensors.items()},
+                      threads=torch.get_num_threads())

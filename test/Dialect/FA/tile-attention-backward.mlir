@@ -6,12 +6,15 @@
 //     the group and over the query tiles that see the key tile (causal:
 //     from floordiv(max(k0, 0), 64)), recomputing S and P = exp2(S - LSE);
 //  3. dQ over (heads, query tiles) with the forward's key-tile bounds.
+// Under the mask, nests 2 and 3 visit their tiles interleaved (0, n-1, 1, ...).
 // CHECK-LABEL: func.func @backward_causal_gqa
 // CHECK:         %[[D:.+]] = scf.forall (%{{.+}}, %{{.+}}) in (4, 5) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<1x4x300xf32>)
 // CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
 // CHECK:           tensor.parallel_insert_slice
 // CHECK:         %[[KV:.+]]:2 = scf.forall (%[[HK:.+]], %[[KT:.+]]) in (2, 5) shared_outs
-// CHECK:           %[[K0:.+]] = arith.muli %[[KT]], %c64
+// CHECK:           %[[HALF:.+]] = arith.divui %[[KT]], %c2
+// CHECK:           %[[TILE:.+]] = arith.select %{{.+}}, %{{.+}}, %[[HALF]]
+// CHECK:           %[[K0:.+]] = arith.muli %[[TILE]], %c64
 // CHECK:           scf.for
 // CHECK:             %[[LO:.+]] = arith.maxsi %[[K0]], %c0
 // CHECK:             %[[FIRST:.+]] = arith.divsi %[[LO]], %c64

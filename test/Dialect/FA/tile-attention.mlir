@@ -31,10 +31,16 @@ func.func @forward_plain(%q: tensor<1x2x130x64xf32>, %k: tensor<1x2x100x64xf32>,
 // Causal (top-left): the key loop stops at the query tile's last row,
 // min(ceil(seq_k / 64), (max(q0 + qlen, 0) + 63) / 64), so fully hidden tiles are never
 // visited (about half the work); only a tile crossing the diagonal
-// (last column > first row) computes the mask, under scf.if.
+// (last column > first row) computes the mask, under scf.if. The query
+// tiles are visited interleaved (0, 15, 1, 14, ...), so that each thread's
+// contiguous range of iterations holds as many long rows as short ones.
 // CHECK-LABEL: func.func @forward_causal
 // CHECK:         scf.forall (%{{.+}}, %[[QT:.+]]) in (2, 16)
-// CHECK:           %[[Q0:.+]] = arith.muli %[[QT]], %c64
+// CHECK:           %[[HALF:.+]] = arith.divui %[[QT]], %c2
+// CHECK:           %[[ODD:.+]] = arith.cmpi ne
+// CHECK:           %[[LAST:.+]] = arith.subi %c15, %[[HALF]]
+// CHECK:           %[[TILE:.+]] = arith.select %[[ODD]], %[[LAST]], %[[HALF]]
+// CHECK:           %[[Q0:.+]] = arith.muli %[[TILE]], %c64
 // CHECK:           %[[QLEN:.+]] = arith.minsi %{{.+}}, %c64
 // CHECK:           %[[END:.+]] = arith.addi %[[Q0]], %[[QLEN]]
 // CHECK:           %[[KPOS:.+]] = arith.maxsi %[[END]], %c0
@@ -78,7 +84,8 @@ func.func @forward_causal_bottom_right(%q: tensor<1x1x200x32xf16>, %k: tensor<1x
 // seq_k), 64); both edges of the band are checked for full visibility.
 // CHECK-LABEL: func.func @forward_window
 // CHECK:         scf.forall (%[[QT:.+]]) in (16)
-// CHECK:           %[[Q0:.+]] = arith.muli %[[QT]], %c64
+// CHECK:           %[[TILE:.+]] = arith.select
+// CHECK:           %[[Q0:.+]] = arith.muli %[[TILE]], %c64
 // CHECK:           %[[LO:.+]] = arith.addi %[[Q0]], %c-100
 // CHECK:           %[[LO0:.+]] = arith.maxsi %[[LO]], %c0
 // CHECK:           %[[HI:.+]] = arith.addi %{{.+}}, %c10

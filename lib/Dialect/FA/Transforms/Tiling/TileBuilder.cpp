@@ -31,6 +31,13 @@ Problem Problem::get(ImplicitLocOpBuilder &b, Layout layout, Value q, Value k,
   return p;
 }
 
+Value TileBuilder::interleaved(Value i, Value count) {
+  Value half = arith::DivUIOp::create(b, i, index(2));
+  Value odd = cmp(arith::CmpIPredicate::ne,
+                  arith::RemUIOp::create(b, i, index(2)), index(0));
+  return select(odd, sub(sub(count, index(1)), half), half);
+}
+
 Span TileBuilder::block(Value i, int64_t blockSize, Value size) {
   Value start = mul(i, index(blockSize));
   return {start, minSI(index(blockSize), sub(size, start))};

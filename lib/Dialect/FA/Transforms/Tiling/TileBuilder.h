@@ -40,6 +40,12 @@ public:
   Value index(int64_t v) { return constant(v); }
   Value f32(double v) { return constantF32(v); }
 
+  /// Tile `i` of `count` in the order 0, count-1, 1, count-2, ...: under a
+  /// causal mask the tiles' work grows (or shrinks) along the sequence, and
+  /// OpenMP's static schedule hands each thread a contiguous range of
+  /// iterations; interleaved, every range holds as many heavy as light
+  /// tiles.
+  Value interleaved(Value i, Value count);
   /// The block `i` of size `block` within [0, size): start and length.
   Span block(Value i, int64_t block, Value size);
 

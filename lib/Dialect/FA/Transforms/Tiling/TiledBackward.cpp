@@ -326,7 +326,9 @@ SmallVector<Value> BackwardNest::keyNest(Value delta, Value dqBuffer) {
 
   return buildForall(tb, ubs, outputs, [&](ValueRange ivs, ValueRange shared)
                                            -> SmallVector<TileWrite> {
-    Span cols = tb.block(ivs[2], options.blockK, p.seqK);
+    Span cols = tb.block(
+        bounds.hasMask() ? tb.interleaved(ivs[2], numKTiles) : ivs[2],
+        options.blockK, p.seqK);
     Span batches = serialBatch ? Span{tb.index(0), p.batch}
                                : Span{ivs[0], tb.index(1)};
     Span kvHeads = serialHeads ? Span{tb.index(0), p.headsKV}
@@ -513,7 +515,9 @@ Value BackwardNest::queryNest(Value delta) {
       [&](ValueRange ivs, ValueRange shared) -> SmallVector<TileWrite> {
         Value bi = ivs[0], h = ivs[1];
         Value hk = tiles.kvHead(h);
-        Span rows = tb.block(ivs[2], options.blockQ, p.seqQ);
+        Span rows = tb.block(
+            bounds.hasMask() ? tb.interleaved(ivs[2], numQTiles) : ivs[2],
+            options.blockQ, p.seqQ);
         QueryRows r = queryRows(delta, bi, h, rows);
         TileWrite w{nullptr, 0, {}, {}};
         tb.rowsRegion(p.ld, bi, h, rows, p.headDim, w.offsets, w.sizes);

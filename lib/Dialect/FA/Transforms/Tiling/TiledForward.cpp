@@ -66,7 +66,9 @@ SmallVector<Value> ForwardNest::build() {
   SmallVector<Value> results = buildForall(
       tb, {p.batch, p.headsQ, numQTiles}, outputs,
       [&](ValueRange ivs, ValueRange shared) {
-        return queryTile(ivs[0], ivs[1], ivs[2], shared);
+        Value qt = bounds.hasMask() ? tb.interleaved(ivs[2], numQTiles)
+                                    : ivs[2];
+        return queryTile(ivs[0], ivs[1], qt, shared);
       });
   for (auto [result, expected] : llvm::zip(results, op.getResults()))
     if (result.getType() != expected.getType())

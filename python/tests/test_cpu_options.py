@@ -1,0 +1,86 @@
+"""How CPU kernels are built for this host: flags, threads, blocks, the
+cache key, and the backward prefetch. Nothing here compiles a kernel."""
+import threading
+
+import pytest
+
+from fa_mlir import compiler, cpu, registry
+from fa_mlir.errors import CompileError
+from fa_mlir.spec import KernelConfig
+
+
+def test_host_target_names_the_cpu_and_its_features():
+    name, features = cpu.host_cpu()
+    assert name and name != "unknown"
+    assert features and all(f[0] in "+-" for f in features)
+    assert cpu.host_target().startswith(name + "+")
+
+
+def test_flags_default_to_the_host_isa(monkeypatch):
+    monkeypatch.delenv("FA_MLIR_CPU_FLAGS", raising=False)
+    assert compiler.cpu_flags() == ("-O2", "-march=native")
+    monkeypatch.setenv("FA_MLIR_CPU_FLAGS", "-O2 -march=x86-64-v3")
+    assert compiler.cpu_flags() == ("-O2", "-march=x86-64-v3")
+
+
+def test_cache_key_covers_host_flags_and_pipeline(monkeypatch):
+    monkeypatch.delenv("FA_MLIR_CPU_FLAGS", raising=False)
+    version = compiler.target_version("cpu")
+    assert version["host"] == cpu.host_target()
+    assert version["flags"] == "-O2 -march=native"
+    assert version["pipeline"] == compiler.cpu_pipeline()
+    monkeypatch.setenv("FA_MLIR_CPU_FLAGS", "-O1")
+    assert compiler.target_version("cpu")["flags"] == "-O1"
+
+
+def test_default_pipeline_has_host_blocks_and_threads(monkeypatch):
+    monkeypatch.delenv("FA_MLIR_CPU_PIPELINE", raising=False)
+    pipeline = compiler.cpu_pipeline()
+    assert pipeline.startswith("fa-cpu-pipeline{" + cpu.block_options())
+    assert ("openmp=true" in pipeline) == (cpu.openmp_runtime() is not None)
+    monkeypatch.setenv("FA_MLIR_CPU_PIPELINE", "fa-cpu-pipeline{tiled=false}")
+    assert compiler.cpu_pipeline() == "fa-cpu-pipeline{tiled=false}"
+
+
+def test_openmp_pipeline_without_a_runtime_says_so(monkeypatch):
+    monkeypatch.setenv("FA_MLIR_OPENMP_RUNTIME", "")
+    cpu.openmp_runtime.cache_clear()
+    try:
+        assert cpu.link_flags("fa-cpu-pipeline") == ()
+        with pytest.raises(CompileError, match="needs an OpenMP runtime"):
+            cpu.link_flags("fa-cpu-pipeline{openmp=true}")
+    finally:
+        monkeypatch.delenv("FA_MLIR_OPENMP_RUNTIME")
+        cpu.openmp_runtime.cache_clear()
+
+
+def test_openmp_link_flags_find_the_runtime_again():
+    assert cpu.openmp_link_flags("/opt/omp/libomp.so.5") == (
+        "-L/opt/omp", "-l:libomp.so.5", "-Wl,-rpath,/opt/omp")
+
+
+def test_prefetch_compiles_once_and_get_bundle_waits(monkeypatch):
+    kcfg = KernelConfig(op="backward", dtype="f32", head_dim=8, heads_q=2,
+                        heads_kv=1)
+    started, release, calls = threading.Event(), threading.Event(), []
+
+    def slow_compile(config, target):
+        calls.append(config)
+        started.set()
+        release.wait(10)
+        return "bundle"
+
+    monkeypatch.setattr(registry, "find_aot", lambda *a: None)
+    monkeypatch.setattr(compiler, "find_fa_opt", lambda: "fa-opt")
+    monkeypatch.setattr(compiler, "compile", slow_compile)
+    registry.forget()
+    try:
+        registry.prefetch(kcfg, "cpu")
+        assert started.wait(10)
+        registry.prefetch(kcfg, "cpu")  # already coming: no second thread
+        threading.Timer(0.05, release.set).start()
+        assert registry.get_bundle(kcfg, "cpu") == "bundle"
+        assert len(calls) == 1
+    finally:
+        release.set()
+        registry.forget()
