@@ -59,8 +59,6 @@ class Sequence:
         with open(seqs[0]) as f:
             self.meta = json.load(f)
         self.runtime = gpu_runtime.RuntimeBundle(seqs[0])
-        self.kernels = [gpu_runtime.RuntimeBundle(os.path.join(folder, k))
-                        for k in self.meta["kernels"]]
 
     def workspace(self, sym, device):
         out = {}
@@ -82,7 +80,8 @@ class Sequence:
         if not os.environ.get("FA_SYNC_EACH"):
             self.runtime.launch({r: rt(t) for r, t in ops.items()}, stream)
             return
-        for kern in self.kernels:
+        for name in self.meta["kernels"]:
+            kern = gpu_runtime.RuntimeBundle(os.path.join(self.folder, name))
             needed = set(kern.required)
             kern.launch({r: rt(t) for r, t in ops.items() if r in needed}, stream)
             try:

@@ -113,7 +113,7 @@ private:
   void addDq(const QueryStep &s, ArrayRef<Value> dq, Value box, Value c, Value threadInWg);
   /// dK or dV of this consumer to global memory (rows past seq_k dropped).
   void storeGrad(ArrayRef<Value> acc, Value ptr, Value (&stride)[3], int64_t realCols,
-                 Value keyRow0, Value lane, Value scale);
+                 Value keyRow0, Value laneCol, Value scale);
 
   KernelBuilder &kb;
   const BK &cfg;
@@ -173,7 +173,7 @@ void BackwardMainKernel::emitConsumer() {
   Value slab0 = kb.add(n0, kb.mul(c, kb.c32(64)));
   Value keyRow0 = me.fragmentRow(kb, slab0);
   Value laneCol = me.laneColumn(kb);
-  Value threadInWg = kb.andi(kb.sub(tid, kb.c32(128)), kb.c32(127));
+  Value threadInWg = me.threadInWg;
   Log2Score log2Score(cfg.semantics, /*hasBias=*/false);
   std::optional<double> linear = log2Score.linearFactor();
   Value factor = kb.cf32(linear ? *linear : 1.0);
@@ -366,9 +366,9 @@ void BackwardMainKernel::emitConsumer() {
       [&]() { return zeros; });
 
   ArrayRef<Value> all(grads);
-  storeGrad(all.take_front(nK), args.dK, args.dKStride, cfg.headDim, keyRow0, lane,
+  storeGrad(all.take_front(nK), args.dK, args.dKStride, cfg.headDim, keyRow0, laneCol,
             kb.cf32(cfg.semantics.scale));
-  storeGrad(all.drop_front(nK), args.dV, args.dVStride, cfg.headDimV, keyRow0, lane, Value());
+  storeGrad(all.drop_front(nK), args.dV, args.dVStride, cfg.headDimV, keyRow0, laneCol, Value());
 }
 
 SmallVector<Value> BackwardMainKernel::loadRowStats(Value stats, int64_t offset, Value laneCol) {
@@ -466,14 +466,15 @@ void BackwardMainKernel::addDq(const QueryStep &s, ArrayRef<Value> dq, Value box
 }
 
 void BackwardMainKernel::storeGrad(ArrayRef<Value> acc, Value ptr, Value (&stride)[3],
-                                   int64_t realCols, Value keyRow0, Value lane, Value scale) {
+                                   int64_t realCols, Value keyRow0, Value laneCol,
+                                   Value scale) {
   Type half = cfg.elem == ElemType::BF16 ? Type(kb.b.getBF16Type()) : Type(kb.b.getF16Type());
-  Value laneCol = kb.ext64(kb.mul(kb.andi(lane, kb.c32(3)), kb.c32(2)));
+  Value laneCol64 = kb.ext64(laneCol);
   for (int h = 0; h < 2; ++h) {
     Value row = kb.add(keyRow0, kb.c32(8 * h));
     kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, row, args.seqK), [&] {
       Value first = kb.add(
-          stridedRowOffset(kb, batch, headKV, row, stride[0], stride[1], stride[2]), laneCol);
+          stridedRowOffset(kb, batch, headKV, row, stride[0], stride[1], stride[2]), laneCol64);
       for (size_t i = 0; i < acc.size(); i += 2) {
         // Columns of the zero-filled padding up to whole 64-column boxes.
         if (fragRowHalf(i) != h || fragColOffset(i) >= realCols)
@@ -519,20 +520,10 @@ void BackwardMainKernel::emit() {
 
 void mlir::fa::nvvm_kernel::buildBackwardMainKernel(OpBuilder &builder, Location loc,
                                                     Block &moduleBody, const BK &cfg) {
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToEnd(&moduleBody);
-  ImplicitLocOpBuilder b(loc, builder);
   std::string name = cfg.name() + "_main";
-  std::string smem = name + "_smem";
-  LLVM::GlobalOp::create(b, LLVM::LLVMArrayType::get(b.getI8Type(), 0), /*isConstant=*/false,
-                         LLVM::Linkage::External, smem, Attribute(), /*alignment=*/16,
-                         /*addrSpace=*/3);
-  LLVM::LLVMFuncOp fn =
-      createKernelFunction(b, name, MainArgs::types(b.getContext(), cfg), BK::kThreads);
-  for (unsigned i = 0; i < MainArgs::kTensorMaps; ++i)
-    markTensorMapArg(b, fn, i);
-  b.setInsertionPointToStart(fn.addEntryBlock(builder));
-  KernelBuilder kb(b);
-  BackwardMainKernel(kb, cfg, fn, smem).emit();
-  LLVM::ReturnOp::create(b, ValueRange{});
+  buildKernelFunction(builder, loc, moduleBody, name, MainArgs::types(builder.getContext(), cfg),
+                      BK::kThreads, MainArgs::kTensorMaps, /*sharedMemory=*/true,
+                      [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) {
+                        BackwardMainKernel(kb, cfg, fn, name + "_smem").emit();
+                      });
 }

@@ -73,29 +73,18 @@ void storeF32(KernelBuilder &kb, Value v, Value ptr, Value index) {
   LLVM::StoreOp::create(kb.b, v, kb.globalAt(ptr, index, kb.f32), /*alignment=*/4);
 }
 
-/// The row kernels take pointers, i64 strides and i32 sizes only.
-LLVM::LLVMFuncOp rowKernel(ImplicitLocOpBuilder &b, StringRef name, ArrayRef<Type> args) {
-  return createKernelFunction(b, name, args, BackwardKernelConfig::kAuxThreads);
+/// The row kernels take pointers, i64 strides and i32 sizes only, and no
+/// shared memory.
+void buildRowKernel(OpBuilder &builder, Location loc, Block &moduleBody, StringRef name,
+                    ArrayRef<Type> args,
+                    function_ref<void(KernelBuilder &, LLVM::LLVMFuncOp)> body) {
+  buildKernelFunction(builder, loc, moduleBody, name, args, BackwardKernelConfig::kAuxThreads,
+                      /*tensorMaps=*/0, /*sharedMemory=*/false, body);
 }
 
 } // namespace
 
-void mlir::fa::nvvm_kernel::buildBackwardPreKernel(OpBuilder &builder, Location loc,
-                                                   Block &moduleBody,
-                                                   const BackwardKernelConfig &cfg) {
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToEnd(&moduleBody);
-  ImplicitLocOpBuilder b(loc, builder);
-  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
-  Type i64 = b.getI64Type();
-  // O, 3 strides; dO, 3 strides; LSE, 3 strides; LSE2; D; seq_q.
-  SmallVector<Type> args;
-  for (int i = 0; i < 3; ++i)
-    args.append({ptr, i64, i64, i64});
-  args.append({ptr, ptr, b.getI32Type()});
-  LLVM::LLVMFuncOp fn = rowKernel(b, cfg.name() + "_pre", args);
-  b.setInsertionPointToStart(fn.addEntryBlock(builder));
-  KernelBuilder kb(b);
+static void emitPreKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const BackwardKernelConfig &cfg) {
   auto strided = [&](unsigned i) {
     return Strided{fn.getArgument(i), fn.getArgument(i + 1), fn.getArgument(i + 2),
                    fn.getArgument(i + 3)};
@@ -140,22 +129,23 @@ void mlir::fa::nvvm_kernel::buildBackwardPreKernel(OpBuilder &builder, Location 
     storeF32(kb, lse2[0], lse2Ptr, w);
     storeF32(kb, sum, dPtr, w);
   });
-  LLVM::ReturnOp::create(b, ValueRange{});
 }
 
-void mlir::fa::nvvm_kernel::buildBackwardPostKernel(OpBuilder &builder, Location loc,
-                                                    Block &moduleBody,
-                                                    const BackwardKernelConfig &cfg) {
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToEnd(&moduleBody);
-  ImplicitLocOpBuilder b(loc, builder);
-  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
-  Type i64 = b.getI64Type();
-  // dQaccum; dQ, 3 strides; seq_q.
-  LLVM::LLVMFuncOp fn =
-      rowKernel(b, cfg.name() + "_post", {ptr, ptr, i64, i64, i64, b.getI32Type()});
-  b.setInsertionPointToStart(fn.addEntryBlock(builder));
-  KernelBuilder kb(b);
+void mlir::fa::nvvm_kernel::buildBackwardPreKernel(OpBuilder &builder, Location loc,
+                                                   Block &moduleBody,
+                                                   const BackwardKernelConfig &cfg) {
+  auto ptr = LLVM::LLVMPointerType::get(builder.getContext());
+  Type i64 = builder.getI64Type();
+  // O, 3 strides; dO, 3 strides; LSE, 3 strides; LSE2; D; seq_q.
+  SmallVector<Type> args;
+  for (int i = 0; i < 3; ++i)
+    args.append({ptr, i64, i64, i64});
+  args.append({ptr, ptr, builder.getI32Type()});
+  buildRowKernel(builder, loc, moduleBody, cfg.name() + "_pre", args,
+                 [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) { emitPreKernel(kb, fn, cfg); });
+}
+
+static void emitPostKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const BackwardKernelConfig &cfg) {
   Value accPtr = fn.getArgument(0);
   Strided dq{fn.getArgument(1), fn.getArgument(2), fn.getArgument(3), fn.getArgument(4)};
   Value seqQ = fn.getArgument(5);
@@ -195,5 +185,15 @@ void mlir::fa::nvvm_kernel::buildBackwardPostKernel(OpBuilder &builder, Location
       }
     }
   });
-  LLVM::ReturnOp::create(b, ValueRange{});
+}
+
+void mlir::fa::nvvm_kernel::buildBackwardPostKernel(OpBuilder &builder, Location loc,
+                                                    Block &moduleBody,
+                                                    const BackwardKernelConfig &cfg) {
+  auto ptr = LLVM::LLVMPointerType::get(builder.getContext());
+  Type i64 = builder.getI64Type();
+  // dQaccum; dQ, 3 strides; seq_q.
+  buildRowKernel(builder, loc, moduleBody, cfg.name() + "_post",
+                 {ptr, ptr, i64, i64, i64, builder.getI32Type()},
+                 [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) { emitPostKernel(kb, fn, cfg); });
 }

@@ -186,42 +186,47 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
   }
 
 private:
-  /// Builds the forward kernel of `op` once per configuration; its name.
+  /// The gpu.module `name` (PTX ISA `ptxFeature`), built by `build` unless
+  /// an earlier op of the same configuration made it; `name`.
+  std::string lowerOnce(Location loc, const std::string &name, StringRef ptxFeature,
+                        function_ref<void(OpBuilder &, Block &)> build) {
+    if (symbols->lookup(name))
+      return name;
+    OpBuilder builder(&getContext());
+    auto gpuModule = createKernelModule(builder, getOperation(), loc, name, chip, ptxFeature);
+    symbols->insert(gpuModule);
+    build(builder, gpuModule.getBodyRegion().front());
+    return name;
+  }
+
+  /// The forward kernel of `op`: one bundle.
   FailureOr<std::string> lower(AttentionOp op, const ConvertFAToNVVMOptions &opts) {
     FailureOr<AttentionKernelConfig> cfg = configFor(op, opts);
     if (failed(cfg))
       return failure();
     std::string name = cfg->kernelName();
-    if (symbols->lookup(name))
-      return name;
-    OpBuilder builder(op->getContext());
-    auto gpuModule = createKernelModule(builder, getOperation(), op.getLoc(), name, chip, "+ptx80");
-    symbols->insert(gpuModule);
-    buildAttentionKernel(builder, op.getLoc(), gpuModule.getBodyRegion().front(), *cfg);
-    bundles.push_back(
-        builder.getNamedAttr(name, builder.getStringAttr(bundleJson(*cfg, chip, name + ".cubin"))));
-    return name;
+    return lowerOnce(op.getLoc(), name, "+ptx80", [&](OpBuilder &builder, Block &body) {
+      buildAttentionKernel(builder, op.getLoc(), body, *cfg);
+      bundles.push_back(builder.getNamedAttr(
+          name, builder.getStringAttr(bundleJson(*cfg, chip, name + ".cubin"))));
+    });
   }
 
-  /// Builds the backward's kernels of `op` once per configuration; the
-  /// sequence's name (also its gpu.module's).
+  /// The backward's kernels of `op`: a sequence (named like its gpu.module)
+  /// and its kernels' bundles.
   FailureOr<std::string> lower(AttentionGradOp op, const ConvertFAToNVVMOptions &opts) {
     FailureOr<BackwardKernelConfig> cfg = configFor(op, opts);
     if (failed(cfg))
       return failure();
     std::string name = cfg->name();
-    if (symbols->lookup(name))
-      return name;
-    OpBuilder builder(op->getContext());
-    auto gpuModule = createKernelModule(builder, getOperation(), op.getLoc(), name, chip, "+ptx81");
-    symbols->insert(gpuModule);
-    buildBackwardKernels(builder, op.getLoc(), gpuModule.getBodyRegion().front(), *cfg);
-    SmallVector<NamedAttribute> files{
-        builder.getNamedAttr(name, builder.getStringAttr(backwardSequenceJson(*cfg, chip)))};
-    for (auto &[kernel, json] : backwardBundleJsons(*cfg, chip, name + ".cubin"))
-      files.push_back(builder.getNamedAttr(kernel, builder.getStringAttr(json)));
-    bundles.push_back(builder.getNamedAttr(name, builder.getDictionaryAttr(files)));
-    return name;
+    return lowerOnce(op.getLoc(), name, "+ptx81", [&](OpBuilder &builder, Block &body) {
+      buildBackwardKernels(builder, op.getLoc(), body, *cfg);
+      SmallVector<NamedAttribute> files{
+          builder.getNamedAttr(name, builder.getStringAttr(backwardSequenceJson(*cfg, chip)))};
+      for (auto &[kernel, json] : backwardBundleJsons(*cfg, chip, name + ".cubin"))
+        files.push_back(builder.getNamedAttr(kernel, builder.getStringAttr(json)));
+      bundles.push_back(builder.getNamedAttr(name, builder.getDictionaryAttr(files)));
+    });
   }
 
   std::optional<SymbolTable> symbols;

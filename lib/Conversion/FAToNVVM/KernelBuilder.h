@@ -141,9 +141,10 @@ inline int64_t fragColOffset(int64_t i) { return 8 * (i >> 2) + (i & 1); }
 //===----------------------------------------------------------------------===//
 
 /// PTX the nvvm dialect has no op for, as side-effecting inline assembly
-/// with a memory clobber. `result` may be null (no result).
+/// (with a memory clobber unless `clobbersMemory` is false). `result` may be
+/// null (no result).
 Value inlinePtx(KernelBuilder &kb, Type result, ValueRange operands, StringRef ptx,
-                StringRef constraints);
+                StringRef constraints, bool clobbersMemory = true);
 /// stmatrix.sync.aligned.m8n8.x4.trans.shared.b16: four 8x8 16-bit matrices
 /// held as accumulator-fragment pairs (`regs`, one b32 each) stored
 /// transposed; lane l gives the address of row l % 8 of matrix l / 8.

@@ -48,6 +48,7 @@ ConsumerThread ConsumerThread::enter(KernelBuilder &kb, Value tid, int64_t regs)
   Value ct = kb.sub(tid, kb.c32(128));
   t.c = kb.shru(ct, kb.c32(7));
   Value lt = kb.andi(ct, kb.c32(127));
+  t.threadInWg = lt;
   t.warp = kb.shru(lt, kb.c32(5));
   t.lane = kb.andi(lt, kb.c32(31));
   return t;
@@ -59,4 +60,24 @@ Value ConsumerThread::fragmentRow(KernelBuilder &kb, Value wgRow0) const {
 
 Value ConsumerThread::laneColumn(KernelBuilder &kb) const {
   return kb.mul(kb.andi(lane, kb.c32(3)), kb.c32(2));
+}
+
+void mlir::fa::nvvm_kernel::buildKernelFunction(
+    OpBuilder &builder, Location loc, Block &moduleBody, StringRef name, ArrayRef<Type> args,
+    int64_t threads, unsigned tensorMaps, bool sharedMemory,
+    function_ref<void(KernelBuilder &, LLVM::LLVMFuncOp)> body) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(&moduleBody);
+  ImplicitLocOpBuilder b(loc, builder);
+  if (sharedMemory)
+    LLVM::GlobalOp::create(b, LLVM::LLVMArrayType::get(b.getI8Type(), 0), /*isConstant=*/false,
+                           LLVM::Linkage::External, (name + "_smem").str(), Attribute(),
+                           /*alignment=*/16, /*addrSpace=*/3);
+  LLVM::LLVMFuncOp fn = createKernelFunction(b, name, args, threads);
+  for (unsigned i = 0; i < tensorMaps; ++i)
+    markTensorMapArg(b, fn, i);
+  b.setInsertionPointToStart(fn.addEntryBlock(builder));
+  KernelBuilder kb(b);
+  body(kb, fn);
+  LLVM::ReturnOp::create(b, ValueRange{});
 }

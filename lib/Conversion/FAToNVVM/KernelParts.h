@@ -97,6 +97,7 @@ enum class NamedBarrier : int64_t {
 /// 128 ..), warp and lane in it. setmaxnreg first (`regs`, increase).
 struct ConsumerThread {
   Value c, warp, lane;
+  Value threadInWg; // 0..127 inside the warpgroup
   static ConsumerThread enter(KernelBuilder &kb, Value tid, int64_t regs);
   /// The first fragment row of this thread from `wgRow0`, the warpgroup's.
   Value fragmentRow(KernelBuilder &kb, Value wgRow0) const;
@@ -213,6 +214,14 @@ LLVM::LLVMFuncOp createKernelFunction(ImplicitLocOpBuilder &b, StringRef name,
                                       ArrayRef<Type> args, int64_t threads);
 /// Marks argument i a 128-byte grid-constant CUtensorMap.
 void markTensorMapArg(ImplicitLocOpBuilder &b, LLVM::LLVMFuncOp fn, unsigned i);
+/// Appends to `moduleBody` a kernel `name` (createKernelFunction) whose
+/// first `tensorMaps` parameters are CUtensorMaps, preceded by its dynamic
+/// shared memory symbol `name`_smem when `sharedMemory`; `body` emits it
+/// (the return is added after).
+void buildKernelFunction(OpBuilder &builder, Location loc, Block &moduleBody, StringRef name,
+                         ArrayRef<Type> args, int64_t threads, unsigned tensorMaps,
+                         bool sharedMemory,
+                         function_ref<void(KernelBuilder &, LLVM::LLVMFuncOp)> body);
 /// Element offset of (batch, head, row, 0) of a rank-4 operand from its
 /// strides (i64, in elements).
 Value stridedRowOffset(KernelBuilder &kb, Value batch, Value head, Value row, Value strideBatch,

@@ -3,7 +3,7 @@
 // The backward's instructions that the nvvm dialect of LLVM 22 does not
 // spell (or spells with a different operand form), as inline PTX. Each
 // clobbers memory so that LLVM keeps shared and global accesses in order
-// around it.
+// around it (except opaqueCopy, which touches no memory).
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
@@ -12,9 +12,11 @@ using namespace mlir;
 using namespace mlir::fa::nvvm_kernel;
 
 Value mlir::fa::nvvm_kernel::inlinePtx(KernelBuilder &kb, Type result, ValueRange operands,
-                                       StringRef ptx, StringRef constraints) {
+                                       StringRef ptx, StringRef constraints,
+                                       bool clobbersMemory) {
   std::string cons = constraints.str();
-  cons += cons.empty() ? "~{memory}" : ",~{memory}";
+  if (clobbersMemory)
+    cons += cons.empty() ? "~{memory}" : ",~{memory}";
   auto op = LLVM::InlineAsmOp::create(
       kb.b, result ? TypeRange{result} : TypeRange{}, operands, ptx, cons,
       /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
@@ -89,10 +91,6 @@ void mlir::fa::nvvm_kernel::releaseAdd(KernelBuilder &kb, Value ptr, Value v) {
 }
 
 Value mlir::fa::nvvm_kernel::opaqueCopy(KernelBuilder &kb, Value v) {
-  auto op = LLVM::InlineAsmOp::create(
-      kb.b, TypeRange{kb.i64}, ValueRange{v}, "mov.b64 $0, $1;", "=l,l",
-      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(kb.b.getContext(), LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
-  return op.getResult(0);
+  // Side effects keep it in the loop; memory is not touched.
+  return inlinePtx(kb, kb.i64, {v}, "mov.b64 $0, $1;", "=l,l", /*clobbersMemory=*/false);
 }
