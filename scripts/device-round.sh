@@ -17,7 +17,8 @@
 #       3 benchmark next to FA2, cuDNN, FlexAttention, standard attention
 #         (test/Device/bench_attention.py) -> $OUT/bench.csv; with
 #         .devbuild/kernels-prev (PREV_FA_COMPILE at prepare) the previous
-#         compiler's kernels run beside ours in the same process
+#         compiler's kernels run beside ours in the same process (and its
+#         backward sequences, .devbuild/backward-prev, in stage 6)
 #       3b variant benchmark (test/Device/bench_variants.py: sliding window,
 #         softcap, d256, D192/Dv128, ALiBi bias) next to FA4, cuDNN (SDPA and
 #         frontend), FA2, Flex -> $OUT/variants.csv; FA4 and cudnn-frontend
@@ -74,6 +75,9 @@ prepare() {
     mkdir -p "$dev/kernels-prev"
     python3 test/Device/gen_attention_inputs.py bench > "$dev/kernels-prev/bench.mlir"
     "$PREV_FA_COMPILE" "$dev/kernels-prev/bench.mlir" -o "$dev/kernels-prev"
+    PTXAS=/nonexistent bash test/Device/build_backward.sh "$PREV_FA_COMPILE" "$dev/backward-prev"
+  else
+    rm -rf "$dev/backward-prev"
   fi
   # FA4 and cudnn-frontend for stage 3b, packed once into .anchors/ (ignored)
   grep -qx '/.anchors/' .gitignore || echo '/.anchors/' >> .gitignore

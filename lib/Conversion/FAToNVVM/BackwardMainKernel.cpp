@@ -17,9 +17,11 @@
 //                dS [64 queries x 128 keys]; then
 //                  dQ_i += dS K              (SS, K MN-major)
 //                each warpgroup one 64-column box of dQ (head dim 128), or
-//                its half of the keys (head dim 64), added into the f32
-//                accumulator with red.global.add.v2.f32 (in key-block order
-//                through a semaphore when deterministic).
+//                its half of the keys (head dim 64), staged in shared
+//                memory and added into the f32 accumulator by one bulk
+//                reduce (in key-block order through a semaphore when
+//                deterministic). Without lookahead dK is issued after dQ,
+//                so the staging runs under it.
 // dK (times the scale) and dV are stored once at the end: the group's q heads
 // are summed in registers, without atomics.
 //
@@ -290,7 +292,8 @@ void BackwardMainKernel::emitConsumer() {
 
           wgmmaFence(kb);
           dV = accumulateRS(dV, pRegs, doTile, DV);
-          dK = accumulateRS(dK, dsRegs, qTile, DK);
+          if (lookahead)
+            dK = accumulateRS(dK, dsRegs, qTile, DK);
           wgmmaCommit(kb);
           // dS is complete for the dQ product: both halves when dQ's box
           // takes all 128 keys, else this consumer's own (the consumers
@@ -330,6 +333,13 @@ void BackwardMainKernel::emitConsumer() {
             dqBox = kb.c32(0);
           }
           wgmmaCommit(kb);
+          if (!lookahead) {
+            // Without lookahead, dK goes after dQ, so that the dQ partial
+            // is staged and reduced while dK runs on the tensor cores (as
+            // FA3 orders them).
+            dK = accumulateRS(dK, dsRegs, qTile, DK);
+            wgmmaCommit(kb);
+          }
           SmallVector<Value> next(dK);
           next.append(dV.begin(), dV.end());
           if (lookahead) {
@@ -349,11 +359,14 @@ void BackwardMainKernel::emitConsumer() {
                   return SmallVector<Value>(2 * nS, kb.cf32(0.0));
                 });
             next.append(ahead.begin(), ahead.end());
+            pipe.release(t);
+            addDq(s, dq, dqBox, c, threadInWg);
           } else {
+            wgmmaWait(kb, 1); // dV and dQ are done, dK may still run
+            addDq(s, dq, dqBox, c, threadInWg);
             wgmmaWait(kb, 0);
+            pipe.release(t); // dK was the last reader of Q_i
           }
-          pipe.release(t);
-          addDq(s, dq, dqBox, c, threadInWg);
           return next;
         });
         done.resize(nK + nV);
@@ -496,9 +509,20 @@ void BackwardMainKernel::emit() {
   });
   NVVM::Barrier0Op::create(kb.b);
 
-  nBlock = kb.blockIdX();
-  headKV = kb.blockIdY();
-  batch = kb.blockIdZ();
+  // Under a band mask, key block j sees fewer query tiles the larger j is:
+  // the heavy blocks go first. (Ascending j per head also keeps the
+  // deterministic mode's semaphore turns free of deadlock: the blocks a
+  // CTA waits for were dispatched before it.)
+  if (cfg.semantics.hasMask()) {
+    TileScheduler::GridPosition at = TileScheduler::heavyFirstGroups(kb);
+    nBlock = at.x;
+    headKV = at.y;
+    batch = at.z;
+  } else {
+    nBlock = kb.blockIdX();
+    headKV = kb.blockIdY();
+    batch = kb.blockIdZ();
+  }
   n0 = kb.mul(nBlock, kb.c32(BK::kBlockN));
   numHeadsQ = kb.mul(kb.gridDimY(), args.group);
   int64_t m = BK::kBlockM;

@@ -1,0 +1,26 @@
+// RUN: fa-opt %s --convert-fa-to-nvvm | FileCheck %s
+
+// Head dim 128, no mask: CTAs in launch order (no renumbering), and dK goes
+// after dQ so that the dQ partial is staged while dK runs.
+// CHECK: llvm.func @fa_bwd_bf16_d128_bhsd_m64n128s2_main(
+// CHECK-NOT: nvvm.read.ptx.sreg.nctaid.z
+// CHECK: nvvm.setmaxregister increase 240
+// dV += P^T dO (RS, n128), then both consumers' dS written.
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK-NOT: wgmma.mma_async.sync.aligned.m64n128k16
+// CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %{{.+}}
+// dQ = dS K: all 128 keys (8 k-steps), this consumer's 64-column box.
+// CHECK-COUNT-8: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 64, k = 16>, D[<f32>, {{.+}}], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// dK += dS^T Q (RS) after dQ.
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// dV and dQ done, dK in flight: stage and reduce dQ, then wait for dK.
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: cp.async.bulk.wait_group.read 0
+// CHECK: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], 16384;
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: llvm.func @fa_bwd_bf16_d128_bhsd_m64n128s2_post(
+
+func.func @grad(%do: tensor<?x?x?x128xbf16>, %q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>, %o: tensor<?x?x?x128xbf16>, %l: tensor<?x?x?xf32>) -> (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>) {
+  %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %l : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?xf32> -> tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>
+  return %dq, %dk, %dv : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>
+}
