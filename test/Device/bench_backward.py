@@ -8,7 +8,7 @@ output computed once. Ours: the three kernels through libfa_runtime
 would). Time: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms).
 
 Usage: python3 test/Device/bench_backward.py BUNDLES CSV_OUT
-Env: SEQLENS (1024,...,16384), HDIMS (64,128), PREV_BACKWARD (a folder of
+Env: SEQLENS (1024,...,16384), HDIMS (64,128), CAUSAL (0,1), PREV_BACKWARD (a folder of
 an earlier compiler's sequences, timed as "ours_prev" in the same process).
 """
 import os
@@ -74,7 +74,7 @@ def main():
              f"{header}\n")
     print(header, flush=True)
     table = []
-    for causal in (False, True):
+    for causal in (bool(c) for c in env_ints("CAUSAL", "0,1")):
         for D in env_ints("HDIMS", "64,128"):
             for N in env_ints("SEQLENS", "1024,2048,4096,8192,16384"):
                 B, H = peers.shape(N, D)

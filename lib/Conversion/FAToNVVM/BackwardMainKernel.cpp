@@ -509,20 +509,9 @@ void BackwardMainKernel::emit() {
   });
   NVVM::Barrier0Op::create(kb.b);
 
-  // Under a band mask, key block j sees fewer query tiles the larger j is:
-  // the heavy blocks go first. (Ascending j per head also keeps the
-  // deterministic mode's semaphore turns free of deadlock: the blocks a
-  // CTA waits for were dispatched before it.)
-  if (cfg.semantics.hasMask()) {
-    TileScheduler::GridPosition at = TileScheduler::heavyFirstGroups(kb);
-    nBlock = at.x;
-    headKV = at.y;
-    batch = at.z;
-  } else {
-    nBlock = kb.blockIdX();
-    headKV = kb.blockIdY();
-    batch = kb.blockIdZ();
-  }
+  nBlock = kb.blockIdX();
+  headKV = kb.blockIdY();
+  batch = kb.blockIdZ();
   n0 = kb.mul(nBlock, kb.c32(BK::kBlockN));
   numHeadsQ = kb.mul(kb.gridDimY(), args.group);
   int64_t m = BK::kBlockM;

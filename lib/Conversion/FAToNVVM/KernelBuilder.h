@@ -65,7 +65,6 @@ public:
   Value blockIdZ();
   Value gridDimX();
   Value gridDimY();
-  Value gridDimZ();
 
   // Shared memory.
   /// The dynamic shared memory base rounded up to 1024 B at run time (128B

@@ -119,18 +119,6 @@ public:
   };
   static WorkTile current(KernelBuilder &kb, const AttentionKernelConfig &cfg);
   static llvm::json::Array grid(const AttentionKernelConfig &cfg);
-
-  /// This CTA's block indices, renumbered so that x-block 0 of every
-  /// (y, z) pair of a group is dispatched before x-block 1 of any of them,
-  /// and so on. Where x ascending is heaviest first (the key blocks of a
-  /// band mask), the heavy CTAs all start early and the grid ends on light
-  /// ones instead of a few long ones; the groups (about kGroupCtas CTAs)
-  /// keep the heads in flight few, so their tiles stay shared in L2.
-  struct GridPosition {
-    Value x, y, z;
-  };
-  static GridPosition heavyFirstGroups(KernelBuilder &kb);
-  static constexpr int64_t kGroupCtas = 512; // about 4 waves of 132 SMs
 };
 
 /// A ring of `stages` shared-memory slots filled by TMA. Slot t % stages has a

@@ -1,9 +1,8 @@
 // RUN: fa-opt %s --convert-fa-to-nvvm | FileCheck %s
 
-// Head dim 128, no mask: CTAs in launch order (no renumbering), and dK goes
-// after dQ so that the dQ partial is staged while dK runs.
+// Head dim 128 (no lookahead): dK goes after dQ, so that the dQ partial is
+// staged and reduced while dK runs.
 // CHECK: llvm.func @fa_bwd_bf16_d128_bhsd_m64n128s2_main(
-// CHECK-NOT: nvvm.read.ptx.sreg.nctaid.z
 // CHECK: nvvm.setmaxregister increase 240
 // dV += P^T dO (RS, n128), then both consumers' dS written.
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16

@@ -20,8 +20,6 @@
 // Main kernel: Q, K, V, dO, LSE2, D by TMA (six grid-constant tensor maps).
 // CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_m64n128s2_main(%{{.+}}: !llvm.ptr {{{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr {{{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr {{{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr {{{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr {{{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr {{{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr,
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
-// Causal: CTAs renumbered over the whole grid, heavy key blocks first.
-// CHECK: nvvm.read.ptx.sreg.nctaid.z
 // CHECK: nvvm.setmaxregister decrease 24
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.setmaxregister increase 240
