@@ -33,7 +33,9 @@
 #         shapes, a small GPT trained with our op and with SDPA
 #         (test/Device/train_gpt.py, AOT bundles of .devbuild/gpu-tests),
 #         then the backward benchmark next to FA4, cuDNN, FA2
-#         (test/Device/bench_backward.py) -> $OUT/bench_backward.csv
+#         (test/Device/bench_backward.py) -> $OUT/bench_backward.csv, and
+#         an ncu profile per kernel of four shapes (profile_backward.py)
+#         -> $OUT/profile_backward.md
 #       Logs and CSVs go to $OUT; short tables are printed last.
 #       STAGES=3,3b: only those stages (e.g. a second benchmark run).
 #       ROUND_SMOKE=1: a quick pass over every stage (few cases, one
@@ -276,6 +278,14 @@ run() {
     timeout "${BWD_BENCH_TIMEOUT:-240}" python3 test/Device/bench_backward.py "$dev/backward" \
       "$OUT/bench_backward.csv" ) > "$tmp/bench_backward.log" 2>&1
   echo "bench backward rc=$?"; cat "$tmp/bench_backward.log"
+  # Where the time goes, kernel by kernel (zeroing, pre, main, post).
+  for shape in "0 128 4096" "1 128 4096" "0 64 4096" "1 64 1024 64 16"; do
+    timeout "${NCU_TIMEOUT:-60}" ncu --nvtx --nvtx-include measure/ --clock-control none --csv \
+      --metrics "$(python3 test/Device/profile_backward.py metrics)" \
+      python3 test/Device/profile_backward.py "$dev/backward" $shape > "$tmp/profile.csv" 2> "$tmp/profile.err"
+    echo "profile (causal hdim seqlen [batch heads]) $shape rc=$?"
+    python3 test/Device/profile_backward.py summary "$tmp/profile.csv" | tee -a "$OUT/profile_backward.md"
+  done
 
   fi
   echo "== summary ($((SECONDS - T0)) s)"

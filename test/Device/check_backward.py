@@ -114,7 +114,17 @@ def grads(q, k, v, do, scale, keep, dtype):
     return [t.grad.double() for t in leaves]
 
 
-def run_case(seq, B, Hq, Hkv, Sq, Sk, runs=1):
+def offset_copy(t):
+    """t's values in a view 2 bytes into a fresh buffer: aligned to its
+    element only, as a slice of a user's tensor can be (the row kernels' wide
+    loads and stores must fall back to narrow ones)."""
+    buf = torch.empty(t.numel() + 1, dtype=t.dtype, device=t.device)
+    view = buf[1:].view(t.shape)
+    view.copy_(t)
+    return view
+
+
+def run_case(seq, B, Hq, Hkv, Sq, Sk, runs=1, unaligned=False):
     c = seq.cfg
     dt, d, dv, bshd = DTYPES[c["dtype"]], c["d"], c["dv"], c["layout"] == "bshd"
     dev = "cuda"
@@ -133,17 +143,22 @@ def run_case(seq, B, Hq, Hkv, Sq, Sk, runs=1):
     o = o64.to(dt)
     o = (o.transpose(1, 2) if bshd else o).contiguous()
     lse = lse64.float().contiguous()
+    if unaligned:  # O (read by the pre kernel) and dQ (written by the post kernel)
+        o = offset_copy(o)
     sym = dict(batch=B, heads_q=Hq, heads_kv=Hkv, seq_q=Sq, seq_k=Sk, head_dim=d,
                head_dim_v=dv)
     outs = []
     for _ in range(runs):
         dq, dk, dvv = (torch.full_like(t, float("nan")) for t in (q, k, v))
+        if unaligned:
+            dq = offset_copy(dq)
         seq(do, q, k, v, o, lse, dq, dk, dvv, sym)
         torch.cuda.synchronize()
         outs.append((dq, dk, dvv))
     ref = grads(qb, kb, vb, dob, scale, keep, torch.float64)
     plain = grads(qb, kb, vb, dob, scale, keep, dt)
-    row = dict(config=os.path.basename(seq.folder), B=B, Hq=Hq, Hkv=Hkv, Sq=Sq, Sk=Sk)
+    row = dict(config=os.path.basename(seq.folder), B=B, Hq=Hq, Hkv=Hkv, Sq=Sq, Sk=Sk,
+               unaligned=unaligned)
     ok = True
     for name, ours, r, p in zip(("dq", "dk", "dv"), outs[0], ref, plain):
         ours = to_bhsd(ours).double()
@@ -168,11 +183,13 @@ def run_case(seq, B, Hq, Hkv, Sq, Sk, runs=1):
 
 
 def shapes(cfg, quick):
+    """(B, Hq, Hkv, Sq, Sk, unaligned O and dQ) of the cases of one configuration."""
     if quick:
-        return [(1, 2, 1, 130, 200)]
-    s = [(2, 4, 4, 256, 256), (1, 4, 2, 200, 333), (1, 2, 2, 1024, 1024), (2, 2, 1, 77, 513)]
+        return [(1, 2, 1, 130, 200, False), (1, 2, 1, 130, 200, True)]
+    s = [(2, 4, 4, 256, 256, False), (1, 4, 2, 200, 333, False), (1, 2, 2, 1024, 1024, False),
+         (2, 2, 1, 77, 513, False), (1, 4, 2, 200, 333, True)]
     if cfg["causal"] and cfg["align"] == "bottom_right" or cfg["window"]:
-        s.append((1, 2, 2, 300, 100))  # rows without keys (bottom-right, Sq > Sk)
+        s.append((1, 2, 2, 300, 100, False))  # rows without keys (bottom-right, Sq > Sk)
     return s
 
 
@@ -186,17 +203,18 @@ def main():
     rows = []
     for folder in sorted(glob.glob(os.path.join(a.bundles, "*/"))):
         seq = Sequence(folder.rstrip("/"))
-        for (B, Hq, Hkv, Sq, Sk) in shapes(seq.cfg, a.quick):
+        for (B, Hq, Hkv, Sq, Sk, unaligned) in shapes(seq.cfg, a.quick):
             runs = 3 if seq.cfg["det"] and not a.quick else 1
             try:
-                r = run_case(seq, B, Hq, Hkv, Sq, Sk, runs)
+                r = run_case(seq, B, Hq, Hkv, Sq, Sk, runs, unaligned)
             except Exception as e:  # a launch error is a failed case, with its message
                 r = dict(config=os.path.basename(folder.rstrip("/")), B=B, Hq=Hq, Hkv=Hkv,
-                         Sq=Sq, Sk=Sk, ok=False, error=str(e)[:300])
+                         Sq=Sq, Sk=Sk, unaligned=unaligned, ok=False, error=str(e)[:300])
             rows.append(r)
             errs = " ".join(f"{n}={r.get('err_' + n, float('nan')):.2e}/{r.get('plain_' + n, float('nan')):.2e}"
                             for n in ("dq", "dk", "dv"))
-            print(f"{'PASS' if r['ok'] else 'FAIL'} {r['config']} B{B} H{Hq}/{Hkv} {Sq}x{Sk} "
+            print(f"{'PASS' if r['ok'] else 'FAIL'} {r['config']} B{B} H{Hq}/{Hkv} {Sq}x{Sk}"
+                  f"{' unaligned' if unaligned else ''} "
                   f"{errs} {r.get('error', '')}{' bitwise' if r.get('bitwise_equal_runs') else ''}",
                   flush=True)
     n_ok = sum(r["ok"] for r in rows)

@@ -73,6 +73,17 @@ void storeF32(KernelBuilder &kb, Value v, Value ptr, Value index) {
   LLVM::StoreOp::create(kb.b, v, kb.globalAt(ptr, index, kb.f32), /*alignment=*/4);
 }
 
+/// True when `s`'s pointer and strides (in elements of `elemBytes`) keep
+/// every row `bytes`-aligned. The runtime guarantees only element alignment
+/// for O and dQ (they are no TMA operands), so the wide accesses are taken
+/// under this test, with the element-wise ones as the other branch.
+Value rowsAligned(KernelBuilder &kb, const Strided &s, int64_t elemBytes, int64_t bytes) {
+  Value bits = LLVM::PtrToIntOp::create(kb.b, kb.i64, s.ptr);
+  for (Value stride : {s.batch, s.head, s.row})
+    bits = kb.ori(bits, kb.mul(stride, kb.c64(elemBytes)));
+  return kb.cmp(arith::CmpIPredicate::eq, kb.andi(bits, kb.c64(bytes - 1)), kb.c64(0));
+}
+
 /// The row kernels take pointers, i64 strides and i32 sizes only, and no
 /// shared memory.
 void buildRowKernel(OpBuilder &builder, Location loc, Block &moduleBody, StringRef name,
@@ -94,22 +105,58 @@ static void emitPreKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const Backward
   RowThread t = RowThread::get(kb, seqQ);
   Type half = halfType(kb, cfg.elem);
 
-  // Columns part, part + 4, ...: a quad reads 4 neighbours per step.
+  Value oRow, doRow;
+  // 16-byte rows: each thread reads 8 columns at 8 part + 32 s (a quad, 64
+  // contiguous bytes per step). Head dims are multiples of 8, so a chunk is
+  // in range or out of it as a whole.
+  auto wideDot = [&]() -> SmallVector<Value> {
+    auto v8 = VectorType::get({8}, half);
+    Value acc = kb.cf32(0.0);
+    Value part8 = kb.mul(t.part, kb.c32(8));
+    for (int64_t c = 0; c < cfg.headDimV; c += 32) {
+      Value col = kb.add(kb.ext64(part8), kb.c64(c));
+      auto dot8 = [&]() -> SmallVector<Value> {
+        Value o = LLVM::LoadOp::create(kb.b, v8, kb.globalAt(out.ptr, kb.add(oRow, col), half), 16);
+        Value d = LLVM::LoadOp::create(kb.b, v8, kb.globalAt(gradOut.ptr, kb.add(doRow, col), half),
+                                       16);
+        Value a = acc;
+        for (int64_t e = 0; e < 8; ++e) {
+          auto lane = [&](Value v) {
+            Value x = LLVM::ExtractElementOp::create(kb.b, v, kb.c32(e));
+            return arith::ExtFOp::create(kb.b, kb.f32, x).getResult();
+          };
+          a = kb.fma(lane(o), lane(d), a);
+        }
+        return {a};
+      };
+      if (c + 32 <= cfg.headDimV)
+        acc = dot8()[0];
+      else
+        acc = kb.ifThenElseValues(
+            kb.cmp(arith::CmpIPredicate::slt, part8, kb.c32(cfg.headDimV - c)), {kb.f32}, dot8,
+            [&]() -> SmallVector<Value> { return {acc}; })[0];
+    }
+    return {acc};
+  };
+  // Element-wise: columns part, part + 4, ...: a quad reads 4 neighbours.
+  auto narrowDot = [&]() -> SmallVector<Value> {
+    Value part = kb.ext64(t.part);
+    Value acc = kb.cf32(0.0);
+    for (int64_t c = 0; c < cfg.headDimV; c += 4) {
+      Value col = kb.add(part, kb.c64(c));
+      Value o = loadF32(kb, out.ptr, kb.add(oRow, col), half, 2);
+      Value d = loadF32(kb, gradOut.ptr, kb.add(doRow, col), half, 2);
+      acc = kb.fma(o, d, acc);
+    }
+    return {acc};
+  };
+  Value wide = kb.andi(rowsAligned(kb, out, 2, 16), rowsAligned(kb, gradOut, 2, 16));
   SmallVector<Value> sums = kb.ifThenElseValues(
       t.valid, {kb.f32},
       [&]() -> SmallVector<Value> {
-        Value oRow = out.rowOffset(kb, t.batch, t.head, t.row);
-        Value doRow = gradOut.rowOffset(kb, t.batch, t.head, t.row);
-        Value part = kb.ext64(t.part);
-        Value acc = kb.cf32(0.0);
-        // Head dims are multiples of 8: every column part + c is in range.
-        for (int64_t c = 0; c < cfg.headDimV; c += 4) {
-          Value col = kb.add(part, kb.c64(c));
-          Value o = loadF32(kb, out.ptr, kb.add(oRow, col), half, 2);
-          Value d = loadF32(kb, gradOut.ptr, kb.add(doRow, col), half, 2);
-          acc = kb.fma(o, d, acc);
-        }
-        return {acc};
+        oRow = out.rowOffset(kb, t.batch, t.head, t.row);
+        doRow = gradOut.rowOffset(kb, t.batch, t.head, t.row);
+        return kb.ifThenElseValues(wide, {kb.f32}, wideDot, narrowDot);
       },
       [&]() -> SmallVector<Value> { return {kb.cf32(0.0)}; });
   Value sum = quadReduceSum(kb, sums[0]);
@@ -166,7 +213,12 @@ static void emitPostKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const Backwar
                              kb.c32(boxes));
     Value dqRow = dq.rowOffset(kb, t.batch, t.head, t.row);
     Value part = kb.ext64(kb.mul(t.part, kb.c32(2)));
+    Type elem = halfType(kb, cfg.elem);
     auto v2 = VectorType::get({2}, kb.f32);
+    // Every load is issued before the first store: dQ and the accumulator
+    // may alias as far as LLVM knows, so interleaved they would run one
+    // round trip at a time.
+    SmallVector<std::pair<Value, Value>> pairs; // scaled f32
     for (int64_t c = 0; c < cfg.headDim; c += 8) {
       int64_t box = c / 64, j = (c % 64) / 8;
       Value block = kb.ext64(kb.add(tileBlock, kb.c32(box)));
@@ -174,16 +226,28 @@ static void emitPostKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const Backwar
       Value at = kb.add(kb.mul(block, kb.c64(DqAccumLayout::kBlockFloats)),
                         kb.ext64(kb.mul(pairIndex, kb.c32(2))));
       Value pair = LLVM::LoadOp::create(kb.b, v2, kb.globalAt(accPtr, at, kb.f32), /*alignment=*/8);
-      Value col = kb.add(part, kb.c64(c));
-      for (int64_t e = 0; e < 2; ++e) {
-        Value x = LLVM::ExtractElementOp::create(kb.b, pair, kb.c32(e));
-        Value h = arith::TruncFOp::create(kb.b, halfType(kb, cfg.elem),
-                                          kb.fmul(x, scale));
-        LLVM::StoreOp::create(kb.b, h, kb.globalAt(dq.ptr, kb.add(kb.add(dqRow, col), kb.c64(e)),
-                                                   halfType(kb, cfg.elem)),
-                              /*alignment=*/2);
-      }
+      auto scaled = [&](int64_t e) {
+        return kb.fmul(LLVM::ExtractElementOp::create(kb.b, pair, kb.c32(e)), scale);
+      };
+      pairs.push_back({scaled(0), scaled(1)});
     }
+    // Columns 2 part + 8 k and the next: one 4-byte store where dQ's rows
+    // allow it.
+    auto at = [&](size_t k) { return kb.add(dqRow, kb.add(part, kb.c64(8 * k))); };
+    kb.ifThenElse(
+        rowsAligned(kb, dq, 2, 4),
+        [&] {
+          for (size_t k = 0; k < pairs.size(); ++k)
+            LLVM::StoreOp::create(kb.b, packPair(kb, pairs[k].first, pairs[k].second, cfg.elem),
+                                  kb.globalAt(dq.ptr, at(k), elem), 4);
+        },
+        [&] {
+          for (size_t k = 0; k < pairs.size(); ++k)
+            for (int64_t e = 0; e < 2; ++e)
+              LLVM::StoreOp::create(
+                  kb.b, arith::TruncFOp::create(kb.b, elem, e ? pairs[k].second : pairs[k].first),
+                  kb.globalAt(dq.ptr, kb.add(at(k), kb.c64(e)), elem), 2);
+        });
   });
 }
 

@@ -1,0 +1,80 @@
+"""Where our backward's time goes, kernel by kernel: one call of the kernel
+sequence (workspace zeroing, pre, main, post) inside an NVTX range "measure",
+for ncu to profile (the device round's stage 6 runs it under ncu and prints
+each kernel's duration, HBM bytes and tensor-pipe activity).
+
+Usage: python3 test/Device/profile_backward.py BUNDLES causal hdim seqlen [batch heads]
+(default batch and heads: the benchmark's, 16k tokens and hidden 2048), under
+  ncu --nvtx --nvtx-include measure/ --clock-control none --csv --metrics METRICS
+(METRICS: `profile_backward.py metrics`), then `profile_backward.py summary NCU_CSV`.
+"""
+import csv
+import os
+import sys
+
+import torch
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+import check_backward as cb  # noqa: E402
+import peers  # noqa: E402
+from bench_backward import ours_backward  # noqa: E402
+
+
+METRICS = ("gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,"
+           "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active")
+# To microseconds and GB; ncu versions spell units either way.
+UNITS = {"nsecond": 1e-3, "usecond": 1, "msecond": 1e3, "ns": 1e-3, "us": 1, "ms": 1e3,
+         "byte": 1e-9, "Kbyte": 1e-6, "Mbyte": 1e-3, "Gbyte": 1, "B": 1e-9, "KB": 1e-6,
+         "MB": 1e-3, "GB": 1, "%": 1}
+
+
+def summary(path):
+    """One line per profiled kernel: duration (us), HBM GB read/written, tensor pipe %."""
+    rows = [r for r in csv.reader(open(path)) if len(r) > 10]
+    if not rows:
+        print(f"profile: no ncu rows in {path}")
+        return
+    col = {n: rows[0].index(n) for n in ("ID", "Kernel Name", "Metric Name", "Metric Unit",
+                                         "Metric Value")}
+    kernels = {}
+    for r in rows[1:]:
+        ent = kernels.setdefault(int(r[col["ID"]]), {"name": r[col["Kernel Name"]]})
+        value = float(r[col["Metric Value"]].replace(",", ""))
+        unit = r[col["Metric Unit"]]
+        if unit not in UNITS:
+            print(f"profile: unit {unit!r} of {r[col['Metric Name']]} unknown")
+        ent[r[col["Metric Name"]]] = value * UNITS.get(unit, float("nan"))
+    total = sum(k.get("gpu__time_duration.sum", 0) for k in kernels.values())
+    print("| kernel | us | share | HBM read GB | HBM write GB | tensor pipe % |")
+    print("|---|---|---|---|---|---|")
+    for kid in sorted(kernels):
+        k = kernels[kid]
+        us = k.get("gpu__time_duration.sum", float("nan"))
+        print(f"| {k['name'][:48]} | {us:.1f} | {us / total:.2f} | "
+              f"{k.get('dram__bytes_read.sum', float('nan')):.3f} | "
+              f"{k.get('dram__bytes_write.sum', float('nan')):.3f} | "
+              f"{k.get(METRICS.split(',')[-1], float('nan')):.0f} |")
+
+
+def main():
+    if sys.argv[1] == "summary":
+        return summary(sys.argv[2])
+    if sys.argv[1] == "metrics":
+        return print(METRICS)
+    folder, causal, D, N = sys.argv[1], bool(int(sys.argv[2])), int(sys.argv[3]), int(sys.argv[4])
+    B, H = (int(sys.argv[5]), int(sys.argv[6])) if len(sys.argv) > 6 else peers.shape(N, D)
+    seq = cb.Sequence(os.path.join(folder, f"bf16_d{D}_bhsd" + ("_causal" if causal else "")))
+    q, k, v, do = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16) for _ in range(4))
+    call = ours_backward(seq, q, k, v, do, causal)
+    call()  # loads the modules, warms the allocator
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_push("measure")
+    call()
+    torch.cuda.nvtx.range_pop()
+    torch.cuda.synchronize()
+    print(f"profiled: causal={int(causal)} d{D} N{N} B{B} H{H}")
+
+
+if __name__ == "__main__":
+    main()
