@@ -319,7 +319,7 @@ void ForwardKernel::emit() {
 
   work = TileScheduler::current(kb, cfg);
   m0 = work.row0;
-  headKV = kb.divu(work.head, args.group);
+  headKV = kb.divUI(work.head, args.group);
   // One rule for the whole kernel: the producer's and the consumers' key
   // tiles and the consumers' fragment masks.
   rule.emplace(kb, cfg.semantics, args.seqQ, args.seqK);

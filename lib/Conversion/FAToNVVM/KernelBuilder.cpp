@@ -18,7 +18,6 @@ KernelBuilder::KernelBuilder(ImplicitLocOpBuilder &b) : ScalarBuilder(b, b.getI3
 }
 
 Value KernelBuilder::c64(int64_t v) { return arith::ConstantIntOp::create(b, v, 64); }
-Value KernelBuilder::divu(Value a, Value c) { return arith::DivUIOp::create(b, a, c); }
 Value KernelBuilder::remu(Value a, Value c) { return arith::RemUIOp::create(b, a, c); }
 Value KernelBuilder::andi(Value a, Value c) { return arith::AndIOp::create(b, a, c); }
 Value KernelBuilder::ori(Value a, Value c) { return arith::OrIOp::create(b, a, c); }

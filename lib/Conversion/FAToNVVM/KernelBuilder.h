@@ -38,7 +38,6 @@ public:
   Value c32(int64_t v) { return constant(v); }
   Value c64(int64_t v);
   Value cf32(double v) { return constantF32(v); }
-  Value divu(Value a, Value c);
   Value remu(Value a, Value c);
   Value andi(Value a, Value c);
   Value ori(Value a, Value c);

@@ -20,7 +20,7 @@ TmaPipeline::TmaPipeline(KernelBuilder &kb, Value smemBase, int64_t slotOffset,
       consumers(consumers) {}
 
 Value TmaPipeline::stage(Value t) { return kb.remu(t, kb.c32(stages)); }
-Value TmaPipeline::parity(Value t) { return kb.andi(kb.divu(t, kb.c32(stages)), kb.c32(1)); }
+Value TmaPipeline::parity(Value t) { return kb.andi(kb.divUI(t, kb.c32(stages)), kb.c32(1)); }
 
 Value TmaPipeline::barrier(int64_t which, Value s) {
   Value first = kb.c32(which == 0 ? fullBarriers : emptyBarriers);
@@ -29,12 +29,12 @@ Value TmaPipeline::barrier(int64_t which, Value s) {
 
 void TmaPipeline::initAll(ArrayRef<TmaPipeline *> pipes) {
   KernelBuilder &kb = pipes.front()->kb;
+  assert(llvm::all_of(pipes, [&](TmaPipeline *p) { return p->stages == pipes.front()->stages; }) &&
+         "pipes of different depths");
   for (int64_t s = 0; s < pipes.front()->stages; ++s) {
     Value sv = kb.c32(s);
-    for (TmaPipeline *p : pipes) {
-      assert(p->stages == pipes.front()->stages && "pipes of different depths");
+    for (TmaPipeline *p : pipes)
       mbarrierInit(kb, p->barrier(0, sv), 1);
-    }
     for (TmaPipeline *p : pipes)
       mbarrierInit(kb, p->barrier(1, sv), p->consumers);
   }
