@@ -94,9 +94,6 @@ static void addLowerToLLVM(OpPassManager &pm) {
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  // The blocks that read bf16 tiles: x86 without AVX-512 BF16 would
-  // scalarize their masked loads through compiler-rt calls.
-  pm.addPass(fa::createFACPUMaskedBF16AsI16());
 }
 
 void mlir::fa::buildFACPUPipeline(OpPassManager &pm,

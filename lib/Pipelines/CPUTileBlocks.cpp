@@ -31,16 +31,12 @@ SmallVector<int64_t> blockSizes(linalg::LinalgOp op, int64_t rows,
   unsigned rank = iters.size();
   if (rank == 0 || rank > 3 || op.getNumDpsInits() != 1)
     return {};
-  // Writes f32 only: LLVM's x86 back end turns masked vector<..xbf16>
-  // stores into compiler-rt calls (__truncsfbf2) that the CPU libraries
-  // lack. Reads may be bf16 or f16 (the extension to f32 is exact and
-  // vectorizes); FP8 is decoded bit by bit and stays scalar.
-  for (OpOperand &operand : op->getOpOperands()) {
-    Type type = getElementTypeOrSelf(operand.get().getType());
-    bool readable = type.isF32() || type.isBF16() || type.isF16();
-    if (op.isDpsInit(&operand) ? !type.isF32() : !readable)
+  // f32 only: LLVM's x86 back end turns masked vector<..xbf16> memory ops
+  // into compiler-rt calls (__truncsfbf2) that the CPU libraries lack;
+  // 16-bit and FP8 tiles are converted to f32 by scalar loops first anyway.
+  for (OpOperand &operand : op->getOpOperands())
+    if (!getElementTypeOrSelf(operand.get().getType()).isF32())
       return {};
-  }
   // Transposing maps (the K^T copy) would need masked transposed reads; those
   // stay scalar loops.
   for (AffineMap map : op.getIndexingMapsArray()) {

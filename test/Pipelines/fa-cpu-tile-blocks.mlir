@@ -49,31 +49,7 @@ func.func @elementwise(%a: tensor<16x64xf32>) -> tensor<16x64xf32> {
 
 // -----
 
-// A contraction that reads a bf16 tile (P V with V in bf16) into an f32
-// accumulator is blocked too: the extension to f32 is exact and vectorizes.
-
-#lhs = affine_map<(i, k, j) -> (i, k)>
-#rhs = affine_map<(i, k, j) -> (k, j)>
-#acc = affine_map<(i, k, j) -> (i, j)>
-// CHECK-LABEL: func.func @reads_bf16
-// CHECK:         linalg.generic
-// CHECK-SAME:      ins(%{{.+}}, %{{.+}} : tensor<8x1xf32>, tensor<1x?xbf16>)
-// CHECK-SAME:      fa.cpu_block = array<i64: 8, 1, 32>
-func.func @reads_bf16(%a: tensor<16x8xf32>, %b: tensor<8x20xbf16>, %c: tensor<16x20xf32>) -> tensor<16x20xf32> {
-  %r = linalg.generic {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "reduction", "parallel"]}
-      ins(%a, %b : tensor<16x8xf32>, tensor<8x20xbf16>) outs(%c : tensor<16x20xf32>) {
-  ^bb0(%x: f32, %y: bf16, %z: f32):
-    %e = arith.extf %y : bf16 to f32
-    %m = arith.mulf %x, %e : f32
-    %s = arith.addf %z, %m : f32
-    linalg.yield %s : f32
-  } -> tensor<16x20xf32>
-  return %r : tensor<16x20xf32>
-}
-
-// -----
-
-// Left alone: 16-bit results (masked bf16 stores), transposing maps (the K^T copy) and
+// Left alone: 16-bit element types, transposing maps (the K^T copy) and
 // contractions in another loop order.
 
 #id = affine_map<(i, j) -> (i, j)>

@@ -206,31 +206,4 @@ def FACPULowerAggregates : Pass<"fa-cpu-lower-aggregates",
   ];
 }
 
-def FACPUMaskedBF16AsI16 : Pass<"fa-cpu-masked-bf16-as-i16"> {
-  let summary = "Masked bf16 vector loads and stores as i16 ones";
-  let description = [{
-    fa-cpu-tile-blocks vectorizes blocks that read bf16 tiles; a block at
-    a tile's edge reads them with `llvm.intr.masked.load` of bf16 lanes.
-    On x86 without AVX-512 BF16, LLVM has no legal bf16 vector type and
-    scalarizes such a masked load through f32, calling compiler-rt's
-    `__truncsfbf2`, which the kernels do not link. The bits are all that is
-    loaded, so this pass loads them as i16 lanes and bitcasts the vector
-    (the passthru too); masked stores likewise.
-
-    Input: LLVM dialect. Output: no masked load or store of a bf16 vector.
-
-    Example:
-    ```mlir
-    %v = llvm.intr.masked.load %p, %m, %pt {alignment = 2 : i32}
-        : (!llvm.ptr, vector<16xi1>, vector<16xbf16>) -> vector<16xbf16>
-    // becomes
-    %pti = llvm.bitcast %pt : vector<16xbf16> to vector<16xi16>
-    %vi = llvm.intr.masked.load %p, %m, %pti {alignment = 2 : i32}
-        : (!llvm.ptr, vector<16xi1>, vector<16xi16>) -> vector<16xi16>
-    %v = llvm.bitcast %vi : vector<16xi16> to vector<16xbf16>
-    ```
-  }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
-}
-
 #endif // FA_PIPELINES_CPUPASSES_TD
