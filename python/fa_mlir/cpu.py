@@ -121,11 +121,12 @@ def missing_isa(required, flags):
 
 
 def block_options():
-    """fa-cpu-pipeline's register blocks for this host: 8 x 32 f32 where
-    AVX-512 has 32 registers, 4 x 16 on AVX2 (16 registers: 8 x 32 spills
-    the accumulator; measured 2x slower, docs/CPUBenchmark.md)."""
+    """fa-cpu-pipeline's register blocks for this host: 4 x 32 f32 with
+    AVX-512 (as fast as 8 x 32 there and its backward compiles in half the
+    time), 4 x 16 on AVX2 (16 registers: 8 x 32 spills the accumulator,
+    measured 2x slower; docs/CPUBenchmark.md)."""
     if "+avx512f" in host_cpu()[1]:
-        return "block-rows=8 block-cols=32"
+        return "block-rows=4 block-cols=32"
     return "block-rows=4 block-cols=16"
 
 
@@ -190,8 +191,70 @@ def lower_to_shared_library(mlir_text, so_path, pipeline="fa-cpu-pipeline",
         with open(ll, "w") as f:
             f.write(llvm_ir)
         out = os.path.join(tmp, "kernel.so")
-        _run([os.path.join(LLVM_BIN, "clang"), *opt_flags, "-shared", "-fPIC",
-              "-Wno-override-module", ll, "-o", out, "-lm",
-              *link_flags(pipeline)])
+        link = ("-shared", "-fPIC", "-Wno-override-module")
+        libs = ("-o", out, "-lm", *link_flags(pipeline))
+        clang = os.path.join(LLVM_BIN, "clang")
+        objects = _compile_halves(ll, tmp, opt_flags) \
+            if _worth_splitting(llvm_ir) else None
+        if objects:
+            _run([clang, *link, *objects, *libs])
+        else:
+            _run([clang, *opt_flags, *link, ll, *libs])
         shutil.move(out, so_path)
     return so_path
+
+
+def function_sizes(llvm_ir):
+    """[(name, lines)] of the functions `llvm_ir` defines, in their order."""
+    sizes = []
+    for line in llvm_ir.splitlines():
+        if line.startswith("define "):
+            sizes.append([line.split("@", 1)[1].split("(", 1)[0], 0])
+        elif sizes:
+            sizes[-1][1] += 1
+    return [tuple(s) for s in sizes]
+
+
+def _usable_cpus():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _worth_splitting(llvm_ir):
+    """Whether two clang processes would compile `llvm_ir` in about half
+    the time: clang works one function at a time, and the backward has two
+    big ones (its dK/dV and dQ nests, each an OpenMP body) where the forward
+    has one. `llvm-split --round-robin -j 2` sends the i-th definition to
+    part i % 2, so the two biggest must differ in parity."""
+    if _usable_cpus() < 2:
+        return False
+    sizes = function_sizes(llvm_ir)
+    total = sum(n for _, n in sizes)
+    big = sorted(range(len(sizes)), key=lambda i: -sizes[i][1])[:2]
+    return (len(big) == 2 and big[0] % 2 != big[1] % 2
+            and sizes[big[1]][1] >= 0.25 * total)
+
+
+def _compile_halves(ll, tmp, opt_flags):
+    """Object files of the two halves of `ll`, compiled concurrently; None
+    where llvm-split is missing (then the caller compiles it whole)."""
+    split = os.path.join(LLVM_BIN, "llvm-split")
+    if not os.path.exists(split):
+        return None
+    part = os.path.join(tmp, "part")
+    _run([split, "--round-robin", "-j", "2", "-o", part, ll])
+    clang = os.path.join(LLVM_BIN, "clang")
+    jobs = []
+    for i in range(2):
+        obj = os.path.join(tmp, f"part{i}.o")
+        jobs.append((obj, subprocess.Popen(
+            [clang, *opt_flags, "-fPIC", "-Wno-override-module", "-c", "-x",
+             "ir", f"{part}{i}", "-o", obj], stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, text=True)))
+    errors = [proc.communicate()[1] for _, proc in jobs]  # waits for both
+    for (_, proc), err in zip(jobs, errors):
+        if proc.returncode != 0:
+            raise CompileError(f"clang failed ({proc.returncode}):\n{err.strip()}")
+    return [obj for obj, _ in jobs]

@@ -84,3 +84,30 @@ def test_prefetch_compiles_once_and_get_bundle_waits(monkeypatch):
     finally:
         release.set()
         registry.forget()
+
+
+def _function(name, lines):
+    return f"define void @{name}(ptr %0) {{\n" + "  x\n" * lines + "}\n"
+
+
+# An entry, then the two OpenMP bodies of a backward (dK/dV, dQ).
+_TWO_NESTS = _function("f", 1) + _function("f..omp_par.2", 20) + \
+    _function("f..omp_par.1", 15)
+
+
+def test_function_sizes_in_definition_order():
+    assert cpu.function_sizes(_TWO_NESTS) == [
+        ("f", 2), ("f..omp_par.2", 21), ("f..omp_par.1", 16)]
+
+
+def test_split_only_two_big_functions_that_round_robin_separates(monkeypatch):
+    monkeypatch.setattr(cpu, "_usable_cpus", lambda: 2)
+    assert cpu._worth_splitting(_TWO_NESTS)  # parts 1 and 0 of llvm-split
+    one_nest = _function("f", 1) + _function("f..omp_par", 20)
+    assert not cpu._worth_splitting(one_nest)
+    # The two big ones would land in the same part: compile whole.
+    same_part = _function("f", 1) + _function("f..omp_par.2", 20) + \
+        _function("g", 1) + _function("f..omp_par.1", 15)
+    assert not cpu._worth_splitting(same_part)
+    monkeypatch.setattr(cpu, "_usable_cpus", lambda: 1)
+    assert not cpu._worth_splitting(_TWO_NESTS)

@@ -56,3 +56,18 @@ func.func @backward_bias_broadcast(%do: tensor<2x2x100x16xf32>, %q: tensor<2x2x1
   %dq, %dk, %dv, %db = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<2x2x100xf32> bias(%bias : tensor<1x1x100x100xf32>) {softcap = 5.0 : f32} -> tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<1x1x100x100xf32>
   return %dq, %dk, %dv, %db : tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32>, tensor<1x1x100x100xf32>
 }
+
+// -----
+
+// bf16: every tile contraction (QKᵀ, dO Vᵀ, dSᵀ Q, Pᵀ dO, dS K) reads f32
+// tiles in loop order, the form fa-cpu-tile-blocks vectorizes: dO and K are
+// converted per tile, and Pᵀ / dSᵀ are copied out instead of read
+// transposed.
+// CHECK-NOT:   affine_map<(d0, d1, d2) -> (d1, d0)>
+// CHECK-LABEL: func.func @backward_bf16
+// CHECK-NOT:     "reduction", "parallel"]} ins({{.*}}bf16{{.*}}) outs
+// CHECK:         return
+func.func @backward_bf16(%do: tensor<1x2x100x32xbf16>, %q: tensor<1x2x100x32xbf16>, %k: tensor<1x2x100x32xbf16>, %v: tensor<1x2x100x32xbf16>, %o: tensor<1x2x100x32xbf16>, %lse: tensor<1x2x100xf32>) -> (tensor<1x2x100x32xbf16>, tensor<1x2x100x32xbf16>, tensor<1x2x100x32xbf16>) {
+  %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<1x2x100x32xbf16>, tensor<1x2x100x32xbf16>, tensor<1x2x100x32xbf16>, tensor<1x2x100x32xbf16>, tensor<1x2x100x32xbf16>, tensor<1x2x100xf32> -> tensor<1x2x100x32xbf16>, tensor<1x2x100x32xbf16>, tensor<1x2x100x32xbf16>
+  return %dq, %dk, %dv : tensor<1x2x100x32xbf16>, tensor<1x2x100x32xbf16>, tensor<1x2x100x32xbf16>
+}

@@ -167,3 +167,20 @@ func.func @forward_fp8(%q: tensor<1x2x100x32xf8E4M3FN>, %k: tensor<1x1x100x32xf8
   %o = fa.attention %q, %k, %v : tensor<1x2x100x32xf8E4M3FN>, tensor<1x1x100x32xf8E4M3FN>, tensor<1x1x100x32xf8E4M3FN> descale(%dq, %dk, %dv : tensor<f32>, tensor<1x1xf32>, tensor<f32>) -> tensor<1x2x100x32xbf16>
   return %o : tensor<1x2x100x32xbf16>
 }
+
+// -----
+
+// bf16: the V tile is converted to f32 once per key tile, so that P V is an
+// f32 contraction (which fa-cpu-tile-blocks vectorizes) rather than one that
+// extends V in its body.
+// CHECK-LABEL: func.func @forward_bf16
+// CHECK:         scf.for
+// CHECK:           %[[V:.+]] = tensor.extract_slice %arg2
+// CHECK:           %[[VF:.+]] = linalg.generic {{.+}} ins(%[[V]] : tensor<?x32xbf16>) outs(%{{.+}} : tensor<?x32xf32>)
+// CHECK:             arith.extf
+// CHECK:           linalg.generic {{.+}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%{{.+}}, %[[VF]] : tensor<?x?xf32>, tensor<?x32xf32>) outs(%{{.+}} : tensor<?x32xf32>)
+// CHECK-NEXT:      ^bb0(%{{.+}}: f32, %{{.+}}: f32, %{{.+}}: f32):
+func.func @forward_bf16(%q: tensor<1x1x100x32xbf16>, %k: tensor<1x1x100x32xbf16>, %v: tensor<1x1x100x32xbf16>) -> tensor<1x1x100x32xbf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x1x100x32xbf16>, tensor<1x1x100x32xbf16>, tensor<1x1x100x32xbf16> -> tensor<1x1x100x32xbf16>
+  return %o : tensor<1x1x100x32xbf16>
+}

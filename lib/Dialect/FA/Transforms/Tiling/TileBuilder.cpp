@@ -207,10 +207,15 @@ Value TileBuilder::toF32(Value tile, Value factor, bool transpose) {
 }
 
 Value TileBuilder::matmul(Value a, Value bMat, Value acc, bool transposeA) {
+  // Aᵀ is copied out first: fa-cpu-tile-blocks vectorizes only contractions
+  // whose maps run in loop order, and the copy reads A once where the
+  // contraction reads it once per column block of B.
+  if (transposeA)
+    a = toF32(a, /*factor=*/nullptr, /*transpose=*/true);
   // Loops (m, k, n): n innermost runs along rows of B and of the result.
-  AffineMap aMap = transposeA ? map(3, {d(1), d(0)}) : map(3, {d(0), d(1)});
   return generic({a, bMat}, acc,
-                 {aMap, map(3, {d(1), d(2)}), map(3, {d(0), d(2)})},
+                 {map(3, {d(0), d(1)}), map(3, {d(1), d(2)}),
+                  map(3, {d(0), d(2)})},
                  {IteratorType::parallel, IteratorType::reduction,
                   IteratorType::parallel},
                  [&](ValueRange x) -> Value {

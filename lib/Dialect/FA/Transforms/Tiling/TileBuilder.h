@@ -79,8 +79,9 @@ public:
   Value generic(ValueRange ins, Value init, ArrayRef<AffineMap> maps,
                 ArrayRef<utils::IteratorType> iterators,
                 function_ref<Value(ValueRange)> body);
-  /// acc[m, n] + sum_k A[m, k] * B[k, n]; A is read as [k, m] when
-  /// `transposeA`. Non-f32 operands are extended inside the loop.
+  /// acc[m, n] + sum_k A[m, k] * B[k, n]; A is given as [k, m] when
+  /// `transposeA` (and copied into an f32 [m, k] tile). Other non-f32
+  /// operands are extended inside the loop.
   Value matmul(Value a, Value bMat, Value acc, bool transposeA = false);
   /// Elementwise over a tile shaped like `shapeLike`; each input is either
   /// a full tile (rank 2) or a per-row vector (rank 1) broadcast along rows.

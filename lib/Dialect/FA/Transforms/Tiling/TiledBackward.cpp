@@ -176,7 +176,9 @@ QueryRows BackwardNest::queryRows(Value delta, Value bi, Value h, Span rows) {
   ImplicitLocOpBuilder &b = tb.b;
   QueryRows r;
   r.q = tiles.rowsF32(op.getQuery(), bi, h, rows, nullptr);
-  r.gradOut = tb.extractRows(op.getGradOutput(), p.ld, bi, h, rows);
+  // dO and K in f32 (views where they are f32 already), so that the
+  // contractions reading them are the vectorized f32 ones.
+  r.gradOut = tiles.rowsF32(op.getGradOutput(), bi, h, rows, nullptr);
   Value lse = tb.extractRowVector(op.getLse(), bi, h, rows);
   // A fully hidden row has LSE -inf and scores -inf: subtract 0 instead so
   // that P = exp2(-inf) = 0, not NaN.
@@ -432,8 +434,8 @@ SmallVector<Value> BackwardNest::keyNest(Value delta, Value dqBuffer) {
                             TileGrads grads =
                                 tileGrads(r, kT, vT, biasTile, rows, cols);
                             if (dqBuffer) {
-                              Value k = tb.extractRows(op.getKey(), p.ld, bi,
-                                                       hk, cols);
+                              Value k = tiles.rowsF32(op.getKey(), bi, hk,
+                                                      cols, nullptr);
                               Value part = tb.matmul(
                                   grads.dS, k,
                                   tb.fillF32({rows.len,
@@ -539,7 +541,7 @@ Value BackwardNest::queryNest(Value delta) {
                   tileGrads(r, kT, vT,
                             tiles.biasTile(op.getBias(), bi, h, rows, cols),
                             rows, cols);
-              Value k = tb.extractRows(op.getKey(), p.ld, bi, hk, cols);
+              Value k = tiles.rowsF32(op.getKey(), bi, hk, cols, nullptr);
               return {tb.matmul(grads.dS, k, c[0])};
             })[0];
         w.source = storeScaled(shared[0], w.offsets, w.sizes, acc,

@@ -146,7 +146,10 @@ RunningSoftmax ForwardNest::step(const RunningSoftmax &state, Value q,
   ImplicitLocOpBuilder &b = tb.b;
   Value kT = tiles.rowsF32Transposed(op.getKey(), bi, hk, cols,
                                      tiles.descale(op.getKeyDescale(), bi, hk));
-  Value v = tb.extractRows(op.getValue(), p.ld, bi, hk, cols);
+  // V in f32 once per key tile, so that P V is an f32 contraction, which
+  // fa-cpu-tile-blocks vectorizes (one reading bf16 or FP8 stays scalar).
+  // Its descale is applied to O at the end.
+  Value v = tiles.rowsF32(op.getValue(), bi, hk, cols, /*factor=*/nullptr);
   Value qk = tb.matmul(q, kT, tb.fillF32({rows.len, cols.len}, 0.0));
   Value s = scores.scores(
       qk, tiles.biasTile(op.getBias(), bi, h, rows, cols), rows, cols);
