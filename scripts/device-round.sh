@@ -279,9 +279,10 @@ run() {
       "$OUT/bench_backward.csv" ) > "$tmp/bench_backward.log" 2>&1
   echo "bench backward rc=$?"; cat "$tmp/bench_backward.log"
   # Where the time goes, kernel by kernel (zeroing, pre, main, post).
+  local metrics; metrics=$(python3 test/Device/profile_backward.py metrics)
   for shape in "0 128 4096" "1 128 4096" "0 64 4096" "1 64 1024 64 16"; do
     timeout "${NCU_TIMEOUT:-60}" ncu --nvtx --nvtx-include measure/ --clock-control none --csv \
-      --metrics "$(python3 test/Device/profile_backward.py metrics)" \
+      --metrics "$metrics" \
       python3 test/Device/profile_backward.py "$dev/backward" $shape > "$tmp/profile.csv" 2> "$tmp/profile.err"
     echo "profile (causal hdim seqlen [batch heads]) $shape rc=$?"
     python3 test/Device/profile_backward.py summary "$tmp/profile.csv" | tee -a "$OUT/profile_backward.md"

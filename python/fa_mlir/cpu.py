@@ -191,15 +191,15 @@ def lower_to_shared_library(mlir_text, so_path, pipeline="fa-cpu-pipeline",
         with open(ll, "w") as f:
             f.write(llvm_ir)
         out = os.path.join(tmp, "kernel.so")
-        link = ("-shared", "-fPIC", "-Wno-override-module")
-        libs = ("-o", out, "-lm", *link_flags(pipeline))
         clang = os.path.join(LLVM_BIN, "clang")
-        objects = _compile_halves(ll, tmp, opt_flags) \
+        compile_flags = (*opt_flags, "-fPIC", "-Wno-override-module")
+        libs = ("-o", out, "-lm", *link_flags(pipeline))
+        objects = _compile_halves(clang, ll, tmp, compile_flags) \
             if _worth_splitting(llvm_ir) else None
         if objects:
-            _run([clang, *link, *objects, *libs])
+            _run([clang, "-shared", "-fPIC", *objects, *libs])
         else:
-            _run([clang, *opt_flags, *link, ll, *libs])
+            _run([clang, *compile_flags, "-shared", ll, *libs])
         shutil.move(out, so_path)
     return so_path
 
@@ -237,7 +237,7 @@ def _worth_splitting(llvm_ir):
             and sizes[big[1]][1] >= 0.25 * total)
 
 
-def _compile_halves(ll, tmp, opt_flags):
+def _compile_halves(clang, ll, tmp, compile_flags):
     """Object files of the two halves of `ll`, compiled concurrently; None
     where llvm-split is missing (then the caller compiles it whole)."""
     split = os.path.join(LLVM_BIN, "llvm-split")
@@ -245,13 +245,12 @@ def _compile_halves(ll, tmp, opt_flags):
         return None
     part = os.path.join(tmp, "part")
     _run([split, "--round-robin", "-j", "2", "-o", part, ll])
-    clang = os.path.join(LLVM_BIN, "clang")
     jobs = []
     for i in range(2):
         obj = os.path.join(tmp, f"part{i}.o")
         jobs.append((obj, subprocess.Popen(
-            [clang, *opt_flags, "-fPIC", "-Wno-override-module", "-c", "-x",
-             "ir", f"{part}{i}", "-o", obj], stdout=subprocess.DEVNULL,
+            [clang, *compile_flags, "-c", "-x", "ir", f"{part}{i}", "-o", obj],
+            stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, text=True)))
     errors = [proc.communicate()[1] for _, proc in jobs]  # waits for both
     for (_, proc), err in zip(jobs, errors):

@@ -105,11 +105,10 @@ static void emitPreKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const Backward
   RowThread t = RowThread::get(kb, seqQ);
   Type half = halfType(kb, cfg.elem);
 
-  Value oRow, doRow;
   // 16-byte rows: each thread reads 8 columns at 8 part + 32 s (a quad, 64
   // contiguous bytes per step). Head dims are multiples of 8, so a chunk is
   // in range or out of it as a whole.
-  auto wideDot = [&]() -> SmallVector<Value> {
+  auto wideDot = [&](Value oRow, Value doRow) -> SmallVector<Value> {
     auto v8 = VectorType::get({8}, half);
     Value acc = kb.cf32(0.0);
     Value part8 = kb.mul(t.part, kb.c32(8));
@@ -139,7 +138,7 @@ static void emitPreKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const Backward
     return {acc};
   };
   // Element-wise: columns part, part + 4, ...: a quad reads 4 neighbours.
-  auto narrowDot = [&]() -> SmallVector<Value> {
+  auto narrowDot = [&](Value oRow, Value doRow) -> SmallVector<Value> {
     Value part = kb.ext64(t.part);
     Value acc = kb.cf32(0.0);
     for (int64_t c = 0; c < cfg.headDimV; c += 4) {
@@ -154,9 +153,11 @@ static void emitPreKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const Backward
   SmallVector<Value> sums = kb.ifThenElseValues(
       t.valid, {kb.f32},
       [&]() -> SmallVector<Value> {
-        oRow = out.rowOffset(kb, t.batch, t.head, t.row);
-        doRow = gradOut.rowOffset(kb, t.batch, t.head, t.row);
-        return kb.ifThenElseValues(wide, {kb.f32}, wideDot, narrowDot);
+        Value oRow = out.rowOffset(kb, t.batch, t.head, t.row);
+        Value doRow = gradOut.rowOffset(kb, t.batch, t.head, t.row);
+        return kb.ifThenElseValues(
+            wide, {kb.f32}, [&] { return wideDot(oRow, doRow); },
+            [&] { return narrowDot(oRow, doRow); });
       },
       [&]() -> SmallVector<Value> { return {kb.cf32(0.0)}; });
   Value sum = quadReduceSum(kb, sums[0]);
