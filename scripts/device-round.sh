@@ -77,7 +77,7 @@ prepare() {
     mkdir -p "$dev/kernels-prev"
     python3 test/Device/gen_attention_inputs.py bench > "$dev/kernels-prev/bench.mlir"
     "$PREV_FA_COMPILE" "$dev/kernels-prev/bench.mlir" -o "$dev/kernels-prev"
-    bash test/Device/build_backward.sh "$PREV_FA_COMPILE" "$dev/backward-prev"
+    SKIP_REJECTED=1 bash test/Device/build_backward.sh "$PREV_FA_COMPILE" "$dev/backward-prev"
   else
     rm -rf "$dev/backward-prev"
   fi

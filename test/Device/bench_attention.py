@@ -45,7 +45,7 @@ def main():
     hdims = env_ints("HDIMS", "64,128")
     flex_at = set(env_ints("FLEX_SEQLENS", "4096,16384"))
     impls = peers.impls(flex=bool(flex_at))
-    ours = {"ours": "m128n128s2o", "ours_no_overlap": "m128n128s2"}
+    ours = {"ours": "s2o", "ours_no_overlap": "s2"}
     # PREV_KERNELS: bundles of an earlier compiler (same configurations), timed
     # in the same process as "ours_prev" so a change's effect on speed is
     # measured against itself rather than against another run's numbers.
@@ -70,7 +70,7 @@ def main():
                 todo = [(n, fn, None) for n, fn in impls.items() if n != "flex" or N in flex_at]
                 mine = [(name, kernels, var) for name, var in ours.items()]
                 if prev:
-                    mine.append(("ours_prev", prev, "m128n128s2o"))
+                    mine.append(("ours_prev", prev, "s2o"))
                 for name, pool, var in mine:
                     try:
                         kern = fa_rt.find(pool, "bf16", D, "bhsd", causal, variant=var)

@@ -3,7 +3,9 @@
 # (gen_backward_inputs.py) into <out>/<config>/ (default
 # .devbuild/backward), each folder one fa-kernel-sequence with its three
 # kernel bundles and cubin, plus cfg.json; a ptxas resource report of all of
-# them in <out>/ptxas.log. A configuration fa-compile rejects is an error.
+# them in <out>/ptxas.log. A configuration fa-compile rejects is an error,
+# unless SKIP_REJECTED=1 (an earlier compiler for an A/B: what it cannot do
+# is left out and listed in <out>/rejected.txt).
 #   test/Device/build_backward.sh [fa-compile] [out]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,7 +19,11 @@ python3 "$here/gen_backward_inputs.py" "$out/src"
 for f in "$out"/src/*.mlir; do
   n=$(basename "$f" .mlir)
   det=(); grep -q '"det": true' "$out/src/$n.cfg.json" && det=(--deterministic)
-  "$FC" "$f" -o "$out/$n" "${det[@]}"
+  if [[ ${SKIP_REJECTED:-0} == 1 ]]; then
+    "$FC" "$f" -o "$out/$n" "${det[@]}" 2>> "$out/rejected.txt" || { rm -rf "$out/$n"; continue; }
+  else
+    "$FC" "$f" -o "$out/$n" "${det[@]}"
+  fi
   cp "$out/src/$n.cfg.json" "$out/$n/cfg.json"
   if [ -x "$PTXAS" ]; then
     "$FC" "$f" -o "$out/src/$n.isa" --format=isa "${det[@]}"
@@ -25,5 +31,6 @@ for f in "$out"/src/*.mlir; do
   fi
 done
 rm -rf "$out/src"
+[[ -s $out/rejected.txt ]] && echo "build_backward: $(grep -c error "$out/rejected.txt") configurations rejected (see $out/rejected.txt)"
 echo "build_backward: $(ls -d "$out"/*/ | wc -l) backward configurations in $out"
 grep -E "spill" "$out/ptxas.log" | sort | uniq -c

@@ -90,12 +90,14 @@ class Sequence:
                 raise RuntimeError(f"{kern.kernel_name}: {e}") from None
 
 
-def attention(q, k, v, scale, keep):
+def attention(q, k, v, scale, keep, softcap=None):
     """Standard attention in q's dtype (bhsd), rows without keys 0."""
     hq, hk = q.shape[1], k.shape[1]
     k = k.repeat_interleave(hq // hk, dim=1)
     v = v.repeat_interleave(hq // hk, dim=1)
     s = (q @ k.transpose(-1, -2)) * scale
+    if softcap:
+        s = softcap * torch.tanh(s / softcap)
     if keep is None:
         return torch.softmax(s, dim=-1) @ v, torch.logsumexp(s.double(), dim=-1)
     live = keep.any(dim=-1)
@@ -106,10 +108,10 @@ def attention(q, k, v, scale, keep):
     return p @ v, lse
 
 
-def grads(q, k, v, do, scale, keep, dtype):
+def grads(q, k, v, do, scale, keep, dtype, softcap=None):
     """(dq, dk, dv) of standard attention computed in `dtype` (bhsd)."""
     leaves = [t.detach().to(dtype).requires_grad_() for t in (q, k, v)]
-    o, _ = attention(*leaves, scale, keep)
+    o, _ = attention(*leaves, scale, keep, softcap)
     o.backward(do.to(dtype))
     return [t.grad.double() for t in leaves]
 
@@ -139,7 +141,8 @@ def run_case(seq, B, Hq, Hkv, Sq, Sk, runs=1, unaligned=False):
     keep = (mask_cases.visible(Sq, Sk, c["causal"], tuple(c["window"]) if c["window"] else None,
                                c["align"], xp=torch).to(dev) if masked else None)
     qb, kb, vb, dob = (to_bhsd(t) for t in (q, k, v, do))
-    o64, lse64 = attention(qb.double(), kb.double(), vb.double(), scale, keep)
+    cap = c.get("softcap")
+    o64, lse64 = attention(qb.double(), kb.double(), vb.double(), scale, keep, cap)
     o = o64.to(dt)
     o = (o.transpose(1, 2) if bshd else o).contiguous()
     lse = lse64.float().contiguous()
@@ -155,8 +158,8 @@ def run_case(seq, B, Hq, Hkv, Sq, Sk, runs=1, unaligned=False):
         seq(do, q, k, v, o, lse, dq, dk, dvv, sym)
         torch.cuda.synchronize()
         outs.append((dq, dk, dvv))
-    ref = grads(qb, kb, vb, dob, scale, keep, torch.float64)
-    plain = grads(qb, kb, vb, dob, scale, keep, dt)
+    ref = grads(qb, kb, vb, dob, scale, keep, torch.float64, cap)
+    plain = grads(qb, kb, vb, dob, scale, keep, dt, cap)
     row = dict(config=os.path.basename(seq.folder), B=B, Hq=Hq, Hkv=Hkv, Sq=Sq, Sk=Sk,
                unaligned=unaligned)
     ok = True

@@ -127,6 +127,14 @@ def schedule_token(name):
     return m.group(1) if m else None
 
 
+def _schedule_is(token, variant):
+    """Whether a schedule token is `variant`: the whole token (m128n128s2o),
+    or only its stages-and-options part (s2o) whatever tile the plan chose."""
+    if token is None:
+        return False
+    return token == variant or (variant.startswith("s") and re.sub(r"^m\d+n\d+", "", token) == variant)
+
+
 def matches(kern, dtype="bf16", head_dim=128, layout="bhsd", causal=False,
             mask_alignment="top_left", return_lse=True, head_dim_v=None,
             window=None, softcap=None, bias_dtype=None, scale=None):
@@ -163,14 +171,15 @@ def find(kernels, dtype="bf16", head_dim=128, layout="bhsd", causal=False,
 
     `variant` picks among bundles of the same configuration compiled with
     different schedule options (bench.mlir with --overlap=false): it is
-    compared with the schedule token of the name (m128n128s2o, m128n128s2),
+    compared with the schedule token of the name (m128n128s2o, m128n128s2,
+    or only its stages-and-options part: s2o, s2),
     the one thing the JSON does not describe. Without it, the bundle built
     with fa-compile's default options (index.tsv), else the one with the
     overlap ('o') schedule, else the only one."""
     cands = [k for k in kernels if matches(k, dtype, head_dim, layout, causal, mask_alignment,
                                            return_lse, **extra)]
     if variant is not None:
-        cands = [k for k in cands if schedule_token(k.name) == variant]
+        cands = [k for k in cands if _schedule_is(schedule_token(k.name), variant)]
     elif len(cands) > 1:
         default = [k for k in cands if k.build_options == ""]
         if not default:

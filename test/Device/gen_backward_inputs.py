@@ -10,8 +10,10 @@ import os
 import sys
 from collections import namedtuple
 
-# window (left, right) or None; det: compiled with --deterministic.
-Bwd = namedtuple("Bwd", "dtype d dv layout causal align window det", defaults=(False,))
+# window (left, right) or None; det: compiled with --deterministic; softcap
+# or None.
+Bwd = namedtuple("Bwd", "dtype d dv layout causal align window det softcap",
+                 defaults=(False, None))
 
 
 def configs():
@@ -31,6 +33,9 @@ def configs():
         Bwd("bf16", 128, 128, "bhsd", True, "top_left", None, True),
         Bwd("bf16", 64, 64, "bhsd", False, "top_left", None, True),
         Bwd("bf16", 64, 64, "bshd", True, "bottom_right", None, True),
+        Bwd("bf16", 128, 128, "bhsd", True, "top_left", None, softcap=30.0),
+        Bwd("bf16", 64, 64, "bshd", False, "bottom_right", (64, 16), softcap=5.0),
+        Bwd("f16", 64, 64, "bhsd", False, "top_left", None, softcap=2.0),
     ]
     return out
 
@@ -41,6 +46,8 @@ def name(c):
         n += "_causal" + ("_br" if c.align == "bottom_right" else "")
     if c.window:
         n += f"_w{c.window[0]}_{c.window[1]}" + ("_br" if c.align == "bottom_right" and not c.causal else "")
+    if c.softcap:
+        n += f"_cap{c.softcap:g}"
     return n + ("_det" if c.det else "")
 
 
@@ -56,6 +63,8 @@ def mlir(c):
         attrs.append(f"mask_alignment = #fa<mask_alignment {c.align}>")
     if c.window:
         attrs.append(f"window = array<i64: {c.window[0]}, {c.window[1]}>")
+    if c.softcap:
+        attrs.append(f"softcap = {c.softcap:.1f} : f32")
     a = " {" + ", ".join(attrs) + "}"
     lse = "tensor<?x?x?xf32>"
     return (f"// {name(c)}\n"

@@ -1,11 +1,12 @@
 //===- AttentionKernel.cpp - The warp-specialized FA3 forward schedule ----===//
 //
-// One CTA computes 128 query rows of one (batch, head) with 3 warpgroups:
+// One CTA computes 64 x consumers query rows of one (batch, head) with a
+// producer and 2 or 3 consumer warpgroups:
 //   warpgroup 0: producer. setmaxnreg.dec; one thread issues TMA copies of Q
 //                once, then K_j and V_{j-1} into a ring of `stages` K and V
 //                slots (full/empty mbarriers per slot, separate for K and V
 //                so that K_{j+1} may land while V_j is still being read).
-//   warpgroups 1, 2: consumers, 64 query rows each. setmaxnreg.inc;
+//   warpgroups 1.. : consumers, 64 query rows each. setmaxnreg.inc;
 //                S = Q K^T (wgmma SS), online softmax in registers, P to
 //                bf16/f16 in registers, O += P V (wgmma RS).
 // With `overlap`, a consumer issues S_j = Q K_j^T and O += P_{j-1} V_{j-1}
@@ -24,6 +25,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <limits>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -70,9 +72,9 @@ public:
         // Barriers after Q's: full K, full V, empty K, empty V (stages each),
         // the layout of the kernel before it was split into parts.
         kPipe(kb, base, cfg.kOffset(), cfg.kTileBytes(), barrier(1),
-              barrier(1 + 2 * cfg.stages), cfg.stages, 256),
+              barrier(1 + 2 * cfg.stages), cfg.stages, 128 * cfg.consumers),
         vPipe(kb, base, cfg.vOffset(), cfg.vTileBytes(), barrier(1 + cfg.stages),
-              barrier(1 + 3 * cfg.stages), cfg.stages, 256) {}
+              barrier(1 + 3 * cfg.stages), cfg.stages, 128 * cfg.consumers) {}
 
   void emit();
 
@@ -85,6 +87,11 @@ private:
   void load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t dim, int64_t bytes);
   void emitProducer();
   void emitConsumer();
+  /// The CTA's iterations [begin, end) this consumer warpgroup computes.
+  std::pair<Value, Value> consumerIterations(Value wgRow0);
+  /// Waits for and releases the K and V slots of iterations [from, to)
+  /// without reading them (tiles this warpgroup's rows do not see).
+  void skipIterations(Value from, Value to);
 
   KernelBuilder &kb;
   const AttentionKernelConfig &cfg;
@@ -126,6 +133,31 @@ void ForwardKernel::emitProducer() {
       return SmallVector<Value>{};
     });
     loadV(kb.sub(tiles.count, kb.c32(1)));
+  });
+}
+
+std::pair<Value, Value> ForwardKernel::consumerIterations(Value wgRow0) {
+  // This warpgroup's rows below seq_q see a sub-band of the CTA's key
+  // tiles: under a causal diagonal or a window's edge, or past seq_q in a
+  // tail block, a 64-row slab needs fewer tiles than the block's 64 x
+  // consumers rows (the masked tiles give exactly nothing).
+  Value first = kb.maxSI(wgRow0, kb.c32(0));
+  Value past = kb.minSI(kb.add(wgRow0, kb.c32(64)), args.seqQ);
+  Value rows = kb.maxSI(kb.sub(past, first), kb.c32(0));
+  auto [lo, hi] = rule->tileRange(rule->keyRange({first, rows}), cfg.blockN);
+  Value none = kb.cmp(arith::CmpIPredicate::eq, rows, kb.c32(0));
+  Value begin = kb.minSI(kb.maxSI(kb.sub(lo, tiles.first), kb.c32(0)), tiles.count);
+  Value end = kb.maxSI(kb.minSI(kb.sub(hi, tiles.first), tiles.count), begin);
+  return {kb.select(none, tiles.count, begin), kb.select(none, tiles.count, end)};
+}
+
+void ForwardKernel::skipIterations(Value from, Value to) {
+  kb.forLoop(from, to, {}, [&](Value t, ValueRange) {
+    kPipe.wait(t);
+    kPipe.release(t);
+    vPipe.wait(t);
+    vPipe.release(t);
+    return SmallVector<Value>{};
   });
 }
 
@@ -211,13 +243,22 @@ void ForwardKernel::emitConsumer() {
   SmallVector<Value> initState(zeros);
   initState.append({negInf, negInf, kb.cf32(0.0), kb.cf32(0.0)});
 
-  Value any = kb.cmp(arith::CmpIPredicate::sgt, tiles.count, kb.c32(0));
+  // Without skipping, iterations [0, count) and the same code as before.
+  bool skips = cfg.slabTiles();
+  Value begin = kb.c32(0), end = tiles.count, any;
+  if (skips) {
+    std::tie(begin, end) = consumerIterations(wgRow0);
+    skipIterations(kb.c32(0), begin);
+    any = kb.cmp(arith::CmpIPredicate::sgt, end, begin);
+  } else {
+    any = kb.cmp(arith::CmpIPredicate::sgt, tiles.count, kb.c32(0));
+  }
   SmallVector<Value> fin = kb.ifThenElseValues(
       any, stateTypes,
       [&]() -> SmallVector<Value> {
         mbarrierWait(kb, qBarrier(), kb.c32(0));
         if (!cfg.overlap) {
-          return kb.forLoop(kb.c32(0), tiles.count, initState, [&](Value t, ValueRange st) {
+          return kb.forLoop(begin, end, initState, [&](Value t, ValueRange st) {
             SmallVector<Value> o(st.take_front(nO));
             RowState rs{{st[nO], st[nO + 1]}, {st[nO + 2], st[nO + 3]}};
             SmallVector<Value> s = issueS(t);
@@ -234,8 +275,8 @@ void ForwardKernel::emitConsumer() {
             return o;
           });
         }
-        // Prologue: S_0 and its softmax.
-        Value t0 = kb.c32(0);
+        // Prologue: S of the first iteration and its softmax.
+        Value t0 = begin;
         if (cfg.pingPong)
           kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, c, kb.c32(1)),
                     [&] { NVVM::BarrierArriveOp::create(kb.b, otherTurn, kb.c32(256)); });
@@ -254,7 +295,8 @@ void ForwardKernel::emitConsumer() {
         SmallVector<Value> p0 = packP(s);
         loopInit.append(p0.begin(), p0.end());
         SmallVector<Value> res =
-            kb.forLoop(kb.c32(1), tiles.count, loopInit, [&](Value t, ValueRange st) {
+            kb.forLoop(skips ? kb.add(begin, kb.c32(1)) : kb.c32(1), end, loopInit,
+                       [&](Value t, ValueRange st) {
               SmallVector<Value> o(st.take_front(nO));
               RowState rs{{st[nO], st[nO + 1]}, {st[nO + 2], st[nO + 3]}};
               ValueRange p = st.drop_front(nO + 4);
@@ -280,7 +322,7 @@ void ForwardKernel::emitConsumer() {
               return next;
             });
         SmallVector<Value> o(ArrayRef<Value>(res).take_front(nO));
-        Value last = kb.sub(tiles.count, kb.c32(1));
+        Value last = kb.sub(end, kb.c32(1));
         vPipe.wait(last);
         turnBegin();
         o = issuePV(last, o, ArrayRef<Value>(res).drop_front(nO + 4), /*fence=*/true,
@@ -292,6 +334,8 @@ void ForwardKernel::emitConsumer() {
         return o;
       },
       [&]() { return initState; });
+  if (skips)
+    skipIterations(end, tiles.count);
 
   SmallVector<Value> o(ArrayRef<Value>(fin).take_front(nO));
   RowState rs{{fin[nO], fin[nO + 1]}, {fin[nO + 2], fin[nO + 3]}};
@@ -305,6 +349,7 @@ void ForwardKernel::emitConsumer() {
   ea.row0 = row0;
   ea.lane = lane;
   ea.exponentFactor = factor;
+  ea.rowsMayBeNegative = cfg.slabTiles();
   storeEpilogue(kb, cfg, o, rs, ea);
 }
 
@@ -317,7 +362,7 @@ void ForwardKernel::emit() {
   });
   NVVM::Barrier0Op::create(kb.b);
 
-  work = TileScheduler::current(kb, cfg);
+  work = TileScheduler::current(kb, cfg, args.seqQ);
   m0 = work.row0;
   headKV = kb.divUI(work.head, args.group);
   // One rule for the whole kernel: the producer's and the consumers' key
@@ -354,7 +399,7 @@ LLVM::LLVMFuncOp mlir::fa::nvvm_kernel::buildAttentionKernel(OpBuilder &builder,
   if (cfg.bias)
     args.append({ptr, b.getI64Type(), b.getI64Type(), b.getI64Type()});
   args.append({b.getI32Type(), b.getI32Type(), b.getI32Type()});
-  LLVM::LLVMFuncOp fn = createKernelFunction(b, name, args, AttentionKernelConfig::kThreads);
+  LLVM::LLVMFuncOp fn = createKernelFunction(b, name, args, cfg.threads());
   for (unsigned i = 0; i < 3; ++i)
     markTensorMapArg(b, fn, i);
   for (unsigned i = 3; i < numPtrs; ++i)
@@ -399,7 +444,7 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
               {"cubin", cubinFile},
               {"op", "attention_fwd"},
               {"config", std::move(config)},
-              {"block", Array{AttentionKernelConfig::kThreads, 1, 1}},
+              {"block", Array{cfg.threads(), 1, 1}},
               {"cluster", Array{1, 1, 1}},
               {"shared_memory_bytes", cfg.sharedMemoryBytes()},
               {"grid", TileScheduler::grid(cfg)},

@@ -11,6 +11,7 @@
 //                  S^T  = K_w Q_i^T          (SS)
 //                  dP^T = V_w dO_i^T         (SS)
 //                  P^T  = exp2(S^T c - LSE2), dS^T = P^T o (dP^T - D)
+//                         (o (1 - (score / softcap)^2) with a softcap)
 //                  dV_w += P^T dO_i          (RS, dO MN-major)
 //                  dK_w += dS^T Q_i          (RS, Q MN-major)
 //                dS^T goes to shared memory transposed (stmatrix .trans) as
@@ -254,9 +255,17 @@ void BackwardMainKernel::emitConsumer() {
           Value stats = kb.sharedAt(slot, cfg.qBytes() + cfg.doBytes());
 
           wgmmaWait(kb, 1); // S^T is done, dP^T may still run
+          // With a softcap, dS is taken through d(score)/d(scale qk) =
+          // 1 - (score / softcap)^2, from the score before the mask (-inf
+          // there would make it NaN; P = 0 zeroes those entries anyway).
+          SmallVector<Value> scoreGrad;
           if (!linear)
-            for (Value &x : sT)
+            for (Value &x : sT) {
               x = log2Score.emit(kb.b, x, Value(), [&](Value v) { return kb.tanh(v); });
+              if (cfg.semantics.softcap)
+                scoreGrad.push_back(cfg.semantics.emitScoreDerivative(
+                    kb.b, kb.fmul(x, kb.cf32(llvm::numbers::ln2))));
+            }
           sT = maskTransposed(s.m0, slab0, keyRow0, laneCol, sT);
           // Row statistics are read when needed, not before: with dK, dV,
           // S^T and dP^T live, 32 more registers would spill at d128.
@@ -267,8 +276,11 @@ void BackwardMainKernel::emitConsumer() {
           wgmmaWait(kb, 0);
           SmallVector<Value> dsum = loadRowStats(stats, cfg.rowStatBytes(), laneCol);
           SmallVector<Value> ds(nS);
-          for (int64_t i = 0; i < nS; ++i)
+          for (int64_t i = 0; i < nS; ++i) {
             ds[i] = kb.fmul(p[i], arith::SubFOp::create(kb.b, dpT[i], dsum[i]));
+            if (!scoreGrad.empty())
+              ds[i] = kb.fmul(ds[i], scoreGrad[i]);
+          }
           SmallVector<Value> pRegs = pack(p), dsRegs = pack(ds);
 
           // dS^T fragments -> dS [query][key] in buffer t % 2: the 8 x 8

@@ -34,6 +34,8 @@ void mlir::fa::nvvm_kernel::storeEpilogue(KernelBuilder &kb, const AttentionKern
   for (int r = 0; r < 2; ++r) {
     Value row = kb.add(args.row0, kb.c32(8 * r));
     Value valid = kb.cmp(arith::CmpIPredicate::slt, row, args.seqQ);
+    if (args.rowsMayBeNegative)
+      valid = kb.andi(valid, kb.cmp(arith::CmpIPredicate::sge, row, kb.c32(0)));
     kb.ifThen(valid, [&] {
       Value row64 = kb.ext64(row);
       // Element offset of (batch, head, row, 0).

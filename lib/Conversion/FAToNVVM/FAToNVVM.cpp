@@ -127,8 +127,6 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
   if (op.getBias())
     return fail("bias is not supported by the sm_90a backward yet");
   cfg.semantics = AttentionConfig::get(op);
-  if (cfg.semantics.softcap)
-    return fail("softcap is not supported by the sm_90a backward yet");
   if (opts.chip != "sm_90a")
     return fail("only chip=sm_90a is supported, got " + opts.chip);
   cfg.headDim = d;

@@ -11,19 +11,40 @@ using namespace mlir::fa::nvvm_kernel;
 
 /// Registers of a consumer thread the accumulators may take: O (vDim/2), S
 /// (blockN/2) and the packed P (blockN/4) live at once under the
-/// intra-warpgroup overlap. 192 leaves room for addresses and loop state
-/// within setmaxnreg 240 (d128 x 128 uses 160 and does not spill).
-static constexpr int64_t kAccumulatorRegs = 192;
+/// intra-warpgroup overlap. With setmaxnreg 240, 192 leaves room for
+/// addresses and loop state (d128 x 128 uses 160 and does not spill; bias
+/// kernels spilled above it). With 160 (three consumers), 128: d64 x 128
+/// takes exactly that and ptxas reports no spills.
+static int64_t accumulatorRegs(int64_t consumerRegs) { return consumerRegs == 160 ? 128 : 192; }
+
+/// Three consumer warpgroups (FA3's 192 x 128 tile at head dim 64): the
+/// softmax of a d64 tile costs as much as a d128 one for half the GEMM
+/// work, so a third warpgroup's GEMMs fill the tensor pipe while the others
+/// exponentiate. 512 threads share the register file as 32 + 3 x 160.
+static bool wantsThreeConsumers(const AttentionKernelConfig &cfg) {
+  return cfg.qkDim() == 64 && cfg.vDim() == 64 && !cfg.bias && !cfg.pingPong;
+}
 
 void AttentionKernelConfig::planTiles() {
+  if (wantsThreeConsumers(*this)) {
+    consumers = 3;
+    producerRegs = 32;
+    consumerRegs = 160;
+  }
+  blockM = 64 * consumers;
   for (int64_t n : {128, 112, 96, 80, 64, 48, 32}) {
     blockN = n;
     // A bias tile is loaded into registers beside S (another n/2).
     int64_t biasRegs = bias ? n / 2 : 0;
-    bool regsFit = vDim() / 2 + n / 2 + n / 4 + biasRegs <= kAccumulatorRegs;
+    bool regsFit = vDim() / 2 + n / 2 + n / 4 + biasRegs <= accumulatorRegs(consumerRegs);
     if (regsFit && sharedMemoryBytes() <= kSharedMemoryLimit)
       return;
   }
+}
+
+bool AttentionKernelConfig::slabTiles() const {
+  bool band = semantics.causal || semantics.window.has_value();
+  return band && consumers == 3 && !pingPong && !bias;
 }
 
 const char *AttentionKernelConfig::biasName() const {

@@ -44,7 +44,9 @@ struct AttentionKernelConfig {
   /// Scale, softcap, causal, window, alignment: the shared score function.
   AttentionConfig semantics;
   std::optional<BiasType> bias;
-  int64_t blockM = 128; // query rows per CTA (64 per consumer warpgroup)
+  /// Consumer warpgroups, 64 query rows each (the tile plan picks 2 or 3).
+  int64_t consumers = 2;
+  int64_t blockM = 128; // query rows per CTA: 64 * consumers
   int64_t blockN = 128; // key rows per K/V tile (the tile plan picks it)
   int64_t stages = 2;
   bool overlap = true;   // FA3 intra-warpgroup overlap of QK^T and softmax
@@ -52,15 +54,23 @@ struct AttentionKernelConfig {
   int producerRegs = 24; // setmaxnreg for the producer warpgroup
   int consumerRegs = 240;
 
-  static constexpr int64_t kThreads = 384;
+  /// The producer warpgroup and the consumers.
+  int64_t threads() const { return 128 * (1 + consumers); }
   static constexpr int64_t kBox = 64; // 16-bit elements per 128B-swizzled row
   /// Dynamic shared memory an sm_90a CTA may use.
   static constexpr int64_t kSharedMemoryLimit = 227 * 1024;
 
-  /// Picks blockN for the head dims (docs/HopperKernel.md, "Tile plan"):
-  /// the largest of 128, 112, ..., 32 whose accumulators fit the
-  /// consumers' registers and whose slots fit shared memory.
+  /// Picks the consumers (3 at head dim 64, FA3's 192-row tile; else 2),
+  /// their registers, and blockN for the head dims (docs/HopperKernel.md,
+  /// "Tile plan"): the largest of 128, 112, ..., 32 whose accumulators fit
+  /// the consumers' registers and whose slots fit shared memory.
   void planTiles();
+
+  /// Whether each consumer warpgroup visits only the key tiles its own 64
+  /// rows see, and the query blocks end at seq_q (the first block is the
+  /// partial one): measured a gain with three consumers under a band mask,
+  /// a loss otherwise (docs/HopperKernel.md, "Forward speed experiments").
+  bool slabTiles() const;
 
   std::string kernelName() const;
   /// Head dims rounded up to whole 64-column boxes; TMA zero-fills the rest.
@@ -109,15 +119,17 @@ void setMaxRegisters(KernelBuilder &kb, int64_t regs, bool increase);
 
 /// Which work tile a CTA computes and the grid that covers them all. One
 /// CTA per (query block, head, batch); causal grids take the longest query
-/// blocks first (CTAs start in blockIdx order). A persistent scheduler would
-/// replace `current` by a loop over tiles and `grid` by the SM count.
+/// blocks first (CTAs start in blockIdx order). With `slabTiles` the blocks
+/// end at seq_q, so the partial block is the first one (row0 < 0 there),
+/// which under a causal mask sees the fewest keys. A persistent scheduler
+/// would replace `current` by a loop over tiles and `grid` by the SM count.
 class TileScheduler {
 public:
   struct WorkTile {
     Value mBlock, head, batch;
-    Value row0; // the block's first query row
+    Value row0; // the block's first query row (negative in a first partial block)
   };
-  static WorkTile current(KernelBuilder &kb, const AttentionKernelConfig &cfg);
+  static WorkTile current(KernelBuilder &kb, const AttentionKernelConfig &cfg, Value seqQ);
   static llvm::json::Array grid(const AttentionKernelConfig &cfg);
 };
 
@@ -201,6 +213,7 @@ struct EpilogueArgs {
   Value batch, head, numHeads, seqQ;
   Value row0;  // global query row of this thread's first row
   Value lane;  // lane id (0..31)
+  bool rowsMayBeNegative = false; // a first block that starts before row 0
   Value exponentFactor;
 };
 

@@ -54,10 +54,3 @@ func.func @backward_bias(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16
   return %dq : tensor<1x4x128x64xbf16>
 }
 
-// -----
-
-func.func @backward_softcap(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %o: tensor<1x4x128x64xbf16>, %do: tensor<1x4x128x64xbf16>, %lse: tensor<1x4x128xf32>) -> tensor<1x4x128x64xbf16> {
-  // expected-error @+1 {{convert-fa-to-nvvm: softcap is not supported by the sm_90a backward yet}}
-  %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128xf32> {softcap = 30.0 : f32} -> tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>
-  return %dq : tensor<1x4x128x64xbf16>
-}

@@ -65,12 +65,20 @@ func.func @bf16_d128(%q: tensor<?x?x16x128xbf16>, %k: tensor<?x?x16x128xbf16>, %
 
 // -----
 
-// f16, head dim 64, causal, GQA, no LSE: S is m64n128 (4 k-steps), O m64n64;
-// only tiles crossing the diagonal or seq_k are masked.
+// f16, head dim 64, causal, GQA, no LSE: three consumer warpgroups (192
+// query rows, 512 threads, grid over 192-row blocks, a 192-row Q box);
+// S is m64n128 (4 k-steps), O m64n64; only tiles crossing the diagonal or
+// seq_k are masked.
 
+// CHECK: \22block\22: [\0A 512,
+// CHECK-SAME: \22ceildiv(seq_q, 192)\22
+// CHECK-SAME: \22box\22: [\0A 64,\0A 192\0A ],{{.*}}\22operand\22: \22query\22
 // CHECK-LABEL: func.func @f16_d64_causal
-// CHECK: gpu.module @fa_fwd_f16_d64_bhsd_causal_m128n128s2o
-// CHECK: llvm.func @fa_fwd_f16_d64_bhsd_causal_m128n128s2o(%{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {llvm.noalias}, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32)
+// CHECK: gpu.module @fa_fwd_f16_d64_bhsd_causal_m192n128s2o
+// CHECK: llvm.func @fa_fwd_f16_d64_bhsd_causal_m192n128s2o(%{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {llvm.noalias}, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32)
+// CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>
+// CHECK: nvvm.setmaxregister  decrease 32
+// CHECK: nvvm.setmaxregister  increase 160
 // CHECK: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // CHECK: arith.cmpi slt
@@ -78,6 +86,10 @@ func.func @bf16_d128(%q: tensor<?x?x16x128xbf16>, %k: tensor<?x?x16x128xbf16>, %
 // CHECK: llvm.fptrunc %{{.+}} : vector<2xf32> to vector<2xf16>
 // CHECK: llvm.inline_asm {{.+}}wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // CHECK-NOT: lg2.approx
+// The first block may start before row 0 (blocks end at seq_q): the
+// epilogue stores rows in [0, seq_q) only.
+// CHECK: %[[ROW_OK:.+]] = arith.cmpi sge, %{{.+}}, %{{.+}} : i32
+// CHECK: arith.andi %{{.+}}, %[[ROW_OK]] : i1
 // CHECK: llvm.store
 
 func.func @f16_d64_causal(%q: tensor<2x32x?x64xf16>, %k: tensor<2x8x?x64xf16>, %v: tensor<2x8x?x64xf16>) -> tensor<2x32x?x64xf16> {
