@@ -36,6 +36,7 @@ namespace {
 /// Kernel parameters in the order bundleJson lists them.
 struct KernelArgs {
   Value tmQ, tmK, tmV, outPtr, lsePtr, seqQ, seqK, group;
+  Value numBlocks, numHeads, batch; // persistent kernels only
   std::optional<BiasArgs> bias;
 
   static KernelArgs get(LLVM::LLVMFuncOp fn, const AttentionKernelConfig &cfg) {
@@ -59,6 +60,11 @@ struct KernelArgs {
     a.seqQ = next();
     a.seqK = next();
     a.group = next();
+    if (cfg.isPersistent()) {
+      a.numBlocks = next();
+      a.numHeads = next();
+      a.batch = next();
+    }
     return a;
   }
 };
@@ -82,11 +88,21 @@ private:
   /// Offset of mbarrier `index` in shared memory.
   int64_t barrier(int64_t index) const { return cfg.barrierOffset() + 8 * index; }
   Value qBarrier() { return kb.sharedAt(base, barrier(0)); }
+  /// Persistent: the consumers arrive when done with Q (128 x consumers).
+  Value qEmptyBarrier() { return kb.sharedAt(base, barrier(1 + 4 * cfg.stages)); }
   /// Key tile of iteration t.
   Value keyTile(Value t) { return kb.add(tiles.first, t); }
   void load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t dim, int64_t bytes);
+  /// Makes `tile` the current work tile; its iterations start at `ring` in
+  /// the K/V rings.
+  void beginTile(TileScheduler::WorkTile tile, Value ring);
+  /// Runs `body(qLoads)` for each of this CTA's work tiles (one, or the
+  /// persistent loop's); qLoads counts the Q loads of the tiles before.
+  void forEachTile(const std::function<void(Value qLoads)> &body);
   void emitProducer();
+  void produceTile(Value qLoads);
   void emitConsumer();
+  void consumeTile(const ConsumerThread &me, Value qLoads);
   /// The CTA's iterations [begin, end) this consumer warpgroup computes.
   std::pair<Value, Value> consumerIterations(Value wgRow0);
   /// Waits for and releases the K and V slots of iterations [from, to)
@@ -114,22 +130,61 @@ void ForwardKernel::load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t di
             {kb.c32(64 * box), row, headKV, work.batch});
 }
 
+void ForwardKernel::beginTile(TileScheduler::WorkTile tile, Value ring) {
+  work = tile;
+  m0 = work.row0;
+  headKV = kb.divUI(work.head, args.group);
+  tiles = KeyTiles::get(kb, *rule, m0, cfg.blockM, cfg.blockN);
+  kPipe.setIterationBase(ring);
+  vPipe.setIterationBase(ring);
+}
+
+void ForwardKernel::forEachTile(const std::function<void(Value qLoads)> &body) {
+  if (!cfg.isPersistent()) {
+    body(kb.c32(0)); // the tile of emit()
+    return;
+  }
+  // Tiles blockIdx.x, + gridDim.x, ... of numBlocks x numHeads x batch.
+  Value total = kb.mul(kb.mul(args.numBlocks, args.numHeads), args.batch);
+  Value first = kb.blockIdX(), stride = kb.gridDimX();
+  Value mine = kb.divUI(kb.add(kb.sub(total, first), kb.sub(stride, kb.c32(1))), stride);
+  kb.forLoop(kb.c32(0), mine, {kb.c32(0), kb.c32(0)}, [&](Value i, ValueRange st) {
+    Value ring = st[0], qLoads = st[1];
+    Value linear = kb.add(first, kb.mul(i, stride));
+    beginTile(TileScheduler::decode(kb, cfg, args.seqQ, linear, args.numBlocks, args.numHeads),
+              ring);
+    body(qLoads);
+    // A tile without key tiles loads no Q (every role sees the same count).
+    Value loaded = kb.select(kb.cmp(arith::CmpIPredicate::sgt, tiles.count, kb.c32(0)),
+                             kb.c32(1), kb.c32(0));
+    return SmallVector<Value>{kb.add(ring, tiles.count), kb.add(qLoads, loaded)};
+  });
+}
+
 void ForwardKernel::emitProducer() {
   setMaxRegisters(kb, cfg.producerRegs, /*increase=*/false);
   Value isLeader = kb.cmp(arith::CmpIPredicate::eq, tid, kb.c32(0));
+  kb.ifThen(isLeader, [&] { forEachTile([&](Value qLoads) { produceTile(qLoads); }); });
+}
+
+void ForwardKernel::produceTile(Value qLoads) {
   Value any = kb.cmp(arith::CmpIPredicate::sgt, tiles.count, kb.c32(0));
-  kb.ifThen(kb.andi(isLeader, any), [&] {
+  kb.ifThen(any, [&] {
+    // K_t, then V_{t-1}: the consumer needs K_t first and V_{t-1} one step later.
+    auto loadK = [&](Value t) { load(kPipe, args.tmK, t, cfg.qkDim(), cfg.kTileBytes()); };
+    auto loadV = [&](Value t) { load(vPipe, args.tmV, t, cfg.vDim(), cfg.vTileBytes()); };
+    // K_0 needs only a free K slot; Q waits until the consumers are done
+    // with the previous tile's (a fresh barrier counts as phase -1 done).
+    loadK(kb.c32(0));
+    if (cfg.isPersistent())
+      mbarrierWait(kb, qEmptyBarrier(), kb.xori(kb.andi(qLoads, kb.c32(1)), kb.c32(1)));
     mbarrierArriveExpectTx(kb, qBarrier(), cfg.qTileBytes());
     for (int64_t box = 0; box < cfg.qkDim() / AttentionKernelConfig::kBox; ++box)
       tmaLoad(kb, kb.sharedAt(base, box * cfg.blockM * 128), args.tmQ, qBarrier(),
               {kb.c32(64 * box), m0, work.head, work.batch});
-    // K_t, then V_{t-1}: the consumer needs K_t first and V_{t-1} one step later.
-    auto loadK = [&](Value t) { load(kPipe, args.tmK, t, cfg.qkDim(), cfg.kTileBytes()); };
-    auto loadV = [&](Value t) { load(vPipe, args.tmV, t, cfg.vDim(), cfg.vTileBytes()); };
-    kb.forLoop(kb.c32(0), tiles.count, {}, [&](Value t, ValueRange) {
+    kb.forLoop(kb.c32(1), tiles.count, {}, [&](Value t, ValueRange) {
       loadK(t);
-      kb.ifThen(kb.cmp(arith::CmpIPredicate::sgt, t, kb.c32(0)),
-                [&] { loadV(kb.sub(t, kb.c32(1))); });
+      loadV(kb.sub(t, kb.c32(1)));
       return SmallVector<Value>{};
     });
     loadV(kb.sub(tiles.count, kb.c32(1)));
@@ -163,6 +218,10 @@ void ForwardKernel::skipIterations(Value from, Value to) {
 
 void ForwardKernel::emitConsumer() {
   ConsumerThread me = ConsumerThread::enter(kb, tid, cfg.consumerRegs);
+  forEachTile([&](Value qLoads) { consumeTile(me, qLoads); });
+}
+
+void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
   const int64_t DK = cfg.qkDim(), DV = cfg.vDim(), BN = cfg.blockN, BM = cfg.blockM;
   const int64_t nS = BN / 2, nO = DV / 2;
   Value c = me.c, lane = me.lane;
@@ -253,12 +312,19 @@ void ForwardKernel::emitConsumer() {
   } else {
     any = kb.cmp(arith::CmpIPredicate::sgt, tiles.count, kb.c32(0));
   }
+  Value qParity = kb.andi(qLoads, kb.c32(1));
+  // Persistent: Q may be reloaded once every consumer thread has arrived,
+  // each after the Q load it read (or skipped) completed.
+  auto doneWithQ = [&]() {
+    if (cfg.isPersistent())
+      mbarrierArrive(kb, qEmptyBarrier());
+  };
   SmallVector<Value> fin = kb.ifThenElseValues(
       any, stateTypes,
       [&]() -> SmallVector<Value> {
-        mbarrierWait(kb, qBarrier(), kb.c32(0));
+        mbarrierWait(kb, qBarrier(), qParity);
         if (!cfg.overlap) {
-          return kb.forLoop(begin, end, initState, [&](Value t, ValueRange st) {
+          SmallVector<Value> res = kb.forLoop(begin, end, initState, [&](Value t, ValueRange st) {
             SmallVector<Value> o(st.take_front(nO));
             RowState rs{{st[nO], st[nO + 1]}, {st[nO + 2], st[nO + 3]}};
             SmallVector<Value> s = issueS(t);
@@ -274,6 +340,8 @@ void ForwardKernel::emitConsumer() {
             o.append({rs.max[0], rs.max[1], rs.sum[0], rs.sum[1]});
             return o;
           });
+          doneWithQ();
+          return res;
         }
         // Prologue: S of the first iteration and its softmax.
         Value t0 = begin;
@@ -321,6 +389,7 @@ void ForwardKernel::emitConsumer() {
               next.append(pt.begin(), pt.end());
               return next;
             });
+        doneWithQ(); // every S is done; the last P V reads P and V only
         SmallVector<Value> o(ArrayRef<Value>(res).take_front(nO));
         Value last = kb.sub(end, kb.c32(1));
         vPipe.wait(last);
@@ -333,7 +402,15 @@ void ForwardKernel::emitConsumer() {
         o.append(res.begin() + nO, res.begin() + nO + 4);
         return o;
       },
-      [&]() { return initState; });
+      [&]() {
+        // A slab without tiles of its own in a tile that loads Q.
+        if (cfg.isPersistent() && skips)
+          kb.ifThen(kb.cmp(arith::CmpIPredicate::sgt, tiles.count, kb.c32(0)), [&] {
+            mbarrierWait(kb, qBarrier(), qParity);
+            doneWithQ();
+          });
+        return initState;
+      });
   if (skips)
     skipIterations(end, tiles.count);
 
@@ -344,7 +421,7 @@ void ForwardKernel::emitConsumer() {
   ea.lsePtr = args.lsePtr;
   ea.batch = work.batch;
   ea.head = work.head;
-  ea.numHeads = kb.gridDimY();
+  ea.numHeads = cfg.isPersistent() ? args.numHeads : kb.gridDimY();
   ea.seqQ = args.seqQ;
   ea.row0 = row0;
   ea.lane = lane;
@@ -358,17 +435,17 @@ void ForwardKernel::emit() {
   kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, tid, kb.c32(0)), [&] {
     mbarrierInit(kb, qBarrier(), 1);
     TmaPipeline::initAll({&kPipe, &vPipe});
+    if (cfg.isPersistent())
+      mbarrierInit(kb, qEmptyBarrier(), 128 * cfg.consumers);
     fenceMbarrierInit(kb);
   });
   NVVM::Barrier0Op::create(kb.b);
 
-  work = TileScheduler::current(kb, cfg, args.seqQ);
-  m0 = work.row0;
-  headKV = kb.divUI(work.head, args.group);
   // One rule for the whole kernel: the producer's and the consumers' key
   // tiles and the consumers' fragment masks.
   rule.emplace(kb, cfg.semantics, args.seqQ, args.seqK);
-  tiles = KeyTiles::get(kb, *rule, m0, cfg.blockM, cfg.blockN);
+  if (!cfg.isPersistent())
+    beginTile(TileScheduler::current(kb, cfg, args.seqQ), Value());
 
   Value wg = kb.shru(tid, kb.c32(7));
   kb.ifThenElse(
@@ -399,6 +476,8 @@ LLVM::LLVMFuncOp mlir::fa::nvvm_kernel::buildAttentionKernel(OpBuilder &builder,
   if (cfg.bias)
     args.append({ptr, b.getI64Type(), b.getI64Type(), b.getI64Type()});
   args.append({b.getI32Type(), b.getI32Type(), b.getI32Type()});
+  if (cfg.isPersistent())
+    args.append({b.getI32Type(), b.getI32Type(), b.getI32Type()});
   LLVM::LLVMFuncOp fn = createKernelFunction(b, name, args, cfg.threads());
   for (unsigned i = 0; i < 3; ++i)
     markTensorMapArg(b, fn, i);
@@ -432,6 +511,11 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   params.push_back(Object{{"kind", "i32"}, {"value", "seq_q"}});
   params.push_back(Object{{"kind", "i32"}, {"value", "seq_k"}});
   params.push_back(Object{{"kind", "i32"}, {"value", "heads_q / heads_kv"}});
+  if (cfg.isPersistent()) {
+    params.push_back(Object{{"kind", "i32"}, {"value", TileScheduler::queryBlocks(cfg)}});
+    params.push_back(Object{{"kind", "i32"}, {"value", "heads_q"}});
+    params.push_back(Object{{"kind", "i32"}, {"value", "batch"}});
+  }
   Object config = semanticsConfig(dt, cfg.bshd, cfg.headDim, cfg.headDimV, cfg.semantics);
   config["return_lse"] = cfg.returnLse;
   config["bias"] = cfg.bias.has_value();

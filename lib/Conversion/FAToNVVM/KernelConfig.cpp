@@ -32,6 +32,11 @@ void AttentionKernelConfig::planTiles() {
     consumerRegs = 160;
   }
   blockM = 64 * consumers;
+  // Persistent without a band mask; not with a bias, head dims above 128 or
+  // a V head dim unlike Q's, which spill with the tile loop's state (ptxas:
+  // 12-40 bytes).
+  persistent = !semantics.causal && !semantics.window && !bias && qkDim() <= 128 &&
+               qkDim() == vDim();
   for (int64_t n : {128, 112, 96, 80, 64, 48, 32}) {
     blockN = n;
     // A bias tile is loaded into registers beside S (another n/2).

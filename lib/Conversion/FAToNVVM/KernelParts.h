@@ -71,6 +71,15 @@ struct AttentionKernelConfig {
   /// partial one): measured a gain with three consumers under a band mask,
   /// a loss otherwise (docs/HopperKernel.md, "Forward speed experiments").
   bool slabTiles() const;
+  /// CTAs looping over the work tiles (FA3's persistent scheduler, static
+  /// round robin): the next tile's K and Q loads overlap this tile's last
+  /// P V and epilogue. The tile plan sets it without a band mask only: under
+  /// a causal mask a static round robin is unbalanced (measured -10..-46 %);
+  /// not with ping-pong (its turns are per tile).
+  bool persistent = false;
+  bool isPersistent() const { return persistent && !pingPong; }
+  /// Sequences from which a persistent kernel runs one tile per CTA.
+  static constexpr int64_t kPersistentBelowSeqQ = 4096;
 
   std::string kernelName() const;
   /// Head dims rounded up to whole 64-column boxes; TMA zero-fills the rest.
@@ -83,7 +92,8 @@ struct AttentionKernelConfig {
   int64_t kOffset() const { return qTileBytes(); }
   int64_t vOffset() const { return kOffset() + stages * kTileBytes(); }
   int64_t barrierOffset() const { return vOffset() + stages * vTileBytes(); }
-  int64_t numBarriers() const { return 1 + 4 * stages; }
+  /// Q full, the K/V rings' full and empty barriers, then (persistent) Q empty.
+  int64_t numBarriers() const { return 1 + 4 * stages + (isPersistent() ? 1 : 0); }
   /// Requested dynamic shared memory, including the alignment slack.
   int64_t sharedMemoryBytes() const { return barrierOffset() + 8 * numBarriers() + 1024; }
   const char *elemName() const { return elem == ElemType::BF16 ? "bf16" : "f16"; }
@@ -129,8 +139,15 @@ public:
     Value mBlock, head, batch;
     Value row0; // the block's first query row (negative in a first partial block)
   };
+  /// The tile of this CTA's block index (one CTA per tile).
   static WorkTile current(KernelBuilder &kb, const AttentionKernelConfig &cfg, Value seqQ);
+  /// Work tile `linear` of numBlocks x numHeads x batch, query blocks
+  /// fastest (so that CTAs running together share K and V in L2).
+  static WorkTile decode(KernelBuilder &kb, const AttentionKernelConfig &cfg, Value seqQ,
+                         Value linear, Value numBlocks, Value numHeads);
   static llvm::json::Array grid(const AttentionKernelConfig &cfg);
+  /// "ceildiv(seq_q, blockM)": query blocks per (head, batch).
+  static std::string queryBlocks(const AttentionKernelConfig &cfg);
 };
 
 /// A ring of `stages` shared-memory slots filled by TMA. Slot t % stages has a
@@ -148,6 +165,9 @@ public:
   /// (the order the kernel had before it was split into parts; it keeps the
   /// PTX, and so ptxas's schedule, unchanged). The pipes have equal stages.
   static void initAll(ArrayRef<TmaPipeline *> pipes);
+  /// Iteration t of the calls below is iteration base + t of the ring (a
+  /// persistent CTA's tiles share one ring); null = 0.
+  void setIterationBase(Value base) { iterationBase = base; }
   Value slot(Value t);
   /// Producer: waits for slot t to be free and arms its full barrier for
   /// `bytes`; returns the barrier the copies complete on.
@@ -159,11 +179,13 @@ public:
 private:
   Value stage(Value t);
   Value parity(Value t);
+  Value ringIteration(Value t);
   Value barrier(int64_t which, Value stage); // 0 full, 1 empty
 
   KernelBuilder &kb;
   Value base;
   int64_t slotOffset, slotBytes, fullBarriers, emptyBarriers, stages, consumers;
+  Value iterationBase;
 };
 
 /// The key tiles [first, first + count) a block of query rows visits: all of

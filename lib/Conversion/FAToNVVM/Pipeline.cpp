@@ -19,8 +19,13 @@ TmaPipeline::TmaPipeline(KernelBuilder &kb, Value smemBase, int64_t slotOffset,
       fullBarriers(fullBarriers), emptyBarriers(emptyBarriers), stages(stages),
       consumers(consumers) {}
 
-Value TmaPipeline::stage(Value t) { return kb.remu(t, kb.c32(stages)); }
-Value TmaPipeline::parity(Value t) { return kb.andi(kb.divUI(t, kb.c32(stages)), kb.c32(1)); }
+Value TmaPipeline::ringIteration(Value t) {
+  return iterationBase ? kb.add(iterationBase, t) : t;
+}
+Value TmaPipeline::stage(Value t) { return kb.remu(ringIteration(t), kb.c32(stages)); }
+Value TmaPipeline::parity(Value t) {
+  return kb.andi(kb.divUI(ringIteration(t), kb.c32(stages)), kb.c32(1));
+}
 
 Value TmaPipeline::barrier(int64_t which, Value s) {
   Value first = kb.c32(which == 0 ? fullBarriers : emptyBarriers);

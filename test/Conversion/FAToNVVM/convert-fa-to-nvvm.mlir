@@ -2,17 +2,19 @@
 // RUN: fa-opt %s --split-input-file --convert-fa-to-nvvm="overlap=false" | FileCheck %s --check-prefix=SERIAL
 
 // bf16, head dim 128, bshd, LSE: the FlashAttention-3 forward structure.
-
-// CHECK: module attributes {fa.kernel_bundles = {fa_fwd_bf16_d128_bshd_lse_m128n128s2o = "{{.*}}\22kernel\22: \22fa_fwd_bf16_d128_bshd_lse_m128n128s2o\22{{.*}}\22shared_memory_bytes\22: 164936{{.*}}"}, gpu.container_module}
+// Without a band mask the kernel is persistent: one CTA per SM below 4096
+// query rows (each looping over tiles), one tile per CTA from there; the
+// tile counts are three more i32 parameters and Q gets an "empty" barrier.
+// CHECK: module attributes {fa.kernel_bundles = {fa_fwd_bf16_d128_bshd_lse_m128n128s2o = "{{.*}}\22grid\22: [\0A \22min((ceildiv(seq_q, 128) * heads_q * batch), max(num_sms, (ceildiv(seq_q, 128) * heads_q * batch) * min(1, seq_q / 4096)))\22,\0A 1,\0A 1\0A ]{{.*}}\22kernel\22: \22fa_fwd_bf16_d128_bshd_lse_m128n128s2o\22{{.*}}\22shared_memory_bytes\22: 164944{{.*}}"}, gpu.container_module}
 // CHECK-LABEL: func.func @bf16_d128
 // CHECK: fa.attention {{.*}}fa.kernel = @fa_fwd_bf16_d128_bshd_lse_m128n128s2o::@fa_fwd_bf16_d128_bshd_lse_m128n128s2o
 // CHECK: gpu.module @fa_fwd_bf16_d128_bshd_lse_m128n128s2o [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: llvm.mlir.global external @[[SMEM:.+]]() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // Tensor maps by value as grid constants; output and LSE pointers; seq_q, seq_k, GQA group.
-// CHECK: llvm.func @fa_fwd_bf16_d128_bshd_lse_m128n128s2o(%[[TMQ:.+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %[[TMK:.+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %[[TMV:.+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %{{.+}}: !llvm.ptr {llvm.noalias}, %{{.+}}: !llvm.ptr {llvm.noalias}, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32)
+// CHECK: llvm.func @fa_fwd_bf16_d128_bshd_lse_m128n128s2o(%[[TMQ:.+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %[[TMK:.+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %[[TMV:.+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %{{.+}}: !llvm.ptr {llvm.noalias}, %{{.+}}: !llvm.ptr {llvm.noalias}, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32)
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
 // CHECK: llvm.mlir.addressof @[[SMEM]] : !llvm.ptr<3>
-// CHECK-COUNT-9: nvvm.mbarrier.init
+// CHECK-COUNT-10: nvvm.mbarrier.init
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK: nvvm.barrier0
 // Producer warpgroup: few registers, one thread issues the TMA copies.
