@@ -36,3 +36,21 @@ func.func @grad(%do: tensor<2x8x?x64xf16>, %q: tensor<2x8x?x64xf16>, %k: tensor<
   %dq, %dk, %dv, %db = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<2x8x?x64xf16>, tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x8x?x64xf16>, tensor<2x8x?xf32> bias(%b : tensor<2x1x?x?xf16>) {causal} -> tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x1x?x?xf16>
   return %dq, %dk, %dv, %db : tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x1x?x?xf16>
 }
+
+// -----
+
+// CHECK-LABEL: func @split_kv_hint
+// CHECK: fa.attention {{.+}} {causal, mask_alignment = #fa<mask_alignment bottom_right>, num_splits = 0 : i64} -> tensor<2x8x1x64xf16>
+func.func @split_kv_hint(%q: tensor<2x8x1x64xf16>, %k: tensor<2x2x?x64xf16>, %v: tensor<2x2x?x64xf16>) -> tensor<2x8x1x64xf16> {
+  %o = fa.attention %q, %k, %v : tensor<2x8x1x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16> {causal, mask_alignment = #fa<mask_alignment bottom_right>, num_splits = 0 : i64} -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @combine
+// CHECK: %{{.+}}, %{{.+}} = fa.combine %{{.+}}, %{{.+}} : tensor<?x2x8x1x128xf32>, tensor<?x2x8x1xf32> -> tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
+func.func @combine(%po: tensor<?x2x8x1x128xf32>, %pl: tensor<?x2x8x1xf32>) -> (tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>) {
+  %o, %l = fa.combine %po, %pl : tensor<?x2x8x1x128xf32>, tensor<?x2x8x1xf32> -> tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
+  return %o, %l : tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
+}

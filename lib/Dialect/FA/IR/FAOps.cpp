@@ -434,5 +434,66 @@ LogicalResult AttentionGradOp::verify() {
   return checker.checkProblem(getWindow().has_value());
 }
 
+//===----------------------------------------------------------------------===//
+// CombineOp
+//===----------------------------------------------------------------------===//
+
+/// `actual`'s shape must be `partial`'s without its leading (splits)
+/// dimension.
+static LogicalResult checkMerged(Operation *op, RankedTensorType actual,
+                                 RankedTensorType partial, StringRef name,
+                                 StringRef partialName) {
+  ArrayRef<int64_t> expected = partial.getShape().drop_front();
+  if (actual.getRank() != static_cast<int64_t>(expected.size()))
+    return op->emitOpError()
+           << "'" << name << "' must have rank " << expected.size() << " ('"
+           << partialName << "' without its splits dimension), got rank "
+           << actual.getRank();
+  for (auto [dim, pair] : llvm::enumerate(llvm::zip(actual.getShape(), expected))) {
+    auto [a, e] = pair;
+    if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(e) && a != e)
+      return op->emitOpError()
+             << "'" << name << "' dimension " << dim << " is " << a
+             << ", expected " << e << " (dimension " << dim + 1 << " of '"
+             << partialName << "')";
+  }
+  return success();
+}
+
+LogicalResult CombineOp::verify() {
+  auto po = cast<RankedTensorType>(getPartialOutput().getType());
+  auto pl = cast<RankedTensorType>(getPartialLse().getType());
+  auto o = cast<RankedTensorType>(getOutput().getType());
+  auto l = cast<RankedTensorType>(getLse().getType());
+  if (!po.getElementType().isF32() || !pl.getElementType().isF32())
+    return emitOpError() << "'partial_output' and 'partial_lse' must be f32, "
+                         << "got " << po.getElementType() << " and "
+                         << pl.getElementType();
+  if (po.getRank() < 2)
+    return emitOpError() << "'partial_output' must have rank >= 2 [splits, "
+                         << "rows..., dim], got rank " << po.getRank();
+  if (pl.getRank() != po.getRank() - 1)
+    return emitOpError() << "'partial_lse' must have rank " << po.getRank() - 1
+                         << " ('partial_output' without its last dimension), "
+                         << "got rank " << pl.getRank();
+  for (int64_t dim = 0; dim < pl.getRank(); ++dim) {
+    int64_t a = pl.getDimSize(dim), e = po.getDimSize(dim);
+    if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(e) && a != e)
+      return emitOpError() << "'partial_lse' dimension " << dim << " is " << a
+                           << ", expected " << e << " (dimension " << dim
+                           << " of 'partial_output')";
+  }
+  Type outElt = o.getElementType();
+  if (!outElt.isF32() && !outElt.isF16() && !outElt.isBF16())
+    return emitOpError() << "'output' element type must be f32, f16 or bf16, "
+                         << "got " << outElt;
+  if (!l.getElementType().isF32())
+    return emitOpError() << "'lse' element type must be f32, got "
+                         << l.getElementType();
+  if (failed(checkMerged(*this, o, po, "output", "partial_output")))
+    return failure();
+  return checkMerged(*this, l, pl, "lse", "partial_lse");
+}
+
 #define GET_OP_CLASSES
 #include "fa/Dialect/FA/IR/FAOps.cpp.inc"

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/FA/Transforms/AttentionConfig.h"
+#include "fa/Dialect/FA/Transforms/LowerCombine.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -613,6 +614,9 @@ struct FADecomposeAttentionPass
       if (failed(result))
         return signalPassFailure();
     }
+    // num_splits is a hint for the tiled lowering: the oracle never splits,
+    // but merges the fa.combine ops it is given.
+    lowerCombines(getOperation(), rewriter);
   }
 };
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Tiling/Tiling.h"
+#include "fa/Dialect/FA/Transforms/LowerCombine.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -15,6 +16,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <limits>
+#include <thread>
 
 namespace mlir::fa {
 #define GEN_PASS_DEF_FATILEATTENTION
@@ -99,6 +101,8 @@ struct FATileAttentionPass
     }
     options.blockQ = bq;
     options.blockK = bk;
+    options.cores = cores > 0 ? int64_t(cores)
+                              : std::max<int64_t>(1, std::thread::hardware_concurrency());
     if (dqAccumulation == "deterministic") {
       options.dqAccumulation = tiling::DQAccumulation::deterministic;
     } else if (dqAccumulation == "atomic") {
@@ -140,6 +144,8 @@ struct FATileAttentionPass
       if (failed(result))
         return signalPassFailure();
     }
+    // The users' fa.combine ops and those split-KV made.
+    lowerCombines(getOperation(), rewriter);
   }
 };
 

@@ -65,6 +65,13 @@ def FA_AttentionOp : FA_Op<"attention",
     (batch, kv-head)); the real Q, K and V are the stored values times their
     descale. Other element types take no descale.
 
+    Split-KV (a lowering hint, not semantics): `num_splits = n` asks the
+    tiled lowering to split the keys into `n` chunks that run in parallel,
+    each producing a partial output and log-sum-exp, merged by
+    `fa.combine`; `num_splits = 0` lets it pick the number from the shape
+    and the core count. Without the attribute the keys are not split. Any
+    choice gives the same result up to rounding.
+
   }], FA_AttentionConfigDoc, [{
 
     Example:
@@ -84,7 +91,9 @@ def FA_AttentionOp : FA_Op<"attention",
     Optional<AnyRankedTensor>:$query_descale,
     Optional<AnyRankedTensor>:$key_descale,
     Optional<AnyRankedTensor>:$value_descale
-  ), FA_AttentionConfigAttrs);
+  ), FA_AttentionConfigAttrs, (ins
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$num_splits
+  ));
   let results = (outs
     AnyRankedTensor:$output,
     Optional<AnyRankedTensor>:$lse
@@ -156,6 +165,42 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
   let extraClassDeclaration = [{
     double getEffectiveScale();
     ::mlir::fa::MaskAlignment getEffectiveMaskAlignment();
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_CombineOp : FA_Op<"combine", [Pure]> {
+  let summary = "merges partial attention results by their log-sum-exp";
+  let description = [{
+    Attention over a key set split into chunks (split-KV decode, context
+    parallelism) gives, per chunk `c`, a partial output `O_c` normalised over
+    that chunk and its log-sum-exp `L_c`. The attention over all keys is
+    ```
+    L = log(sum_c exp(L_c))
+    O = sum_c exp(L_c - L) * O_c
+    ```
+    `partial_output` is `[splits, rows..., dim]` (f32) and `partial_lse`
+    `[splits, rows...]` (f32): the rows are any number of dimensions, and the
+    output's dims are the partial output's without `splits`, the LSE's the
+    partial LSE's without `splits`. A row whose every partial LSE is -inf
+    (no chunk saw a key) gives output 0 and LSE -inf, never NaN; a chunk with
+    LSE -inf contributes nothing, whatever its partial output holds. The
+    output is f32, f16 or bf16 (rounded once, after the merge); sizes may be
+    dynamic.
+
+    Example:
+    ```mlir
+    %o, %lse = fa.combine %po, %plse
+        : tensor<4x2x8x1x128xf32>, tensor<4x2x8x1xf32>
+        -> tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$partial_output,
+                       AnyRankedTensor:$partial_lse);
+  let results = (outs AnyRankedTensor:$output, AnyRankedTensor:$lse);
+  let assemblyFormat = [{
+    $partial_output `,` $partial_lse `:` type($partial_output) `,`
+    type($partial_lse) attr-dict `->` type($output) `,` type($lse)
   }];
   let hasVerifier = 1;
 }
