@@ -54,3 +54,21 @@ func.func @combine(%po: tensor<?x2x8x1x128xf32>, %pl: tensor<?x2x8x1xf32>) -> (t
   %o, %l = fa.combine %po, %pl : tensor<?x2x8x1x128xf32>, tensor<?x2x8x1xf32> -> tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
   return %o, %l : tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @kvcache_paged_append
+// CHECK: fa.attention_kvcache %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x1x8x64xbf16>, tensor<64x16x2x64xbf16>, tensor<64x16x2x64xbf16>, tensor<?xi32> block_table(%{{.+}} : tensor<?x8xi32>) append(%{{.+}}, %{{.+}} : tensor<?x1x2x64xbf16>, tensor<?x1x2x64xbf16>) {causal, num_splits = 0 : i64} -> tensor<?x1x8x64xbf16>, tensor<?x8x1xf32>, tensor<64x16x2x64xbf16>, tensor<64x16x2x64xbf16>
+func.func @kvcache_paged_append(%q: tensor<?x1x8x64xbf16>, %kc: tensor<64x16x2x64xbf16>, %vc: tensor<64x16x2x64xbf16>, %lens: tensor<?xi32>, %bt: tensor<?x8xi32>, %k: tensor<?x1x2x64xbf16>, %v: tensor<?x1x2x64xbf16>) -> (tensor<?x1x8x64xbf16>, tensor<?x8x1xf32>, tensor<64x16x2x64xbf16>, tensor<64x16x2x64xbf16>) {
+  %o, %lse, %kc2, %vc2 = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<?x1x8x64xbf16>, tensor<64x16x2x64xbf16>, tensor<64x16x2x64xbf16>, tensor<?xi32> block_table(%bt : tensor<?x8xi32>) append(%k, %v : tensor<?x1x2x64xbf16>, tensor<?x1x2x64xbf16>) {causal, num_splits = 0 : i64} -> tensor<?x1x8x64xbf16>, tensor<?x8x1xf32>, tensor<64x16x2x64xbf16>, tensor<64x16x2x64xbf16>
+  return %o, %lse, %kc2, %vc2 : tensor<?x1x8x64xbf16>, tensor<?x8x1xf32>, tensor<64x16x2x64xbf16>, tensor<64x16x2x64xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @kvcache_contiguous
+// CHECK: fa.attention_kvcache %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<2x3x4x16xf32>, tensor<2x40x2x16xf32>, tensor<2x40x2x16xf32>, tensor<2xi32> {window = array<i64: 8, 0>} -> tensor<2x3x4x16xf32>, tensor<2x4x3xf32>
+func.func @kvcache_contiguous(%q: tensor<2x3x4x16xf32>, %kc: tensor<2x40x2x16xf32>, %vc: tensor<2x40x2x16xf32>, %lens: tensor<2xi32>) -> (tensor<2x3x4x16xf32>, tensor<2x4x3xf32>) {
+  %o, %lse = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<2x3x4x16xf32>, tensor<2x40x2x16xf32>, tensor<2x40x2x16xf32>, tensor<2xi32> {window = array<i64: 8, 0>} -> tensor<2x3x4x16xf32>, tensor<2x4x3xf32>
+  return %o, %lse : tensor<2x3x4x16xf32>, tensor<2x4x3xf32>
+}

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/FA/IR/FAOps.h"
+#include "SizeTable.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -29,33 +30,14 @@ LayoutDims mlir::fa::getLayoutDims(Layout layout) {
   llvm_unreachable("unknown layout");
 }
 
+using fa::verify::checkAddressable;
+using fa::verify::describe;
+
 namespace {
 
 bool isSupportedElementType(Type t, bool allowFp8) {
   return t.isF32() || t.isF16() || t.isBF16() ||
          (allowFp8 && isa<Float8E4M3FNType>(t));
-}
-
-std::string describe(int64_t size) {
-  return ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size);
-}
-
-/// Fails when the static dims of `type` hold more bytes than a 64-bit
-/// offset reaches (the lowering's index arithmetic would overflow).
-LogicalResult checkAddressable(Operation *op, Type type, StringRef name) {
-  auto t = cast<RankedTensorType>(type);
-  Type element = t.getElementType();
-  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 8;
-  int64_t bytes = std::max<int64_t>(1, bits / 8);
-  for (int64_t size : t.getShape()) {
-    if (ShapedType::isDynamic(size))
-      continue;
-    if (llvm::MulOverflow(bytes, size, bytes))
-      return op->emitOpError()
-             << "'" << name << "' of type " << type
-             << " holds 2^63 bytes or more: its offsets overflow 64 bits";
-  }
-  return success();
 }
 
 /// The sizes of one attention problem.
@@ -64,71 +46,14 @@ constexpr unsigned kNumSizes = 7;
 const char *const kSizeNames[kNumSizes] = {
     "batch", "heads_q", "heads_kv", "seq_q", "seq_k", "head_dim", "head_dim_v"};
 
-/// The problem's sizes as the operands fix them. The first operand that has
-/// a size static binds it; every later static occurrence must agree. Since
-/// equality is transitive, this compares every pair of static sizes, also
-/// two that a dynamic dim of the first operand would hide (K batch 2 and V
-/// batch 3 under Q batch `?`).
-class ProblemSizes {
-public:
-  explicit ProblemSizes(Operation *op) : op(op) {
-    std::fill(std::begin(sizes), std::end(sizes), ShapedType::kDynamic);
-  }
-
-  /// `name`'s dimension `dim` has extent `extent`, which is size `size` of
-  /// the problem, or 1 where `broadcastable`.
-  LogicalResult bind(Size size, StringRef name, unsigned dim, int64_t extent,
-                     bool broadcastable = false) {
-    unsigned i = static_cast<unsigned>(size);
-    if (ShapedType::isDynamic(extent) || (broadcastable && extent == 1))
-      return success();
-    if (ShapedType::isDynamic(sizes[i])) {
-      sizes[i] = extent;
-      sources[i] = name.str();
-      return success();
-    }
-    if (sizes[i] == extent)
-      return success();
-    return op->emitOpError()
-           << "'" << name << "' dimension " << dim << " (" << kSizeNames[i]
-           << ") is " << extent << ", expected " << sizes[i]
-           << (broadcastable ? " or 1" : "") << " (the " << kSizeNames[i]
-           << " of '" << sources[i] << "')";
-  }
-
-  /// Binds every dimension of `type` to `roles` (one per dimension).
-  LogicalResult bindAll(Type type, StringRef name, ArrayRef<Size> roles,
-                        unsigned numBroadcastable = 0) {
-    if (failed(checkAddressable(op, type, name)))
-      return failure();
-    auto t = cast<RankedTensorType>(type);
-    for (auto [dim, role] : llvm::enumerate(roles))
-      if (failed(bind(role, name, dim, t.getDimSize(dim),
-                      dim < numBroadcastable)))
-        return failure();
-    return success();
-  }
-
-  int64_t operator[](Size size) const {
-    return sizes[static_cast<unsigned>(size)];
-  }
-  /// The operand that bound `size` (empty while it is dynamic).
-  StringRef source(Size size) const {
-    return sources[static_cast<unsigned>(size)];
-  }
-
-private:
-  Operation *op;
-  int64_t sizes[kNumSizes];
-  std::string sources[kNumSizes];
-};
+using ProblemSizes = fa::verify::SizeTable<Size, kNumSizes>;
 
 /// Checks one attention op's operands and attributes. `allowFp8` is false for
 /// the backward, which has no FP8 form.
 class AttentionChecker {
 public:
   AttentionChecker(Operation *op, Layout layout)
-      : op(op), ld(getLayoutDims(layout)), sizes(op) {}
+      : op(op), ld(getLayoutDims(layout)), sizes(op, kSizeNames) {}
 
   /// Q, K, V: ranks, element types, static and positive head dims; binds
   /// their sizes.
@@ -494,6 +419,163 @@ LogicalResult CombineOp::verify() {
     return failure();
   return checkMerged(*this, l, pl, "lse", "partial_lse");
 }
+
+//===----------------------------------------------------------------------===//
+// AttentionKVCacheOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The sizes of a KV-cache problem. `cacheRows` is the caches' dim 0 (batch
+/// when contiguous, num_pages when paged), `cacheSlots` their dim 1
+/// (capacity, or page_size).
+enum class CacheSize {
+  batch, seqQ, headsQ, headsKV, headDim, headDimV, cacheRows, cacheSlots,
+  seqNew, maxPages
+};
+constexpr unsigned kNumCacheSizes = 10;
+const char *const kCacheSizeNames[kNumCacheSizes] = {
+    "batch",     "seq_q",     "heads_q",     "heads_kv", "head_dim",
+    "head_dim_v", "cache_rows", "cache_slots", "seq_new",  "max_pages"};
+using CacheSizes = fa::verify::SizeTable<CacheSize, kNumCacheSizes>;
+
+class KVCacheChecker {
+public:
+  explicit KVCacheChecker(AttentionKVCacheOp op)
+      : op(op), sizes(op, kCacheSizeNames) {}
+  LogicalResult check();
+
+private:
+  InFlightDiagnostic error() { return op.emitOpError(); }
+  LogicalResult checkTensors();
+  LogicalResult checkIndices();
+  LogicalResult bindShapes();
+  LogicalResult checkResults();
+
+  AttentionKVCacheOp op;
+  CacheSizes sizes;
+  Type elementType;
+};
+
+LogicalResult KVCacheChecker::checkTensors() {
+  auto q = cast<RankedTensorType>(op.getQuery().getType());
+  elementType = q.getElementType();
+  if (!isSupportedElementType(elementType, /*allowFp8=*/false))
+    return error() << "'query' element type must be f32, f16 or bf16, got "
+                   << elementType;
+  if (bool(op.getKey()) != bool(op.getValue()))
+    return error() << "'key' and 'value' are appended together: give both "
+                   << "or neither";
+  std::pair<Value, const char *> tensors[] = {
+      {op.getQuery(), "query"}, {op.getKeyCache(), "key_cache"},
+      {op.getValueCache(), "value_cache"}, {op.getKey(), "key"},
+      {op.getValue(), "value"}};
+  for (auto [value, name] : tensors) {
+    if (!value)
+      continue;
+    auto t = cast<RankedTensorType>(value.getType());
+    if (t.getRank() != 4)
+      return error() << "'" << name << "' must have rank 4, got rank "
+                     << t.getRank();
+    if (t.getElementType() != elementType)
+      return error() << "'" << name << "' element type must be "
+                     << elementType << " (the type of 'query'), got "
+                     << t.getElementType();
+    if (t.isDynamicDim(3) || t.getDimSize(3) <= 0)
+      return error() << "'" << name << "' head dim (dimension 3) must be "
+                     << "static and positive";
+  }
+  return success();
+}
+
+LogicalResult KVCacheChecker::checkIndices() {
+  auto lens = cast<RankedTensorType>(op.getCacheSeqlens().getType());
+  if (lens.getRank() != 1 || !lens.getElementType().isInteger(32))
+    return error() << "'cache_seqlens' must be a rank-1 i32 tensor [batch], "
+                   << "got " << lens;
+  if (failed(sizes.bindAll(lens, "cache_seqlens", {CacheSize::batch})))
+    return failure();
+  if (!op.getBlockTable())
+    return success();
+  auto table = cast<RankedTensorType>(op.getBlockTable().getType());
+  if (table.getRank() != 2 || !table.getElementType().isInteger(32))
+    return error() << "'block_table' must be a rank-2 i32 tensor [batch, "
+                   << "max_pages], got " << table;
+  return sizes.bindAll(table, "block_table",
+                       {CacheSize::batch, CacheSize::maxPages});
+}
+
+LogicalResult KVCacheChecker::bindShapes() {
+  using S = CacheSize;
+  S rows = op.getBlockTable() ? S::cacheRows : S::batch;
+  if (failed(sizes.bindAll(op.getQuery().getType(), "query",
+                           {S::batch, S::seqQ, S::headsQ, S::headDim})) ||
+      failed(sizes.bindAll(op.getKeyCache().getType(), "key_cache",
+                           {rows, S::cacheSlots, S::headsKV, S::headDim})) ||
+      failed(sizes.bindAll(op.getValueCache().getType(), "value_cache",
+                           {rows, S::cacheSlots, S::headsKV, S::headDimV})))
+    return failure();
+  if (op.getKey() &&
+      (failed(sizes.bindAll(op.getKey().getType(), "key",
+                            {S::batch, S::seqNew, S::headsKV, S::headDim})) ||
+       failed(sizes.bindAll(op.getValue().getType(), "value",
+                            {S::batch, S::seqNew, S::headsKV, S::headDimV}))))
+    return failure();
+  int64_t hq = sizes[S::headsQ], hkv = sizes[S::headsKV];
+  if (hkv == 0 || (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) &&
+                   hq % hkv != 0))
+    return error() << "heads_kv (" << hkv << ", of '"
+                   << sizes.source(S::headsKV) << "') must be positive and "
+                   << "divide heads_q (" << describe(hq) << ")";
+  if (op.getBlockTable() && sizes[S::cacheSlots] == 0)
+    return error() << "page_size ('key_cache' dimension 1) must be positive";
+  return success();
+}
+
+LogicalResult KVCacheChecker::checkResults() {
+  using S = CacheSize;
+  auto out = cast<RankedTensorType>(op.getOutput().getType());
+  if (out.getRank() != 4 || out.getElementType() != elementType)
+    return error() << "'output' must be a rank-4 " << elementType
+                   << " tensor [batch, seq_q, heads_q, head_dim_v], got "
+                   << out;
+  auto lse = cast<RankedTensorType>(op.getLse().getType());
+  if (lse.getRank() != 3 || !lse.getElementType().isF32())
+    return error() << "'lse' must be a rank-3 f32 tensor [batch, heads_q, "
+                   << "seq_q], got " << lse;
+  if (failed(sizes.bindAll(out, "output",
+                           {S::batch, S::seqQ, S::headsQ, S::headDimV})) ||
+      failed(sizes.bindAll(lse, "lse", {S::batch, S::headsQ, S::seqQ})))
+    return failure();
+  bool appends = bool(op.getKey());
+  if (appends != bool(op.getUpdatedKeyCache()) ||
+      appends != bool(op.getUpdatedValueCache()))
+    return error() << "the updated caches must be returned exactly when "
+                   << "'key' and 'value' are appended";
+  if (appends && (op.getUpdatedKeyCache().getType() != op.getKeyCache().getType() ||
+                  op.getUpdatedValueCache().getType() != op.getValueCache().getType()))
+    return error() << "the updated caches must have the caches' types";
+  return success();
+}
+
+LogicalResult KVCacheChecker::check() {
+  if (failed(checkTensors()) || failed(checkIndices()) ||
+      failed(bindShapes()) || failed(checkResults()))
+    return failure();
+  AttentionChecker config(op, Layout::bshd);
+  return config.checkConfig(op.getScale(), op.getSoftcap(),
+                            asOptional(op.getWindow()), op.getCausal(),
+                            /*hasAlignment=*/false);
+}
+} // namespace
+
+double AttentionKVCacheOp::getEffectiveScale() {
+  if (std::optional<APFloat> s = getScale())
+    return s->convertToDouble();
+  auto qt = cast<RankedTensorType>(getQuery().getType());
+  return 1.0 / std::sqrt(static_cast<double>(qt.getDimSize(3)));
+}
+
+LogicalResult AttentionKVCacheOp::verify() { return KVCacheChecker(*this).check(); }
 
 #define GET_OP_CLASSES
 #include "fa/Dialect/FA/IR/FAOps.cpp.inc"

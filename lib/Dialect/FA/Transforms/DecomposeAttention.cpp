@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/FA/Transforms/AttentionConfig.h"
 #include "fa/Dialect/FA/Transforms/LowerCombine.h"
+#include "fa/Dialect/FA/Transforms/LowerKVCache.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -600,6 +601,8 @@ struct FADecomposeAttentionPass
     : public fa::impl::FADecomposeAttentionBase<FADecomposeAttentionPass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    // Per-sequence fa.attention ops first; the walk below lowers them.
+    lowerKVCacheOps(getOperation(), rewriter);
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<AttentionOp, AttentionGradOp>(op))

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Tiling/Tiling.h"
 #include "fa/Dialect/FA/Transforms/LowerCombine.h"
+#include "fa/Dialect/FA/Transforms/LowerKVCache.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -115,12 +116,14 @@ struct FATileAttentionPass
       return signalPassFailure();
     }
 
+    IRRewriter rewriter(&getContext());
+    // Per-sequence fa.attention ops first; the walk below lowers them.
+    lowerKVCacheOps(getOperation(), rewriter);
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<AttentionOp, AttentionGradOp>(op))
         ops.push_back(op);
     });
-    IRRewriter rewriter(&getContext());
     for (Operation *op : ops) {
       rewriter.setInsertionPoint(op);
       LogicalResult result =

@@ -205,4 +205,78 @@ def FA_CombineOp : FA_Op<"combine", [Pure]> {
   let hasVerifier = 1;
 }
 
+def FA_AttentionKVCacheOp : FA_Op<"attention_kvcache",
+    [Pure, AttrSizedOperandSegments, AttrSizedResultSegments]> {
+  let summary = "attention of new query tokens over a KV cache, contiguous or paged";
+  let description = [{
+    Decode and chunked prefill (flash-attn's `flash_attn_with_kvcache`).
+    `query` is `[batch, seq_q, heads_q, head_dim]` (bshd). The caches are
+    contiguous, `[batch, capacity, heads_kv, head_dim(_v)]`, or paged when a
+    `block_table` (`[batch, max_pages]` i32) is given: `[num_pages,
+    page_size, heads_kv, head_dim(_v)]`, sequence b's key t in page
+    `block_table[b, t / page_size]`, row `t % page_size`. `cache_seqlens`
+    (`[batch]` i32) counts the keys already cached.
+
+    With `append(%k, %v)` (`[batch, seq_new, heads_kv, head_dim(_v)]`) the
+    new keys and values are written into the caches at positions
+    `cache_seqlens[b] ..` first, and the updated caches are returned (two
+    more results of the caches' types; bufferization writes them into the
+    cache buffers in place when those are not read afterwards). Sequence b
+    then attends over `cache_seqlens[b] + seq_new` keys.
+
+    The queries are the last `seq_q` tokens of each sequence: `causal` and
+    `window` align bottom-right per sequence (query i of sequence b sits at
+    position `cache_seqlens[b] + seq_new - seq_q + i`). A sequence without
+    keys gives output 0 and LSE -inf. Scores, scale, softcap and
+    `num_splits` as in `fa.attention`. Element types f32, f16, bf16; the
+    LSE is `[batch, heads_q, seq_q]` f32. The caller guarantees that the
+    lengths fit the caches and that the block table's entries name pages of
+    the cache (the Python API checks both).
+
+    Example:
+    ```mlir
+    %o, %lse, %kc, %vc = fa.attention_kvcache %q, %k_cache, %v_cache, %lens
+        : tensor<4x1x32x128xbf16>, tensor<512x64x8x128xbf16>,
+          tensor<512x64x8x128xbf16>, tensor<4xi32>
+        block_table(%table : tensor<4x128xi32>)
+        append(%k, %v : tensor<4x1x8x128xbf16>, tensor<4x1x8x128xbf16>)
+        {causal} -> tensor<4x1x32x128xbf16>, tensor<4x32x1xf32>,
+                    tensor<512x64x8x128xbf16>, tensor<512x64x8x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key_cache,
+    AnyRankedTensor:$value_cache,
+    AnyRankedTensor:$cache_seqlens,
+    Optional<AnyRankedTensor>:$block_table,
+    Optional<AnyRankedTensor>:$key,
+    Optional<AnyRankedTensor>:$value,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$causal,
+    OptionalAttr<DenseI64ArrayAttr>:$window,
+    OptionalAttr<F32Attr>:$softcap,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$num_splits
+  );
+  let results = (outs
+    AnyRankedTensor:$output,
+    AnyRankedTensor:$lse,
+    Optional<AnyRankedTensor>:$updated_key_cache,
+    Optional<AnyRankedTensor>:$updated_value_cache
+  );
+  let assemblyFormat = [{
+    $query `,` $key_cache `,` $value_cache `,` $cache_seqlens `:`
+    type($query) `,` type($key_cache) `,` type($value_cache) `,`
+    type($cache_seqlens)
+    (`block_table` `(` $block_table^ `:` type($block_table) `)`)?
+    (`append` `(` $key^ `,` $value `:` type($key) `,` type($value) `)`)?
+    attr-dict `->` type($output) `,` type($lse)
+    (`,` type($updated_key_cache)^ `,` type($updated_value_cache))?
+  }];
+  let extraClassDeclaration = [{
+    double getEffectiveScale();
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // FA_DIALECT_FA_IR_FAOPS_TD

@@ -16,7 +16,9 @@ def FADecomposeAttention : Pass<"fa-decompose-attention"> {
     the oracle the optimized lowerings are tested against, written to be
     obviously right rather than fast. It never splits the keys
     (`num_splits` is a hint for `fa-tile-attention`); `fa.combine` ops are
-    merged by the same lowering `fa-tile-attention` uses.
+    merged by the same lowering `fa-tile-attention` uses, and
+    `fa.attention_kvcache` becomes the same per-sequence `fa.attention` ops
+    (see `fa-tile-attention`), decomposed.
 
     Input: `fa` ops on ranked tensors. Output: `linalg`, `tensor`, `arith`
     and `math` ops; no `fa` op remains.
@@ -30,7 +32,8 @@ def FADecomposeAttention : Pass<"fa-decompose-attention"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 
@@ -66,6 +69,12 @@ def FATileAttention : Pass<"fa-tile-attention"> {
     max(1, min(cores / (batch * heads_q * query tiles), key tiles, 64)).
     Every `fa.combine` becomes `linalg.generic` ops (see
     docs/Inference.md).
+
+    KV caches: every `fa.attention_kvcache` first becomes `scf.for` loops
+    that insert the appended keys/values into the caches, then, per
+    sequence, a dense bshd `fa.attention` (bottom-right masks, the op's
+    `num_splits`) on a slice of a contiguous cache or the sequence's pages
+    gathered into one tensor; those are tiled like any other.
 
     Input: `fa` ops on ranked tensors. Output: `scf`, `linalg` (on 2-D
     tiles), `tensor`, `arith` and `math` ops; no `fa` op remains.

@@ -141,7 +141,7 @@ SmallVector<Value> ForwardNest::buildSplit(int64_t numSplits) {
   if (p.ld.seq != 2) { // bshd: [batch, heads, seq, dim] -> [batch, seq, heads, dim]
     SmallVector<OpFoldResult> sizes = tb.sizesOf(op.getQuery());
     sizes[p.ld.dim] = b.getIndexAttr(p.headDimV);
-    Value init = tensor::EmptyOp::create(b, tb.folded(sizes), outElt);
+    Value init = tensor::EmptyOp::create(b, sizes, outElt);
     results[0] = linalg::TransposeOp::create(b, results[0], init,
                                              ArrayRef<int64_t>{0, 2, 1, 3})
                      .getResult()[0];
