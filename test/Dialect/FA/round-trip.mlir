@@ -72,3 +72,12 @@ func.func @kvcache_contiguous(%q: tensor<2x3x4x16xf32>, %kc: tensor<2x40x2x16xf3
   %o, %lse = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<2x3x4x16xf32>, tensor<2x40x2x16xf32>, tensor<2x40x2x16xf32>, tensor<2xi32> {window = array<i64: 8, 0>} -> tensor<2x3x4x16xf32>, tensor<2x4x3xf32>
   return %o, %lse : tensor<2x3x4x16xf32>, tensor<2x4x3xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @varlen
+// CHECK: fa.attention_varlen %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x8x64xf16>, tensor<?x2x64xf16>, tensor<?x2x32xf16>, tensor<?xi32>, tensor<?xi32> {causal, max_seqlen_k = 512 : i64, max_seqlen_q = 512 : i64} -> tensor<?x8x32xf16>, tensor<8x?xf32>
+func.func @varlen(%q: tensor<?x8x64xf16>, %k: tensor<?x2x64xf16>, %v: tensor<?x2x32xf16>, %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> (tensor<?x8x32xf16>, tensor<8x?xf32>) {
+  %o, %lse = fa.attention_varlen %q, %k, %v, %cq, %ck : tensor<?x8x64xf16>, tensor<?x2x64xf16>, tensor<?x2x32xf16>, tensor<?xi32>, tensor<?xi32> {causal, max_seqlen_q = 512 : i64, max_seqlen_k = 512 : i64} -> tensor<?x8x32xf16>, tensor<8x?xf32>
+  return %o, %lse : tensor<?x8x32xf16>, tensor<8x?xf32>
+}

@@ -577,5 +577,95 @@ double AttentionKVCacheOp::getEffectiveScale() {
 
 LogicalResult AttentionKVCacheOp::verify() { return KVCacheChecker(*this).check(); }
 
+//===----------------------------------------------------------------------===//
+// AttentionVarlenOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+enum class PackedSize {
+  totalQ, totalK, headsQ, headsKV, headDim, headDimV, batchPlusOne
+};
+constexpr unsigned kNumPackedSizes = 7;
+const char *const kPackedSizeNames[kNumPackedSizes] = {
+    "total_q", "total_k", "heads_q", "heads_kv", "head_dim", "head_dim_v",
+    "batch + 1"};
+using PackedSizes = fa::verify::SizeTable<PackedSize, kNumPackedSizes>;
+
+LogicalResult checkVarlen(AttentionVarlenOp op) {
+  using S = PackedSize;
+  PackedSizes sizes(op, kPackedSizeNames);
+  auto q = cast<RankedTensorType>(op.getQuery().getType());
+  Type elementType = q.getElementType();
+  if (!isSupportedElementType(elementType, /*allowFp8=*/false))
+    return op.emitOpError() << "'query' element type must be f32, f16 or "
+                            << "bf16, got " << elementType;
+  std::pair<Value, const char *> packed[] = {
+      {op.getQuery(), "query"}, {op.getKey(), "key"}, {op.getValue(), "value"}};
+  for (auto [value, name] : packed) {
+    auto t = cast<RankedTensorType>(value.getType());
+    if (t.getRank() != 3)
+      return op.emitOpError() << "'" << name << "' must have rank 3 [tokens, "
+                              << "heads, head_dim], got rank " << t.getRank();
+    if (t.getElementType() != elementType)
+      return op.emitOpError() << "'" << name << "' element type must be "
+                              << elementType << " (the type of 'query'), got "
+                              << t.getElementType();
+    if (t.isDynamicDim(2) || t.getDimSize(2) <= 0)
+      return op.emitOpError() << "'" << name << "' head dim (dimension 2) "
+                              << "must be static and positive";
+  }
+  for (auto [value, name] : {std::pair{op.getCuSeqlensQ(), "cu_seqlens_q"},
+                             {op.getCuSeqlensK(), "cu_seqlens_k"}}) {
+    auto t = cast<RankedTensorType>(value.getType());
+    if (t.getRank() != 1 || !t.getElementType().isInteger(32) ||
+        t.getDimSize(0) == 0)
+      return op.emitOpError() << "'" << name << "' must be a rank-1 i32 "
+                              << "tensor [batch + 1] (at least 1 entry), got "
+                              << t;
+    if (failed(sizes.bindAll(t, name, {S::batchPlusOne})))
+      return failure();
+  }
+  auto out = cast<RankedTensorType>(op.getOutput().getType());
+  auto lse = cast<RankedTensorType>(op.getLse().getType());
+  if (out.getRank() != 3 || out.getElementType() != elementType)
+    return op.emitOpError() << "'output' must be a rank-3 " << elementType
+                            << " tensor [total_q, heads_q, head_dim_v], got "
+                            << out;
+  if (lse.getRank() != 2 || !lse.getElementType().isF32())
+    return op.emitOpError() << "'lse' must be a rank-2 f32 tensor [heads_q, "
+                            << "total_q], got " << lse;
+  if (failed(sizes.bindAll(q, "query", {S::totalQ, S::headsQ, S::headDim})) ||
+      failed(sizes.bindAll(op.getKey().getType(), "key",
+                           {S::totalK, S::headsKV, S::headDim})) ||
+      failed(sizes.bindAll(op.getValue().getType(), "value",
+                           {S::totalK, S::headsKV, S::headDimV})) ||
+      failed(sizes.bindAll(out, "output",
+                           {S::totalQ, S::headsQ, S::headDimV})) ||
+      failed(sizes.bindAll(lse, "lse", {S::headsQ, S::totalQ})))
+    return failure();
+  int64_t hq = sizes[S::headsQ], hkv = sizes[S::headsKV];
+  if (hkv == 0 || (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) &&
+                   hq % hkv != 0))
+    return op.emitOpError() << "heads_kv (" << hkv << ", of '"
+                            << sizes.source(S::headsKV) << "') must be "
+                            << "positive and divide heads_q (" << describe(hq)
+                            << ")";
+  for (auto [bound, total, name] :
+       {std::tuple{op.getMaxSeqlenQ(), sizes[S::totalQ], "max_seqlen_q"},
+        {op.getMaxSeqlenK(), sizes[S::totalK], "max_seqlen_k"}})
+    if (bound && !ShapedType::isDynamic(total) &&
+        static_cast<int64_t>(*bound) > total)
+      return op.emitOpError() << "'" << name << "' (" << *bound
+                              << ") exceeds the packed tokens (" << total
+                              << ")";
+  AttentionChecker config(op, Layout::bshd);
+  return config.checkConfig(op.getScale(), op.getSoftcap(),
+                            asOptional(op.getWindow()), op.getCausal(),
+                            op.getMaskAlignment().has_value());
+}
+} // namespace
+
+LogicalResult AttentionVarlenOp::verify() { return checkVarlen(*this); }
+
 #define GET_OP_CLASSES
 #include "fa/Dialect/FA/IR/FAOps.cpp.inc"

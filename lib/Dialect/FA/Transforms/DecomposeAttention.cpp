@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/FA/Transforms/AttentionConfig.h"
 #include "fa/Dialect/FA/Transforms/LowerCombine.h"
-#include "fa/Dialect/FA/Transforms/LowerKVCache.h"
+#include "fa/Dialect/FA/Transforms/LowerSequences.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -602,7 +602,7 @@ struct FADecomposeAttentionPass
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     // Per-sequence fa.attention ops first; the walk below lowers them.
-    lowerKVCacheOps(getOperation(), rewriter);
+    lowerSequenceOps(getOperation(), rewriter);
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<AttentionOp, AttentionGradOp>(op))

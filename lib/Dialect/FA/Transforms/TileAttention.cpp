@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Tiling/Tiling.h"
 #include "fa/Dialect/FA/Transforms/LowerCombine.h"
-#include "fa/Dialect/FA/Transforms/LowerKVCache.h"
+#include "fa/Dialect/FA/Transforms/LowerSequences.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -118,7 +118,7 @@ struct FATileAttentionPass
 
     IRRewriter rewriter(&getContext());
     // Per-sequence fa.attention ops first; the walk below lowers them.
-    lowerKVCacheOps(getOperation(), rewriter);
+    lowerSequenceOps(getOperation(), rewriter);
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<AttentionOp, AttentionGradOp>(op))

@@ -279,4 +279,53 @@ def FA_AttentionKVCacheOp : FA_Op<"attention_kvcache",
   let hasVerifier = 1;
 }
 
+def FA_AttentionVarlenOp : FA_Op<"attention_varlen", [Pure]> {
+  let summary = "attention over a ragged batch packed along the tokens";
+  let description = [{
+    flash-attn's varlen form. `query` is `[total_q, heads_q, head_dim]`,
+    `key` and `value` `[total_k, heads_kv, head_dim(_v)]`; sequence b is
+    rows `cu_seqlens_q[b] .. cu_seqlens_q[b+1]` of the query and
+    `cu_seqlens_k[b] .. cu_seqlens_k[b+1]` of the keys and values
+    (`cu_seqlens_*`: `[batch + 1]` i32, starting at 0, non-decreasing; the
+    caller guarantees it). Empty sequences are allowed: no query, or no key
+    (output 0, LSE -inf). Each sequence is an attention of its own, with the
+    masks, scale, softcap and `num_splits` of `fa.attention` (alignments
+    per sequence). The output is `[total_q, heads_q, head_dim_v]`, the LSE
+    `[heads_q, total_q]` f32. `max_seqlen_q` / `max_seqlen_k`, when given,
+    bound every sequence's length (targets that size a grid by them need
+    them; the CPU lowering does not).
+
+    Example:
+    ```mlir
+    %o, %lse = fa.attention_varlen %q, %k, %v, %cu_q, %cu_k
+        : tensor<?x32x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>,
+          tensor<9xi32>, tensor<9xi32>
+        {causal, max_seqlen_q = 4096 : i64, max_seqlen_k = 4096 : i64}
+        -> tensor<?x32x128xbf16>, tensor<32x?xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$value,
+    AnyRankedTensor:$cu_seqlens_q,
+    AnyRankedTensor:$cu_seqlens_k,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$max_seqlen_q,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$max_seqlen_k,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$causal,
+    OptionalAttr<FA_MaskAlignmentAttr>:$mask_alignment,
+    OptionalAttr<DenseI64ArrayAttr>:$window,
+    OptionalAttr<F32Attr>:$softcap,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$num_splits
+  );
+  let results = (outs AnyRankedTensor:$output, AnyRankedTensor:$lse);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $cu_seqlens_q `,` $cu_seqlens_k `:`
+    type($query) `,` type($key) `,` type($value) `,` type($cu_seqlens_q) `,`
+    type($cu_seqlens_k) attr-dict `->` type($output) `,` type($lse)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // FA_DIALECT_FA_IR_FAOPS_TD

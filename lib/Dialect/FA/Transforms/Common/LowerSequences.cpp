@@ -1,5 +1,6 @@
-//===- LowerKVCache.cpp - fa.attention_kvcache as per-sequence ops --------===//
+//===- LowerSequences.cpp - Ragged and cached attention per sequence ------===//
 //
+// fa.attention_kvcache:
 //   caches = scf.for b, scf.for t < seq_new:            (with append only)
 //              insert key[b, t] at (page, row) of position cache_seqlens[b] + t
 //   scf.for b carrying (O, LSE):
@@ -8,12 +9,17 @@
 //              | scf.for page j < ceil(n / page_size): insert its rows
 //     O[b], LSE[b] = fa.attention q[b], K_b, V_b {bshd, bottom_right masks}
 //
+// fa.attention_varlen:
+//   scf.for b carrying (O, LSE):
+//     O[cu_q[b]:cu_q[b+1]], LSE[:, cu_q[b]:cu_q[b+1]] =
+//         fa.attention q[cu_q[b]:..], k[cu_k[b]:..], v[cu_k[b]:..] {bshd}
+//
 // A paged sequence's keys are gathered into one [1, n, heads_kv, dim]
 // tensor: memory linear in the sequence, and the dense nest then walks its
 // key tiles without knowing about pages (see docs/Inference.md).
 //
 //===----------------------------------------------------------------------===//
-#include "fa/Dialect/FA/Transforms/LowerKVCache.h"
+#include "fa/Dialect/FA/Transforms/LowerSequences.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -27,28 +33,56 @@ using namespace mlir::fa;
 
 namespace {
 
-class KVCacheLowering {
+/// What both lowerings are written in: index scalars, i32 reads and tile
+/// copies.
+class SequenceBuilder {
 public:
-  KVCacheLowering(AttentionKVCacheOp op, ImplicitLocOpBuilder &b)
-      : op(op), b(b) {}
+  explicit SequenceBuilder(ImplicitLocOpBuilder &b) : b(b) {}
 
-  SmallVector<Value> build();
-
-private:
+protected:
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
   Value dim(Value t, int64_t d) {
     return getValueOrCreateConstantIndexOp(
         b, b.getLoc(), tensor::getMixedSize(b, b.getLoc(), t, d));
   }
-  /// element `indices` of an i32 tensor, as an index.
+  /// tensor.empty of `type`, its dynamic dims from `sizes` (one per dim).
+  Value empty(RankedTensorType type, ArrayRef<Value> sizes) {
+    SmallVector<Value> dynamic;
+    for (auto [d, size] : llvm::enumerate(sizes))
+      if (type.isDynamicDim(d))
+        dynamic.push_back(size);
+    return tensor::EmptyOp::create(b, type, dynamic);
+  }
+  /// Element `indices` of an i32 tensor, as an index.
   Value readIndex(Value t, ValueRange indices);
+  /// `tile` into `into` at `offsets` (then zeros), with the tile's sizes.
+  Value insert(Value tile, Value into, ValueRange offsets);
+  /// An op's per-sequence results collected by `scf.for b < batch` into
+  /// `outputs`; `body` returns each sequence's tiles and their offsets.
+  SmallVector<Value> forEachSequence(
+      Value batch, ValueRange outputs,
+      function_ref<SmallVector<std::pair<Value, SmallVector<Value>>>(Value)>
+          body);
+  /// A bshd fa.attention with the op's score attributes, on one sequence.
+  AttentionOp attention(Operation *op, Value q, Value k, Value v,
+                        MaskAlignmentAttr alignment);
+
+  ImplicitLocOpBuilder &b;
+};
+
+class KVCacheLowering : SequenceBuilder {
+public:
+  KVCacheLowering(AttentionKVCacheOp op, ImplicitLocOpBuilder &b)
+      : SequenceBuilder(b), op(op) {}
+
+  SmallVector<Value> build();
+
+private:
   /// (cache row, slot) of position `pos` of sequence `bi`.
   std::pair<Value, Value> slotOf(Value bi, Value pos);
   /// The region [d0, d1, 0, 0] of sizes [1, rows, heads, dim] of a rank-4
   /// tensor.
   Value slice(Value t, Value d0, Value d1, Value rows);
-  /// `tile` into `into` at `offsets` (then zeros), with the tile's sizes.
-  Value insert(Value tile, Value into, ValueRange offsets);
   /// The caches with seq_new tokens of every sequence written in.
   std::pair<Value, Value> append();
   /// [1, n, heads_kv, dim]: the first `n` keys (or values) of sequence bi.
@@ -56,10 +90,24 @@ private:
   AttentionOp sequenceAttention(Value bi, Value kc, Value vc);
 
   AttentionKVCacheOp op;
-  ImplicitLocOpBuilder &b;
 };
 
-Value KVCacheLowering::readIndex(Value t, ValueRange indices) {
+class VarlenLowering : SequenceBuilder {
+public:
+  VarlenLowering(AttentionVarlenOp op, ImplicitLocOpBuilder &b)
+      : SequenceBuilder(b), op(op) {}
+
+  SmallVector<Value> build();
+
+private:
+  /// Rows [start, start + len) of a packed [tokens, heads, dim] tensor as
+  /// a [1, len, heads, dim] one.
+  Value sequence(Value packed, Value start, Value len);
+
+  AttentionVarlenOp op;
+};
+
+Value SequenceBuilder::readIndex(Value t, ValueRange indices) {
   Value v = tensor::ExtractOp::create(b, t, indices);
   return arith::IndexCastOp::create(b, b.getIndexType(), v);
 }
@@ -84,7 +132,7 @@ Value KVCacheLowering::slice(Value t, Value d0, Value d1, Value rows) {
   return tensor::ExtractSliceOp::create(b, t, offsets, sizes, strides);
 }
 
-Value KVCacheLowering::insert(Value tile, Value into, ValueRange offsets) {
+Value SequenceBuilder::insert(Value tile, Value into, ValueRange offsets) {
   auto rank = cast<RankedTensorType>(into.getType()).getRank();
   SmallVector<OpFoldResult> at(offsets.begin(), offsets.end());
   at.resize(rank, b.getIndexAttr(0));
@@ -150,6 +198,15 @@ AttentionOp KVCacheLowering::sequenceAttention(Value bi, Value kc, Value vc) {
                                   seqNew);
   Value q = slice(op.getQuery(), bi, index(0), dim(op.getQuery(), 1));
   Value k = sequenceKeys(kc, bi, n), v = sequenceKeys(vc, bi, n);
+  bool masked = op.getCausal() || op.getWindow();
+  return attention(op, q, k, v,
+                   masked ? MaskAlignmentAttr::get(b.getContext(),
+                                                   MaskAlignment::bottom_right)
+                          : MaskAlignmentAttr());
+}
+
+AttentionOp SequenceBuilder::attention(Operation *op, Value q, Value k,
+                                       Value v, MaskAlignmentAttr alignment) {
   auto qType = cast<RankedTensorType>(q.getType());
   auto outType = RankedTensorType::get(
       {1, qType.getDimSize(1), qType.getDimSize(2),
@@ -157,13 +214,29 @@ AttentionOp KVCacheLowering::sequenceAttention(Value bi, Value kc, Value vc) {
       qType.getElementType());
   auto lseType = RankedTensorType::get(
       {1, qType.getDimSize(2), qType.getDimSize(1)}, b.getF32Type());
-  bool masked = op.getCausal() || op.getWindow();
+  auto attr = [&](StringRef name) { return op->getAttr(name); };
   return AttentionOp::create(
       b, outType, lseType, q, k, v, Value(), Value(), Value(), Value(),
-      Layout::bshd, op.getScaleAttr(), op.getCausal(),
-      masked ? MaskAlignmentAttr::get(b.getContext(), MaskAlignment::bottom_right)
-             : MaskAlignmentAttr(),
-      op.getWindowAttr(), op.getSoftcapAttr(), op.getNumSplitsAttr());
+      Layout::bshd, dyn_cast_or_null<FloatAttr>(attr("scale")),
+      op->hasAttr("causal"), alignment,
+      dyn_cast_or_null<DenseI64ArrayAttr>(attr("window")),
+      dyn_cast_or_null<FloatAttr>(attr("softcap")),
+      dyn_cast_or_null<IntegerAttr>(attr("num_splits")));
+}
+
+SmallVector<Value> SequenceBuilder::forEachSequence(
+    Value batch, ValueRange outputs,
+    function_ref<SmallVector<std::pair<Value, SmallVector<Value>>>(Value)>
+        body) {
+  auto loop = scf::ForOp::create(
+      b, index(0), batch, index(1), outputs,
+      [&](OpBuilder &, Location, Value bi, ValueRange acc) {
+        SmallVector<Value> next;
+        for (auto [tile, into] : llvm::zip(body(bi), acc))
+          next.push_back(insert(tile.first, into, tile.second));
+        scf::YieldOp::create(b, next);
+      });
+  return loop.getResults();
 }
 
 SmallVector<Value> KVCacheLowering::build() {
@@ -174,26 +247,13 @@ SmallVector<Value> KVCacheLowering::build() {
   auto lseType = cast<RankedTensorType>(op.getLse().getType());
   Value batch = dim(op.getQuery(), 0), seqQ = dim(op.getQuery(), 1);
   Value headsQ = dim(op.getQuery(), 2);
-  auto dynSizes = [&](RankedTensorType t, ArrayRef<Value> sizes) {
-    SmallVector<Value> dyn;
-    for (auto [d, size] : llvm::enumerate(sizes))
-      if (t.isDynamicDim(d))
-        dyn.push_back(size);
-    return dyn;
-  };
-  Value out0 = tensor::EmptyOp::create(
-      b, outType, dynSizes(outType, {batch, seqQ, headsQ}));
-  Value lse0 = tensor::EmptyOp::create(
-      b, lseType, dynSizes(lseType, {batch, headsQ, seqQ}));
-  auto loop = scf::ForOp::create(
-      b, index(0), batch, index(1), ValueRange{out0, lse0},
-      [&](OpBuilder &, Location, Value bi, ValueRange acc) {
+  SmallVector<Value> results = forEachSequence(
+      batch, {empty(outType, {batch, seqQ, headsQ}),
+              empty(lseType, {batch, headsQ, seqQ})},
+      [&](Value bi) -> SmallVector<std::pair<Value, SmallVector<Value>>> {
         AttentionOp attn = sequenceAttention(bi, kc, vc);
-        Value o = insert(attn.getOutput(), acc[0], {bi});
-        Value l = insert(attn.getLse(), acc[1], {bi});
-        scf::YieldOp::create(b, ValueRange{o, l});
+        return {{attn.getOutput(), {bi}}, {attn.getLse(), {bi}}};
       });
-  SmallVector<Value> results = {loop.getResult(0), loop.getResult(1)};
   if (op.getKey())
     results.append({kc, vc});
   return results;
@@ -201,13 +261,64 @@ SmallVector<Value> KVCacheLowering::build() {
 
 } // namespace
 
-void mlir::fa::lowerKVCacheOps(Operation *root, RewriterBase &rewriter) {
-  SmallVector<AttentionKVCacheOp> ops;
-  root->walk([&](AttentionKVCacheOp op) { ops.push_back(op); });
-  for (AttentionKVCacheOp op : ops) {
+Value VarlenLowering::sequence(Value packed, Value start, Value len) {
+  auto type = cast<RankedTensorType>(packed.getType());
+  SmallVector<OpFoldResult> offsets = {start, b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {len, tensor::getMixedSize(b, b.getLoc(), packed, 1),
+                                     b.getIndexAttr(type.getDimSize(2))};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  Value rows = tensor::ExtractSliceOp::create(b, packed, offsets, sizes, strides);
+  auto rowsType = cast<RankedTensorType>(rows.getType());
+  auto seqType = RankedTensorType::get(
+      {1, rowsType.getDimSize(0), rowsType.getDimSize(1), rowsType.getDimSize(2)},
+      type.getElementType());
+  SmallVector<OpFoldResult> shape = {b.getIndexAttr(1)};
+  shape.append(sizes);
+  return tensor::ExpandShapeOp::create(b, seqType, rows,
+                                       ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}},
+                                       shape);
+}
+
+SmallVector<Value> VarlenLowering::build() {
+  auto outType = cast<RankedTensorType>(op.getOutput().getType());
+  auto lseType = cast<RankedTensorType>(op.getLse().getType());
+  Value totalQ = dim(op.getQuery(), 0), headsQ = dim(op.getQuery(), 1);
+  Value batch = arith::SubIOp::create(b, dim(op.getCuSeqlensQ(), 0), index(1));
+  return forEachSequence(
+      batch, {empty(outType, {totalQ, headsQ}), empty(lseType, {headsQ, totalQ})},
+      [&](Value bi) -> SmallVector<std::pair<Value, SmallVector<Value>>> {
+        Value next = arith::AddIOp::create(b, bi, index(1));
+        auto span = [&](Value cu) -> std::pair<Value, Value> {
+          Value start = readIndex(cu, {bi});
+          return {start, arith::SubIOp::create(b, readIndex(cu, {next}), start)};
+        };
+        auto [q0, sq] = span(op.getCuSeqlensQ());
+        auto [k0, sk] = span(op.getCuSeqlensK());
+        AttentionOp attn = attention(
+            op, sequence(op.getQuery(), q0, sq), sequence(op.getKey(), k0, sk),
+            sequence(op.getValue(), k0, sk), op.getMaskAlignmentAttr());
+        auto collapse = [&](Value t, ArrayRef<ReassociationIndices> groups) {
+          return tensor::CollapseShapeOp::create(b, t, groups).getResult();
+        };
+        return {{collapse(attn.getOutput(), {{0, 1}, {2}, {3}}), {q0}},
+                {collapse(attn.getLse(), {{0, 1}, {2}}), {index(0), q0}}};
+      });
+}
+
+template <typename OpT, typename LoweringT>
+static void lowerAll(Operation *root, RewriterBase &rewriter) {
+  SmallVector<OpT> ops;
+  root->walk([&](OpT op) { ops.push_back(op); });
+  for (OpT op : ops) {
     rewriter.setInsertionPoint(op);
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    KVCacheLowering lowering(op, b);
+    LoweringT lowering(op, b);
     rewriter.replaceOp(op, lowering.build());
   }
+}
+
+void mlir::fa::lowerSequenceOps(Operation *root, RewriterBase &rewriter) {
+  lowerAll<AttentionKVCacheOp, KVCacheLowering>(root, rewriter);
+  lowerAll<AttentionVarlenOp, VarlenLowering>(root, rewriter);
 }
