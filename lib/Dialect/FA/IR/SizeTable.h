@@ -1,18 +1,22 @@
 //===- SizeTable.h - Sizes of an op bound from its operands -----*- C++ -*-===//
 //
-// The verifiers' shared bookkeeping: each size of a problem is bound by the
+// The verifiers' shared pieces: each size of a problem is bound by the
 // first operand that has it static, and every later static occurrence must
-// agree, with a message naming both operands.
+// agree, with a message naming both operands; the element types and score
+// attributes every attention op accepts.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FA_LIB_DIALECT_FA_IR_SIZETABLE_H
 #define FA_LIB_DIALECT_FA_IR_SIZETABLE_H
 
+#include "llvm/ADT/APFloat.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <string>
 
 namespace mlir::fa::verify {
@@ -100,6 +104,40 @@ private:
   int64_t sizes[N];
   std::string sources[N];
 };
+
+inline bool isSupportedElementType(Type t, bool allowFp8) {
+  return t.isF32() || t.isF16() || t.isBF16() ||
+         (allowFp8 && isa<Float8E4M3FNType>(t));
+}
+
+/// The score attributes every attention op shares: scale, softcap, window,
+/// and an alignment only with something to align.
+inline LogicalResult checkScoreConfig(
+    Operation *op,
+    std::optional<APFloat> scale, std::optional<APFloat> softcap,
+    std::optional<ArrayRef<int64_t>> window, bool causal, bool hasAlignment) {
+  if (scale) {
+    double s = scale->convertToDouble();
+    if (!std::isfinite(s) || s == 0.0)
+      return op->emitOpError() << "'scale' must be finite and non-zero, got " << s;
+  }
+  if (softcap) {
+    double c = softcap->convertToDouble();
+    if (!std::isfinite(c) || c <= 0.0)
+      return op->emitOpError() << "'softcap' must be finite and > 0, got " << c;
+  }
+  if (window) {
+    if (window->size() != 2)
+      return op->emitOpError() << "'window' must have 2 elements (left, right), got "
+                     << window->size();
+    if ((*window)[0] < 0 || (*window)[1] < 0)
+      return op->emitOpError() << "'window' sizes must be >= 0, got ["
+                     << (*window)[0] << ", " << (*window)[1] << "]";
+  }
+  if (hasAlignment && !causal && !window)
+    return op->emitOpError() << "'mask_alignment' needs 'causal' or 'window'";
+  return success();
+}
 
 } // namespace mlir::fa::verify
 
