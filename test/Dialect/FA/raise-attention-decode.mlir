@@ -241,3 +241,42 @@ func.func @padded_decode(%q: tensor<2x8x1x64xf32>, %k: tensor<2x8x100x64xf32>, %
   } -> tensor<2x8x1x64xf32>
   return %o : tensor<2x8x1x64xf32>
 }
+
+// -----
+
+// GQA written with the group as its own dimension ("bhgid,bhjd->bhgij"),
+// one query token: i is a unit dimension, so the group's atom is the only
+// query-side atom and becomes the row; the 4 query heads of a kv head are
+// then 4 rows over the same keys (what pack-GQA does by hand). This form
+// raised so before decode support too; without a mask it is exact.
+#qg = affine_map<(b, h, g, i, j, d) -> (b, h, g, i, d)>
+#kg = affine_map<(b, h, g, i, j, d) -> (b, h, j, d)>
+#sg = affine_map<(b, h, g, i, j, d) -> (b, h, g, i, j)>
+#pg = affine_map<(b, h, g, i, e, j) -> (b, h, g, i, j)>
+#vg = affine_map<(b, h, g, i, e, j) -> (b, h, j, e)>
+#og = affine_map<(b, h, g, i, e, j) -> (b, h, g, i, e)>
+// CHECK-LABEL: func.func @gqa_einsum_decode
+// CHECK: %[[Q:.+]] = tensor.collapse_shape %arg0 {{\[}}[0], [1], [2], [3, 4]] : tensor<2x2x4x1x32xf32> into tensor<2x2x4x32xf32>
+// CHECK: fa.attention %[[Q]], %arg1, %arg2 : tensor<2x2x4x32xf32>, tensor<2x2x100x32xf32>, tensor<2x2x100x32xf32> {scale = 1.000000e+00 : f32} -> tensor<2x2x4x32xf32>
+func.func @gqa_einsum_decode(%q: tensor<2x2x4x1x32xf32>, %k: tensor<2x2x100x32xf32>, %v: tensor<2x2x100x32xf32>) -> tensor<2x2x4x1x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x2x4x1x100xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x2x4x1x100xf32>) -> tensor<2x2x4x1x100xf32>
+  %s = linalg.generic {indexing_maps = [#qg, #kg, #sg], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x2x4x1x32xf32>, tensor<2x2x100x32xf32>) outs(%f0 : tensor<2x2x4x1x100xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x4x1x100xf32>
+  %p = linalg.softmax dimension(4) ins(%s : tensor<2x2x4x1x100xf32>) outs(%e0 : tensor<2x2x4x1x100xf32>) -> tensor<2x2x4x1x100xf32>
+  %e1 = tensor.empty() : tensor<2x2x4x1x32xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x2x4x1x32xf32>) -> tensor<2x2x4x1x32xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.000000e+00)}}
+  %o = linalg.generic {indexing_maps = [#pg, #vg, #og], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x4x1x100xf32>, tensor<2x2x100x32xf32>) outs(%f1 : tensor<2x2x4x1x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x4x1x32xf32>
+  return %o : tensor<2x2x4x1x32xf32>
+}
