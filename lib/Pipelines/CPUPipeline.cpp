@@ -100,10 +100,13 @@ void mlir::fa::buildFACPUPipeline(OpPassManager &pm,
                                   const FACPUPipelineOptions &options) {
   // Whatever the raise left (linalg.softmax, math on tensors) lowers too.
   pm.addNestedPass<func::FuncOp>(fa::createFACPULowerAggregates());
-  if (options.tiled)
-    pm.addPass(createFATileAttention());
-  else
+  if (options.tiled) {
+    fa::FATileAttentionOptions tile;
+    tile.cores = options.cores;
+    pm.addPass(fa::createFATileAttention(tile));
+  } else {
     pm.addPass(createFADecomposeAttention());
+  }
   addCleanup(pm);
   addVectorizeTiles(pm, options);
   addBufferize(pm, options);

@@ -34,6 +34,8 @@ class AttentionConfig:
     bias: Optional[Tuple[bool, bool]] = None
     bias_dtype: str = "f32"
     return_lse: bool = True
+    # Split-KV hint for the tiled lowering (0: its heuristic); None: unsplit.
+    num_splits: Optional[int] = None
     # Which of batch/heads/seq are dynamic ('?') in the generated function.
     dynamic: Tuple[str, ...] = field(default_factory=tuple)
 
@@ -48,6 +50,8 @@ class AttentionConfig:
             arguments.check_int(where, "head_dim_v", self.head_dim_v, 1)
         for name in ("causal", "return_lse"):
             arguments.check_bool(where, name, getattr(self, name))
+        if self.num_splits is not None:
+            arguments.check_int(where, "num_splits", self.num_splits, 0)
         arguments.check_window(where, self.window)
         arguments.check_bias_flags(where, self.bias)
         arguments.check_score_floats(where, self.scale, self.softcap)
@@ -113,6 +117,8 @@ class AttentionConfig:
             attrs.append(f"window = array<i64: {self.window[0]}, {self.window[1]}>")
         if self.softcap is not None:
             attrs.append(f"softcap = {mlir_f32(self.softcap)}")
+        if self.num_splits is not None:
+            attrs.append(f"num_splits = {self.num_splits} : i64")
         return "{" + ", ".join(attrs) + "}" if attrs else ""
 
 

@@ -46,6 +46,9 @@ class KernelConfig:
     # bitwise equal (sm_90a; the CPU backward always is). The forward
     # ignores it: it is canonicalized to False there.
     deterministic: bool = False
+    # Forward only: split-KV chunks (0: the lowering's heuristic); None:
+    # unsplit. A lowering hint (fa.attention's num_splits), not semantics.
+    num_splits: Optional[int] = None
     batch: Optional[int] = None
     heads_q: Optional[int] = None
     heads_kv: Optional[int] = None
@@ -79,6 +82,7 @@ class KernelConfig:
                     set_(s, None)
         if self.op == "backward":
             set_("return_lse", True)  # the backward always consumes LSE
+            set_("num_splits", None)
         else:
             set_("deterministic", False)
         self.validate()
@@ -95,6 +99,8 @@ class KernelConfig:
         for name in _SIZES:
             if getattr(self, name) is not None:
                 arguments.check_int(where, name, getattr(self, name), 1)
+        if self.num_splits is not None:
+            arguments.check_int(where, "num_splits", self.num_splits, 0)
         arguments.check_window(where, self.window)
         arguments.check_bias_flags(where, self.bias)
         arguments.check_score_floats(where, self.scale, self.softcap)
@@ -149,7 +155,8 @@ class KernelConfig:
             mask_alignment=self.mask_alignment, window=self.window,
             softcap=self.softcap, scale=self.scale, bias=self.bias,
             bias_dtype=self.bias_dtype or "f32",
-            return_lse=self.return_lse, dynamic=self.dynamic)
+            return_lse=self.return_lse, num_splits=self.num_splits,
+            dynamic=self.dynamic)
 
     def with_(self, **changes):
         return replace(self, **changes)

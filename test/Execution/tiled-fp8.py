@@ -2,7 +2,8 @@
 # the tiles are decoded to f32 and multiplied by their descale on
 # conversion, per tensor or per (batch, kv head). Compared with the float64
 # reference on the dequantized values (FlashAttention's criterion against a
-# plain f32 implementation of the same values, for outputs f32 and bf16).
+# plain f32 implementation of the same values, for outputs f32 and bf16),
+# also with split-KV.
 # RUN: %python %s | FileCheck %s
 # CHECK: 0 failed
 import numpy as np
@@ -78,6 +79,10 @@ CASES = [
      True, "bf16"),
     ("per-head bshd f16-out", dict(heads_q=2, heads_kv=1, layout="bshd",
                                    seq_q=70, seq_k=130), True, "f16"),
+    # Split-KV: the V descale is applied to each split's partial output.
+    ("per-head split-kv decode bf16-out",
+     dict(heads_q=4, heads_kv=2, seq_q=3, seq_k=300, causal=True,
+          mask_alignment="bottom_right", num_splits=3), True, "bf16"),
 ]
 for name, overrides, per_head, out_elem in CASES:
     cfg = AttentionConfig(**{**dict(batch=2, seq_q=150, seq_k=150,

@@ -35,6 +35,11 @@ struct FACPUPipelineOptions
       llvm::cl::desc("fa-cpu-tile-blocks' block-cols (register block "
                      "columns, the vector lanes)"),
       llvm::cl::init(32)};
+  Option<int64_t> cores{
+      *this, "cores",
+      llvm::cl::desc("fa-tile-attention's cores (what split-KV's heuristic "
+                     "aims to occupy; 0: this host's hardware threads)"),
+      llvm::cl::init(0)};
 };
 
 /// fa ops, linalg, tensor, arith and func on tensors -> the LLVM dialect,

@@ -8,3 +8,4 @@ first use and cached (fa_mlir.compile).
 from . import _ops  # noqa: F401  (registers the custom ops)
 from .attention import AttentionFunction, attention  # noqa: F401
 from .launch import launch  # noqa: F401
+from .inference import attention_with_kvcache, varlen_attention  # noqa: F401

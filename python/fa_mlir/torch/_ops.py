@@ -32,7 +32,8 @@ _configs = {}  # call signature -> KernelConfig: keeps the per-call cost low
 
 
 def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
-                  softcap, mask_alignment, layout, deterministic=False):
+                  softcap, mask_alignment, layout, deterministic=False,
+                  num_splits=None):
     """The KernelConfig a call needs: static heads and head dims, dynamic
     batch and sequence lengths (one kernel serves every length)."""
     dtype, sizes = _convert.check_inputs(q, k, v, bias, layout)
@@ -40,19 +41,19 @@ def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
             sizes["head_dim_v"], None if bias is None else
             (bias.shape[0] != 1, bias.shape[1] != 1, bias.dtype), causal,
             scale, window_left, window_right, softcap, mask_alignment, layout,
-            deterministic)
+            deterministic, num_splits)
     kcfg = _configs.get(memo)
     if kcfg is None:
         kcfg = _configs[memo] = _make_config(op, dtype, sizes, bias, causal,
                                              scale, window_left, window_right,
                                              softcap, mask_alignment, layout,
-                                             deterministic)
+                                             deterministic, num_splits)
     return kcfg
 
 
 def _make_config(op, dtype, sizes, bias, causal, scale, window_left,
                  window_right, softcap, mask_alignment, layout,
-                 deterministic=False):
+                 deterministic=False, num_splits=None):
     bias_spec = None if bias is None else (bias.shape[0] != 1,
                                            bias.shape[1] != 1)
     return KernelConfig(
@@ -62,7 +63,7 @@ def _make_config(op, dtype, sizes, bias, causal, scale, window_left,
         window=_window(window_left, window_right), softcap=softcap,
         scale=scale, bias=bias_spec,
         bias_dtype=None if bias is None else _convert.fa_dtype(bias, "bias"),
-        deterministic=deterministic,
+        deterministic=deterministic, num_splits=num_splits,
         heads_q=sizes["heads_q"], heads_kv=sizes["heads_kv"])
 
 
@@ -131,9 +132,18 @@ def forward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                  softcap: Optional[float], mask_alignment: str,
                  layout: str) -> List[torch.Tensor]:
     """[output, lse] (fa_mlir::attention_forward; schema from the hints)."""
+    return run_forward(q, k, v, bias, causal, scale, window_left,
+                       window_right, softcap, mask_alignment, layout)
+
+
+def run_forward(q, k, v, bias, causal, scale, window_left, window_right,
+                softcap, mask_alignment, layout, num_splits=None):
+    """forward_impl with a split-KV choice (KernelConfig.num_splits), which
+    the custom op's schema does not carry (the inference API passes it)."""
     q, k, v, bias = _dense(q), _dense(k), _dense(v), _dense(bias)
     kcfg = kernel_config("forward", q, k, v, bias, causal, scale, window_left,
-                         window_right, softcap, mask_alignment, layout)
+                         window_right, softcap, mask_alignment, layout,
+                         num_splits=num_splits)
     bundle = get_bundle(kcfg, _target(q))
     out_shape, lse_shape = _shapes(q, v, layout)
     out = torch.empty(out_shape, dtype=q.dtype, device=q.device)

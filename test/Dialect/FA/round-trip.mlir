@@ -36,3 +36,48 @@ func.func @grad(%do: tensor<2x8x?x64xf16>, %q: tensor<2x8x?x64xf16>, %k: tensor<
   %dq, %dk, %dv, %db = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<2x8x?x64xf16>, tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x8x?x64xf16>, tensor<2x8x?xf32> bias(%b : tensor<2x1x?x?xf16>) {causal} -> tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x1x?x?xf16>
   return %dq, %dk, %dv, %db : tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x1x?x?xf16>
 }
+
+// -----
+
+// CHECK-LABEL: func @split_kv_hint
+// CHECK: fa.attention {{.+}} {causal, mask_alignment = #fa<mask_alignment bottom_right>, num_splits = 0 : i64} -> tensor<2x8x1x64xf16>
+func.func @split_kv_hint(%q: tensor<2x8x1x64xf16>, %k: tensor<2x2x?x64xf16>, %v: tensor<2x2x?x64xf16>) -> tensor<2x8x1x64xf16> {
+  %o = fa.attention %q, %k, %v : tensor<2x8x1x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16> {causal, mask_alignment = #fa<mask_alignment bottom_right>, num_splits = 0 : i64} -> tensor<2x8x1x64xf16>
+  return %o : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @combine
+// CHECK: %{{.+}}, %{{.+}} = fa.combine %{{.+}}, %{{.+}} : tensor<?x2x8x1x128xf32>, tensor<?x2x8x1xf32> -> tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
+func.func @combine(%po: tensor<?x2x8x1x128xf32>, %pl: tensor<?x2x8x1xf32>) -> (tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>) {
+  %o, %l = fa.combine %po, %pl : tensor<?x2x8x1x128xf32>, tensor<?x2x8x1xf32> -> tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
+  return %o, %l : tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @kvcache_paged_append
+// CHECK: fa.attention_kvcache %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x1x8x64xbf16>, tensor<64x16x2x64xbf16>, tensor<64x16x2x64xbf16>, tensor<?xi32> block_table(%{{.+}} : tensor<?x8xi32>) append(%{{.+}}, %{{.+}} : tensor<?x1x2x64xbf16>, tensor<?x1x2x64xbf16>) {causal, num_splits = 0 : i64} -> tensor<?x1x8x64xbf16>, tensor<?x8x1xf32>, tensor<64x16x2x64xbf16>, tensor<64x16x2x64xbf16>
+func.func @kvcache_paged_append(%q: tensor<?x1x8x64xbf16>, %kc: tensor<64x16x2x64xbf16>, %vc: tensor<64x16x2x64xbf16>, %lens: tensor<?xi32>, %bt: tensor<?x8xi32>, %k: tensor<?x1x2x64xbf16>, %v: tensor<?x1x2x64xbf16>) -> (tensor<?x1x8x64xbf16>, tensor<?x8x1xf32>, tensor<64x16x2x64xbf16>, tensor<64x16x2x64xbf16>) {
+  %o, %lse, %kc2, %vc2 = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<?x1x8x64xbf16>, tensor<64x16x2x64xbf16>, tensor<64x16x2x64xbf16>, tensor<?xi32> block_table(%bt : tensor<?x8xi32>) append(%k, %v : tensor<?x1x2x64xbf16>, tensor<?x1x2x64xbf16>) {causal, num_splits = 0 : i64} -> tensor<?x1x8x64xbf16>, tensor<?x8x1xf32>, tensor<64x16x2x64xbf16>, tensor<64x16x2x64xbf16>
+  return %o, %lse, %kc2, %vc2 : tensor<?x1x8x64xbf16>, tensor<?x8x1xf32>, tensor<64x16x2x64xbf16>, tensor<64x16x2x64xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @kvcache_contiguous
+// CHECK: fa.attention_kvcache %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<2x3x4x16xf32>, tensor<2x40x2x16xf32>, tensor<2x40x2x16xf32>, tensor<2xi32> {window = array<i64: 8, 0>} -> tensor<2x3x4x16xf32>, tensor<2x4x3xf32>
+func.func @kvcache_contiguous(%q: tensor<2x3x4x16xf32>, %kc: tensor<2x40x2x16xf32>, %vc: tensor<2x40x2x16xf32>, %lens: tensor<2xi32>) -> (tensor<2x3x4x16xf32>, tensor<2x4x3xf32>) {
+  %o, %lse = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<2x3x4x16xf32>, tensor<2x40x2x16xf32>, tensor<2x40x2x16xf32>, tensor<2xi32> {window = array<i64: 8, 0>} -> tensor<2x3x4x16xf32>, tensor<2x4x3xf32>
+  return %o, %lse : tensor<2x3x4x16xf32>, tensor<2x4x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @varlen
+// CHECK: fa.attention_varlen %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x8x64xf16>, tensor<?x2x64xf16>, tensor<?x2x32xf16>, tensor<?xi32>, tensor<?xi32> {causal, max_seqlen_k = 512 : i64, max_seqlen_q = 512 : i64} -> tensor<?x8x32xf16>, tensor<8x?xf32>
+func.func @varlen(%q: tensor<?x8x64xf16>, %k: tensor<?x2x64xf16>, %v: tensor<?x2x32xf16>, %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> (tensor<?x8x32xf16>, tensor<8x?xf32>) {
+  %o, %lse = fa.attention_varlen %q, %k, %v, %cq, %ck : tensor<?x8x64xf16>, tensor<?x2x64xf16>, tensor<?x2x32xf16>, tensor<?xi32>, tensor<?xi32> {causal, max_seqlen_q = 512 : i64, max_seqlen_k = 512 : i64} -> tensor<?x8x32xf16>, tensor<8x?xf32>
+  return %o, %lse : tensor<?x8x32xf16>, tensor<8x?xf32>
+}

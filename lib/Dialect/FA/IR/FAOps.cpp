@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/FA/IR/FAOps.h"
+#include "SizeTable.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -29,34 +30,12 @@ LayoutDims mlir::fa::getLayoutDims(Layout layout) {
   llvm_unreachable("unknown layout");
 }
 
+using fa::verify::checkAddressable;
+using fa::verify::describe;
+using fa::verify::isSupportedElementType;
+
 namespace {
 
-bool isSupportedElementType(Type t, bool allowFp8) {
-  return t.isF32() || t.isF16() || t.isBF16() ||
-         (allowFp8 && isa<Float8E4M3FNType>(t));
-}
-
-std::string describe(int64_t size) {
-  return ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size);
-}
-
-/// Fails when the static dims of `type` hold more bytes than a 64-bit
-/// offset reaches (the lowering's index arithmetic would overflow).
-LogicalResult checkAddressable(Operation *op, Type type, StringRef name) {
-  auto t = cast<RankedTensorType>(type);
-  Type element = t.getElementType();
-  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 8;
-  int64_t bytes = std::max<int64_t>(1, bits / 8);
-  for (int64_t size : t.getShape()) {
-    if (ShapedType::isDynamic(size))
-      continue;
-    if (llvm::MulOverflow(bytes, size, bytes))
-      return op->emitOpError()
-             << "'" << name << "' of type " << type
-             << " holds 2^63 bytes or more: its offsets overflow 64 bits";
-  }
-  return success();
-}
 
 /// The sizes of one attention problem.
 enum class Size { batch, headsQ, headsKV, seqQ, seqK, headDim, headDimV };
@@ -64,71 +43,14 @@ constexpr unsigned kNumSizes = 7;
 const char *const kSizeNames[kNumSizes] = {
     "batch", "heads_q", "heads_kv", "seq_q", "seq_k", "head_dim", "head_dim_v"};
 
-/// The problem's sizes as the operands fix them. The first operand that has
-/// a size static binds it; every later static occurrence must agree. Since
-/// equality is transitive, this compares every pair of static sizes, also
-/// two that a dynamic dim of the first operand would hide (K batch 2 and V
-/// batch 3 under Q batch `?`).
-class ProblemSizes {
-public:
-  explicit ProblemSizes(Operation *op) : op(op) {
-    std::fill(std::begin(sizes), std::end(sizes), ShapedType::kDynamic);
-  }
-
-  /// `name`'s dimension `dim` has extent `extent`, which is size `size` of
-  /// the problem, or 1 where `broadcastable`.
-  LogicalResult bind(Size size, StringRef name, unsigned dim, int64_t extent,
-                     bool broadcastable = false) {
-    unsigned i = static_cast<unsigned>(size);
-    if (ShapedType::isDynamic(extent) || (broadcastable && extent == 1))
-      return success();
-    if (ShapedType::isDynamic(sizes[i])) {
-      sizes[i] = extent;
-      sources[i] = name.str();
-      return success();
-    }
-    if (sizes[i] == extent)
-      return success();
-    return op->emitOpError()
-           << "'" << name << "' dimension " << dim << " (" << kSizeNames[i]
-           << ") is " << extent << ", expected " << sizes[i]
-           << (broadcastable ? " or 1" : "") << " (the " << kSizeNames[i]
-           << " of '" << sources[i] << "')";
-  }
-
-  /// Binds every dimension of `type` to `roles` (one per dimension).
-  LogicalResult bindAll(Type type, StringRef name, ArrayRef<Size> roles,
-                        unsigned numBroadcastable = 0) {
-    if (failed(checkAddressable(op, type, name)))
-      return failure();
-    auto t = cast<RankedTensorType>(type);
-    for (auto [dim, role] : llvm::enumerate(roles))
-      if (failed(bind(role, name, dim, t.getDimSize(dim),
-                      dim < numBroadcastable)))
-        return failure();
-    return success();
-  }
-
-  int64_t operator[](Size size) const {
-    return sizes[static_cast<unsigned>(size)];
-  }
-  /// The operand that bound `size` (empty while it is dynamic).
-  StringRef source(Size size) const {
-    return sources[static_cast<unsigned>(size)];
-  }
-
-private:
-  Operation *op;
-  int64_t sizes[kNumSizes];
-  std::string sources[kNumSizes];
-};
+using ProblemSizes = fa::verify::SizeTable<Size, kNumSizes>;
 
 /// Checks one attention op's operands and attributes. `allowFp8` is false for
 /// the backward, which has no FP8 form.
 class AttentionChecker {
 public:
   AttentionChecker(Operation *op, Layout layout)
-      : op(op), ld(getLayoutDims(layout)), sizes(op) {}
+      : op(op), ld(getLayoutDims(layout)), sizes(op, kSizeNames) {}
 
   /// Q, K, V: ranks, element types, static and positive head dims; binds
   /// their sizes.
@@ -235,27 +157,8 @@ LogicalResult AttentionChecker::checkProblem(bool hasWindow) {
 LogicalResult AttentionChecker::checkConfig(
     std::optional<APFloat> scale, std::optional<APFloat> softcap,
     std::optional<ArrayRef<int64_t>> window, bool causal, bool hasAlignment) {
-  if (scale) {
-    double s = scale->convertToDouble();
-    if (!std::isfinite(s) || s == 0.0)
-      return error() << "'scale' must be finite and non-zero, got " << s;
-  }
-  if (softcap) {
-    double c = softcap->convertToDouble();
-    if (!std::isfinite(c) || c <= 0.0)
-      return error() << "'softcap' must be finite and > 0, got " << c;
-  }
-  if (window) {
-    if (window->size() != 2)
-      return error() << "'window' must have 2 elements (left, right), got "
-                     << window->size();
-    if ((*window)[0] < 0 || (*window)[1] < 0)
-      return error() << "'window' sizes must be >= 0, got ["
-                     << (*window)[0] << ", " << (*window)[1] << "]";
-  }
-  if (hasAlignment && !causal && !window)
-    return error() << "'mask_alignment' needs 'causal' or 'window'";
-  return success();
+  return fa::verify::checkScoreConfig(op, scale, softcap, window, causal,
+                                      hasAlignment);
 }
 
 LogicalResult AttentionChecker::checkBias(Value bias) {
@@ -432,6 +335,67 @@ LogicalResult AttentionGradOp::verify() {
                                    "the type of 'bias'")))
     return failure();
   return checker.checkProblem(getWindow().has_value());
+}
+
+//===----------------------------------------------------------------------===//
+// CombineOp
+//===----------------------------------------------------------------------===//
+
+/// `actual`'s shape must be `partial`'s without its leading (splits)
+/// dimension.
+static LogicalResult checkMerged(Operation *op, RankedTensorType actual,
+                                 RankedTensorType partial, StringRef name,
+                                 StringRef partialName) {
+  ArrayRef<int64_t> expected = partial.getShape().drop_front();
+  if (actual.getRank() != static_cast<int64_t>(expected.size()))
+    return op->emitOpError()
+           << "'" << name << "' must have rank " << expected.size() << " ('"
+           << partialName << "' without its splits dimension), got rank "
+           << actual.getRank();
+  for (auto [dim, pair] : llvm::enumerate(llvm::zip(actual.getShape(), expected))) {
+    auto [a, e] = pair;
+    if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(e) && a != e)
+      return op->emitOpError()
+             << "'" << name << "' dimension " << dim << " is " << a
+             << ", expected " << e << " (dimension " << dim + 1 << " of '"
+             << partialName << "')";
+  }
+  return success();
+}
+
+LogicalResult CombineOp::verify() {
+  auto po = cast<RankedTensorType>(getPartialOutput().getType());
+  auto pl = cast<RankedTensorType>(getPartialLse().getType());
+  auto o = cast<RankedTensorType>(getOutput().getType());
+  auto l = cast<RankedTensorType>(getLse().getType());
+  if (!po.getElementType().isF32() || !pl.getElementType().isF32())
+    return emitOpError() << "'partial_output' and 'partial_lse' must be f32, "
+                         << "got " << po.getElementType() << " and "
+                         << pl.getElementType();
+  if (po.getRank() < 2)
+    return emitOpError() << "'partial_output' must have rank >= 2 [splits, "
+                         << "rows..., dim], got rank " << po.getRank();
+  if (pl.getRank() != po.getRank() - 1)
+    return emitOpError() << "'partial_lse' must have rank " << po.getRank() - 1
+                         << " ('partial_output' without its last dimension), "
+                         << "got rank " << pl.getRank();
+  for (int64_t dim = 0; dim < pl.getRank(); ++dim) {
+    int64_t a = pl.getDimSize(dim), e = po.getDimSize(dim);
+    if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(e) && a != e)
+      return emitOpError() << "'partial_lse' dimension " << dim << " is " << a
+                           << ", expected " << e << " (dimension " << dim
+                           << " of 'partial_output')";
+  }
+  Type outElt = o.getElementType();
+  if (!outElt.isF32() && !outElt.isF16() && !outElt.isBF16())
+    return emitOpError() << "'output' element type must be f32, f16 or bf16, "
+                         << "got " << outElt;
+  if (!l.getElementType().isF32())
+    return emitOpError() << "'lse' element type must be f32, got "
+                         << l.getElementType();
+  if (failed(checkMerged(*this, o, po, "output", "partial_output")))
+    return failure();
+  return checkMerged(*this, l, pl, "lse", "partial_lse");
 }
 
 #define GET_OP_CLASSES

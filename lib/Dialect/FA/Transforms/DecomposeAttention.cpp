@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/FA/Transforms/AttentionConfig.h"
+#include "fa/Dialect/FA/Transforms/LowerCombine.h"
+#include "fa/Dialect/FA/Transforms/LowerSequences.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -599,6 +601,8 @@ struct FADecomposeAttentionPass
     : public fa::impl::FADecomposeAttentionBase<FADecomposeAttentionPass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    // Per-sequence fa.attention ops first; the walk below lowers them.
+    lowerSequenceOps(getOperation(), rewriter);
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<AttentionOp, AttentionGradOp>(op))
@@ -613,6 +617,9 @@ struct FADecomposeAttentionPass
       if (failed(result))
         return signalPassFailure();
     }
+    // num_splits is a hint for the tiled lowering: the oracle never splits,
+    // but merges the fa.combine ops it is given.
+    lowerCombines(getOperation(), rewriter);
   }
 };
 

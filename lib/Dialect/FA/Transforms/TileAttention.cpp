@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Tiling/Tiling.h"
+#include "fa/Dialect/FA/Transforms/LowerCombine.h"
+#include "fa/Dialect/FA/Transforms/LowerSequences.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -15,6 +17,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <limits>
+#include <thread>
 
 namespace mlir::fa {
 #define GEN_PASS_DEF_FATILEATTENTION
@@ -99,6 +102,8 @@ struct FATileAttentionPass
     }
     options.blockQ = bq;
     options.blockK = bk;
+    options.cores = cores > 0 ? int64_t(cores)
+                              : std::max<int64_t>(1, std::thread::hardware_concurrency());
     if (dqAccumulation == "deterministic") {
       options.dqAccumulation = tiling::DQAccumulation::deterministic;
     } else if (dqAccumulation == "atomic") {
@@ -111,12 +116,14 @@ struct FATileAttentionPass
       return signalPassFailure();
     }
 
+    IRRewriter rewriter(&getContext());
+    // Per-sequence fa.attention ops first; the walk below lowers them.
+    lowerSequenceOps(getOperation(), rewriter);
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<AttentionOp, AttentionGradOp>(op))
         ops.push_back(op);
     });
-    IRRewriter rewriter(&getContext());
     for (Operation *op : ops) {
       rewriter.setInsertionPoint(op);
       LogicalResult result =
@@ -140,6 +147,8 @@ struct FATileAttentionPass
       if (failed(result))
         return signalPassFailure();
     }
+    // The users' fa.combine ops and those split-KV made.
+    lowerCombines(getOperation(), rewriter);
   }
 };
 

@@ -65,6 +65,13 @@ def FA_AttentionOp : FA_Op<"attention",
     (batch, kv-head)); the real Q, K and V are the stored values times their
     descale. Other element types take no descale.
 
+    Split-KV (a lowering hint, not semantics): `num_splits = n` asks the
+    tiled lowering to split the keys into `n` chunks that run in parallel,
+    each producing a partial output and log-sum-exp, merged by
+    `fa.combine`; `num_splits = 0` lets it pick the number from the shape
+    and the core count. Without the attribute the keys are not split. Any
+    choice gives the same result up to rounding.
+
   }], FA_AttentionConfigDoc, [{
 
     Example:
@@ -84,7 +91,9 @@ def FA_AttentionOp : FA_Op<"attention",
     Optional<AnyRankedTensor>:$query_descale,
     Optional<AnyRankedTensor>:$key_descale,
     Optional<AnyRankedTensor>:$value_descale
-  ), FA_AttentionConfigAttrs);
+  ), FA_AttentionConfigAttrs, (ins
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$num_splits
+  ));
   let results = (outs
     AnyRankedTensor:$output,
     Optional<AnyRankedTensor>:$lse
@@ -156,6 +165,165 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
   let extraClassDeclaration = [{
     double getEffectiveScale();
     ::mlir::fa::MaskAlignment getEffectiveMaskAlignment();
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_CombineOp : FA_Op<"combine", [Pure]> {
+  let summary = "merges partial attention results by their log-sum-exp";
+  let description = [{
+    Attention over a key set split into chunks (split-KV decode, context
+    parallelism) gives, per chunk `c`, a partial output `O_c` normalised over
+    that chunk and its log-sum-exp `L_c`. The attention over all keys is
+    ```
+    L = log(sum_c exp(L_c))
+    O = sum_c exp(L_c - L) * O_c
+    ```
+    `partial_output` is `[splits, rows..., dim]` (f32) and `partial_lse`
+    `[splits, rows...]` (f32): the rows are any number of dimensions, and the
+    output's dims are the partial output's without `splits`, the LSE's the
+    partial LSE's without `splits`. A row whose every partial LSE is -inf
+    (no chunk saw a key) gives output 0 and LSE -inf, never NaN; a chunk with
+    LSE -inf contributes nothing, whatever its partial output holds. The
+    output is f32, f16 or bf16 (rounded once, after the merge); sizes may be
+    dynamic.
+
+    Example:
+    ```mlir
+    %o, %lse = fa.combine %po, %plse
+        : tensor<4x2x8x1x128xf32>, tensor<4x2x8x1xf32>
+        -> tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$partial_output,
+                       AnyRankedTensor:$partial_lse);
+  let results = (outs AnyRankedTensor:$output, AnyRankedTensor:$lse);
+  let assemblyFormat = [{
+    $partial_output `,` $partial_lse `:` type($partial_output) `,`
+    type($partial_lse) attr-dict `->` type($output) `,` type($lse)
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_AttentionKVCacheOp : FA_Op<"attention_kvcache",
+    [Pure, AttrSizedOperandSegments, AttrSizedResultSegments]> {
+  let summary = "attention of new query tokens over a KV cache, contiguous or paged";
+  let description = [{
+    Decode and chunked prefill (flash-attn's `flash_attn_with_kvcache`).
+    `query` is `[batch, seq_q, heads_q, head_dim]` (bshd). The caches are
+    contiguous, `[batch, capacity, heads_kv, head_dim(_v)]`, or paged when a
+    `block_table` (`[batch, max_pages]` i32) is given: `[num_pages,
+    page_size, heads_kv, head_dim(_v)]`, sequence b's key t in page
+    `block_table[b, t / page_size]`, row `t % page_size`. `cache_seqlens`
+    (`[batch]` i32) counts the keys already cached.
+
+    With `append(%k, %v)` (`[batch, seq_new, heads_kv, head_dim(_v)]`) the
+    new keys and values are written into the caches at positions
+    `cache_seqlens[b] ..` first, and the updated caches are returned (two
+    more results of the caches' types; bufferization writes them into the
+    cache buffers in place when those are not read afterwards). Sequence b
+    then attends over `cache_seqlens[b] + seq_new` keys.
+
+    The queries are the last `seq_q` tokens of each sequence: `causal` and
+    `window` align bottom-right per sequence (query i of sequence b sits at
+    position `cache_seqlens[b] + seq_new - seq_q + i`). A sequence without
+    keys gives output 0 and LSE -inf. Scores, scale, softcap and
+    `num_splits` as in `fa.attention`. Element types f32, f16, bf16; the
+    LSE is `[batch, heads_q, seq_q]` f32. The caller guarantees that the
+    lengths fit the caches and that the block table's entries name pages of
+    the cache (the Python API checks both).
+
+    Example:
+    ```mlir
+    %o, %lse, %kc, %vc = fa.attention_kvcache %q, %k_cache, %v_cache, %lens
+        : tensor<4x1x32x128xbf16>, tensor<512x64x8x128xbf16>,
+          tensor<512x64x8x128xbf16>, tensor<4xi32>
+        block_table(%table : tensor<4x128xi32>)
+        append(%k, %v : tensor<4x1x8x128xbf16>, tensor<4x1x8x128xbf16>)
+        {causal} -> tensor<4x1x32x128xbf16>, tensor<4x32x1xf32>,
+                    tensor<512x64x8x128xbf16>, tensor<512x64x8x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key_cache,
+    AnyRankedTensor:$value_cache,
+    AnyRankedTensor:$cache_seqlens,
+    Optional<AnyRankedTensor>:$block_table,
+    Optional<AnyRankedTensor>:$key,
+    Optional<AnyRankedTensor>:$value,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$causal,
+    OptionalAttr<DenseI64ArrayAttr>:$window,
+    OptionalAttr<F32Attr>:$softcap,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$num_splits
+  );
+  let results = (outs
+    AnyRankedTensor:$output,
+    AnyRankedTensor:$lse,
+    Optional<AnyRankedTensor>:$updated_key_cache,
+    Optional<AnyRankedTensor>:$updated_value_cache
+  );
+  let assemblyFormat = [{
+    $query `,` $key_cache `,` $value_cache `,` $cache_seqlens `:`
+    type($query) `,` type($key_cache) `,` type($value_cache) `,`
+    type($cache_seqlens)
+    (`block_table` `(` $block_table^ `:` type($block_table) `)`)?
+    (`append` `(` $key^ `,` $value `:` type($key) `,` type($value) `)`)?
+    attr-dict `->` type($output) `,` type($lse)
+    (`,` type($updated_key_cache)^ `,` type($updated_value_cache))?
+  }];
+  let extraClassDeclaration = [{
+    double getEffectiveScale();
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_AttentionVarlenOp : FA_Op<"attention_varlen", [Pure]> {
+  let summary = "attention over a ragged batch packed along the tokens";
+  let description = [{
+    flash-attn's varlen form. `query` is `[total_q, heads_q, head_dim]`,
+    `key` and `value` `[total_k, heads_kv, head_dim(_v)]`; sequence b is
+    rows `cu_seqlens_q[b] .. cu_seqlens_q[b+1]` of the query and
+    `cu_seqlens_k[b] .. cu_seqlens_k[b+1]` of the keys and values
+    (`cu_seqlens_*`: `[batch + 1]` i32, starting at 0, non-decreasing; the
+    caller guarantees it). Empty sequences are allowed: no query, or no key
+    (output 0, LSE -inf). Each sequence is an attention of its own, with the
+    masks, scale, softcap and `num_splits` of `fa.attention` (alignments
+    per sequence). The output is `[total_q, heads_q, head_dim_v]`, the LSE
+    `[heads_q, total_q]` f32. `max_seqlen_q` / `max_seqlen_k`, when given,
+    bound every sequence's length (targets that size a grid by them need
+    them; the CPU lowering does not).
+
+    Example:
+    ```mlir
+    %o, %lse = fa.attention_varlen %q, %k, %v, %cu_q, %cu_k
+        : tensor<?x32x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>,
+          tensor<9xi32>, tensor<9xi32>
+        {causal, max_seqlen_q = 4096 : i64, max_seqlen_k = 4096 : i64}
+        -> tensor<?x32x128xbf16>, tensor<32x?xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$value,
+    AnyRankedTensor:$cu_seqlens_q,
+    AnyRankedTensor:$cu_seqlens_k,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$max_seqlen_q,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$max_seqlen_k,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$causal,
+    OptionalAttr<FA_MaskAlignmentAttr>:$mask_alignment,
+    OptionalAttr<DenseI64ArrayAttr>:$window,
+    OptionalAttr<F32Attr>:$softcap,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$num_splits
+  );
+  let results = (outs AnyRankedTensor:$output, AnyRankedTensor:$lse);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $cu_seqlens_q `,` $cu_seqlens_k `:`
+    type($query) `,` type($key) `,` type($value) `,` type($cu_seqlens_q) `,`
+    type($cu_seqlens_k) attr-dict `->` type($output) `,` type($lse)
   }];
   let hasVerifier = 1;
 }

@@ -14,7 +14,11 @@ def FADecomposeAttention : Pass<"fa-decompose-attention"> {
     dQ = scale dS K, dK = scale dSᵀ Q, with the softcap derivative; GQA heads
     summed). The full seq_q × seq_k score matrix is materialised: this pass is
     the oracle the optimized lowerings are tested against, written to be
-    obviously right rather than fast.
+    obviously right rather than fast. It never splits the keys
+    (`num_splits` is a hint for `fa-tile-attention`); `fa.combine` ops are
+    merged by the same lowering `fa-tile-attention` uses, and
+    `fa.attention_kvcache` becomes the same per-sequence `fa.attention` ops
+    (see `fa-tile-attention`), decomposed.
 
     Input: `fa` ops on ranked tensors. Output: `linalg`, `tensor`, `arith`
     and `math` ops; no `fa` op remains.
@@ -28,7 +32,8 @@ def FADecomposeAttention : Pass<"fa-decompose-attention"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 
@@ -57,6 +62,20 @@ def FATileAttention : Pass<"fa-tile-attention"> {
     `fa-decompose-attention`. Grouped-query heads read their key/value head
     by index arithmetic. Tails are tiles with dynamic sizes.
 
+    Split-KV: an `fa.attention` with `num_splits = n` (n != 1) gets a split
+    dimension in its `scf.forall`; split c walks only its share of the key
+    tiles and writes an f32 partial output and LSE, which `fa.combine`
+    merges. `num_splits = 0` picks the number at run time:
+    max(1, min(cores / (batch * heads_q * query tiles), key tiles, 64)).
+    Every `fa.combine` becomes `linalg.generic` ops (see
+    docs/Inference.md).
+
+    KV caches: every `fa.attention_kvcache` first becomes `scf.for` loops
+    that insert the appended keys/values into the caches, then, per
+    sequence, a dense bshd `fa.attention` (bottom-right masks, the op's
+    `num_splits`) on a slice of a contiguous cache or the sequence's pages
+    gathered into one tensor; those are tiled like any other.
+
     Input: `fa` ops on ranked tensors. Output: `scf`, `linalg` (on 2-D
     tiles), `tensor`, `arith` and `math` ops; no `fa` op remains.
 
@@ -74,6 +93,9 @@ def FATileAttention : Pass<"fa-tile-attention"> {
            "Query rows per tile">,
     Option<"blockK", "block-k", "int64_t", /*default=*/"64",
            "Key/value rows per tile">,
+    Option<"cores", "cores", "int64_t", /*default=*/"0",
+           "Cores that split-KV (num_splits = 0) aims to occupy; 0: this "
+           "host's hardware threads">,
     Option<"dqAccumulation", "dq-accumulation", "std::string",
            /*default=*/"\"deterministic\"",
            "How the backward sums dQ over key tiles: 'deterministic' (a "

@@ -317,8 +317,24 @@ FailureOr<Value> mlir::fa::raising::rearrange(ImplicitLocOpBuilder &b,
   auto srcType = cast<RankedTensorType>(src.getType());
   Type elt = srcType.getElementType();
   Access srcL = atoms.leaves(srcAccess), dstL = atoms.leaves(dstAccess);
-  AtomList srcFlat = atoms.flatLeaves(srcAccess);
-  AtomList dstFlat = atoms.flatLeaves(dstAccess);
+  // A size-1 atom that only one side holds (a decode plan's query row) is
+  // a unit dimension on both: it carries no data.
+  auto dropUnmatchedUnits = [&](Access &l, const Access &other) {
+    AtomList otherFlat;
+    for (const AtomList &o : other)
+      otherFlat.append(o.begin(), o.end());
+    for (AtomList &d : l)
+      llvm::erase_if(d, [&](int a) {
+        return atoms.size(a) == 1 && !llvm::is_contained(otherFlat, a);
+      });
+  };
+  dropUnmatchedUnits(srcL, atoms.leaves(dstAccess));
+  dropUnmatchedUnits(dstL, atoms.leaves(srcAccess));
+  AtomList srcFlat, dstFlat;
+  for (const AtomList &l : srcL)
+    srcFlat.append(l.begin(), l.end());
+  for (const AtomList &l : dstL)
+    dstFlat.append(l.begin(), l.end());
   if (srcFlat.empty() || srcFlat.size() != dstFlat.size())
     return failure();
   for (int a : dstFlat)

@@ -475,7 +475,8 @@ FailureOr<Value> mlir::fa::raising::buildAttention(
   auto attn = AttentionOp::create(
       b, outType, lseType, *q, *k, *v, *bias, Value(), Value(), Value(),
       plan.layout, b.getF32FloatAttr(plan.scale), m.causal, align, window,
-      plan.softcap ? b.getF32FloatAttr(*plan.softcap) : FloatAttr());
+      plan.softcap ? b.getF32FloatAttr(*plan.softcap) : FloatAttr(),
+      /*num_splits=*/IntegerAttr());
   if (failed(mlir::verify(attn))) {
     rw.eraseOp(attn);
     why = "the raised op does not verify";

@@ -272,14 +272,16 @@ LogicalResult Matcher::matchScores(Side &s, Plan &plan, std::string &why) {
   }
   AtomList rows = s.kIsLhs ? rhsFree : lhsFree;
   AtomList dims = atoms.leaves(cqk->reduction);
-  if (rows.empty() || dims.size() != 1) {
-    why = "Q Kᵀ with a unit or collapsed row or head dimension";
+  if (dims.size() != 1) {
+    why = "Q Kᵀ with a unit or collapsed head dimension";
     return failure();
   }
+  // Decode (one query token): the row is a unit dimension without an atom.
+  plan.unitRow = rows.empty();
   // Several atoms only Q has (einsum "bhgid,bhjd->bhgij": K read without the
   // GQA group): the one next to the key in the scores is the query row, the
   // others are batch-like atoms that K and V lack (the group).
-  int row = rows.front();
+  int row = plan.unitRow ? atoms.fresh(1) : rows.front();
   for (int a : atoms.flatLeaves(s.pAccess))
     if (llvm::is_contained(rows, a))
       row = a;
@@ -324,7 +326,8 @@ LogicalResult Matcher::checkBatch(Side &s, Plan &plan, std::string &why) {
     for (int a : atoms.leaves(l))
       batchPV.push_back(a);
   AtomList expected = batchQK;
-  expected.push_back(plan.rowAtom);
+  if (!plan.unitRow)
+    expected.push_back(plan.rowAtom);
   expected.push_back(plan.keyAtom);
   if (!sameSet(batchQK, batchPV) ||
       !sameSet(atoms.flatLeaves(s.pAccess), expected)) {

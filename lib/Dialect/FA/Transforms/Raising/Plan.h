@@ -38,6 +38,10 @@ struct Plan {
   MaskConfig mask;
   AtomList batchPart, headsPresent, headsMissing;
   int rowAtom = -1, keyAtom = -1, dimAtom = -1, dimVAtom = -1;
+  /// Decode: the query row is a unit dimension, which carries no atom in
+  /// the IR; rowAtom is then a size-1 atom of the plan's own that no
+  /// operand's access holds (rearrange turns it into a unit dimension).
+  bool unitRow = false;
   Access outAccess;
   /// The value replaced: P·V's result or the end of its view chain.
   Value finalValue;

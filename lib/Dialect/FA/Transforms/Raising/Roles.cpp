@@ -45,7 +45,8 @@ LogicalResult mlir::fa::raising::assignHeadRoles(Plan &plan,
   AtomList kLeaves = atoms.flatLeaves(plan.k.access);
   AtomList vLeaves = atoms.flatLeaves(plan.v.access);
   AtomList qExpected = batch;
-  qExpected.push_back(plan.rowAtom);
+  if (!plan.unitRow)
+    qExpected.push_back(plan.rowAtom);
   qExpected.push_back(plan.dimAtom);
   if (!sameSet(qLeaves, qExpected)) {
     why = "Q is broadcast along a batch or head dimension";

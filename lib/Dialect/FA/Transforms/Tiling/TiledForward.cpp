@@ -13,6 +13,12 @@
 // A row whose keys are all hidden keeps m = -inf; its max is replaced by 0
 // before subtracting, so that P = exp2(-inf) = 0 rather than NaN.
 //
+// Split-KV (`num_splits`): the forall gets a fourth dimension, the split;
+// split c walks only its share of the key tiles (the intersection with the
+// tiles the mask leaves), and writes an f32 partial O and LSE into
+// [splits, batch, heads_q, seq_q(, dim_v)] buffers that fa.combine merges.
+// Key positions stay global, so the masks need no offset.
+//
 //===----------------------------------------------------------------------===//
 #include "MaskBounds.h"
 #include "NestContext.h"
@@ -23,6 +29,7 @@
 
 #include "fa/Dialect/FA/Transforms/AttentionConfig.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -39,6 +46,12 @@ struct RunningSoftmax {
   Value max, sum, acc;
 };
 
+/// The key tiles [index * tilesPerSplit, (index + 1) * tilesPerSplit) of
+/// one split.
+struct KeySplit {
+  Value index, tilesPerSplit;
+};
+
 class ForwardNest : NestContext<AttentionOp> {
 public:
   using NestContext::NestContext;
@@ -46,14 +59,25 @@ public:
   SmallVector<Value> build();
 
 private:
+  SmallVector<Value> buildSplit(int64_t numSplits);
+  /// The number of splits when the op leaves it to the lowering: enough
+  /// (batch, head, query tile) items to occupy `options.cores` cores, at
+  /// most one split per key tile and at most kMaxSplits.
+  Value splitHeuristic(Value numQTiles);
+  Value numKeyTiles();
+  std::pair<Value, Value> keyTiles(Span rows, const KeySplit *split);
   SmallVector<TileWrite> queryTile(Value bi, Value h, Value qt,
-                                   ValueRange shared);
+                                   ValueRange shared,
+                                   const KeySplit *split = nullptr);
   RunningSoftmax step(const RunningSoftmax &state, Value q, Value bi, Value h,
                       Value hk, Span rows, Span cols);
 
 };
 
 SmallVector<Value> ForwardNest::build() {
+  std::optional<uint64_t> numSplits = op.getNumSplits();
+  if (numSplits && *numSplits != 1)
+    return buildSplit(static_cast<int64_t>(*numSplits));
   ImplicitLocOpBuilder &b = tb.b;
   SmallVector<OpFoldResult> outSizes = tb.sizesOf(op.getQuery());
   outSizes[p.ld.dim] = b.getIndexAttr(p.headDimV);
@@ -76,8 +100,75 @@ SmallVector<Value> ForwardNest::build() {
   return results;
 }
 
+Value ForwardNest::numKeyTiles() {
+  return arith::CeilDivSIOp::create(tb.b, p.seqK, tb.index(options.blockK));
+}
+
+Value ForwardNest::splitHeuristic(Value numQTiles) {
+  constexpr int64_t kMaxSplits = 64;
+  Value items = tb.mul(tb.mul(p.batch, p.headsQ), numQTiles);
+  Value wanted = tb.divSI(tb.index(options.cores), tb.maxSI(items, tb.index(1)));
+  Value cap = tb.minSI(numKeyTiles(), tb.index(kMaxSplits));
+  return tb.maxSI(tb.minSI(wanted, cap), tb.index(1));
+}
+
+SmallVector<Value> ForwardNest::buildSplit(int64_t numSplits) {
+  ImplicitLocOpBuilder &b = tb.b;
+  Value numQTiles = arith::CeilDivSIOp::create(b, p.seqQ,
+                                               tb.index(options.blockQ));
+  Value splits = numSplits > 0 ? tb.index(numSplits) : splitHeuristic(numQTiles);
+  Value tilesPerSplit = arith::CeilDivSIOp::create(b, numKeyTiles(), splits);
+  SmallVector<Value> partials = {
+      tb.emptyF32({splits, p.batch, p.headsQ, p.seqQ, b.getIndexAttr(p.headDimV)}),
+      tb.emptyF32({splits, p.batch, p.headsQ, p.seqQ})};
+  SmallVector<Value> merged = buildForall(
+      tb, {splits, p.batch, p.headsQ, numQTiles}, partials,
+      [&](ValueRange ivs, ValueRange shared) {
+        KeySplit split{ivs[0], tilesPerSplit};
+        return queryTile(ivs[1], ivs[2], ivs[3], shared, &split);
+      });
+  // The merged output in bhsd order, with the op's static sizes.
+  RankedTensorType outType = op.getOutput().getType();
+  Type outElt = outType.getElementType();
+  SmallVector<int64_t> bhsd = {outType.getDimSize(p.ld.batch),
+                               outType.getDimSize(p.ld.heads),
+                               outType.getDimSize(p.ld.seq), p.headDimV};
+  auto combine = CombineOp::create(
+      b, RankedTensorType::get(bhsd, outElt),
+      RankedTensorType::get(ArrayRef<int64_t>(bhsd).drop_back(), b.getF32Type()),
+      merged[0], merged[1]);
+  SmallVector<Value> results = {combine.getOutput()};
+  if (p.ld.seq != 2) { // bshd: [batch, heads, seq, dim] -> [batch, seq, heads, dim]
+    SmallVector<OpFoldResult> sizes = tb.sizesOf(op.getQuery());
+    sizes[p.ld.dim] = b.getIndexAttr(p.headDimV);
+    Value init = tensor::EmptyOp::create(b, sizes, outElt);
+    results[0] = linalg::TransposeOp::create(b, results[0], init,
+                                             ArrayRef<int64_t>{0, 2, 1, 3})
+                     .getResult()[0];
+  }
+  if (op.getLse())
+    results.push_back(combine.getLse());
+  for (auto [result, expected] : llvm::zip(results, op.getResults()))
+    if (result.getType() != expected.getType())
+      result = tensor::CastOp::create(b, expected.getType(), result);
+  return results;
+}
+
+std::pair<Value, Value> ForwardNest::keyTiles(Span rows, const KeySplit *split) {
+  std::pair<Value, Value> range =
+      bounds.hasMask()
+          ? bounds.tileRange(bounds.keyRange(rows), options.blockK)
+          : std::pair<Value, Value>{tb.index(0), numKeyTiles()};
+  if (!split)
+    return range;
+  Value lo = tb.mul(split->index, split->tilesPerSplit);
+  Value hi = tb.add(lo, split->tilesPerSplit);
+  return {tb.maxSI(range.first, lo), tb.minSI(range.second, hi)};
+}
+
 SmallVector<TileWrite> ForwardNest::queryTile(Value bi, Value h, Value qt,
-                                              ValueRange shared) {
+                                              ValueRange shared,
+                                              const KeySplit *split) {
   ImplicitLocOpBuilder &b = tb.b;
   Value hk = tiles.kvHead(h);
   Span rows = tb.block(qt, options.blockQ, p.seqQ);
@@ -87,14 +178,8 @@ SmallVector<TileWrite> ForwardNest::queryTile(Value bi, Value h, Value qt,
   RunningSoftmax init = {
       tb.fillF32({rows.len}, -kInf), tb.fillF32({rows.len}, 0.0),
       tb.fillF32({rows.len, b.getIndexAttr(p.headDimV)}, 0.0)};
-  std::pair<Value, Value> keyTiles =
-      bounds.hasMask()
-          ? bounds.tileRange(bounds.keyRange(rows), options.blockK)
-          : std::pair<Value, Value>{
-                tb.index(0), arith::CeilDivSIOp::create(
-                                 b, p.seqK, tb.index(options.blockK))};
   SmallVector<Value> final = buildTileFor(
-      tb, keyTiles, options.blockK, p.seqK, {init.max, init.sum, init.acc},
+      tb, keyTiles(rows, split), options.blockK, p.seqK, {init.max, init.sum, init.acc},
       [&](Span cols, ValueRange c) -> SmallVector<Value> {
         RunningSoftmax next = step({c[0], c[1], c[2]}, q, bi, h, hk, rows,
                                    cols);
@@ -112,9 +197,16 @@ SmallVector<TileWrite> ForwardNest::queryTile(Value bi, Value h, Value qt,
     return arith::SelectOp::create(b, empty, tb.f32(0),
                                    arith::DivFOp::create(b, num, a[0]));
   });
-  Type outElt = op.getOutput().getType().getElementType();
+  Type outElt = split ? b.getF32Type()
+                      : op.getOutput().getType().getElementType();
   TileWrite o{nullptr, 0, {}, {}};
-  tb.rowsRegion(p.ld, bi, h, rows, p.headDimV, o.offsets, o.sizes);
+  if (split) {
+    o.offsets = {split->index, bi, h, rows.start, b.getIndexAttr(0)};
+    o.sizes = {b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(1),
+               rows.len, b.getIndexAttr(p.headDimV)};
+  } else {
+    tb.rowsRegion(p.ld, bi, h, rows, p.headDimV, o.offsets, o.sizes);
+  }
   o.source = tb.update(tb.extractRegion(shared[0], o.offsets, o.sizes),
                        {acc, rowFactor}, [&](ValueRange a) -> Value {
                          Value x = arith::MulFOp::create(b, a[0], a[1]);
@@ -123,9 +215,13 @@ SmallVector<TileWrite> ForwardNest::queryTile(Value bi, Value h, Value qt,
                          return arith::TruncFOp::create(b, outElt, x);
                        });
   SmallVector<TileWrite> writes = {o};
-  if (op.getLse()) {
+  if (op.getLse() || split) {
     TileWrite l{nullptr, 1, {bi, h, rows.start},
                 {b.getIndexAttr(1), b.getIndexAttr(1), rows.len}};
+    if (split) {
+      l.offsets.insert(l.offsets.begin(), split->index);
+      l.sizes.insert(l.sizes.begin(), b.getIndexAttr(1));
+    }
     l.source = tb.update(tb.extractRegion(shared[1], l.offsets, l.sizes),
                          {max, sum}, [&](ValueRange a) -> Value {
       Value empty =

@@ -13,6 +13,8 @@ struct TileOptions {
   int64_t blockQ = 64;
   int64_t blockK = 64;
   DQAccumulation dqAccumulation = DQAccumulation::deterministic;
+  /// The cores split-KV's heuristic (num_splits = 0) aims to occupy.
+  int64_t cores = 16;
 };
 
 /// Replaces `op` by the FlashAttention forward loop nest.

@@ -1,0 +1,324 @@
+//===- LowerSequences.cpp - Ragged and cached attention per sequence ------===//
+//
+// fa.attention_kvcache:
+//   caches = scf.for b, scf.for t < seq_new:            (with append only)
+//              insert key[b, t] at (page, row) of position cache_seqlens[b] + t
+//   scf.for b carrying (O, LSE):
+//     n = cache_seqlens[b] + seq_new
+//     K_b, V_b = cache[b, :n]                  (contiguous: a slice)
+//              | scf.for page j < ceil(n / page_size): insert its rows
+//     O[b], LSE[b] = fa.attention q[b], K_b, V_b {bshd, bottom_right masks}
+//
+// fa.attention_varlen:
+//   scf.for b carrying (O, LSE):
+//     O[cu_q[b]:cu_q[b+1]], LSE[:, cu_q[b]:cu_q[b+1]] =
+//         fa.attention q[cu_q[b]:..], k[cu_k[b]:..], v[cu_k[b]:..] {bshd}
+//
+// A paged sequence's keys are gathered into one [1, n, heads_kv, dim]
+// tensor: memory linear in the sequence, and the dense nest then walks its
+// key tiles without knowing about pages (see docs/Inference.md).
+//
+//===----------------------------------------------------------------------===//
+#include "fa/Dialect/FA/Transforms/LowerSequences.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+/// What both lowerings are written in: index scalars, i32 reads and tile
+/// copies.
+class SequenceBuilder {
+public:
+  explicit SequenceBuilder(ImplicitLocOpBuilder &b) : b(b) {}
+
+protected:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+  Value dim(Value t, int64_t d) {
+    return getValueOrCreateConstantIndexOp(
+        b, b.getLoc(), tensor::getMixedSize(b, b.getLoc(), t, d));
+  }
+  /// tensor.empty of `type`, its dynamic dims from `sizes` (one per dim).
+  Value empty(RankedTensorType type, ArrayRef<Value> sizes) {
+    SmallVector<Value> dynamic;
+    for (auto [d, size] : llvm::enumerate(sizes))
+      if (type.isDynamicDim(d))
+        dynamic.push_back(size);
+    return tensor::EmptyOp::create(b, type, dynamic);
+  }
+  /// Element `indices` of an i32 tensor, as an index.
+  Value readIndex(Value t, ValueRange indices);
+  /// `tile` into `into` at `offsets` (then zeros), with the tile's sizes.
+  Value insert(Value tile, Value into, ValueRange offsets);
+  /// An op's per-sequence results collected by `scf.for b < batch` into
+  /// `outputs`; `body` returns each sequence's tiles and their offsets.
+  SmallVector<Value> forEachSequence(
+      Value batch, ValueRange outputs,
+      function_ref<SmallVector<std::pair<Value, SmallVector<Value>>>(Value)>
+          body);
+  /// A bshd fa.attention with the op's score attributes, on one sequence.
+  AttentionOp attention(Operation *op, Value q, Value k, Value v,
+                        MaskAlignmentAttr alignment);
+
+  ImplicitLocOpBuilder &b;
+};
+
+class KVCacheLowering : SequenceBuilder {
+public:
+  KVCacheLowering(AttentionKVCacheOp op, ImplicitLocOpBuilder &b)
+      : SequenceBuilder(b), op(op) {}
+
+  SmallVector<Value> build();
+
+private:
+  /// (cache row, slot) of position `pos` of sequence `bi`.
+  std::pair<Value, Value> slotOf(Value bi, Value pos);
+  /// The region [d0, d1, 0, 0] of sizes [1, rows, heads, dim] of a rank-4
+  /// tensor.
+  Value slice(Value t, Value d0, Value d1, Value rows);
+  /// The caches with seq_new tokens of every sequence written in.
+  std::pair<Value, Value> append();
+  /// [1, n, heads_kv, dim]: the first `n` keys (or values) of sequence bi.
+  Value sequenceKeys(Value cache, Value bi, Value n);
+  AttentionOp sequenceAttention(Value bi, Value kc, Value vc);
+
+  AttentionKVCacheOp op;
+};
+
+class VarlenLowering : SequenceBuilder {
+public:
+  VarlenLowering(AttentionVarlenOp op, ImplicitLocOpBuilder &b)
+      : SequenceBuilder(b), op(op) {}
+
+  SmallVector<Value> build();
+
+private:
+  /// Rows [start, start + len) of a packed [tokens, heads, dim] tensor as
+  /// a [1, len, heads, dim] one.
+  Value sequence(Value packed, Value start, Value len);
+
+  AttentionVarlenOp op;
+};
+
+Value SequenceBuilder::readIndex(Value t, ValueRange indices) {
+  Value v = tensor::ExtractOp::create(b, t, indices);
+  return arith::IndexCastOp::create(b, b.getIndexType(), v);
+}
+
+std::pair<Value, Value> KVCacheLowering::slotOf(Value bi, Value pos) {
+  if (!op.getBlockTable())
+    return {bi, pos};
+  Value pageSize = dim(op.getKeyCache(), 1);
+  Value page = readIndex(op.getBlockTable(),
+                         {bi, arith::DivUIOp::create(b, pos, pageSize)});
+  return {page, arith::RemUIOp::create(b, pos, pageSize)};
+}
+
+Value KVCacheLowering::slice(Value t, Value d0, Value d1, Value rows) {
+  auto type = cast<RankedTensorType>(t.getType());
+  SmallVector<OpFoldResult> offsets = {d0, d1, b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), rows,
+                                     tensor::getMixedSize(b, b.getLoc(), t, 2),
+                                     b.getIndexAttr(type.getDimSize(3))};
+  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, t, offsets, sizes, strides);
+}
+
+Value SequenceBuilder::insert(Value tile, Value into, ValueRange offsets) {
+  auto rank = cast<RankedTensorType>(into.getType()).getRank();
+  SmallVector<OpFoldResult> at(offsets.begin(), offsets.end());
+  at.resize(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, b.getLoc(), tile);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  // Copied by a linalg op into the destination's own region, so that
+  // bufferization writes it in place: a plain insert_slice of a strided
+  // slice becomes memref.copy, which the CPU lowering leaves to a runtime
+  // library call (memrefCopy).
+  Value region = tensor::ExtractSliceOp::create(
+      b, cast<RankedTensorType>(tile.getType()), into, at, sizes, strides);
+  Value copied = linalg::CopyOp::create(b, tile, region).getResult(0);
+  return tensor::InsertSliceOp::create(b, copied, into, at, sizes, strides);
+}
+
+std::pair<Value, Value> KVCacheLowering::append() {
+  Value batch = dim(op.getQuery(), 0), seqNew = dim(op.getKey(), 1);
+  auto outer = scf::ForOp::create(
+      b, index(0), batch, index(1),
+      ValueRange{op.getKeyCache(), op.getValueCache()},
+      [&](OpBuilder &, Location, Value bi, ValueRange caches) {
+        Value start = readIndex(op.getCacheSeqlens(), {bi});
+        auto inner = scf::ForOp::create(
+            b, index(0), seqNew, index(1), caches,
+            [&](OpBuilder &, Location, Value t, ValueRange c) {
+              auto [row, col] = slotOf(bi, arith::AddIOp::create(b, start, t));
+              Value one = index(1);
+              Value k = insert(slice(op.getKey(), bi, t, one), c[0], {row, col});
+              Value v = insert(slice(op.getValue(), bi, t, one), c[1], {row, col});
+              scf::YieldOp::create(b, ValueRange{k, v});
+            });
+        scf::YieldOp::create(b, inner.getResults());
+      });
+  return {outer.getResult(0), outer.getResult(1)};
+}
+
+Value KVCacheLowering::sequenceKeys(Value cache, Value bi, Value n) {
+  if (!op.getBlockTable())
+    return slice(cache, bi, index(0), n);
+  auto type = cast<RankedTensorType>(cache.getType());
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), n,
+                                     tensor::getMixedSize(b, b.getLoc(), cache, 2),
+                                     b.getIndexAttr(type.getDimSize(3))};
+  Value gathered = tensor::EmptyOp::create(b, sizes, type.getElementType());
+  Value pageSize = dim(cache, 1);
+  Value pages = arith::CeilDivUIOp::create(b, n, pageSize);
+  auto loop = scf::ForOp::create(
+      b, index(0), pages, index(1), ValueRange{gathered},
+      [&](OpBuilder &, Location, Value j, ValueRange g) {
+        Value first = arith::MulIOp::create(b, j, pageSize);
+        Value rows = arith::MinUIOp::create(
+            b, pageSize, arith::SubIOp::create(b, n, first));
+        Value page = readIndex(op.getBlockTable(), {bi, j});
+        Value tile = slice(cache, page, index(0), rows);
+        scf::YieldOp::create(b, insert(tile, g[0], {index(0), first}));
+      });
+  return loop.getResult(0);
+}
+
+AttentionOp KVCacheLowering::sequenceAttention(Value bi, Value kc, Value vc) {
+  Value seqNew = op.getKey() ? dim(op.getKey(), 1) : index(0);
+  Value n = arith::AddIOp::create(b, readIndex(op.getCacheSeqlens(), {bi}),
+                                  seqNew);
+  Value q = slice(op.getQuery(), bi, index(0), dim(op.getQuery(), 1));
+  Value k = sequenceKeys(kc, bi, n), v = sequenceKeys(vc, bi, n);
+  bool masked = op.getCausal() || op.getWindow();
+  return attention(op, q, k, v,
+                   masked ? MaskAlignmentAttr::get(b.getContext(),
+                                                   MaskAlignment::bottom_right)
+                          : MaskAlignmentAttr());
+}
+
+AttentionOp SequenceBuilder::attention(Operation *op, Value q, Value k,
+                                       Value v, MaskAlignmentAttr alignment) {
+  auto qType = cast<RankedTensorType>(q.getType());
+  auto outType = RankedTensorType::get(
+      {1, qType.getDimSize(1), qType.getDimSize(2),
+       cast<RankedTensorType>(v.getType()).getDimSize(3)},
+      qType.getElementType());
+  auto lseType = RankedTensorType::get(
+      {1, qType.getDimSize(2), qType.getDimSize(1)}, b.getF32Type());
+  auto attr = [&](StringRef name) { return op->getAttr(name); };
+  return AttentionOp::create(
+      b, outType, lseType, q, k, v, Value(), Value(), Value(), Value(),
+      Layout::bshd, dyn_cast_or_null<FloatAttr>(attr("scale")),
+      op->hasAttr("causal"), alignment,
+      dyn_cast_or_null<DenseI64ArrayAttr>(attr("window")),
+      dyn_cast_or_null<FloatAttr>(attr("softcap")),
+      dyn_cast_or_null<IntegerAttr>(attr("num_splits")));
+}
+
+SmallVector<Value> SequenceBuilder::forEachSequence(
+    Value batch, ValueRange outputs,
+    function_ref<SmallVector<std::pair<Value, SmallVector<Value>>>(Value)>
+        body) {
+  auto loop = scf::ForOp::create(
+      b, index(0), batch, index(1), outputs,
+      [&](OpBuilder &, Location, Value bi, ValueRange acc) {
+        SmallVector<Value> next;
+        for (auto [tile, into] : llvm::zip(body(bi), acc))
+          next.push_back(insert(tile.first, into, tile.second));
+        scf::YieldOp::create(b, next);
+      });
+  return loop.getResults();
+}
+
+SmallVector<Value> KVCacheLowering::build() {
+  Value kc = op.getKeyCache(), vc = op.getValueCache();
+  if (op.getKey())
+    std::tie(kc, vc) = append();
+  auto outType = cast<RankedTensorType>(op.getOutput().getType());
+  auto lseType = cast<RankedTensorType>(op.getLse().getType());
+  Value batch = dim(op.getQuery(), 0), seqQ = dim(op.getQuery(), 1);
+  Value headsQ = dim(op.getQuery(), 2);
+  SmallVector<Value> results = forEachSequence(
+      batch, {empty(outType, {batch, seqQ, headsQ}),
+              empty(lseType, {batch, headsQ, seqQ})},
+      [&](Value bi) -> SmallVector<std::pair<Value, SmallVector<Value>>> {
+        AttentionOp attn = sequenceAttention(bi, kc, vc);
+        return {{attn.getOutput(), {bi}}, {attn.getLse(), {bi}}};
+      });
+  if (op.getKey())
+    results.append({kc, vc});
+  return results;
+}
+
+} // namespace
+
+Value VarlenLowering::sequence(Value packed, Value start, Value len) {
+  auto type = cast<RankedTensorType>(packed.getType());
+  SmallVector<OpFoldResult> offsets = {start, b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {len, tensor::getMixedSize(b, b.getLoc(), packed, 1),
+                                     b.getIndexAttr(type.getDimSize(2))};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  Value rows = tensor::ExtractSliceOp::create(b, packed, offsets, sizes, strides);
+  auto rowsType = cast<RankedTensorType>(rows.getType());
+  auto seqType = RankedTensorType::get(
+      {1, rowsType.getDimSize(0), rowsType.getDimSize(1), rowsType.getDimSize(2)},
+      type.getElementType());
+  SmallVector<OpFoldResult> shape = {b.getIndexAttr(1)};
+  shape.append(sizes);
+  return tensor::ExpandShapeOp::create(b, seqType, rows,
+                                       ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}},
+                                       shape);
+}
+
+SmallVector<Value> VarlenLowering::build() {
+  auto outType = cast<RankedTensorType>(op.getOutput().getType());
+  auto lseType = cast<RankedTensorType>(op.getLse().getType());
+  Value totalQ = dim(op.getQuery(), 0), headsQ = dim(op.getQuery(), 1);
+  Value batch = arith::SubIOp::create(b, dim(op.getCuSeqlensQ(), 0), index(1));
+  return forEachSequence(
+      batch, {empty(outType, {totalQ, headsQ}), empty(lseType, {headsQ, totalQ})},
+      [&](Value bi) -> SmallVector<std::pair<Value, SmallVector<Value>>> {
+        Value next = arith::AddIOp::create(b, bi, index(1));
+        auto span = [&](Value cu) -> std::pair<Value, Value> {
+          Value start = readIndex(cu, {bi});
+          return {start, arith::SubIOp::create(b, readIndex(cu, {next}), start)};
+        };
+        auto [q0, sq] = span(op.getCuSeqlensQ());
+        auto [k0, sk] = span(op.getCuSeqlensK());
+        AttentionOp attn = attention(
+            op, sequence(op.getQuery(), q0, sq), sequence(op.getKey(), k0, sk),
+            sequence(op.getValue(), k0, sk), op.getMaskAlignmentAttr());
+        auto collapse = [&](Value t, ArrayRef<ReassociationIndices> groups) {
+          return tensor::CollapseShapeOp::create(b, t, groups).getResult();
+        };
+        return {{collapse(attn.getOutput(), {{0, 1}, {2}, {3}}), {q0}},
+                {collapse(attn.getLse(), {{0, 1}, {2}}), {index(0), q0}}};
+      });
+}
+
+template <typename OpT, typename LoweringT>
+static void lowerAll(Operation *root, RewriterBase &rewriter) {
+  SmallVector<OpT> ops;
+  root->walk([&](OpT op) { ops.push_back(op); });
+  for (OpT op : ops) {
+    rewriter.setInsertionPoint(op);
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    LoweringT lowering(op, b);
+    rewriter.replaceOp(op, lowering.build());
+  }
+}
+
+void mlir::fa::lowerSequenceOps(Operation *root, RewriterBase &rewriter) {
+  lowerAll<AttentionKVCacheOp, KVCacheLowering>(root, rewriter);
+  lowerAll<AttentionVarlenOp, VarlenLowering>(root, rewriter);
+}

@@ -1,0 +1,121 @@
+"""Argument checks of the inference API (varlen_attention,
+attention_with_kvcache): every bad input raises ArgumentError naming the
+tensor and what was expected; CUDA tensors raise UnsupportedError (the
+sm_90a kernels for ragged and cached attention are not built yet)."""
+import torch
+
+from ..errors import ArgumentError, UnsupportedError
+from . import _convert
+
+
+def tensor(where, name, t, rank, dtype=None, device=None):
+    """`t` is a torch.Tensor of `rank`, with `dtype` and on `device` when
+    given."""
+    if not isinstance(t, torch.Tensor):
+        raise ArgumentError(f"{where}: {name} must be a torch.Tensor, got "
+                            f"{type(t).__name__}")
+    if t.dim() != rank:
+        raise ArgumentError(f"{where}: {name} must have rank {rank}, got "
+                            f"shape {tuple(t.shape)}")
+    if dtype is not None and t.dtype != dtype:
+        raise ArgumentError(f"{where}: {name} has dtype {t.dtype}, expected "
+                            f"{dtype}")
+    if device is not None and t.device != device:
+        raise ArgumentError(f"{where}: {name} is on {t.device}, expected "
+                            f"{device} (the device of q)")
+    return t
+
+
+def query(where, q, rank):
+    """q's dtype is one the kernels take and its device is the CPU."""
+    tensor(where, "q", q, rank)
+    _convert.fa_dtype(q, "q")
+    if q.device.type == "cuda":
+        raise UnsupportedError(
+            f"{where}: CUDA tensors are not supported yet (no sm_90a kernels "
+            f"for ragged or cached attention); use CPU tensors")
+    if q.device.type != "cpu":
+        raise ArgumentError(f"{where}: tensors on {q.device.type} are not "
+                            "supported (cpu)")
+
+
+def same_dims(where, name, t, dims, expected, expected_name):
+    """t.shape[d] == expected.shape[d] for each d in dims."""
+    for d in dims:
+        if t.shape[d] != expected.shape[d]:
+            raise ArgumentError(
+                f"{where}: {name} dimension {d} is {t.shape[d]}, expected "
+                f"{expected.shape[d]} (from {expected_name})")
+
+
+def heads(where, hq, hkv, kv_name):
+    if hkv == 0 or hq % hkv:
+        raise ArgumentError(
+            f"{where}: q has {hq} heads, not a multiple of {kv_name}'s {hkv} "
+            "(grouped-query attention needs heads_q % heads_kv == 0)")
+
+
+def cu_seqlens(where, name, cu, total, max_seqlen, device):
+    """cu: int32 [B+1], starting at 0, non-decreasing, ending at `total`,
+    with every length <= max_seqlen. Returns the lengths as a list."""
+    tensor(where, name, cu, 1, torch.int32, device)
+    if cu.shape[0] < 1:
+        raise ArgumentError(f"{where}: {name} must have B+1 >= 1 entries")
+    values = cu.tolist()
+    if values[0] != 0:
+        raise ArgumentError(f"{where}: {name}[0] must be 0, got {values[0]}")
+    lengths = [b - a for a, b in zip(values, values[1:])]
+    for i, n in enumerate(lengths):
+        if n < 0:
+            raise ArgumentError(
+                f"{where}: {name} must be non-decreasing; {name}[{i + 1}] = "
+                f"{values[i + 1]} < {name}[{i}] = {values[i]}")
+        if n > max_seqlen:
+            raise ArgumentError(
+                f"{where}: sequence {i} of {name} has length {n}, more than "
+                f"max_seqlen ({max_seqlen})")
+    if values[-1] != total:
+        raise ArgumentError(f"{where}: {name}[-1] is {values[-1]}, expected "
+                            f"{total} (the tokens of the packed tensor)")
+    return lengths
+
+
+def per_sequence(where, name, t, rank, batch, device, rows):
+    """An int32 tensor of `rank` with one row (its first dim) per sequence."""
+    tensor(where, name, t, rank, torch.int32, device)
+    if t.shape[0] != batch:
+        raise ArgumentError(f"{where}: {name} has {t.shape[0]} {rows}, "
+                            f"expected {batch} (the batch of q)")
+
+
+def cache_lengths(where, cache_seqlens, batch, device):
+    """cache_seqlens: int32 [B] of values >= 0 (an int means all equal)."""
+    if isinstance(cache_seqlens, int) and not isinstance(cache_seqlens, bool):
+        cache_seqlens = torch.full((batch,), cache_seqlens, dtype=torch.int32,
+                                   device=device)
+    per_sequence(where, "cache_seqlens", cache_seqlens, 1, batch, device,
+                 "entries")
+    values = cache_seqlens.tolist()
+    for i, n in enumerate(values):
+        if n < 0:
+            raise ArgumentError(f"{where}: cache_seqlens[{i}] is {n}, must "
+                                "be >= 0")
+    return values
+
+
+def block_table(where, table, batch, num_pages, lengths, page_size, device):
+    """table: int32 [B, max_pages]; the pages that hold a sequence's
+    lengths[b] keys lie in [0, num_pages)."""
+    per_sequence(where, "block_table", table, 2, batch, device, "rows")
+    rows = table.tolist()
+    for b, n in enumerate(lengths):
+        used = -(-n // page_size)
+        if used > table.shape[1]:
+            raise ArgumentError(
+                f"{where}: sequence {b} needs {used} pages for {n} keys, "
+                f"block_table has {table.shape[1]} per sequence")
+        for j, page in enumerate(rows[b][:used]):
+            if not 0 <= page < num_pages:
+                raise ArgumentError(
+                    f"{where}: block_table[{b}, {j}] is {page}, outside the "
+                    f"cache's {num_pages} pages")

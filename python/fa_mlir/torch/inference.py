@@ -1,0 +1,186 @@
+"""Serving-side attention with flash-attn's conventions: ragged batches
+(varlen_attention) and KV caches, contiguous or paged, with in-place appends
+and split-KV decode (attention_with_kvcache). CPU tensors.
+
+Both run one dense fa.attention kernel per sequence (bshd, dynamic lengths,
+so one compiled kernel serves every length) on that sequence's slice of the
+packed tensors, or its keys gathered from the cache pages. See
+docs/Inference.md for why, and for what is not built yet.
+"""
+import torch
+
+from ..arguments import check_bool, check_f32, check_int
+from . import _inference_checks as checks
+from . import _ops
+from .attention import _window_ints, attention
+
+VARLEN = "fa_mlir.torch.varlen_attention"
+KVCACHE = "fa_mlir.torch.attention_with_kvcache"
+
+
+def _score_options(where, scale, softcap, window):
+    if scale is not None:
+        scale = check_f32(where, "scale", scale)
+    if softcap is not None:
+        softcap = check_f32(where, "softcap", softcap, positive=True)
+    return scale, softcap, _window_ints(window)
+
+
+def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                     max_seqlen_k, *, causal=False, mask_alignment=None,
+                     scale=None, window=None, softcap=None, return_lse=False):
+    """Attention over a ragged batch packed along the tokens.
+
+    q: [total_q, Hq, D], k: [total_k, Hkv, D], v: [total_k, Hkv, Dv];
+    sequence b is rows cu_seqlens_q[b]:cu_seqlens_q[b+1] of q and
+    cu_seqlens_k[b]:cu_seqlens_k[b+1] of k and v (int32 [B+1], starting at 0,
+    non-decreasing: empty sequences are allowed). Masks, scale, window and
+    softcap as fa_mlir.torch.attention, per sequence (mask_alignment None is
+    top-left, as there). Returns out [total_q, Hq, Dv], and with return_lse
+    the f32 lse [Hq, total_q]. Differentiable in q, k and v: the backward
+    runs the CPU backward kernel per sequence.
+    """
+    checks.query(VARLEN, q, 3)
+    for name, t in (("k", k), ("v", v)):
+        checks.tensor(VARLEN, name, t, 3, q.dtype, q.device)
+    checks.same_dims(VARLEN, "v", v, (0, 1), k, "k")
+    checks.same_dims(VARLEN, "k", k, (2,), q, "q")
+    checks.heads(VARLEN, q.shape[1], k.shape[1], "k")
+    max_q = check_int(VARLEN, "max_seqlen_q", max_seqlen_q, 0)
+    max_k = check_int(VARLEN, "max_seqlen_k", max_seqlen_k, 0)
+    len_q = checks.cu_seqlens(VARLEN, "cu_seqlens_q", cu_seqlens_q,
+                              q.shape[0], max_q, q.device)
+    len_k = checks.cu_seqlens(VARLEN, "cu_seqlens_k", cu_seqlens_k,
+                              k.shape[0], max_k, q.device)
+    if len(len_q) != len(len_k):
+        raise checks.ArgumentError(
+            f"{VARLEN}: cu_seqlens_q has {len(len_q) + 1} entries, "
+            f"cu_seqlens_k {len(len_k) + 1}; both must be B+1")
+    return_lse = check_bool(VARLEN, "return_lse", return_lse)
+    options = dict(causal=causal, mask_alignment=mask_alignment, scale=scale,
+                   window=window, softcap=softcap)
+    outs, lses = [], []
+    q0 = k0 = 0
+    for sq, sk in zip(len_q, len_k):
+        qb = q[q0:q0 + sq].unsqueeze(0)
+        kb, vb = (t[k0:k0 + sk].unsqueeze(0) for t in (k, v))
+        q0, k0 = q0 + sq, k0 + sk
+        if sq == 0:
+            continue
+        if sk == 0:  # no key: output 0, LSE -inf (and no gradient)
+            outs.append(q.new_zeros((sq, q.shape[1], v.shape[2])))
+            lses.append(torch.full((q.shape[1], sq), float("-inf"),
+                                   device=q.device))
+            continue
+        ob, lb = attention(qb, kb, vb, layout="bshd", return_lse=True,
+                           **options)
+        outs.append(ob[0])
+        lses.append(lb[0])
+    out = (torch.cat(outs) if outs else
+           q.new_zeros((0, q.shape[1], v.shape[2])))
+    if not return_lse:
+        return out
+    lse = (torch.cat(lses, dim=1) if lses else
+           torch.zeros((q.shape[1], 0), device=q.device))
+    return out, lse
+
+
+def _check_cache(q, k_cache, v_cache, block_table, k, v):
+    checks.query(KVCACHE, q, 4)
+    for name, t in (("k_cache", k_cache), ("v_cache", v_cache)):
+        checks.tensor(KVCACHE, name, t, 4, q.dtype, q.device)
+    checks.same_dims(KVCACHE, "v_cache", v_cache, (0, 1, 2), k_cache, "k_cache")
+    checks.same_dims(KVCACHE, "k_cache", k_cache, (3,), q, "q")
+    checks.heads(KVCACHE, q.shape[2], k_cache.shape[2], "k_cache")
+    if block_table is None:
+        checks.same_dims(KVCACHE, "k_cache", k_cache, (0,), q, "q")
+    if (k is None) != (v is None):
+        raise checks.ArgumentError(f"{KVCACHE}: k and v are appended "
+                                   "together; give both or neither")
+    if k is not None:
+        for name, t, cache in (("k", k, k_cache), ("v", v, v_cache)):
+            checks.tensor(KVCACHE, name, t, 4, q.dtype, q.device)
+            checks.same_dims(KVCACHE, name, t, (0,), q, "q")
+            checks.same_dims(KVCACHE, name, t, (2, 3), cache, f"{name}_cache")
+        checks.same_dims(KVCACHE, "v", v, (1,), k, "k")
+
+
+def _slots(cache_len, num_new, block_table, page_size):
+    """(page or batch row, position in it) of each appended token [B, Sn]."""
+    pos = cache_len.long()[:, None] + torch.arange(num_new,
+                                                   device=cache_len.device)
+    if block_table is None:
+        rows = torch.arange(cache_len.shape[0], device=cache_len.device)
+        return rows[:, None].expand_as(pos), pos
+    return (torch.gather(block_table.long(), 1, pos // page_size),
+            pos % page_size)
+
+
+def _sequence_keys(cache, block_table, b, length):
+    """[1, length, Hkv, D]: the first `length` keys of sequence b; a copy
+    gathered from its pages when the cache is paged."""
+    if block_table is None:
+        return cache[b:b + 1, :length]
+    page_size = cache.shape[1]
+    pages = block_table[b, :-(-length // page_size)].long()
+    return cache[pages].flatten(0, 1)[:length].unsqueeze(0)
+
+
+def attention_with_kvcache(q, k_cache, v_cache, *, cache_seqlens,
+                           block_table=None, k=None, v=None, causal=False,
+                           scale=None, window=None, softcap=None, num_splits=0,
+                           return_lse=False):
+    """Decode / chunked prefill over a KV cache (flash-attn's
+    flash_attn_with_kvcache).
+
+    q: [B, Sq, Hq, D]. Contiguous caches k_cache/v_cache [B, capacity, Hkv,
+    D]; paged ones [num_pages, page_size, Hkv, D] with block_table int32
+    [B, max_pages] (sequence b's key t lives in page block_table[b, t //
+    page_size], row t % page_size). cache_seqlens: int32 [B] (or an int), the
+    keys already cached. k/v [B, Sk_new, Hkv, D], when given, are written
+    into the caches at cache_seqlens first (in place, as flash-attn does);
+    the attention then covers cache_seqlens + Sk_new keys. causal and window
+    align bottom-right: the queries are the last Sq tokens. num_splits:
+    split-KV chunks per (sequence, head) (0: a heuristic from the shape and
+    the core count; 1: unsplit). Returns out [B, Sq, Hq, D], and with
+    return_lse the f32 lse [B, Hq, Sq]. Not differentiable (inference).
+    """
+    _check_cache(q, k_cache, v_cache, block_table, k, v)
+    batch, num_new = q.shape[0], (0 if k is None else k.shape[1])
+    cached = checks.cache_lengths(KVCACHE, cache_seqlens, batch, q.device)
+    lengths = [n + num_new for n in cached]
+    if block_table is None:
+        for b, n in enumerate(lengths):
+            if n > k_cache.shape[1]:
+                raise checks.ArgumentError(
+                    f"{KVCACHE}: sequence {b} holds {n} keys (cache_seqlens "
+                    f"{cached[b]} + {num_new} new), more than k_cache's "
+                    f"capacity {k_cache.shape[1]}")
+    else:
+        checks.block_table(KVCACHE, block_table, batch, k_cache.shape[0],
+                           lengths, k_cache.shape[1], q.device)
+    causal = check_bool(KVCACHE, "causal", causal)
+    return_lse = check_bool(KVCACHE, "return_lse", return_lse)
+    splits = check_int(KVCACHE, "num_splits", num_splits, 0)
+    scale, softcap, (wl, wr) = _score_options(KVCACHE, scale, softcap, window)
+    masked = causal or (wl, wr) != (-1, -1)
+
+    with torch.no_grad():
+        if k is not None:
+            cache_len = torch.tensor(cached, dtype=torch.int32, device=q.device)
+            rows, cols = _slots(cache_len, num_new, block_table,
+                                k_cache.shape[1])
+            k_cache[rows, cols] = k
+            v_cache[rows, cols] = v
+        outs, lses = [], []
+        for b, n in enumerate(lengths):
+            kb = _sequence_keys(k_cache, block_table, b, n)
+            vb = _sequence_keys(v_cache, block_table, b, n)
+            ob, lb = _ops.run_forward(
+                q[b:b + 1], kb, vb, None, causal, scale, wl, wr, softcap,
+                "bottom_right" if masked else "", "bshd",
+                num_splits=None if splits == 1 else splits)
+            outs.append(ob)
+            lses.append(lb)
+    out, lse = torch.cat(outs), torch.cat(lses)
+    return (out, lse) if return_lse else out
