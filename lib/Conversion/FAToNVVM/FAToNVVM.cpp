@@ -154,10 +154,20 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     SmallVector<Operation *> ops;
+    bool unsupported = false;
     module.walk([&](Operation *op) {
       if (isa<AttentionOp, AttentionGradOp>(op))
         ops.push_back(op);
+      // No silent pass-through: the inference ops have CPU lowerings
+      // (fa-tile-attention) but no sm_90a kernels yet.
+      if (isa<CombineOp, AttentionKVCacheOp, AttentionVarlenOp>(op)) {
+        op->emitOpError("convert-fa-to-nvvm: no sm_90a kernel for this op yet; "
+                        "fa-tile-attention lowers it for the CPU");
+        unsupported = true;
+      }
     });
+    if (unsupported)
+      return signalPassFailure();
     if (ops.empty())
       return;
 

@@ -54,3 +54,28 @@ func.func @backward_bias(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16
   return %dq : tensor<1x4x128x64xbf16>
 }
 
+
+// -----
+
+// The inference ops have CPU lowerings only: refused, never passed through.
+func.func @combine(%po: tensor<?x2x8x1x128xf32>, %pl: tensor<?x2x8x1xf32>) -> (tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>) {
+  // expected-error @+1 {{'fa.combine' op convert-fa-to-nvvm: no sm_90a kernel for this op yet; fa-tile-attention lowers it for the CPU}}
+  %o, %l = fa.combine %po, %pl : tensor<?x2x8x1x128xf32>, tensor<?x2x8x1xf32> -> tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
+  return %o, %l : tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
+}
+
+// -----
+
+func.func @kvcache(%q: tensor<2x3x4x16xbf16>, %kc: tensor<2x40x2x16xbf16>, %vc: tensor<2x40x2x16xbf16>, %lens: tensor<2xi32>) -> (tensor<2x3x4x16xbf16>, tensor<2x4x3xf32>) {
+  // expected-error @+1 {{'fa.attention_kvcache' op convert-fa-to-nvvm: no sm_90a kernel for this op yet}}
+  %o, %lse = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<2x3x4x16xbf16>, tensor<2x40x2x16xbf16>, tensor<2x40x2x16xbf16>, tensor<2xi32> {causal} -> tensor<2x3x4x16xbf16>, tensor<2x4x3xf32>
+  return %o, %lse : tensor<2x3x4x16xbf16>, tensor<2x4x3xf32>
+}
+
+// -----
+
+func.func @varlen(%q: tensor<?x8x64xf16>, %k: tensor<?x2x64xf16>, %v: tensor<?x2x32xf16>, %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> (tensor<?x8x32xf16>, tensor<8x?xf32>) {
+  // expected-error @+1 {{'fa.attention_varlen' op convert-fa-to-nvvm: no sm_90a kernel for this op yet}}
+  %o, %lse = fa.attention_varlen %q, %k, %v, %cq, %ck : tensor<?x8x64xf16>, tensor<?x2x64xf16>, tensor<?x2x32xf16>, tensor<?xi32>, tensor<?xi32> {causal, max_seqlen_q = 512 : i64, max_seqlen_k = 512 : i64} -> tensor<?x8x32xf16>, tensor<8x?xf32>
+  return %o, %lse : tensor<?x8x32xf16>, tensor<8x?xf32>
+}
