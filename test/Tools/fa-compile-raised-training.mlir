@@ -8,8 +8,8 @@
 // CHECK-NEXT: fa_bwd_bf16_d64_bhsd_m64n128s2_main.json
 // CHECK-NEXT: fa_bwd_bf16_d64_bhsd_m64n128s2_post.json
 // CHECK-NEXT: fa_bwd_bf16_d64_bhsd_m64n128s2_pre.json
-// CHECK-NEXT: fa_fwd_bf16_d64_bhsd_lse_m128n128s2o.json
-// CHECK-NEXT: fa_fwd_bf16_d64_bhsd_lse_m128n128s2o.ptx
+// CHECK-NEXT: fa_fwd_bf16_d64_bhsd_lse_m192n128s2o.json
+// CHECK-NEXT: fa_fwd_bf16_d64_bhsd_lse_m192n128s2o.ptx
 // RUN: FileCheck %s --check-prefix=SEQ --input-file=%t/fa_bwd_bf16_d64_bhsd_m64n128s2.json
 // SEQ: "scale": 0.125
 // SEQ: "format": "fa-kernel-sequence"
