@@ -11,4 +11,4 @@ here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                     "Dialect", "FA")
 raise_equiv.run_file(os.path.join(here, "raise-attention-decode.mlir"),
                      ["bert_decode", "single_head_decode", "einsum_decode",
-                      "padded_decode", "gqa_einsum_decode"])
+                      "padded_decode", "gqa_einsum_decode", "gqa_bias_g"])

@@ -280,3 +280,90 @@ func.func @gqa_einsum_decode(%q: tensor<2x2x4x1x32xf32>, %k: tensor<2x2x100x32xf
   } -> tensor<2x2x4x1x32xf32>
   return %o : tensor<2x2x4x1x32xf32>
 }
+
+// -----
+
+// GQA decode with a bias that differs per query of the group: the group is
+// raised as the rows, so the bias follows them ([b, 1, g, keys]).
+// CHECK-LABEL: func.func @gqa_bias_g
+// CHECK: fa.attention {{.+}} bias({{.+}} : tensor<2x1x4x100xf32>)
+#qh = affine_map<(b, h, g, i, j, d) -> (b, h, g, i, d)>
+#kh = affine_map<(b, h, g, i, j, d) -> (b, h, j, d)>
+#sh = affine_map<(b, h, g, i, j, d) -> (b, h, g, i, j)>
+#ph = affine_map<(b, h, g, i, e, j) -> (b, h, g, i, j)>
+#vh = affine_map<(b, h, g, i, e, j) -> (b, h, j, e)>
+#oh = affine_map<(b, h, g, i, e, j) -> (b, h, g, i, e)>
+func.func @gqa_bias_g(%bias: tensor<2x4x100xf32>, %q: tensor<2x2x4x1x32xf32>, %k: tensor<2x2x100x32xf32>, %v: tensor<2x2x100x32xf32>) -> tensor<2x2x4x1x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x2x4x1x100xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x2x4x1x100xf32>) -> tensor<2x2x4x1x100xf32>
+  %s = linalg.generic {indexing_maps = [#qh, #kh, #sh], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x2x4x1x32xf32>, tensor<2x2x100x32xf32>) outs(%f0 : tensor<2x2x4x1x100xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x4x1x100xf32>
+  %sb = linalg.generic {indexing_maps = [affine_map<(b, h, g, i, j) -> (b, h, g, i, j)>, affine_map<(b, h, g, i, j) -> (b, g, j)>, affine_map<(b, h, g, i, j) -> (b, h, g, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%s, %bias : tensor<2x2x4x1x100xf32>, tensor<2x4x100xf32>) outs(%e0 : tensor<2x2x4x1x100xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x4x1x100xf32>
+  %p = linalg.softmax dimension(4) ins(%sb : tensor<2x2x4x1x100xf32>) outs(%e0 : tensor<2x2x4x1x100xf32>) -> tensor<2x2x4x1x100xf32>
+  %e1 = tensor.empty() : tensor<2x2x4x1x32xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x2x4x1x32xf32>) -> tensor<2x2x4x1x32xf32>
+    // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.000000e+00, bias)}}
+  %o = linalg.generic {indexing_maps = [#ph, #vh, #oh], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x4x1x100xf32>, tensor<2x2x100x32xf32>) outs(%f1 : tensor<2x2x4x1x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x4x1x32xf32>
+  return %o : tensor<2x2x4x1x32xf32>
+}
+
+// -----
+
+// GQA decode with a top-left causal mask on the unit row: over the group's
+// rows it is not fa's causal mask (row g would see keys <= g), so it must be
+// declined, not raised as causal.
+// CHECK-LABEL: func.func @gqa_causal_decode_declined
+// CHECK-NOT: fa.attention
+#qm = affine_map<(b, h, g, i, j, d) -> (b, h, g, i, d)>
+#km = affine_map<(b, h, g, i, j, d) -> (b, h, j, d)>
+#sm = affine_map<(b, h, g, i, j, d) -> (b, h, g, i, j)>
+#pm = affine_map<(b, h, g, i, e, j) -> (b, h, g, i, j)>
+#vm = affine_map<(b, h, g, i, e, j) -> (b, h, j, e)>
+#om = affine_map<(b, h, g, i, e, j) -> (b, h, g, i, e)>
+func.func @gqa_causal_decode_declined(%q: tensor<2x2x4x1x32xf32>, %k: tensor<2x2x100x32xf32>, %v: tensor<2x2x100x32xf32>) -> tensor<2x2x4x1x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x2x4x1x100xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x2x4x1x100xf32>) -> tensor<2x2x4x1x100xf32>
+  %s = linalg.generic {indexing_maps = [#qm, #km, #sm], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x2x4x1x32xf32>, tensor<2x2x100x32xf32>) outs(%f0 : tensor<2x2x4x1x100xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x4x1x100xf32>
+  %sb = linalg.generic {indexing_maps = [affine_map<(b, h, g, i, j) -> (b, h, g, i, j)>, affine_map<(b, h, g, i, j) -> (b, h, g, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%s : tensor<2x2x4x1x100xf32>) outs(%e0 : tensor<2x2x4x1x100xf32>) {
+  ^bb0(%a: f32, %c: f32):
+    %i = linalg.index 3 : index
+    %j = linalg.index 4 : index
+    %c50 = arith.constant 0 : index
+    %lim = arith.addi %i, %c50 : index
+    %hide = arith.cmpi ugt, %j, %lim : index
+    %ninf0 = arith.constant 0xFF800000 : f32
+    %r = arith.select %hide, %ninf0, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x4x1x100xf32>
+  %p = linalg.softmax dimension(4) ins(%sb : tensor<2x2x4x1x100xf32>) outs(%e0 : tensor<2x2x4x1x100xf32>) -> tensor<2x2x4x1x100xf32>
+  %e1 = tensor.empty() : tensor<2x2x4x1x32xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x2x4x1x32xf32>) -> tensor<2x2x4x1x32xf32>
+    // expected-remark @+1 {{attention not raised: a constant mask that is neither causal nor a sliding window}}
+  %o = linalg.generic {indexing_maps = [#pm, #vm, #om], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x4x1x100xf32>, tensor<2x2x100x32xf32>) outs(%f1 : tensor<2x2x4x1x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x4x1x32xf32>
+  return %o : tensor<2x2x4x1x32xf32>
+}
