@@ -15,7 +15,7 @@ using namespace mlir::fa::nvvm_kernel;
 /// addresses and loop state (d128 x 128 uses 160 and does not spill; bias
 /// kernels spilled above it). With 160 (three consumers), 128: d64 x 128
 /// takes exactly that and ptxas reports no spills.
-static int64_t accumulatorRegs(int64_t consumerRegs) { return consumerRegs == 160 ? 128 : 192; }
+static int64_t accumulatorRegs(int64_t consumers) { return consumers == 3 ? 128 : 192; }
 
 /// Three consumer warpgroups (FA3's 192 x 128 tile at head dim 64): the
 /// softmax of a d64 tile costs as much as a d128 one for half the GEMM
@@ -31,25 +31,22 @@ void AttentionKernelConfig::planTiles() {
     producerRegs = 32;
     consumerRegs = 160;
   }
-  blockM = 64 * consumers;
   // Persistent without a band mask; not with a bias, head dims above 128 or
   // a V head dim unlike Q's, which spill with the tile loop's state (ptxas:
   // 12-40 bytes).
-  persistent = !semantics.causal && !semantics.window && !bias && qkDim() <= 128 &&
-               qkDim() == vDim();
+  persistent = !semantics.hasMask() && !bias && qkDim() <= 128 && qkDim() == vDim();
   for (int64_t n : {128, 112, 96, 80, 64, 48, 32}) {
     blockN = n;
     // A bias tile is loaded into registers beside S (another n/2).
     int64_t biasRegs = bias ? n / 2 : 0;
-    bool regsFit = vDim() / 2 + n / 2 + n / 4 + biasRegs <= accumulatorRegs(consumerRegs);
+    bool regsFit = vDim() / 2 + n / 2 + n / 4 + biasRegs <= accumulatorRegs(consumers);
     if (regsFit && sharedMemoryBytes() <= kSharedMemoryLimit)
       return;
   }
 }
 
 bool AttentionKernelConfig::slabTiles() const {
-  bool band = semantics.causal || semantics.window.has_value();
-  return band && consumers == 3 && !pingPong && !bias;
+  return semantics.hasMask() && consumers == 3 && !pingPong && !bias;
 }
 
 const char *AttentionKernelConfig::biasName() const {
@@ -104,7 +101,7 @@ std::string AttentionKernelConfig::kernelName() const {
     n += std::string("_bias") + biasName();
   if (returnLse)
     n += "_lse";
-  n += llvm::formatv("_m{0}n{1}s{2}{3}{4}", blockM, blockN, stages, overlap ? "o" : "",
+  n += llvm::formatv("_m{0}n{1}s{2}{3}{4}", blockM(), blockN, stages, overlap ? "o" : "",
                      overlap && pingPong ? "p" : "");
   return n + scaleTag(semantics, headDim);
 }

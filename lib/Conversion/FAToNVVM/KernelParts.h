@@ -46,7 +46,6 @@ struct AttentionKernelConfig {
   std::optional<BiasType> bias;
   /// Consumer warpgroups, 64 query rows each (the tile plan picks 2 or 3).
   int64_t consumers = 2;
-  int64_t blockM = 128; // query rows per CTA: 64 * consumers
   int64_t blockN = 128; // key rows per K/V tile (the tile plan picks it)
   int64_t stages = 2;
   bool overlap = true;   // FA3 intra-warpgroup overlap of QK^T and softmax
@@ -56,6 +55,8 @@ struct AttentionKernelConfig {
 
   /// The producer warpgroup and the consumers.
   int64_t threads() const { return 128 * (1 + consumers); }
+  /// Query rows per CTA.
+  int64_t blockM() const { return 64 * consumers; }
   static constexpr int64_t kBox = 64; // 16-bit elements per 128B-swizzled row
   /// Dynamic shared memory an sm_90a CTA may use.
   static constexpr int64_t kSharedMemoryLimit = 227 * 1024;
@@ -85,7 +86,7 @@ struct AttentionKernelConfig {
   /// Head dims rounded up to whole 64-column boxes; TMA zero-fills the rest.
   int64_t qkDim() const { return llvm::alignTo(headDim, kBox); }
   int64_t vDim() const { return llvm::alignTo(headDimV, kBox); }
-  int64_t qTileBytes() const { return blockM * qkDim() * 2; }
+  int64_t qTileBytes() const { return blockM() * qkDim() * 2; }
   int64_t kTileBytes() const { return blockN * qkDim() * 2; }
   int64_t vTileBytes() const { return blockN * vDim() * 2; }
   /// Offsets inside the (1024-aligned) dynamic shared memory.

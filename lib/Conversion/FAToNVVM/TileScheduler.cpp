@@ -13,12 +13,12 @@ static TileScheduler::WorkTile tileOf(KernelBuilder &kb, const AttentionKernelCo
   if (cfg.slabTiles()) {
     // Block bx ends at seq_q - bx * blockM: the last rows (the longest
     // under causal) first, the partial block last.
-    Value row0 = kb.sub(seqQ, kb.mul(kb.add(bx, kb.c32(1)), kb.c32(cfg.blockM)));
+    Value row0 = kb.sub(seqQ, kb.mul(kb.add(bx, kb.c32(1)), kb.c32(cfg.blockM())));
     return {bx, head, batch, row0};
   }
   // Causal: the longest rows (the last query blocks) first.
   Value mBlock = cfg.semantics.causal ? kb.sub(kb.sub(numBlocks, kb.c32(1)), bx) : bx;
-  Value row0 = kb.mul(mBlock, kb.c32(cfg.blockM));
+  Value row0 = kb.mul(mBlock, kb.c32(cfg.blockM()));
   return {mBlock, head, batch, row0};
 }
 
@@ -40,7 +40,7 @@ TileScheduler::WorkTile TileScheduler::decode(KernelBuilder &kb,
 }
 
 std::string TileScheduler::queryBlocks(const AttentionKernelConfig &cfg) {
-  return llvm::formatv("ceildiv(seq_q, {0})", cfg.blockM).str();
+  return llvm::formatv("ceildiv(seq_q, {0})", cfg.blockM()).str();
 }
 
 llvm::json::Array TileScheduler::grid(const AttentionKernelConfig &cfg) {
