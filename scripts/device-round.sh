@@ -36,6 +36,11 @@
 #         (test/Device/bench_backward.py) -> $OUT/bench_backward.csv, and
 #         an ncu profile per kernel of four shapes (profile_backward.py)
 #         -> $OUT/profile_backward.md
+#       7 decode (issue 14): the split-KV sequences of fa.attention_kvcache
+#         and fa.attention num_splits (test/Device/check_decode.py, .devbuild/
+#         decode) against float64 with NaN past every cache length, memcheck
+#         on them, then decode next to SDPA (FA2) and FA4
+#         (test/Device/bench_decode.py) -> $OUT/bench_decode.csv
 #       Logs and CSVs go to $OUT; short tables are printed last.
 #       STAGES=3,3b: only those stages (e.g. a second benchmark run).
 #       ROUND_SMOKE=1: a quick pass over every stage (few cases, one
@@ -59,6 +64,10 @@ prepare() {
   rm -rf "$dev/kernels" "$dev/lib" "$dev/gpu-tests"; mkdir -p "$dev/lib"   # .devbuild/primitives stays
   bash test/Device/build_kernels.sh "$root/$BUILD_DIR/bin/fa-compile" "$dev/kernels"
   bash test/Device/build_backward.sh "$root/$BUILD_DIR/bin/fa-compile" "$dev/backward"
+  # The split-KV decode sequences (stage 7).
+  rm -rf "$dev/decode"; mkdir -p "$dev/decode"
+  python3 test/Device/gen_decode_inputs.py > "$dev/decode/decode.mlir"
+  "$BUILD_DIR/bin/fa-compile" "$dev/decode/decode.mlir" -o "$dev/decode"
   # fa_mlir reads bundles through jsonschema (python/fa_mlir/manifest.py);
   # the GPU machine has none and no network: carry its wheels, unpacked,
   # for the machine's Python (DEVICE_PYTHON; typing_extensions comes with
@@ -287,6 +296,26 @@ run() {
     echo "profile (causal hdim seqlen [batch heads]) $shape rc=$?"
     python3 test/Device/profile_backward.py summary "$tmp/profile.csv" | tee -a "$OUT/profile_backward.md"
   done
+
+  fi
+  if stage_on 7; then
+  echo "== 7 decode ($((SECONDS - T0)) s so far)"
+  timeout 120 python3 test/Device/check_decode.py "$dev/decode" "$OUT/check_decode.csv" \
+    > "$OUT/check_decode.log" 2>&1
+  echo "check_decode rc=$?: $(tail -1 "$OUT/check_decode.log")"; grep FAIL "$OUT/check_decode.log" | head -8
+  if [[ -z ${ROUND_SMOKE:-} ]]; then
+    timeout "${MEMCHECK_TIMEOUT:-150}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
+      --kernel-name kns=fa_fwd python3 test/Device/check_decode.py "$dev/decode" > "$OUT/memcheck_decode.log" 2>&1
+    echo "memcheck decode rc=$?: $(grep -E 'ERROR SUMMARY|decode check' "$OUT/memcheck_decode.log" | tr '\n' ' ')"
+  fi
+  ( if [[ -f $root/.anchors/anchor-wheels.sh ]]; then
+      eval "$(bash "$root/.anchors/anchor-wheels.sh" env "$root/.anchors")" ||
+        echo "# no FA4 wheels on this machine (make the stage call first): FA4 unavailable"
+    fi
+    [[ -n ${ROUND_SMOKE:-} ]] && export BATCHES=8 CACHES=4096
+    timeout "${DECODE_BENCH_TIMEOUT:-180}" python3 test/Device/bench_decode.py "$dev/decode" \
+      "$OUT/bench_decode.csv" ) > "$OUT/bench_decode.log" 2>&1
+  echo "bench decode rc=$?"; cat "$OUT/bench_decode.log"
 
   fi
   echo "== summary ($((SECONDS - T0)) s)"

@@ -48,7 +48,7 @@ const std::vector<std::string> &standardRoles() {
       "query",       "key",          "value",         "output",
       "lse",         "bias",         "grad_output",   "grad_query",
       "grad_key",    "grad_value",   "query_descale", "key_descale",
-      "value_descale"};
+      "value_descale", "cache_seqlens"};
   return roles;
 }
 
@@ -77,6 +77,8 @@ std::vector<std::string> operandDims(const BundleSpec &spec,
   if (role == "query_descale" || role == "key_descale" ||
       role == "value_descale")
     return {"batch", "head"};
+  if (role == "cache_seqlens")
+    return {"batch"};
   for (const ScratchSpec &s : spec.scratch)
     if (s.name == role)
       return s.dims;
@@ -96,6 +98,8 @@ std::optional<DType> operandDType(const BundleSpec &spec,
     return DType::F32;
   if (role == "bias")
     return c.biasDType;
+  if (role == "cache_seqlens")
+    return DType::I32;
   for (const ScratchSpec &s : spec.scratch)
     if (s.name == role)
       return s.dtype;

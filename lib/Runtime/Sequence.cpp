@@ -36,6 +36,8 @@ std::vector<std::string> opOperands(const std::string &op) {
             "grad_output", "grad_query", "grad_key", "grad_value"};
   if (op == "attention_fwd")
     return {"query", "key", "value", "output"};
+  if (op == "attention_kvcache")
+    return {"query", "key", "value", "output", "lse", "cache_seqlens"};
   return {};
 }
 

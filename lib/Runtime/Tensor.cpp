@@ -52,6 +52,8 @@ std::vector<const char *> symbolsOf(const std::string &role, Layout layout) {
   if (role == "query_descale" || role == "key_descale" ||
       role == "value_descale")
     return {"batch", "heads_kv"};
+  if (role == "cache_seqlens")
+    return {"batch"};
   return {};
 }
 
@@ -90,6 +92,32 @@ private:
   SymbolTable &table_;
   std::string sources_[kNumSymbols];
 };
+
+/// A `ptr` parameter's `align`: the address and every stride but the
+/// innermost (of dims of size > 1), in bytes, are multiples of it, so that
+/// every row the kernel reads with wide loads is aligned.
+Status checkPtrAlignment(const BundleSpec &spec, const TensorArg &t,
+                         const ParamSpec &p, size_t index) {
+  std::string where = " (params[" + std::to_string(index) + "], ptr)";
+  uint64_t align = static_cast<uint64_t>(p.align);
+  if (t.data % align != 0)
+    return tensorError(p.operand, "address " + hexAddress(t.data) +
+                                      " is not " + std::to_string(align) +
+                                      "-byte aligned" + where);
+  std::vector<std::string> dims = operandDims(spec, t.role);
+  int64_t elem = dtypeSize(t.dtype);
+  for (size_t d = 0; d + 1 < t.sizes.size(); ++d) {
+    if (t.sizes[d] <= 1 ||
+        (t.strides[d] * elem) % static_cast<int64_t>(align) == 0)
+      continue;
+    return tensorError(p.operand,
+                       "stride of dimension " + std::to_string(d) + " (" +
+                           dims[d] + ") is " + std::to_string(t.strides[d]) +
+                           " elements, not a multiple of " +
+                           std::to_string(align) + " bytes" + where);
+  }
+  return Status::success();
+}
 
 Status checkBasics(const BundleSpec &spec, const TensorArg &t) {
   std::vector<std::string> dims = operandDims(spec, t.role);
@@ -276,12 +304,8 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
     const TensorArg &t = *set.byRole.at(p.operand);
     if (p.kind == ParamKind::TensorMap || p.kind == ParamKind::TensorMapGlobal)
       FA_RETURN_IF_ERROR(checkTmaOperand(spec, t, i));
-    else if (t.data % static_cast<uint64_t>(p.align) != 0)
-      return tensorError(p.operand,
-                         "address " + hexAddress(t.data) + " is not " +
-                             std::to_string(p.align) +
-                             "-byte aligned (params[" + std::to_string(i) +
-                             "], ptr)");
+    else
+      FA_RETURN_IF_ERROR(checkPtrAlignment(spec, t, p, i));
   }
   return set;
 }

@@ -37,18 +37,26 @@ namespace {
 struct KernelArgs {
   Value tmQ, tmK, tmV, outPtr, lsePtr, seqQ, seqK, group;
   Value numBlocks, numHeads, batch; // persistent kernels only
+  Value numSplits;                  // split-KV only
+  Value keyLengths;                 // per-batch key lengths only
+  Value qPtr, qStrideBatch, qStrideSeq, qStrideHead; // pack-GQA: Q by plain loads
   std::optional<BiasArgs> bias;
 
   static KernelArgs get(LLVM::LLVMFuncOp fn, const AttentionKernelConfig &cfg) {
     KernelArgs a;
     unsigned i = 0;
     auto next = [&]() { return fn.getArgument(i++); };
-    a.tmQ = next();
+    if (!cfg.packGqa())
+      a.tmQ = next();
     a.tmK = next();
     a.tmV = next();
-    a.outPtr = next();
-    if (cfg.returnLse)
-      a.lsePtr = next();
+    if (cfg.packGqa())
+      a.qPtr = next();
+    a.outPtr = next(); // o_partial with split-KV
+    if (cfg.returnLse || cfg.splitKv)
+      a.lsePtr = next(); // lse_partial with split-KV
+    if (cfg.keyLengths)
+      a.keyLengths = next();
     if (cfg.bias) {
       BiasArgs b;
       b.ptr = next();
@@ -60,6 +68,13 @@ struct KernelArgs {
     a.seqQ = next();
     a.seqK = next();
     a.group = next();
+    if (cfg.splitKv)
+      a.numSplits = next();
+    if (cfg.packGqa()) {
+      a.qStrideBatch = next();
+      a.qStrideSeq = next();
+      a.qStrideHead = next();
+    }
     if (cfg.isPersistent()) {
       a.numBlocks = next();
       a.numHeads = next();
@@ -108,6 +123,15 @@ private:
   /// Waits for and releases the K and V slots of iterations [from, to)
   /// without reading them (tiles this warpgroup's rows do not see).
   void skipIterations(Value from, Value to);
+  /// Pack-GQA: this warpgroup's 64 packed rows of Q into its slab, in the
+  /// 128B-swizzled layout TMA would write (rows past seq_q x group and
+  /// columns past the head dim zero).
+  void loadPackedQuery(const ConsumerThread &me);
+  /// Per-batch key lengths: zeroes the rows of V slot t past seq_k, which
+  /// hold whatever the cache holds there (0 x NaN would poison P V).
+  void zeroValueTail(const ConsumerThread &me, Value t);
+  /// bar.sync of one consumer warpgroup's 128 threads.
+  void syncWarpgroup(const ConsumerThread &me);
 
   KernelBuilder &kb;
   const AttentionKernelConfig &cfg;
@@ -116,6 +140,7 @@ private:
   TmaPipeline kPipe, vPipe;
   TileScheduler::WorkTile work;
   Value m0, headKV;
+  Value seqK; // the kernel's, or this batch's with per-batch key lengths
   std::optional<MaskRule> rule;
   KeyTiles tiles;
 };
@@ -133,8 +158,27 @@ void ForwardKernel::load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t di
 void ForwardKernel::beginTile(TileScheduler::WorkTile tile, Value ring) {
   work = tile;
   m0 = work.row0;
-  headKV = kb.divUI(work.head, args.group);
-  tiles = KeyTiles::get(kb, *rule, m0, cfg.blockM(), cfg.blockN);
+  if (!cfg.packGqa()) {
+    headKV = kb.divUI(work.head, args.group);
+    tiles = KeyTiles::get(kb, *rule, m0, cfg.blockM(), cfg.blockN);
+  } else {
+    // The packed rows' queries [m0 / group, (m0 + blockM - 1) / group].
+    headKV = work.head;
+    Value q0 = kb.divUI(m0, args.group);
+    Value q1 = kb.divUI(kb.add(m0, kb.c32(cfg.blockM() - 1)), args.group);
+    auto [lo, hi] = rule->tileRange(rule->keyRange({q0, kb.add(kb.sub(q1, q0), kb.c32(1))}),
+                                    cfg.blockN);
+    tiles = {lo, kb.sub(hi, lo)};
+  }
+  if (cfg.splitKv) {
+    // Chunk `split` of ceildiv(key tiles, splits) tiles, within the band's.
+    Value keyTiles = kb.divUI(kb.add(seqK, kb.c32(cfg.blockN - 1)), kb.c32(cfg.blockN));
+    Value chunk = kb.divUI(kb.add(keyTiles, kb.sub(args.numSplits, kb.c32(1))), args.numSplits);
+    Value lo = kb.maxSI(tiles.first, kb.mul(work.split, chunk));
+    Value hi = kb.minSI(kb.add(tiles.first, tiles.count),
+                        kb.mul(kb.add(work.split, kb.c32(1)), chunk));
+    tiles = {lo, kb.maxSI(kb.sub(hi, lo), kb.c32(0))};
+  }
   kPipe.setIterationBase(ring);
   vPipe.setIterationBase(ring);
 }
@@ -178,10 +222,12 @@ void ForwardKernel::produceTile(Value qLoads) {
     loadK(kb.c32(0));
     if (cfg.isPersistent())
       mbarrierWait(kb, qEmptyBarrier(), kb.xori(kb.andi(qLoads, kb.c32(1)), kb.c32(1)));
-    mbarrierArriveExpectTx(kb, qBarrier(), cfg.qTileBytes());
-    for (int64_t box = 0; box < cfg.qkDim() / AttentionKernelConfig::kBox; ++box)
-      tmaLoad(kb, kb.sharedAt(base, box * cfg.blockM() * 128), args.tmQ, qBarrier(),
-              {kb.c32(64 * box), m0, work.head, work.batch});
+    if (!cfg.packGqa()) { // packed Q: the consumers load it
+      mbarrierArriveExpectTx(kb, qBarrier(), cfg.qTileBytes());
+      for (int64_t box = 0; box < cfg.qkDim() / AttentionKernelConfig::kBox; ++box)
+        tmaLoad(kb, kb.sharedAt(base, box * cfg.blockM() * 128), args.tmQ, qBarrier(),
+                {kb.c32(64 * box), m0, work.head, work.batch});
+    }
     kb.forLoop(kb.c32(1), tiles.count, {}, [&](Value t, ValueRange) {
       loadK(t);
       loadV(kb.sub(t, kb.c32(1)));
@@ -216,6 +262,78 @@ void ForwardKernel::skipIterations(Value from, Value to) {
   });
 }
 
+void ForwardKernel::syncWarpgroup(const ConsumerThread &me) {
+  int64_t first = static_cast<int64_t>(NamedBarrier::WarpgroupFirst);
+  namedBarrierSync(kb, kb.add(me.c, kb.c32(first)), 128);
+}
+
+void ForwardKernel::loadPackedQuery(const ConsumerThread &me) {
+  const int64_t chunksPerRow = cfg.qkDim() / 8; // 16-byte chunks
+  const int64_t perThread = 64 * chunksPerRow / 128;
+  auto v4 = VectorType::get({4}, kb.i32);
+  Value slabRow0 = kb.add(m0, kb.mul(me.c, kb.c32(64)));
+  Value packedRows = kb.mul(args.seqQ, args.group);
+  Value zero = LLVM::ZeroOp::create(kb.b, v4);
+  for (int64_t i = 0; i < perThread; ++i) {
+    Value idx = kb.add(me.threadInWg, kb.c32(128 * i));
+    Value r = kb.divUI(idx, kb.c32(chunksPerRow));
+    Value chunk = kb.remu(idx, kb.c32(chunksPerRow));
+    Value row = kb.add(slabRow0, r);
+    Value valid = kb.andi(kb.cmp(arith::CmpIPredicate::slt, row, packedRows),
+                          kb.cmp(arith::CmpIPredicate::slt, kb.mul(chunk, kb.c32(8)),
+                                 kb.c32(cfg.headDim)));
+    Value data = kb.ifThenElseValues(
+        valid, {v4},
+        [&]() -> SmallVector<Value> {
+          Value query = kb.divUI(row, args.group);
+          Value head = kb.add(kb.mul(headKV, args.group), kb.remu(row, args.group));
+          Value offset = kb.add(stridedRowOffset(kb, work.batch, head, query, args.qStrideBatch,
+                                                 args.qStrideHead, args.qStrideSeq),
+                                kb.ext64(kb.mul(chunk, kb.c32(8))));
+          Type half = cfg.elem == ElemType::BF16 ? Type(kb.b.getBF16Type())
+                                                 : Type(kb.b.getF16Type());
+          return {LLVM::LoadOp::create(kb.b, v4, kb.globalAt(args.qPtr, offset, half), 16)};
+        },
+        [&]() -> SmallVector<Value> { return {zero}; })[0];
+    // Box chunk / 8, row 64 c + r, 16-byte column (chunk % 8) ^ (row % 8).
+    Value box = kb.divUI(chunk, kb.c32(8));
+    Value col = kb.xori(kb.remu(chunk, kb.c32(8)), kb.andi(r, kb.c32(7)));
+    Value offset = kb.add(kb.add(kb.mul(box, kb.c32(cfg.blockM() * 128)),
+                                 kb.mul(kb.add(kb.mul(me.c, kb.c32(64)), r), kb.c32(128))),
+                          kb.mul(col, kb.c32(16)));
+    LLVM::StoreOp::create(kb.b, data, kb.sharedAt(base, offset), /*alignment=*/16);
+  }
+  fenceProxyAsyncShared(kb); // generic stores, read by wgmma
+  syncWarpgroup(me);
+}
+
+void ForwardKernel::zeroValueTail(const ConsumerThread &me, Value t) {
+  if (!cfg.keyLengths)
+    return;
+  Value n0 = kb.mul(keyTile(t), kb.c32(cfg.blockN));
+  Value firstHidden = kb.sub(seqK, n0); // rows [firstHidden, blockN) are past seq_k
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, firstHidden, kb.c32(cfg.blockN)), [&] {
+    const int64_t chunksPerRow = 8, boxes = cfg.vDim() / AttentionKernelConfig::kBox;
+    auto v4 = VectorType::get({4}, kb.i32);
+    Value zero = LLVM::ZeroOp::create(kb.b, v4);
+    Value slot = vPipe.slot(t);
+    // Each consumer warpgroup zeroes the rows before its own wgmma reads
+    // them (the same zeros if there are several).
+    int64_t total = boxes * cfg.blockN * chunksPerRow;
+    for (int64_t i = 0; i < total / 128; ++i) {
+      Value idx = kb.add(me.threadInWg, kb.c32(128 * i));
+      Value rowInBox = kb.remu(kb.divUI(idx, kb.c32(chunksPerRow)), kb.c32(cfg.blockN));
+      kb.ifThen(kb.cmp(arith::CmpIPredicate::sge, rowInBox, firstHidden), [&] {
+        // A whole 128-byte row is zeroed, so the swizzle does not matter.
+        LLVM::StoreOp::create(kb.b, zero, kb.sharedAt(slot, kb.mul(idx, kb.c32(16))),
+                              /*alignment=*/16);
+      });
+    }
+    fenceProxyAsyncShared(kb);
+    syncWarpgroup(me);
+  });
+}
+
 void ForwardKernel::emitConsumer() {
   ConsumerThread me = ConsumerThread::enter(kb, tid, cfg.consumerRegs);
   forEachTile([&](Value qLoads) { consumeTile(me, qLoads); });
@@ -229,8 +347,8 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
   Value row0 = me.fragmentRow(kb, wgRow0);
   Value laneCol = me.laneColumn(kb);
   Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
-  FragmentScores scores(kb, cfg, *rule, args.bias, work.batch, work.head, args.seqQ, args.seqK,
-                        wgRow0, row0, laneCol);
+  FragmentScores scores(kb, cfg, *rule, args.bias, work.batch, work.head, args.seqQ, seqK,
+                        wgRow0, row0, laneCol, cfg.packGqa() ? args.group : Value());
   Value factor = scores.exponentFactor();
 
   // Q slab of this consumer: rows 64 c of every box.
@@ -256,6 +374,7 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
                      bool wait = true) -> SmallVector<Value> {
     if (wait)
       vPipe.wait(t);
+    zeroValueTail(me, t);
     // V is MN-major: LBO = next 64-wide dim box, SBO = next 8 kv rows.
     Value vDesc = wgmmaDescriptor(kb, vPipe.slot(t), BN * 128, 1024);
     SmallVector<Value> acc(o.begin(), o.end());
@@ -320,7 +439,10 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
   SmallVector<Value> fin = kb.ifThenElseValues(
       any, stateTypes,
       [&]() -> SmallVector<Value> {
-        mbarrierWait(kb, qBarrier(), qParity);
+        if (cfg.packGqa())
+          loadPackedQuery(me);
+        else
+          mbarrierWait(kb, qBarrier(), qParity);
         if (!cfg.overlap) {
           SmallVector<Value> res = kb.forLoop(begin, end, initState, [&](Value t, ValueRange st) {
             SmallVector<Value> o(st.take_front(nO));
@@ -415,6 +537,13 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
 
   SmallVector<Value> o(ArrayRef<Value>(fin).take_front(nO));
   RowState rs{{fin[nO], fin[nO + 1]}, {fin[nO + 2], fin[nO + 3]}};
+  if (cfg.splitKv) {
+    PartialEpilogueArgs pa{args.outPtr, args.lsePtr, work.split,  args.numSplits,
+                           work.batch,  kb.gridDimZ(), work.head, args.group,
+                           args.seqQ,   row0,         lane,      factor};
+    storePartialEpilogue(kb, cfg, o, rs, pa);
+    return;
+  }
   EpilogueArgs ea;
   ea.outPtr = args.outPtr;
   ea.lsePtr = args.lsePtr;
@@ -442,9 +571,19 @@ void ForwardKernel::emit() {
 
   // One rule for the whole kernel: the producer's and the consumers' key
   // tiles and the consumers' fragment masks.
-  rule.emplace(kb, cfg.semantics, args.seqQ, args.seqK);
-  if (!cfg.isPersistent())
-    beginTile(TileScheduler::current(kb, cfg, args.seqQ), Value());
+  seqK = args.seqK;
+  if (cfg.keyLengths) {
+    // The rule needs this batch's key count: the tile first.
+    TileScheduler::WorkTile tile = TileScheduler::current(kb, cfg, args.seqQ, args.numSplits);
+    seqK = LLVM::LoadOp::create(kb.b, kb.i32,
+                                kb.globalAt(args.keyLengths, kb.ext64(tile.batch), kb.i32), 4);
+    rule.emplace(kb, cfg.semantics, args.seqQ, seqK);
+    beginTile(tile, Value());
+  } else {
+    rule.emplace(kb, cfg.semantics, args.seqQ, seqK);
+    if (!cfg.isPersistent())
+      beginTile(TileScheduler::current(kb, cfg, args.seqQ, args.numSplits), Value());
+  }
 
   Value wg = kb.shru(tid, kb.c32(7));
   kb.ifThenElse(
@@ -461,26 +600,37 @@ LLVM::LLVMFuncOp mlir::fa::nvvm_kernel::buildAttentionKernel(OpBuilder &builder,
   builder.setInsertionPointToEnd(&moduleBody);
   ImplicitLocOpBuilder b(loc, builder);
   MLIRContext *ctx = b.getContext();
-  std::string name = cfg.kernelName();
+  std::string name = cfg.attentionKernelName();
   std::string smem = name + "_smem";
   LLVM::GlobalOp::create(b, LLVM::LLVMArrayType::get(b.getI8Type(), 0), /*isConstant=*/false,
                          LLVM::Linkage::External, smem, Attribute(), /*alignment=*/16,
                          /*addrSpace=*/3);
 
   auto ptr = LLVM::LLVMPointerType::get(ctx);
-  SmallVector<Type> args = {ptr, ptr, ptr, ptr};
-  if (cfg.returnLse)
+  // Tensor maps (Q's unless packed, K, V), then pointers, as KernelArgs.
+  unsigned tensorMaps = cfg.packGqa() ? 2 : 3;
+  SmallVector<Type> args(tensorMaps, ptr);
+  if (cfg.packGqa())
+    args.push_back(ptr);
+  args.push_back(ptr);
+  if (cfg.returnLse || cfg.splitKv)
+    args.push_back(ptr);
+  if (cfg.keyLengths)
     args.push_back(ptr);
   unsigned numPtrs = args.size();
   if (cfg.bias)
     args.append({ptr, b.getI64Type(), b.getI64Type(), b.getI64Type()});
   args.append({b.getI32Type(), b.getI32Type(), b.getI32Type()});
+  if (cfg.splitKv)
+    args.push_back(b.getI32Type());
+  if (cfg.packGqa())
+    args.append({b.getI64Type(), b.getI64Type(), b.getI64Type()});
   if (cfg.isPersistent())
     args.append({b.getI32Type(), b.getI32Type(), b.getI32Type()});
   LLVM::LLVMFuncOp fn = createKernelFunction(b, name, args, cfg.threads());
-  for (unsigned i = 0; i < 3; ++i)
+  for (unsigned i = 0; i < tensorMaps; ++i)
     markTensorMapArg(b, fn, i);
-  for (unsigned i = 3; i < numPtrs; ++i)
+  for (unsigned i = tensorMaps; i < numPtrs; ++i)
     fn.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr());
   if (cfg.bias)
     fn.setArgAttr(numPtrs, LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr());
@@ -498,11 +648,19 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   using llvm::json::Array;
   using llvm::json::Object;
   std::string dt = cfg.elemName();
-  Array params{tensorMapParam("query", dt, cfg.blockM()), tensorMapParam("key", dt, cfg.blockN),
-               tensorMapParam("value", dt, cfg.blockN),
-               Object{{"kind", "ptr"}, {"operand", "output"}}};
-  if (cfg.returnLse)
-    params.push_back(Object{{"kind", "ptr"}, {"operand", "lse"}});
+  auto ptr = [](StringRef operand) { return Object{{"kind", "ptr"}, {"operand", operand.str()}}; };
+  Array params;
+  if (!cfg.packGqa())
+    params.push_back(tensorMapParam("query", dt, cfg.blockM()));
+  params.push_back(tensorMapParam("key", dt, cfg.blockN));
+  params.push_back(tensorMapParam("value", dt, cfg.blockN));
+  if (cfg.packGqa()) // 16-byte loads of Q rows: address and row strides aligned
+    params.push_back(Object{{"kind", "ptr"}, {"operand", "query"}, {"align", 16}});
+  params.push_back(ptr(cfg.splitKv ? "o_partial" : "output"));
+  if (cfg.returnLse || cfg.splitKv)
+    params.push_back(ptr(cfg.splitKv ? "lse_partial" : "lse"));
+  if (cfg.keyLengths)
+    params.push_back(ptr("cache_seqlens"));
   if (cfg.bias) {
     params.push_back(Object{{"kind", "ptr"}, {"operand", "bias"}});
     appendStrideParams(params, "bias", {"batch", "head", "seq_q"});
@@ -510,6 +668,10 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   params.push_back(Object{{"kind", "i32"}, {"value", "seq_q"}});
   params.push_back(Object{{"kind", "i32"}, {"value", "seq_k"}});
   params.push_back(Object{{"kind", "i32"}, {"value", "heads_q / heads_kv"}});
+  if (cfg.splitKv)
+    params.push_back(Object{{"kind", "i32"}, {"value", cfg.splitCountExpr()}});
+  if (cfg.packGqa())
+    appendStrideParams(params, "query", {"batch", "seq", "head"});
   if (cfg.isPersistent()) {
     params.push_back(Object{{"kind", "i32"}, {"value", TileScheduler::queryBlocks(cfg)}});
     params.push_back(Object{{"kind", "i32"}, {"value", "heads_q"}});
@@ -520,17 +682,25 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   config["bias"] = cfg.bias.has_value();
   if (cfg.bias)
     config["bias_dtype"] = cfg.biasName();
+  if (cfg.splitKv)
+    config["num_splits"] = cfg.numSplits;
   Object root{{"format", "fa-kernel-bundle"},
               {"version", 1},
               {"chip", chip},
-              {"kernel", cfg.kernelName()},
+              {"kernel", cfg.attentionKernelName()},
               {"cubin", cubinFile},
-              {"op", "attention_fwd"},
+              {"op", cfg.splitKv ? "attention_fwd_partial" : "attention_fwd"},
               {"config", std::move(config)},
               {"block", Array{cfg.threads(), 1, 1}},
               {"cluster", Array{1, 1, 1}},
               {"shared_memory_bytes", cfg.sharedMemoryBytes()},
               {"grid", TileScheduler::grid(cfg)},
               {"params", std::move(params)}};
+  if (cfg.splitKv) {
+    Array scratch;
+    for (const char *name : {"o_partial", "lse_partial"})
+      scratch.push_back(splitScratchEntry(cfg, name));
+    root["scratch"] = std::move(scratch);
+  }
   return printJson(std::move(root));
 }

@@ -6,25 +6,32 @@
 using namespace mlir;
 using namespace mlir::fa::nvvm_kernel;
 
-void mlir::fa::nvvm_kernel::storeEpilogue(KernelBuilder &kb, const AttentionKernelConfig &cfg,
-                                          SmallVectorImpl<Value> &o, RowState &state,
-                                          const EpilogueArgs &args) {
+/// O /= row sum, and (withLse) the natural-log LSE of the two rows.
+static void normalizeRows(KernelBuilder &kb, SmallVectorImpl<Value> &o, RowState &state,
+                          Value exponentFactor, bool withLse, Value lse[2]) {
   Value zero = kb.cf32(0.0);
   Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
-  Value inv[2], lse[2];
+  Value inv[2];
   for (int r = 0; r < 2; ++r) {
     Value sum = quadReduceSum(kb, state.sum[r]);
     // Fully masked rows (sum 0): output 0 and log-sum-exp -inf, never NaN.
     Value empty = kb.fcmp(arith::CmpFPredicate::OEQ, sum, zero);
     inv[r] = kb.select(empty, zero, kb.rcp(sum));
-    if (cfg.returnLse) {
+    if (withLse) {
       Value safeSum = kb.select(empty, kb.cf32(1.0), sum);
       Value safeMax = kb.select(empty, zero, state.max[r]);
-      Value lse2 = kb.fma(safeMax, args.exponentFactor, kb.log2(safeSum));
+      Value lse2 = kb.fma(safeMax, exponentFactor, kb.log2(safeSum));
       lse[r] = kb.select(empty, negInf, kb.fmul(lse2, kb.cf32(0.6931471805599453)));
     }
   }
   rescaleRows(kb, o, inv);
+}
+
+void mlir::fa::nvvm_kernel::storeEpilogue(KernelBuilder &kb, const AttentionKernelConfig &cfg,
+                                          SmallVectorImpl<Value> &o, RowState &state,
+                                          const EpilogueArgs &args) {
+  Value lse[2];
+  normalizeRows(kb, o, state, args.exponentFactor, cfg.returnLse, lse);
 
   Value colBase = kb.ext64(kb.mul(kb.andi(args.lane, kb.c32(3)), kb.c32(2)));
   Value b64 = kb.ext64(args.batch), h64 = kb.ext64(args.head);
@@ -60,6 +67,44 @@ void mlir::fa::nvvm_kernel::storeEpilogue(KernelBuilder &kb, const AttentionKern
           LLVM::StoreOp::create(kb.b, lse[r], p, /*alignment=*/4);
         });
       }
+    });
+  }
+}
+
+void mlir::fa::nvvm_kernel::storePartialEpilogue(KernelBuilder &kb,
+                                                 const AttentionKernelConfig &cfg,
+                                                 SmallVectorImpl<Value> &o, RowState &state,
+                                                 const PartialEpilogueArgs &args) {
+  Value lse[2];
+  normalizeRows(kb, o, state, args.exponentFactor, /*withLse=*/true, lse);
+  Value colBase = kb.ext64(kb.mul(kb.andi(args.lane, kb.c32(3)), kb.c32(2)));
+  Value numHeads = kb.mul(kb.gridDimY(), args.group);
+  Value isQuadLeader = kb.cmp(arith::CmpIPredicate::eq, kb.andi(args.lane, kb.c32(3)), kb.c32(0));
+  Value packedRows = kb.mul(args.seqQ, args.group);
+  for (int r = 0; r < 2; ++r) {
+    Value row = kb.add(args.row0, kb.c32(8 * r));
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, row, packedRows), [&] {
+      Value query = kb.divUI(row, args.group);
+      Value head = kb.add(kb.mul(args.kvHead, args.group), kb.remu(row, args.group));
+      // Row of [splits, batch, heads_q, seq_q].
+      Value index = kb.add(kb.mul(kb.add(kb.mul(args.split, args.numBatch), args.batch), numHeads),
+                           head);
+      Value row64 = kb.add(kb.mul(kb.ext64(index), kb.ext64(args.seqQ)), kb.ext64(query));
+      Value first = kb.add(kb.mul(row64, kb.c64(cfg.headDimV)), colBase);
+      auto v2 = VectorType::get({2}, kb.f32);
+      for (size_t i = 0; i < o.size(); i += 2) {
+        if (fragRowHalf(i) != r || fragColOffset(i) >= cfg.headDimV)
+          continue;
+        Value pair = LLVM::UndefOp::create(kb.b, v2);
+        pair = LLVM::InsertElementOp::create(kb.b, pair, o[i], kb.c32(0));
+        pair = LLVM::InsertElementOp::create(kb.b, pair, o[i + 1], kb.c32(1));
+        Value p = kb.globalAt(args.oPartial, kb.add(first, kb.c64(fragColOffset(i))), kb.f32);
+        LLVM::StoreOp::create(kb.b, pair, p, /*alignment=*/8);
+      }
+      kb.ifThen(isQuadLeader, [&] {
+        LLVM::StoreOp::create(kb.b, lse[r], kb.globalAt(args.lsePartial, row64, kb.f32),
+                              /*alignment=*/4);
+      });
     });
   }
 }

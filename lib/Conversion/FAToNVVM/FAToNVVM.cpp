@@ -45,6 +45,9 @@ static bool isKernelHeadDim(int64_t n, int64_t max) {
   return !ShapedType::isDynamic(n) && n % 8 == 0 && n >= 8 && n <= max;
 }
 
+FailureOr<AttentionKernelConfig> planAndCheck(AttentionKernelConfig cfg, Operation *op,
+                                              const ConvertFAToNVVMOptions &opts);
+
 /// The kernel configuration of `op`, or an error on `op` naming what the
 /// sm_90a kernel does not do (yet).
 FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVMOptions &opts) {
@@ -88,13 +91,77 @@ FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVM
   cfg.stages = opts.stages;
   cfg.overlap = opts.overlap;
   cfg.pingPong = opts.pingPong;
+  if (std::optional<uint64_t> splits = op.getNumSplits()) {
+    if (cfg.bias)
+      return fail("num_splits with a bias is not supported by the sm_90a kernel yet");
+    cfg.splitKv = true;
+    cfg.numSplits = static_cast<int64_t>(*splits);
+    cfg.pingPong = false; // one consumer warpgroup
+  }
+  return planAndCheck(cfg, op, opts);
+}
+
+/// Plans the tiles of `cfg` and checks they fit shared memory.
+FailureOr<AttentionKernelConfig> planAndCheck(AttentionKernelConfig cfg, Operation *op,
+                                              const ConvertFAToNVVMOptions &opts) {
   cfg.planTiles();
+  int64_t d = cfg.headDim, dv = cfg.headDimV;
   int64_t smem = cfg.sharedMemoryBytes();
   if (smem > AttentionKernelConfig::kSharedMemoryLimit)
-    return fail("stages=" + Twine(opts.stages) + " with head dims " + Twine(d) + "/" + Twine(dv) +
-                " needs " + Twine(smem) +
-                " B of shared memory, more than the 227 KB an sm_90a CTA may use");
+    return op->emitOpError("convert-fa-to-nvvm: ")
+               << "stages=" << opts.stages << " with head dims " << d << "/" << dv << " needs "
+               << smem << " B of shared memory, more than the 227 KB an sm_90a CTA may use",
+           failure();
   return cfg;
+}
+
+/// The split-KV decode kernel of a KV-cache op, or an error naming what it
+/// does not do (yet).
+FailureOr<AttentionKernelConfig> configFor(AttentionKVCacheOp op,
+                                           const ConvertFAToNVVMOptions &opts) {
+  auto fail = [&](const Twine &what) {
+    return op.emitOpError("convert-fa-to-nvvm: ") << what, failure();
+  };
+  auto qTy = cast<RankedTensorType>(op.getQuery().getType());
+  auto vTy = cast<RankedTensorType>(op.getValueCache().getType());
+  AttentionKernelConfig cfg;
+  std::optional<ElemType> elem = elemTypeOf(qTy.getElementType());
+  if (!elem)
+    return fail("element type must be bf16 or f16 for the sm_90a kernel");
+  cfg.elem = *elem;
+  if (op.getBlockTable())
+    return fail("paged KV caches (block_table) have no sm_90a kernel yet");
+  if (op.getKey())
+    return fail("append(k, v) has no sm_90a kernel yet; append into the caches first");
+  int64_t d = qTy.getDimSize(3), dv = vTy.getDimSize(3);
+  if (!isKernelHeadDim(d, 256))
+    return fail("head dim of Q and K must be a static multiple of 8 in [8, 256]");
+  if (!isKernelHeadDim(dv, 256))
+    return fail("head dim of V must be a static multiple of 8 in [8, 256]");
+  if (opts.chip != "sm_90a")
+    return fail("only chip=sm_90a is supported, got " + opts.chip);
+  if (opts.stages < 2)
+    return fail("stages must be >= 2");
+  cfg.headDim = d;
+  cfg.headDimV = dv;
+  cfg.bshd = true;
+  AttentionConfig &sem = cfg.semantics;
+  sem.layout = Layout::bshd;
+  sem.scale = op.getEffectiveScale();
+  if (std::optional<APFloat> cap = op.getSoftcap())
+    sem.softcap = cap->convertToDouble();
+  sem.causal = op.getCausal();
+  if (std::optional<ArrayRef<int64_t>> w = op.getWindow())
+    sem.window = std::make_pair((*w)[0], (*w)[1]);
+  // The queries are the last seq_q tokens of each sequence.
+  sem.alignment = MaskAlignment::bottom_right;
+  cfg.returnLse = true;
+  cfg.stages = opts.stages;
+  cfg.overlap = opts.overlap;
+  cfg.splitKv = true;
+  cfg.numSplits = static_cast<int64_t>(op.getNumSplits().value_or(0));
+  cfg.keyLengths = true;
+  return planAndCheck(cfg, op, opts);
 }
 
 /// The backward's configuration, or an error naming what it does not do.
@@ -156,11 +223,11 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
     SmallVector<Operation *> ops;
     bool unsupported = false;
     module.walk([&](Operation *op) {
-      if (isa<AttentionOp, AttentionGradOp>(op))
+      if (isa<AttentionOp, AttentionGradOp, AttentionKVCacheOp>(op))
         ops.push_back(op);
-      // No silent pass-through: the inference ops have CPU lowerings
+      // No silent pass-through: these inference ops have CPU lowerings
       // (fa-tile-attention) but no sm_90a kernels yet.
-      if (isa<CombineOp, AttentionKVCacheOp, AttentionVarlenOp>(op)) {
+      if (isa<CombineOp, AttentionVarlenOp>(op)) {
         op->emitOpError("convert-fa-to-nvvm: no sm_90a kernel for this op yet; "
                         "fa-tile-attention lowers it for the CPU");
         unsupported = true;
@@ -180,7 +247,8 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
     for (Operation *op : ops) {
       FailureOr<std::string> name = TypeSwitch<Operation *, FailureOr<std::string>>(op)
                                         .Case([&](AttentionOp fwd) { return lower(fwd, opts); })
-                                        .Case([&](AttentionGradOp bwd) { return lower(bwd, opts); });
+                                        .Case([&](AttentionGradOp bwd) { return lower(bwd, opts); })
+                                        .Case([&](AttentionKVCacheOp kv) { return lower(kv, opts); });
       if (failed(name)) {
         anyFailed = true;
         continue;
@@ -212,11 +280,36 @@ private:
     FailureOr<AttentionKernelConfig> cfg = configFor(op, opts);
     if (failed(cfg))
       return failure();
+    if (cfg->splitKv)
+      return lowerSplit(op.getLoc(), *cfg, "attention_fwd");
     std::string name = cfg->kernelName();
     return lowerOnce(op.getLoc(), name, "+ptx80", [&](OpBuilder &builder, Block &body) {
       buildAttentionKernel(builder, op.getLoc(), body, *cfg);
       bundles.push_back(builder.getNamedAttr(
           name, builder.getStringAttr(bundleJson(*cfg, chip, name + ".cubin"))));
+    });
+  }
+
+  /// The split-KV decode of a KV-cache op: one sequence.
+  FailureOr<std::string> lower(AttentionKVCacheOp op, const ConvertFAToNVVMOptions &opts) {
+    FailureOr<AttentionKernelConfig> cfg = configFor(op, opts);
+    if (failed(cfg))
+      return failure();
+    return lowerSplit(op.getLoc(), *cfg, "attention_kvcache");
+  }
+
+  /// A split-KV forward: the partial and combine kernels in one gpu.module,
+  /// a sequence (named like it) and their bundles.
+  std::string lowerSplit(Location loc, const AttentionKernelConfig &cfg, StringRef opName) {
+    std::string name = cfg.kernelName();
+    return lowerOnce(loc, name, "+ptx80", [&](OpBuilder &builder, Block &body) {
+      buildAttentionKernel(builder, loc, body, cfg);
+      buildCombineKernel(builder, loc, body, cfg);
+      SmallVector<NamedAttribute> files{
+          builder.getNamedAttr(name, builder.getStringAttr(splitSequenceJson(cfg, chip, opName)))};
+      for (auto &[kernel, json] : splitBundleJsons(cfg, chip, opName, name + ".cubin"))
+        files.push_back(builder.getNamedAttr(kernel, builder.getStringAttr(json)));
+      bundles.push_back(builder.getNamedAttr(name, builder.getDictionaryAttr(files)));
     });
   }
 

@@ -23,9 +23,10 @@ KeyTiles KeyTiles::get(ScalarBuilder &s, MaskRule &rule, Value m0, int64_t block
 FragmentScores::FragmentScores(KernelBuilder &kb, const AttentionKernelConfig &cfg,
                                MaskRule &rule, std::optional<BiasArgs> biasArgs, Value batch,
                                Value head, Value seqQ, Value seqK, Value wgRow0, Value row0,
-                               Value laneCol)
+                               Value laneCol, Value packGroup)
     : kb(kb), cfg(cfg), rule(rule), log2Score(cfg.semantics, biasArgs.has_value()),
-      bias(biasArgs), seqQ(seqQ), seqK(seqK), wgRow0(wgRow0), row0(row0), laneCol(laneCol) {
+      bias(biasArgs), seqQ(seqQ), seqK(seqK), wgRow0(wgRow0), row0(row0), laneCol(laneCol),
+      packGroup(packGroup) {
   std::optional<double> linear = log2Score.linearFactor();
   factor = kb.cf32(linear ? *linear : 1.0);
   if (!bias)
@@ -65,10 +66,18 @@ void FragmentScores::addScoreFunction(SmallVectorImpl<Value> &s, Value colBase) 
     s[i] = log2Score.emit(kb.b, s[i], bias ? biasValues[i] : Value(), tanh);
 }
 
+Span FragmentScores::queries(Value row, int64_t rows) {
+  if (!packGroup)
+    return {row, kb.c32(rows)};
+  Value first = kb.divUI(row, packGroup);
+  Value last = kb.divUI(kb.add(row, kb.c32(rows - 1)), packGroup);
+  return {first, kb.add(kb.sub(last, first), kb.c32(1))};
+}
+
 void FragmentScores::mask(SmallVectorImpl<Value> &s, Value colBase) {
   Value lo[2], hi[2];
   for (int r = 0; r < 2; ++r) {
-    auto [first, end] = rule.rowColumns(kb.add(row0, kb.c32(8 * r)));
+    auto [first, end] = rule.rowColumns(queries(kb.add(row0, kb.c32(8 * r)), 1).start);
     // Without a left side every column >= 0 is visible: no lower test.
     lo[r] = rule.getBand().left ? kb.sub(first, colBase) : Value();
     hi[r] = kb.sub(end, colBase);
@@ -84,7 +93,7 @@ SmallVector<Value> FragmentScores::apply(Value keyTile, SmallVector<Value> s) {
   if (!log2Score.linearFactor())
     addScoreFunction(s, colBase);
   Value need = tail;
-  if (Value visible = rule.fullyVisible({wgRow0, kb.c32(64)}, {n0, kb.c32(BN)}))
+  if (Value visible = rule.fullyVisible(queries(wgRow0, 64), {n0, kb.c32(BN)}))
     need = kb.ori(need, kb.xori(visible, arith::ConstantIntOp::create(kb.b, 1, 1)));
   SmallVector<Type> types(s.size(), kb.f32);
   return kb.ifThenElseValues(

@@ -62,6 +62,8 @@ Value KernelBuilder::blockIdY() { return NVVM::BlockIdYOp::create(b, i32); }
 Value KernelBuilder::blockIdZ() { return NVVM::BlockIdZOp::create(b, i32); }
 Value KernelBuilder::gridDimX() { return NVVM::GridDimXOp::create(b, i32); }
 Value KernelBuilder::gridDimY() { return NVVM::GridDimYOp::create(b, i32); }
+Value KernelBuilder::gridDimZ() { return NVVM::GridDimZOp::create(b, i32); }
+Value KernelBuilder::laneId() { return NVVM::LaneIdOp::create(b, i32); }
 
 Value KernelBuilder::alignedSharedBase(StringRef symbol) {
   Value s = LLVM::AddressOfOp::create(b, smemPtrTy, symbol);

@@ -64,6 +64,8 @@ public:
   Value blockIdZ();
   Value gridDimX();
   Value gridDimY();
+  Value gridDimZ();
+  Value laneId();
 
   // Shared memory.
   /// The dynamic shared memory base rounded up to 1024 B at run time (128B

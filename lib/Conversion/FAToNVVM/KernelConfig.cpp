@@ -26,7 +26,12 @@ static bool wantsThreeConsumers(const AttentionKernelConfig &cfg) {
 }
 
 void AttentionKernelConfig::planTiles() {
-  if (wantsThreeConsumers(*this)) {
+  if (splitKv) {
+    // Decode: a few packed rows per KV head; one warpgroup's 64 rows hold
+    // them (more would be idle tensor-core rows), the key tiles are split
+    // across CTAs instead.
+    consumers = 1;
+  } else if (wantsThreeConsumers(*this)) {
     consumers = 3;
     producerRegs = 32;
     consumerRegs = 160;
@@ -46,7 +51,17 @@ void AttentionKernelConfig::planTiles() {
 }
 
 bool AttentionKernelConfig::slabTiles() const {
-  return semantics.hasMask() && consumers == 3 && !pingPong && !bias;
+  return semantics.hasMask() && consumers == 3 && !pingPong && !bias && !splitKv;
+}
+
+std::string AttentionKernelConfig::splitCountExpr() const {
+  if (numSplits > 0)
+    return std::to_string(numSplits);
+  // Split only when the work tiles leave SMs idle: one wave of CTAs.
+  std::string tiles = "(" + TileScheduler::queryBlocks(*this) + " * heads_kv * batch)";
+  return llvm::formatv("max(1, min(min(num_sms / max(1, {0}), ceildiv(seq_k, {1})), 64))", tiles,
+                       blockN)
+      .str();
 }
 
 const char *AttentionKernelConfig::biasName() const {
@@ -103,5 +118,13 @@ std::string AttentionKernelConfig::kernelName() const {
     n += "_lse";
   n += llvm::formatv("_m{0}n{1}s{2}{3}{4}", blockM(), blockN, stages, overlap ? "o" : "",
                      overlap && pingPong ? "p" : "");
+  if (splitKv)
+    n += numSplits > 0 ? llvm::formatv("_split{0}", numSplits).str() : std::string("_split");
+  if (keyLengths)
+    n += "_kvcache";
   return n + scaleTag(semantics, headDim);
+}
+
+std::string AttentionKernelConfig::attentionKernelName() const {
+  return kernelName() + (splitKv ? "_partial" : "");
 }

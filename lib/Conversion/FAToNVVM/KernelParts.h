@@ -28,6 +28,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mlir::fa::nvvm_kernel {
 
@@ -52,6 +54,16 @@ struct AttentionKernelConfig {
   bool pingPong = false; // FA3 inter-warpgroup turns (with overlap only)
   int producerRegs = 24; // setmaxnreg for the producer warpgroup
   int consumerRegs = 240;
+  /// Split-KV (docs/Inference.md, "The sm_90a decode kernel"): the key
+  /// tiles of each work tile are cut into `num_splits` chunks (a kernel
+  /// parameter, from `numSplits` or the bundle's heuristic when 0), one CTA
+  /// each, which writes an f32 partial O and LSE; a combine kernel merges
+  /// them. One consumer warpgroup; Q rows are packed (pack-GQA).
+  bool splitKv = false;
+  int64_t numSplits = 0;
+  /// Per-batch key lengths (KV caches): sequence b has cache_seqlens[b] keys
+  /// of the key operand's seq_k slots; the slots past them hold anything.
+  bool keyLengths = false;
 
   /// The producer warpgroup and the consumers.
   int64_t threads() const { return 128 * (1 + consumers); }
@@ -78,11 +90,18 @@ struct AttentionKernelConfig {
   /// a causal mask a static round robin is unbalanced (measured -10..-46 %);
   /// not with ping-pong (its turns are per tile).
   bool persistent = false;
-  bool isPersistent() const { return persistent && !pingPong; }
+  bool isPersistent() const { return persistent && !pingPong && !splitKv; }
+  /// Pack-GQA: a CTA's rows are the (query, head) pairs of one KV head's
+  /// group, row r = query (r / group), head (r % group); the consumers load
+  /// Q with plain loads (the group is a run-time value, no TMA box).
+  bool packGqa() const { return splitKv; }
   /// Sequences from which a persistent kernel runs one tile per CTA.
   static constexpr int64_t kPersistentBelowSeqQ = 4096;
 
+  /// The kernel's configuration name (a split-KV sequence's name too).
   std::string kernelName() const;
+  /// The attention kernel's symbol: kernelName(), "_partial" with split-KV.
+  std::string attentionKernelName() const;
   /// Head dims rounded up to whole 64-column boxes; TMA zero-fills the rest.
   int64_t qkDim() const { return llvm::alignTo(headDim, kBox); }
   int64_t vDim() const { return llvm::alignTo(headDimV, kBox); }
@@ -93,6 +112,9 @@ struct AttentionKernelConfig {
   int64_t kOffset() const { return qTileBytes(); }
   int64_t vOffset() const { return kOffset() + stages * kTileBytes(); }
   int64_t barrierOffset() const { return vOffset() + stages * vTileBytes(); }
+  /// The split count as a bundle expression: numSplits, or (0) enough
+  /// chunks to give every SM one CTA, at most one per key tile and 64.
+  std::string splitCountExpr() const;
   /// Q full, the K/V rings' full and empty barriers, then (persistent) Q empty.
   int64_t numBarriers() const { return 1 + 4 * stages + (isPersistent() ? 1 : 0); }
   /// Requested dynamic shared memory, including the alignment slack.
@@ -112,6 +134,7 @@ std::string scaleTag(const AttentionConfig &semantics, int64_t headDim);
 enum class NamedBarrier : int64_t {
   Cta = 0,
   ConsumerTurnFirst = 1, // + consumer index: "my turn" in ping-pong
+  WarpgroupFirst = 3,    // + consumer index: one consumer warpgroup (128 threads)
 };
 
 /// A consumer thread's place: consumer warpgroup c (0 or 1, threads 128 c +
@@ -137,17 +160,21 @@ void setMaxRegisters(KernelBuilder &kb, int64_t regs, bool increase);
 class TileScheduler {
 public:
   struct WorkTile {
-    Value mBlock, head, batch;
+    Value mBlock, head, batch; // head: the KV head with pack-GQA
     Value row0; // the block's first query row (negative in a first partial block)
+    Value split; // split-KV: the chunk of key tiles (null otherwise)
   };
-  /// The tile of this CTA's block index (one CTA per tile).
-  static WorkTile current(KernelBuilder &kb, const AttentionKernelConfig &cfg, Value seqQ);
+  /// The tile of this CTA's block index (one CTA per tile); split-KV grids
+  /// take `numSplits` CTAs per tile, the split fastest.
+  static WorkTile current(KernelBuilder &kb, const AttentionKernelConfig &cfg, Value seqQ,
+                          Value numSplits = Value());
   /// Work tile `linear` of numBlocks x numHeads x batch, query blocks
   /// fastest (so that CTAs running together share K and V in L2).
   static WorkTile decode(KernelBuilder &kb, const AttentionKernelConfig &cfg, Value seqQ,
                          Value linear, Value numBlocks, Value numHeads);
   static llvm::json::Array grid(const AttentionKernelConfig &cfg);
-  /// "ceildiv(seq_q, blockM)": query blocks per (head, batch).
+  /// "ceildiv(seq_q, blockM)": query blocks per (head, batch); with
+  /// pack-GQA, of seq_q x group rows per KV head.
   static std::string queryBlocks(const AttentionKernelConfig &cfg);
 };
 
@@ -207,9 +234,11 @@ struct BiasArgs {
 /// exponentiates with `exponentFactor()` out.
 class FragmentScores {
 public:
+  /// `packGroup` (pack-GQA, else null): rows are packed (query, head)
+  /// pairs, query = row / packGroup, which the masks see.
   FragmentScores(KernelBuilder &kb, const AttentionKernelConfig &cfg, MaskRule &rule,
                  std::optional<BiasArgs> bias, Value batch, Value head, Value seqQ, Value seqK,
-                 Value wgRow0, Value row0, Value laneCol);
+                 Value wgRow0, Value row0, Value laneCol, Value packGroup = Value());
 
   /// S of key tile `keyTile` (raw q.k) -> masked log2-domain scores, or raw
   /// scores when the score function is linear.
@@ -227,7 +256,10 @@ private:
   MaskRule &rule;
   Log2Score log2Score;
   std::optional<BiasArgs> bias;
-  Value seqQ, seqK, wgRow0, row0, laneCol, factor;
+  /// The queries of packed rows [row, row + rows), or the rows themselves.
+  Span queries(Value row, int64_t rows);
+
+  Value seqQ, seqK, wgRow0, row0, laneCol, factor, packGroup;
   Value biasRow[2]; // i64 element offset of this thread's two bias rows
 };
 
@@ -244,6 +276,37 @@ struct EpilogueArgs {
 /// columns) and, when asked, LSE.
 void storeEpilogue(KernelBuilder &kb, const AttentionKernelConfig &cfg, SmallVectorImpl<Value> &o,
                    RowState &state, const EpilogueArgs &args);
+
+/// Where a split-KV CTA writes: dense f32 partials o_partial [splits,
+/// batch, heads_q, seq_q, dv] and lse_partial [splits, batch, heads_q,
+/// seq_q]; packed rows (pack-GQA) r = query * group + head in group.
+struct PartialEpilogueArgs {
+  Value oPartial, lsePartial;
+  Value split, numSplits, batch, numBatch, kvHead, group, seqQ;
+  Value row0; // packed row of this thread's first fragment row
+  Value lane;
+  Value exponentFactor;
+};
+/// Normalises O and stores it and the LSE (always) as f32 partials.
+void storePartialEpilogue(KernelBuilder &kb, const AttentionKernelConfig &cfg,
+                          SmallVectorImpl<Value> &o, RowState &state,
+                          const PartialEpilogueArgs &args);
+
+/// The split-KV merge kernel `cfg.kernelName() + "_combine"`: O and LSE
+/// from the partials (fa.combine's rule: -inf partials are ignored, rows
+/// without any give O = 0, LSE = -inf). Combine.cpp.
+void buildCombineKernel(OpBuilder &builder, Location loc, Block &moduleBody,
+                        const AttentionKernelConfig &cfg);
+/// A split-KV workspace buffer ("o_partial" or "lse_partial"): the
+/// sequence's entry (withInit) or a kernel's scratch entry.
+llvm::json::Object splitScratchEntry(const AttentionKernelConfig &cfg, StringRef name,
+                                     bool withInit = false);
+/// Split-KV: the sequence JSON (named kernelName()) and the two kernels'
+/// bundles, for `op` ("attention_fwd" or "attention_kvcache").
+std::string splitSequenceJson(const AttentionKernelConfig &cfg, StringRef chip, StringRef op);
+std::vector<std::pair<std::string, std::string>>
+splitBundleJsons(const AttentionKernelConfig &cfg, StringRef chip, StringRef op,
+                 StringRef cubinFile);
 
 /// A kernel function with the attributes every sm_90a kernel here has.
 LLVM::LLVMFuncOp createKernelFunction(ImplicitLocOpBuilder &b, StringRef name,

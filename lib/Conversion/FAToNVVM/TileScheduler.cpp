@@ -23,8 +23,16 @@ static TileScheduler::WorkTile tileOf(KernelBuilder &kb, const AttentionKernelCo
 }
 
 TileScheduler::WorkTile TileScheduler::current(KernelBuilder &kb,
-                                               const AttentionKernelConfig &cfg, Value seqQ) {
+                                               const AttentionKernelConfig &cfg, Value seqQ,
+                                               Value numSplits) {
   Value bx = kb.blockIdX();
+  if (cfg.splitKv) {
+    // The splits of a tile side by side; packed query blocks in order (no
+    // causal reordering: a decode grid is one wave).
+    Value mBlock = kb.divUI(bx, numSplits);
+    return {mBlock, kb.blockIdY(), kb.blockIdZ(), kb.mul(mBlock, kb.c32(cfg.blockM())),
+            kb.remu(bx, numSplits)};
+  }
   // gridDimX is read only where it is used (keeps the PTX as before).
   Value numBlocks = cfg.semantics.causal && !cfg.slabTiles() ? kb.gridDimX() : Value();
   return tileOf(kb, cfg, seqQ, bx, numBlocks, kb.blockIdY(), kb.blockIdZ());
@@ -40,6 +48,8 @@ TileScheduler::WorkTile TileScheduler::decode(KernelBuilder &kb,
 }
 
 std::string TileScheduler::queryBlocks(const AttentionKernelConfig &cfg) {
+  if (cfg.packGqa())
+    return llvm::formatv("ceildiv(seq_q * (heads_q / heads_kv), {0})", cfg.blockM()).str();
   return llvm::formatv("ceildiv(seq_q, {0})", cfg.blockM()).str();
 }
 
@@ -55,5 +65,7 @@ llvm::json::Array TileScheduler::grid(const AttentionKernelConfig &cfg) {
     return llvm::json::Array{
         "min(" + total + ", max(num_sms, " + total + " * " + longRows + "))", 1, 1};
   }
+  if (cfg.splitKv)
+    return llvm::json::Array{queryBlocks(cfg) + " * " + cfg.splitCountExpr(), "heads_kv", "batch"};
   return llvm::json::Array{queryBlocks(cfg), "heads_q", "batch"};
 }

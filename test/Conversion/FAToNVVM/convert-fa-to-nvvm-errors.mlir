@@ -66,10 +66,44 @@ func.func @combine(%po: tensor<?x2x8x1x128xf32>, %pl: tensor<?x2x8x1xf32>) -> (t
 
 // -----
 
-func.func @kvcache(%q: tensor<2x3x4x16xbf16>, %kc: tensor<2x40x2x16xbf16>, %vc: tensor<2x40x2x16xbf16>, %lens: tensor<2xi32>) -> (tensor<2x3x4x16xbf16>, tensor<2x4x3xf32>) {
-  // expected-error @+1 {{'fa.attention_kvcache' op convert-fa-to-nvvm: no sm_90a kernel for this op yet}}
-  %o, %lse = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<2x3x4x16xbf16>, tensor<2x40x2x16xbf16>, tensor<2x40x2x16xbf16>, tensor<2xi32> {causal} -> tensor<2x3x4x16xbf16>, tensor<2x4x3xf32>
-  return %o, %lse : tensor<2x3x4x16xbf16>, tensor<2x4x3xf32>
+// The KV-cache op has a split-KV kernel for contiguous caches without an
+// append; the rest is refused.
+func.func @kvcache_paged(%q: tensor<2x1x4x64xbf16>, %kc: tensor<9x64x2x64xbf16>, %vc: tensor<9x64x2x64xbf16>, %lens: tensor<2xi32>, %table: tensor<2x4xi32>) -> (tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>) {
+  // expected-error @+1 {{'fa.attention_kvcache' op convert-fa-to-nvvm: paged KV caches (block_table) have no sm_90a kernel yet}}
+  %o, %lse = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<2x1x4x64xbf16>, tensor<9x64x2x64xbf16>, tensor<9x64x2x64xbf16>, tensor<2xi32> block_table(%table : tensor<2x4xi32>) -> tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>
+  return %o, %lse : tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>
+}
+
+// -----
+
+func.func @kvcache_append(%q: tensor<2x1x4x64xbf16>, %kc: tensor<2x40x2x64xbf16>, %vc: tensor<2x40x2x64xbf16>, %lens: tensor<2xi32>, %k: tensor<2x1x2x64xbf16>, %v: tensor<2x1x2x64xbf16>) -> (tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>) {
+  // expected-error @+1 {{'fa.attention_kvcache' op convert-fa-to-nvvm: append(k, v) has no sm_90a kernel yet; append into the caches first}}
+  %o, %lse, %kc2, %vc2 = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<2x1x4x64xbf16>, tensor<2x40x2x64xbf16>, tensor<2x40x2x64xbf16>, tensor<2xi32> append(%k, %v : tensor<2x1x2x64xbf16>, tensor<2x1x2x64xbf16>) -> tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>, tensor<2x40x2x64xbf16>, tensor<2x40x2x64xbf16>
+  return %o, %lse : tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>
+}
+
+// -----
+
+func.func @kvcache_f32(%q: tensor<2x1x4x64xf32>, %kc: tensor<2x40x2x64xf32>, %vc: tensor<2x40x2x64xf32>, %lens: tensor<2xi32>) -> (tensor<2x1x4x64xf32>, tensor<2x4x1xf32>) {
+  // expected-error @+1 {{'fa.attention_kvcache' op convert-fa-to-nvvm: element type must be bf16 or f16 for the sm_90a kernel}}
+  %o, %lse = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<2x1x4x64xf32>, tensor<2x40x2x64xf32>, tensor<2x40x2x64xf32>, tensor<2xi32> -> tensor<2x1x4x64xf32>, tensor<2x4x1xf32>
+  return %o, %lse : tensor<2x1x4x64xf32>, tensor<2x4x1xf32>
+}
+
+// -----
+
+func.func @kvcache_hdim(%q: tensor<2x1x4x12xbf16>, %kc: tensor<2x40x2x12xbf16>, %vc: tensor<2x40x2x12xbf16>, %lens: tensor<2xi32>) -> (tensor<2x1x4x12xbf16>, tensor<2x4x1xf32>) {
+  // expected-error @+1 {{'fa.attention_kvcache' op convert-fa-to-nvvm: head dim of Q and K must be a static multiple of 8 in [8, 256]}}
+  %o, %lse = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<2x1x4x12xbf16>, tensor<2x40x2x12xbf16>, tensor<2x40x2x12xbf16>, tensor<2xi32> -> tensor<2x1x4x12xbf16>, tensor<2x4x1xf32>
+  return %o, %lse : tensor<2x1x4x12xbf16>, tensor<2x4x1xf32>
+}
+
+// -----
+
+func.func @split_bias(%q: tensor<1x4x8x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %b: tensor<1x4x8x128xf32>) -> tensor<1x4x8x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: num_splits with a bias is not supported by the sm_90a kernel yet}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x8x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> bias(%b : tensor<1x4x8x128xf32>) {num_splits = 2 : i64} -> tensor<1x4x8x64xbf16>
+  return %o : tensor<1x4x8x64xbf16>
 }
 
 // -----

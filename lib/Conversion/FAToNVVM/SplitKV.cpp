@@ -1,0 +1,202 @@
+//===- SplitKV.cpp - The split-KV merge kernel and the sequence's bundles --===//
+//
+// A split-KV forward is two kernels in one gpu.module: the attention kernel
+// in split mode (`_partial`: one CTA per (split, packed query block, KV
+// head, batch), writing f32 partial O and LSE) and `_combine`, which merges
+// the partials with fa.combine's rule:
+//
+//   L = log sum_c exp(L_c),  O = sum_c exp(L_c - L) O_c
+//
+// A partial with L_c = -inf is skipped (selected out, never multiplied), so
+// rows no split sees give O = 0 and LSE = -inf. One warp per output row,
+// the lanes across the head dim; the partials are [splits, batch, heads_q,
+// seq_q(, dv)] f32, dense, in the sequence's workspace.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelParts.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::nvvm_kernel;
+using llvm::json::Array;
+using llvm::json::Object;
+
+namespace {
+
+constexpr int64_t kCombineThreads = 128; // four warps, four rows per CTA
+constexpr int64_t kRowsPerCta = kCombineThreads / 32;
+
+std::string combineName(const AttentionKernelConfig &cfg) { return cfg.kernelName() + "_combine"; }
+
+void emitCombine(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernelConfig &cfg) {
+  unsigned i = 0;
+  auto next = [&]() { return fn.getArgument(i++); };
+  Value oPartial = next(), lsePartial = next(), out = next();
+  Value lsePtr = cfg.returnLse ? next() : Value();
+  Value numSplits = next(), seqQ = next();
+
+  Value tid = kb.threadIdX();
+  Value lane = kb.andi(tid, kb.c32(31));
+  Value query = kb.add(kb.mul(kb.blockIdX(), kb.c32(kRowsPerCta)), kb.shru(tid, kb.c32(5)));
+  Value head = kb.blockIdY(), batch = kb.blockIdZ();
+  Value numHeads = kb.gridDimY(), numBatch = kb.gridDimZ();
+  Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
+  Value log2e = kb.cf32(1.4426950408889634), ln2 = kb.cf32(0.6931471805599453);
+
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, query, seqQ), [&] {
+    // Row of split c in [splits, batch, heads_q, seq_q].
+    auto partialRow = [&](Value c) {
+      Value bh = kb.add(kb.mul(kb.add(kb.mul(c, numBatch), batch), numHeads), head);
+      return kb.add(kb.mul(kb.ext64(bh), kb.ext64(seqQ)), kb.ext64(query));
+    };
+    auto partialLse = [&](Value c) {
+      return LLVM::LoadOp::create(kb.b, kb.f32, kb.globalAt(lsePartial, partialRow(c), kb.f32), 4)
+          .getResult();
+    };
+    Value max = kb.forLoop(kb.c32(0), numSplits, {negInf}, [&](Value c, ValueRange st) {
+      return SmallVector<Value>{kb.fmax(st[0], partialLse(c))};
+    })[0];
+    Value empty = kb.fcmp(arith::CmpFPredicate::OEQ, max, negInf);
+    Value safeMax = kb.select(empty, kb.cf32(0.0), max);
+    Value sum = kb.forLoop(kb.c32(0), numSplits, {kb.cf32(0.0)}, [&](Value c, ValueRange st) {
+      Value e = kb.exp2(kb.fmul(arith::SubFOp::create(kb.b, partialLse(c), safeMax), log2e));
+      return SmallVector<Value>{kb.fadd(st[0], e)};
+    })[0];
+    Value lse = kb.select(empty, negInf, kb.fma(kb.log2(sum), ln2, safeMax));
+    Value safeLse = kb.select(empty, kb.cf32(0.0), lse);
+
+    // Lane l holds columns l, l + 32, ...
+    const int64_t perLane = (cfg.headDimV + 31) / 32;
+    SmallVector<Value> zeros(perLane, kb.cf32(0.0));
+    auto column = [&](int64_t k) { return kb.add(lane, kb.c32(32 * k)); };
+    Value lastCol = kb.c32(cfg.headDimV - 1);
+    SmallVector<Value> acc = kb.forLoop(kb.c32(0), numSplits, zeros, [&](Value c, ValueRange st) {
+      Value l = partialLse(c);
+      Value skip = kb.fcmp(arith::CmpFPredicate::OEQ, l, negInf);
+      Value w = kb.exp2(kb.fmul(arith::SubFOp::create(kb.b, l, safeLse), log2e));
+      Value rowBase = kb.mul(partialRow(c), kb.c64(cfg.headDimV));
+      SmallVector<Value> next;
+      for (int64_t k = 0; k < perLane; ++k) {
+        Value col = kb.ext64(kb.minSI(column(k), lastCol));
+        Value o = LLVM::LoadOp::create(kb.b, kb.f32,
+                                       kb.globalAt(oPartial, kb.add(rowBase, col), kb.f32), 4);
+        next.push_back(kb.select(skip, st[k], kb.fma(w, o, st[k])));
+      }
+      return next;
+    });
+
+    // O and LSE are dense in the layout (as the forward's epilogue writes).
+    Value b64 = kb.ext64(batch), h64 = kb.ext64(head), q64 = kb.ext64(query);
+    Value hn64 = kb.ext64(numHeads), sq64 = kb.ext64(seqQ);
+    Value row = cfg.bshd ? kb.add(kb.mul(kb.add(kb.mul(b64, sq64), q64), hn64), h64)
+                         : kb.add(kb.mul(kb.add(kb.mul(b64, hn64), h64), sq64), q64);
+    Type half = cfg.elem == ElemType::BF16 ? Type(kb.b.getBF16Type()) : Type(kb.b.getF16Type());
+    for (int64_t k = 0; k < perLane; ++k) {
+      auto store = [&] {
+        Value idx = kb.add(kb.mul(row, kb.c64(cfg.headDimV)), kb.ext64(column(k)));
+        Value v = arith::TruncFOp::create(kb.b, half, acc[k]);
+        LLVM::StoreOp::create(kb.b, v, kb.globalAt(out, idx, half), 2);
+      };
+      if (32 * (k + 1) <= cfg.headDimV)
+        store();
+      else
+        kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, column(k), kb.c32(cfg.headDimV)), store);
+    }
+    if (lsePtr)
+      kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, lane, kb.c32(0)), [&] {
+        Value idx = kb.add(kb.mul(kb.add(kb.mul(b64, hn64), h64), sq64), q64);
+        LLVM::StoreOp::create(kb.b, lse, kb.globalAt(lsePtr, idx, kb.f32), 4);
+      });
+  });
+}
+
+Object ptrParam(StringRef operand) { return Object{{"kind", "ptr"}, {"operand", operand.str()}}; }
+Object i32Param(StringRef value) { return Object{{"kind", "i32"}, {"value", value.str()}}; }
+
+Object splitConfig(const AttentionKernelConfig &cfg) {
+  Object config = semanticsConfig(cfg.elemName(), cfg.bshd, cfg.headDim, cfg.headDimV,
+                                  cfg.semantics);
+  config["return_lse"] = cfg.returnLse;
+  config["num_splits"] = cfg.numSplits;
+  return config;
+}
+
+std::string combineBundle(const AttentionKernelConfig &cfg, StringRef chip, StringRef cubinFile) {
+  Array params{ptrParam("o_partial"), ptrParam("lse_partial"), ptrParam("output")};
+  if (cfg.returnLse)
+    params.push_back(ptrParam("lse"));
+  params.push_back(i32Param(cfg.splitCountExpr()));
+  params.push_back(i32Param("seq_q"));
+  Object root{{"format", "fa-kernel-bundle"},
+              {"version", 1},
+              {"chip", chip},
+              {"kernel", combineName(cfg)},
+              {"cubin", cubinFile},
+              {"op", "attention_combine"},
+              {"config", splitConfig(cfg)},
+              {"block", Array{kCombineThreads, 1, 1}},
+              {"cluster", Array{1, 1, 1}},
+              {"shared_memory_bytes", 0},
+              {"grid", Array{llvm::formatv("ceildiv(seq_q, {0})", kRowsPerCta).str(), "heads_q",
+                             "batch"}},
+              {"scratch", Array{splitScratchEntry(cfg, "o_partial", false),
+                                splitScratchEntry(cfg, "lse_partial", false)}},
+              {"params", std::move(params)}};
+  return printJson(std::move(root));
+}
+
+} // namespace
+
+/// The two partial buffers: [splits, batch, head, seq(, dim)] f32.
+llvm::json::Object mlir::fa::nvvm_kernel::splitScratchEntry(const AttentionKernelConfig &cfg,
+                                                          StringRef name, bool withInit) {
+  bool isO = name == "o_partial";
+  Array dims{"split", "batch", "head", "seq"};
+  Array shape{cfg.splitCountExpr(), "batch", "heads_q", "seq_q"};
+  if (isO) {
+    dims.push_back("dim");
+    shape.push_back(cfg.headDimV);
+  }
+  Object o{{"name", name.str()}, {"dtype", "f32"}, {"dims", std::move(dims)},
+           {"shape", std::move(shape)}};
+  if (withInit)
+    o["init"] = "none"; // every row of every split is written
+  return o;
+}
+
+void mlir::fa::nvvm_kernel::buildCombineKernel(OpBuilder &builder, Location loc,
+                                               Block &moduleBody,
+                                               const AttentionKernelConfig &cfg) {
+  auto ptr = LLVM::LLVMPointerType::get(builder.getContext());
+  SmallVector<Type> args{ptr, ptr, ptr};
+  if (cfg.returnLse)
+    args.push_back(ptr);
+  args.append({builder.getI32Type(), builder.getI32Type()});
+  buildKernelFunction(builder, loc, moduleBody, combineName(cfg), args, kCombineThreads,
+                      /*tensorMaps=*/0, /*sharedMemory=*/false,
+                      [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) { emitCombine(kb, fn, cfg); });
+}
+
+std::string mlir::fa::nvvm_kernel::splitSequenceJson(const AttentionKernelConfig &cfg,
+                                                     StringRef chip, StringRef op) {
+  Object root{{"format", "fa-kernel-sequence"},
+              {"version", 1},
+              {"chip", chip},
+              {"op", op.str()},
+              {"config", splitConfig(cfg)},
+              {"workspace", Array{splitScratchEntry(cfg, "o_partial", true),
+                                  splitScratchEntry(cfg, "lse_partial", true)}},
+              {"kernels", Array{cfg.attentionKernelName() + ".json", combineName(cfg) + ".json"}}};
+  return printJson(std::move(root));
+}
+
+std::vector<std::pair<std::string, std::string>>
+mlir::fa::nvvm_kernel::splitBundleJsons(const AttentionKernelConfig &cfg, StringRef chip,
+                                        StringRef op, StringRef cubinFile) {
+  return {{cfg.attentionKernelName(), bundleJson(cfg, chip, cubinFile)},
+          {combineName(cfg), combineBundle(cfg, chip, cubinFile)}};
+}

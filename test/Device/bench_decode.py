@@ -1,0 +1,121 @@
+"""Decode next to the peers in one process (issue 14's benchmark): one query
+token per sequence over a full KV cache, bf16, Hq 32 / Hkv 8, d128 (Llama-3
+8B's attention), B in {1, 8, 64} x cache 1k .. 128k tokens.
+
+  ours      the split-KV kernel sequence of fa.attention_kvcache (partial +
+            combine, through libfa_runtime; workspace allocated per call)
+  sdpa_fa2  torch SDPA, FLASH_ATTENTION backend, enable_gqa
+  fa4       flash-attn-4 (flash_attn.cute) flash_attn_func, its own split and
+            pack-GQA heuristics, when importable
+  floor     the bytes of K and V once, over the copy bandwidth measured here
+            (a 2 GiB device-to-device copy: 2 x bytes / time)
+
+Time: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms).
+
+Usage: python3 test/Device/bench_decode.py BUNDLE_DIR CSV_OUT
+Env: BATCHES (1,8,64), CACHES (1024,4096,16384,65536,131072)
+"""
+import csv
+import os
+import sys
+
+import torch
+from triton.testing import do_bench
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+import check_decode as cd  # noqa: E402
+import peers  # noqa: E402
+from bench_attention import env_ints, environment  # noqa: E402
+
+HQ, HKV, D = 32, 8, 128
+
+
+def copy_bandwidth():
+    src = torch.empty(1 << 30, dtype=torch.int16, device="cuda")
+    dst = torch.empty_like(src)
+    ms = do_bench(lambda: dst.copy_(src), warmup=25, rep=100)
+    return 2 * src.numel() * 2 / (ms * 1e-3)
+
+
+def ours_launcher(seq, q, kc, vc, lens, o, lse):
+    from fa_mlir import gpu_runtime
+    arr = gpu_runtime.tensor_array({"query": cd.rt(q), "key": cd.rt(kc), "value": cd.rt(vc),
+                                    "cache_seqlens": cd.rt(lens), "output": cd.rt(o),
+                                    "lse": cd.rt(lse)})
+    import ctypes
+    lib, handle = seq.runtime.lib, seq.runtime._handle
+    stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+
+    def launch():
+        rc = lib.fa_bundle_launch(handle, arr, len(arr), stream)
+        if rc:
+            raise gpu_runtime.RuntimeLibraryError(lib.fa_status_name(rc).decode(),
+                                                  lib.fa_last_error().decode())
+    return launch
+
+
+def peer_calls(q, kc, vc):
+    calls = {}
+    qh, kh, vh = (t.transpose(1, 2) for t in (q, kc, vc))  # bhsd views for SDPA
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    import torch.nn.functional as F
+
+    def sdpa():
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            return F.scaled_dot_product_attention(qh, kh, vh, enable_gqa=True)
+    calls["sdpa_fa2"] = sdpa
+    try:
+        f = peers.fa4_func()
+        calls["fa4"] = lambda: f(q, kc, vc)
+    except peers.Unavailable as ex:
+        print(f"# fa4 unavailable: {ex}")
+    return calls
+
+
+def main(argv):
+    environment()
+    seq = next(s for s in cd.load_sequences(argv[1])
+               if s.op == "attention_kvcache" and s.cfg["dtype"] == "bf16"
+               and s.cfg["head_dim"] == D and not s.cfg.get("causal")
+               and s.cfg.get("window") is None and not s.cfg.get("softcap")
+               and s.cfg.get("num_splits", 0) == 0)
+    bandwidth = copy_bandwidth()
+    print(f"# copy bandwidth {bandwidth / 1e12:.2f} TB/s; ours = {seq.name}")
+    rows = []
+    for batch in env_ints("BATCHES", [1, 8, 64]):
+        for cache in env_ints("CACHES", [1024, 4096, 16384, 65536, 131072]):
+            if batch * cache * HKV * D * 2 * 2 > 40e9:
+                continue
+            q = torch.randn(batch, 1, HQ, D, device="cuda", dtype=torch.bfloat16)
+            kc = torch.randn(batch, cache, HKV, D, device="cuda", dtype=torch.bfloat16)
+            vc = torch.randn_like(kc)
+            lens = torch.full((batch,), cache, dtype=torch.int32, device="cuda")
+            o = torch.empty_like(q)
+            lse = torch.empty(batch, HQ, 1, device="cuda")
+            times = {"ours": do_bench(ours_launcher(seq, q, kc, vc, lens, o, lse),
+                                      warmup=25, rep=100)}
+            for name, call in peer_calls(q, kc, vc).items():
+                try:
+                    times[name] = do_bench(call, warmup=25, rep=100)
+                except Exception as ex:  # a peer that cannot run this shape
+                    print(f"# {name} B{batch} cache {cache}: {type(ex).__name__}: {str(ex)[:100]}")
+            floor = 2 * kc.numel() * 2 / bandwidth * 1e3
+            best = min(v for k, v in times.items() if k != "ours") if len(times) > 1 else None
+            row = {"batch": batch, "cache": cache, "floor_ms": f"{floor:.4f}",
+                   "ours_over_floor": f"{times['ours'] / floor:.2f}",
+                   "best_peer_over_ours": f"{best / times['ours']:.2f}" if best else ""}
+            row.update({f"{k}_ms": f"{v:.4f}" for k, v in times.items()})
+            rows.append(row)
+            print("  ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+            del q, kc, vc
+    keys = ["batch", "cache", "ours_ms", "sdpa_fa2_ms", "fa4_ms", "floor_ms", "ours_over_floor",
+            "best_peer_over_ours"]
+    with open(argv[2], "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,212 @@
+"""The split-KV decode sequences (gen_decode_inputs.py) on the GPU, through
+libfa_runtime, against float64 with FlashAttention's criterion: our max
+error over O at most 2x that of the same attention computed plainly in the
+inputs' precision (plus 1e-4 of slack for rows where both are tiny), LSE
+within 1e-3 of float64 where rows have keys, and O = 0, LSE = -inf exactly
+where they have none.
+
+The KV caches are filled with NaN past each sequence's length: a kernel that
+reads a cached slot past cache_seqlens[b] into its result fails.
+
+Cases: GQA groups 1, 3, 4, 8 (packed rows 1 .. 136, so one and several
+query blocks), one to 17 query tokens, empty sequences, lengths of 1 and
+below seq_q (bottom-right rows without keys), lengths that are not
+multiples of the key tile, caches of 333 .. 4096 slots, fixed and
+heuristic split counts. The dense split (fa.attention num_splits) runs on
+equal lengths in bshd and bhsd.
+
+Usage: python3 test/Device/check_decode.py BUNDLE_DIR [CSV_OUT]
+"""
+import csv
+import glob
+import json
+import math
+import os
+import sys
+
+import torch
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(here)), "python"))
+from fa_mlir import gpu_runtime  # noqa: E402
+
+DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
+NAMES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32", torch.int32: "i32"}
+
+
+def rt(t):
+    return (t.data_ptr(), NAMES[t.dtype], tuple(t.shape), tuple(t.stride()))
+
+
+class Sequence:
+    def __init__(self, path):
+        self.path = path
+        with open(path) as f:
+            self.meta = json.load(f)
+        self.cfg = self.meta["config"]
+        self.op = self.meta["op"]
+        self.runtime = gpu_runtime.RuntimeBundle(path)
+        self.name = os.path.splitext(os.path.basename(path))[0]
+
+    def __call__(self, **tensors):
+        stream = torch.cuda.current_stream().cuda_stream
+        self.runtime.launch({r: rt(t) for r, t in tensors.items()}, stream)
+
+
+def load_sequences(folder):
+    out = []
+    for p in sorted(glob.glob(os.path.join(folder, "*.json"))):
+        with open(p) as f:
+            if json.load(f).get("format") == "fa-kernel-sequence":
+                out.append(Sequence(p))
+    return out
+
+
+def visible(cfg, sq, sk, device):
+    """[sq, sk] bool: key j visible to query i (the op's masks, aligned as
+    the config says), or None without a mask."""
+    causal, window = cfg.get("causal"), cfg.get("window")
+    if not causal and window is None:
+        return None
+    off = sk - sq if cfg.get("mask_alignment") == "bottom_right" else 0
+    i = torch.arange(sq, device=device)[:, None] + off
+    j = torch.arange(sk, device=device)[None, :]
+    ok = torch.ones(sq, sk, dtype=torch.bool, device=device)
+    if causal:
+        ok &= j <= i
+    if window is not None:
+        left, right = window
+        if left is not None:
+            ok &= j >= i - left
+        if right is not None:
+            ok &= j <= i + right
+    return ok
+
+
+def attention(cfg, q, k, v, dtype):
+    """One sequence, bshd [1, sq, hq, d] / [1, sk, hkv, d], computed in
+    `dtype` (float64: the reference); returns O [sq, hq, dv] in dtype and
+    LSE [hq, sq] in float64 (-inf for rows without keys)."""
+    sq, hq, sk, hkv = q.shape[1], q.shape[2], k.shape[1], k.shape[2]
+    qh = q[0].transpose(0, 1).to(dtype)                        # [hq, sq, d]
+    kh = k[0].transpose(0, 1).to(dtype).repeat_interleave(hq // hkv, 0)
+    vh = v[0].transpose(0, 1).to(dtype).repeat_interleave(hq // hkv, 0)
+    s = (qh @ kh.transpose(1, 2)) * cfg["scale"]
+    if cfg.get("softcap"):
+        s = cfg["softcap"] * torch.tanh(s / cfg["softcap"])
+    ok = visible(cfg, sq, sk, q.device)
+    if ok is not None:
+        s = s.masked_fill(~ok, float("-inf"))
+    lse = torch.logsumexp(s.double(), dim=-1)
+    empty = torch.isinf(lse)
+    p = torch.softmax(s.float() if dtype != torch.float64 else s, dim=-1).to(dtype)
+    o = torch.nan_to_num(p, nan=0.0) @ vh
+    o = o.masked_fill(empty[..., None], 0)
+    return o.transpose(0, 1), lse
+
+
+def kvcache_case(seq, dtype, d, batch, sq, hq, hkv, cap, lens):
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(1234 + batch * 7 + sq)
+    q = torch.randn(batch, sq, hq, d, device=dev, generator=g).to(dtype)
+    kc = torch.full((batch, cap, hkv, d), float("nan"), device=dev, dtype=dtype)
+    vc = torch.full_like(kc, float("nan"))
+    for b, n in enumerate(lens):
+        kc[b, :n] = torch.randn(n, hkv, d, device=dev, generator=g).to(dtype)
+        vc[b, :n] = torch.randn(n, hkv, d, device=dev, generator=g).to(dtype)
+    lens_t = torch.tensor(lens, dtype=torch.int32, device=dev)
+    o = torch.full((batch, sq, hq, d), float("nan"), device=dev, dtype=dtype)
+    lse = torch.full((batch, hq, sq), float("nan"), device=dev)
+    seq(query=q, key=kc, value=vc, cache_seqlens=lens_t, output=o, lse=lse)
+    torch.cuda.synchronize()
+    sequences = [(q[b:b + 1], kc[b:b + 1, :n], vc[b:b + 1, :n]) for b, n in enumerate(lens)]
+    return compare(seq.cfg, sequences, o, lse, dtype)
+
+
+def dense_case(seq, dtype, d, batch, sq, sk, hq, hkv):
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(99 + sq + sk)
+    bhsd = seq.cfg["layout"] == "bhsd"
+    q = torch.randn(batch, sq, hq, d, device=dev, generator=g).to(dtype)
+    k = torch.randn(batch, sk, hkv, d, device=dev, generator=g).to(dtype)
+    v = torch.randn(batch, sk, hkv, d, device=dev, generator=g).to(dtype)
+    o = torch.full((batch, sq, hq, d), float("nan"), device=dev, dtype=dtype)
+    lse = torch.full((batch, hq, sq), float("nan"), device=dev)
+    lay = (lambda t: t.transpose(1, 2).contiguous()) if bhsd else (lambda t: t)
+    o_l = lay(o)
+    seq(query=lay(q), key=lay(k), value=lay(v), output=o_l, lse=lse)
+    torch.cuda.synchronize()
+    o = o_l.transpose(1, 2) if bhsd else o_l
+    sequences = [(q[b:b + 1], k[b:b + 1], v[b:b + 1]) for b in range(batch)]
+    return compare(seq.cfg, sequences, o, lse, dtype)
+
+
+def compare(cfg, sequences, o, lse, dtype):
+    """(ok, our error, baseline error, what failed)."""
+    worst, base_worst, why = 0.0, 0.0, []
+    for b, (qb, kb, vb) in enumerate(sequences):
+        ref, ref_lse = attention(cfg, qb, kb, vb, torch.float64)
+        low, _ = attention(cfg, qb, kb, vb, dtype)
+        err = (o[b].double() - ref).abs().max().item() if ref.numel() else 0.0
+        base = (low.double() - ref).abs().max().item() if ref.numel() else 0.0
+        worst, base_worst = max(worst, err), max(base_worst, base)
+        if not math.isfinite(err) or err > 2 * base + 1e-4:
+            why.append(f"seq {b}: O error {err:.3g} > 2 x {base:.3g}")
+        ours_lse = lse[b].double()
+        empty = torch.isinf(ref_lse)
+        if not torch.equal(torch.isneginf(ours_lse), empty):
+            why.append(f"seq {b}: LSE -inf on {int(torch.isneginf(ours_lse).sum())} rows, "
+                       f"expected {int(empty.sum())}")
+        elif (~empty).any():
+            d = (ours_lse[~empty] - ref_lse[~empty]).abs().max().item()
+            if not d <= 1e-3:
+                why.append(f"seq {b}: LSE error {d:.3g}")
+        if empty.any() and o[b].transpose(0, 1)[empty].abs().max().item() != 0:
+            why.append(f"seq {b}: rows without keys are not 0")
+    return not why, worst, base_worst, "; ".join(why)
+
+
+KV_CASES = [  # batch, seq_q, heads_q, heads_kv, capacity, lengths
+    (3, 1, 32, 8, 1000, [1000, 517, 0]),
+    (2, 4, 8, 2, 700, [700, 129]),
+    (1, 1, 8, 8, 4096, [4096]),
+    (4, 3, 12, 4, 333, [333, 1, 200, 64]),
+    (2, 17, 32, 4, 300, [300, 100]),
+    (8, 1, 32, 8, 2048, [2048, 1, 1500, 999, 128, 129, 2047, 700]),
+]
+DENSE_CASES = [  # batch, seq_q, seq_k, heads_q, heads_kv
+    (2, 1, 1000, 32, 8),
+    (1, 5, 333, 8, 2),
+    (2, 300, 257, 6, 2),
+]
+
+
+def main(argv):
+    seqs = load_sequences(argv[1])
+    rows, failed = [], 0
+    for seq in seqs:
+        dtype = DTYPES[seq.cfg["dtype"]]
+        d = seq.cfg["head_dim"]
+        cases = KV_CASES if seq.op == "attention_kvcache" else DENSE_CASES
+        for case in cases:
+            try:
+                if seq.op == "attention_kvcache":
+                    ok, err, base, why = kvcache_case(seq, dtype, d, *case)
+                else:
+                    ok, err, base, why = dense_case(seq, dtype, d, *case)
+            except Exception as ex:  # a launch error is a failed case
+                ok, err, base, why = False, float("nan"), float("nan"), f"{type(ex).__name__}: {ex}"
+            failed += not ok
+            rows.append([seq.name, "x".join(map(str, case[:4])), ok, f"{err:.3g}", f"{base:.3g}", why])
+            print(f"{'PASS' if ok else 'FAIL'} {seq.name} {case} err {err:.3g} base {base:.3g} {why}")
+    if len(argv) > 2:
+        with open(argv[2], "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["sequence", "case", "ok", "max_err", "baseline_err", "failure"])
+            w.writerows(rows)
+    print(f"decode check: {len(rows) - failed}/{len(rows)} passed over {len(seqs)} sequences")
+    return 1 if failed or not seqs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

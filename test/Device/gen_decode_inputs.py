@@ -1,0 +1,83 @@
+"""The split-KV decode configurations of the device round (issue 14) as
+functions for fa-compile: fa.attention_kvcache (contiguous cache, per-batch
+lengths) and fa.attention with num_splits (the dense op split), each
+compiled into a kernel sequence (partial + combine kernels).
+
+Batch, heads and sequence lengths are dynamic; head dims static.
+
+Usage:
+  gen_decode_inputs.py            one module with every configuration, on stdout
+  gen_decode_inputs.py list       the configuration names
+"""
+import sys
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str
+    op: str = "kvcache"                       # or "dense"
+    dtype: str = "bf16"
+    head_dim: int = 128
+    causal: bool = False
+    window: Optional[Tuple[int, int]] = None
+    softcap: Optional[float] = None
+    num_splits: int = 0                       # 0: the bundle's heuristic
+    layout: str = "bshd"                      # dense only; the cache op is bshd
+    alignment: Optional[str] = None           # dense only
+
+
+CONFIGS = {c.name: c for c in [
+    Config("kv_bf16_d128"),
+    Config("kv_bf16_d128_causal", causal=True),
+    Config("kv_bf16_d64_window", head_dim=64, window=(100, 0)),
+    Config("kv_f16_d128_softcap_causal", dtype="f16", causal=True, softcap=30.0),
+    Config("kv_bf16_d128_split3", num_splits=3),
+    Config("kv_bf16_d256_causal", head_dim=256, causal=True),
+    Config("dense_bf16_d128_bshd", op="dense"),
+    Config("dense_f16_d64_bhsd_causal", op="dense", dtype="f16", head_dim=64, causal=True,
+           layout="bhsd", alignment="top_left"),
+]}
+
+
+def _attrs(c):
+    attrs = []
+    if c.op == "dense":
+        attrs.append(f"layout = #fa<layout {c.layout}>")
+        if c.alignment:
+            attrs.append(f"mask_alignment = #fa<mask_alignment {c.alignment}>")
+    if c.causal:
+        attrs.append("causal")
+    if c.window:
+        attrs.append(f"window = array<i64: {c.window[0]}, {c.window[1]}>")
+    if c.softcap:
+        attrs.append(f"softcap = {c.softcap} : f32")
+    attrs.append(f"num_splits = {c.num_splits} : i64")
+    return "{" + ", ".join(attrs) + "}"
+
+
+def function(c):
+    t = f"tensor<?x?x?x{c.head_dim}x{c.dtype}>"
+    lse = "tensor<?x?x?xf32>"
+    if c.op == "kvcache":
+        return (f"func.func @{c.name}(%q: {t}, %kc: {t}, %vc: {t}, %lens: tensor<?xi32>)"
+                f" -> ({t}, {lse}) {{\n"
+                f"  %o, %lse = fa.attention_kvcache %q, %kc, %vc, %lens : {t}, {t}, {t},"
+                f" tensor<?xi32> {_attrs(c)} -> {t}, {lse}\n"
+                f"  return %o, %lse : {t}, {lse}\n}}\n")
+    return (f"func.func @{c.name}(%q: {t}, %k: {t}, %v: {t}) -> ({t}, {lse}) {{\n"
+            f"  %o, %lse = fa.attention %q, %k, %v : {t}, {t}, {t} {_attrs(c)}"
+            f" -> {t}, {lse}\n"
+            f"  return %o, %lse : {t}, {lse}\n}}\n")
+
+
+def main(argv):
+    if argv[1:] == ["list"]:
+        print("\n".join(CONFIGS))
+        return
+    print("\n".join(function(c) for c in CONFIGS.values()))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
