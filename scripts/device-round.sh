@@ -237,7 +237,7 @@ run() {
   fi
   if stage_on 3b; then
   echo "== 3b variant benchmark ($((SECONDS - T0)) s so far)"
-  ( if [[ -f $root/.anchors/anchor-wheels.sh ]]; then
+  ( if [[ -f $root/.anchors/anchor-wheels.sh && -f $root/.anchors/b/part.ab ]]; then  # both halves here, or none unpacked
       eval "$(bash "$root/.anchors/anchor-wheels.sh" env "$root/.anchors")" ||
         echo "# no FA4 wheels on this machine (make the stage call first): FA4 and cudnn_fe unavailable"
     fi
@@ -278,7 +278,7 @@ run() {
   FA_MLIR_BUNDLE_PATH="$dev/gpu-tests" timeout "${TRAIN_TIMEOUT:-240}" python3 test/Device/train_gpt.py \
     "$OUT/train_gpt.csv" > "$OUT/train_gpt.log" 2>&1
   echo "train_gpt rc=$?:"; tail -4 "$OUT/train_gpt.log"
-  ( if [[ -f $root/.anchors/anchor-wheels.sh ]]; then
+  ( if [[ -f $root/.anchors/anchor-wheels.sh && -f $root/.anchors/b/part.ab ]]; then  # both halves here, or none unpacked
       eval "$(bash "$root/.anchors/anchor-wheels.sh" env "$root/.anchors")" ||
         echo "# no FA4 wheels on this machine (make the stage call first): FA4 unavailable"
     fi
@@ -308,7 +308,7 @@ run() {
       --kernel-name kns=fa_fwd python3 test/Device/check_decode.py "$dev/decode" > "$OUT/memcheck_decode.log" 2>&1
     echo "memcheck decode rc=$?: $(grep -E 'ERROR SUMMARY|decode check' "$OUT/memcheck_decode.log" | tr '\n' ' ')"
   fi
-  ( if [[ -f $root/.anchors/anchor-wheels.sh ]]; then
+  ( if [[ -f $root/.anchors/anchor-wheels.sh && -f $root/.anchors/b/part.ab ]]; then  # both halves here, or none unpacked
       eval "$(bash "$root/.anchors/anchor-wheels.sh" env "$root/.anchors")" ||
         echo "# no FA4 wheels on this machine (make the stage call first): FA4 unavailable"
     fi

@@ -8,9 +8,16 @@ token per sequence over a full KV cache, bf16, Hq 32 / Hkv 8, d128 (Llama-3
   fa4       flash-attn-4 (flash_attn.cute) flash_attn_func, its own split and
             pack-GQA heuristics, when importable
   floor     the bytes of K and V once, over the copy bandwidth measured here
-            (a 2 GiB device-to-device copy: 2 x bytes / time)
+            (a 2 GiB device-to-device copy: 2 x bytes / time); a kernel that
+            only reads streams faster than a copy, so large caches can go
+            below 1.0x this floor
 
-Time: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms).
+Time: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms), the
+best of three rounds that alternate the implementations, after two seconds
+of GEMMs to bring the clocks up (the small shapes take 10-50 us and moved
+3x between runs without both). Our workspace (the f32 partials) is
+allocated once, outside the timed call, as a serving loop keeps it; the
+peers allocate their outputs per call through torch's caching allocator.
 
 Usage: python3 test/Device/bench_decode.py BUNDLE_DIR CSV_OUT
 Env: BATCHES (1,8,64), CACHES (1024,4096,16384,65536,131072)
@@ -38,16 +45,40 @@ def copy_bandwidth():
     return 2 * src.numel() * 2 / (ms * 1e-3)
 
 
+def warm_up_clocks(seconds=2.0):
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    end = torch.cuda.Event(enable_timing=True)
+    start = torch.cuda.Event(enable_timing=True)
+    start.record()
+    while True:
+        for _ in range(10):
+            a @ a
+        end.record()
+        end.synchronize()
+        if start.elapsed_time(end) > seconds * 1e3:
+            return
+
+
 def ours_launcher(seq, q, kc, vc, lens, o, lse):
     from fa_mlir import gpu_runtime
-    arr = gpu_runtime.tensor_array({"query": cd.rt(q), "key": cd.rt(kc), "value": cd.rt(vc),
-                                    "cache_seqlens": cd.rt(lens), "output": cd.rt(o),
-                                    "lse": cd.rt(lse)})
+    ops = {"query": cd.rt(q), "key": cd.rt(kc), "value": cd.rt(vc),
+           "cache_seqlens": cd.rt(lens), "output": cd.rt(o), "lse": cd.rt(lse)}
+    symbols = {"batch": q.shape[0], "seq_q": q.shape[1], "heads_q": q.shape[2],
+               "seq_k": kc.shape[1], "heads_kv": kc.shape[2], "head_dim": q.shape[3],
+               "head_dim_v": vc.shape[3],
+               "num_sms": torch.cuda.get_device_properties(0).multi_processor_count}
+    workspace = [torch.empty(sizes, device="cuda", dtype=torch.float32)
+                 for sizes, _ in gpu_runtime.workspace_shapes(seq.runtime.workspace,
+                                                              symbols).values()]
+    names = list(gpu_runtime.workspace_shapes(seq.runtime.workspace, symbols))
+    ops.update({n: cd.rt(t) for n, t in zip(names, workspace)})
+    arr = gpu_runtime.tensor_array(ops)
     import ctypes
     lib, handle = seq.runtime.lib, seq.runtime._handle
     stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
 
     def launch():
+        keep = workspace  # noqa: F841 (the buffers live as long as the launcher)
         rc = lib.fa_bundle_launch(handle, arr, len(arr), stream)
         if rc:
             raise gpu_runtime.RuntimeLibraryError(lib.fa_status_name(rc).decode(),
@@ -80,11 +111,12 @@ def main(argv):
                and s.cfg["head_dim"] == D and not s.cfg.get("causal")
                and s.cfg.get("window") is None and not s.cfg.get("softcap")
                and s.cfg.get("num_splits", 0) == 0)
+    warm_up_clocks()
     bandwidth = copy_bandwidth()
     print(f"# copy bandwidth {bandwidth / 1e12:.2f} TB/s; ours = {seq.name}")
     rows = []
-    for batch in env_ints("BATCHES", [1, 8, 64]):
-        for cache in env_ints("CACHES", [1024, 4096, 16384, 65536, 131072]):
+    for batch in env_ints("BATCHES", "1,8,64"):
+        for cache in env_ints("CACHES", "1024,4096,16384,65536,131072"):
             if batch * cache * HKV * D * 2 * 2 > 40e9:
                 continue
             q = torch.randn(batch, 1, HQ, D, device="cuda", dtype=torch.bfloat16)
@@ -93,13 +125,18 @@ def main(argv):
             lens = torch.full((batch,), cache, dtype=torch.int32, device="cuda")
             o = torch.empty_like(q)
             lse = torch.empty(batch, HQ, 1, device="cuda")
-            times = {"ours": do_bench(ours_launcher(seq, q, kc, vc, lens, o, lse),
-                                      warmup=25, rep=100)}
-            for name, call in peer_calls(q, kc, vc).items():
-                try:
-                    times[name] = do_bench(call, warmup=25, rep=100)
-                except Exception as ex:  # a peer that cannot run this shape
-                    print(f"# {name} B{batch} cache {cache}: {type(ex).__name__}: {str(ex)[:100]}")
+            calls = {"ours": ours_launcher(seq, q, kc, vc, lens, o, lse)}
+            calls.update(peer_calls(q, kc, vc))
+            times = {}
+            for _ in range(3):
+                for name, call in list(calls.items()):
+                    try:
+                        t = do_bench(call, warmup=25, rep=100)
+                        times[name] = min(times.get(name, t), t)
+                    except Exception as ex:  # a peer that cannot run this shape
+                        print(f"# {name} B{batch} cache {cache}: {type(ex).__name__}: "
+                              f"{str(ex)[:100]}")
+                        del calls[name]
             floor = 2 * kc.numel() * 2 / bandwidth * 1e3
             best = min(v for k, v in times.items() if k != "ours") if len(times) > 1 else None
             row = {"batch": batch, "cache": cache, "floor_ms": f"{floor:.4f}",
