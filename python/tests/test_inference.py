@@ -335,13 +335,8 @@ class FakeCuda(torch.Tensor):
         return torch.device("cuda", 0)
 
 
-def test_cuda_is_refused_naming_the_op():
-    cuda_q = torch.Tensor._make_subclass(FakeCuda, torch.zeros(BATCH, 1, HQ, D))
-    args = kv_args(new=False)
-    with pytest.raises(UnsupportedError, match="attention_with_kvcache: CUDA"):
-        fat.attention_with_kvcache(cuda_q, args["k_cache"], args["v_cache"],
-                                   cache_seqlens=args["cache_seqlens"],
-                                   block_table=args["block_table"])
+def test_cuda_varlen_is_refused_naming_the_op():
+    # attention_with_kvcache runs on CUDA (test_kvcache_sm90a.py).
     packed = torch.Tensor._make_subclass(FakeCuda, torch.zeros(4, HQ, D))
     with pytest.raises(UnsupportedError, match="varlen_attention: CUDA"):
         fat.varlen_attention(packed, packed, packed, cu([0, 4]), cu([0, 4]), 4, 4)
