@@ -104,3 +104,36 @@ def test_backward_kernels_are_built_ahead_of_time(case, deterministic):
         assert kcfg.to_dict() in _aot_configs(), (
             f"{case.name} asks for {kcfg.key()}, which configs.json does not "
             "build")
+
+
+KVCACHE = _gpu_tests("test_gpu_kvcache")
+
+
+class _FakeCuda(torch.Tensor):
+    """A CPU tensor that says it is on CUDA: attention_with_kvcache then
+    takes its sm_90a route, up to the kernel lookup."""
+
+    @property
+    def device(self):
+        return torch.device("cuda", 0)
+
+
+@pytest.mark.parametrize("sq", [1, 4])
+def test_kvcache_kernel_is_built_ahead_of_time(monkeypatch, sq):
+    asked = []
+
+    def lookup(kcfg, target):
+        asked.append(kcfg)
+        raise _Lookup()
+
+    monkeypatch.setattr(_ops, "_target", lambda t: "sm_90a")
+    monkeypatch.setattr(_ops, "get_bundle", lookup)
+    inputs = [torch.Tensor._make_subclass(_FakeCuda, t)
+              for t in KVCACHE.cache_inputs(sq, device="cpu")]
+    with pytest.raises(_Lookup):
+        KVCACHE.call(*inputs)
+    kcfg = registry.candidates(asked[0])[-1]
+    assert kcfg.op == "kvcache"
+    assert kcfg.to_dict() in _aot_configs(), (
+        f"test_gpu_kvcache asks for {kcfg.key()}, which configs.json does not "
+        "build")
