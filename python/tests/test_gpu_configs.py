@@ -18,6 +18,8 @@ torch = pytest.importorskip("torch")
 from fa_mlir import aot, registry  # noqa: E402
 from fa_mlir.torch import _ops  # noqa: E402
 
+from _fake_cuda import fake_cuda  # noqa: E402
+
 GPU_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gpu")
 
 
@@ -109,15 +111,6 @@ def test_backward_kernels_are_built_ahead_of_time(case, deterministic):
 KVCACHE = _gpu_tests("test_gpu_kvcache")
 
 
-class _FakeCuda(torch.Tensor):
-    """A CPU tensor that says it is on CUDA: attention_with_kvcache then
-    takes its sm_90a route, up to the kernel lookup."""
-
-    @property
-    def device(self):
-        return torch.device("cuda", 0)
-
-
 @pytest.mark.parametrize("sq", [1, 4])
 def test_kvcache_kernel_is_built_ahead_of_time(monkeypatch, sq):
     asked = []
@@ -128,8 +121,9 @@ def test_kvcache_kernel_is_built_ahead_of_time(monkeypatch, sq):
 
     monkeypatch.setattr(_ops, "_target", lambda t: "sm_90a")
     monkeypatch.setattr(_ops, "get_bundle", lookup)
-    inputs = [torch.Tensor._make_subclass(_FakeCuda, t)
-              for t in KVCACHE.cache_inputs(sq, device="cpu")]
+    # On CPU tensors posing as CUDA the call takes its sm_90a route, up to
+    # the kernel lookup.
+    inputs = [fake_cuda(t) for t in KVCACHE.cache_inputs(sq, device="cpu")]
     with pytest.raises(_Lookup):
         KVCACHE.call(*inputs)
     kcfg = registry.candidates(asked[0])[-1]

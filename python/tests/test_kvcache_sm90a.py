@@ -19,6 +19,8 @@ from fa_mlir.signature import signature  # noqa: E402
 from fa_mlir.spec import KernelConfig  # noqa: E402
 from fa_mlir.torch import _ops  # noqa: E402
 
+from _fake_cuda import fake_cuda  # noqa: E402
+
 needs_fa_compile = pytest.mark.skipif(
     not os.path.exists(os.path.join(compiler.build_dir(), "bin",
                                     "fa-compile")),
@@ -158,18 +160,6 @@ def test_forward_with_num_splits_compiles_to_a_sequence(tmp_path):
 
 
 # -- fa_mlir.torch's half on CPU tensors ------------------------------------
-
-class FakeCuda(torch.Tensor):
-    """A CPU tensor that says it is on CUDA: what the routing looks at."""
-
-    @property
-    def device(self):
-        return torch.device("cuda", 0)
-
-
-def fake_cuda(t):
-    return torch.Tensor._make_subclass(FakeCuda, t)
-
 
 def cache_inputs(device_of=lambda t: t, lens=(1000, 517, 0, 1)):
     g = torch.Generator().manual_seed(0)
