@@ -4,7 +4,8 @@ A bundle directory holds `manifest.json` (format "fa-mlir-bundle": target,
 op, the KernelConfig, the compiler version) and the target's files:
 - cpu: kernel.so and the argument list (roles, dtypes, symbolic shapes);
 - sm_90a: an fa-kernel-bundle JSON + cubin (the forward), or an
-  fa-kernel-sequence JSON + its kernel bundles and cubin(s) (the backward)
+  fa-kernel-sequence JSON + its kernel bundles and cubin(s) (the backward,
+  kvcache, a forward with num_splits)
   (docs/BundleFormat.md), launched through libfa_runtime.
 A bare fa-kernel-bundle or fa-kernel-sequence JSON file loads too (as a
 GpuBundle without config).
@@ -248,7 +249,7 @@ def _f32(x):
 
 
 class GpuBundle(Bundle):
-    """An sm_90a kernel, or a sequence of them (the backward), launched
+    """An sm_90a kernel, or a sequence of them (backward, split-KV), launched
     through libfa_runtime (ctypes)."""
 
     def __init__(self, json_path, manifest, expected_format=None):

@@ -27,7 +27,8 @@ from .errors import ArgumentError, CompileError, UnsupportedError
 from .signature import signature
 from .spec import TARGETS, KernelConfig
 
-_FUNCTION = {"forward": "attention", "backward": "attention_grad"}
+_FUNCTION = {"forward": "attention", "backward": "attention_grad",
+             "kvcache": "attention_kvcache"}
 
 
 def build_dir():
@@ -167,6 +168,11 @@ def build_bundle(kcfg, target, out_dir, version=None):
 
 
 def _build_cpu(kcfg, out_dir):
+    if kcfg.op == "kvcache":
+        raise UnsupportedError(
+            "target cpu has no kvcache kernel (fa.attention_kvcache lowers "
+            "for sm_90a); on the CPU fa_mlir.torch.attention_with_kvcache "
+            "runs the forward kernel per sequence")
     acfg = kcfg.attention_config()
     name = _FUNCTION[kcfg.op]
     text = (fa_config.forward_mlir(acfg, name) if kcfg.op == "forward"
@@ -195,25 +201,38 @@ def _build_cpu(kcfg, out_dir):
     return out
 
 
+# The tensor op fa-compile lowers for each op that _sm90a_mlir writes.
+_SM90A_OP = {"forward": "fa.attention", "kvcache": "fa.attention_kvcache"}
+
+
 def _sm90a_mlir(kcfg):
-    """A function on tensors holding the one fa.attention to compile."""
+    """A function on tensors holding the one fa.attention (or
+    fa.attention_kvcache) to compile."""
     acfg = kcfg.attention_config()
-    ins = fa_config.forward_inputs(acfg)
-    outs = fa_config.forward_outputs(acfg)
+    ins, outs = fa_config.op_roles(kcfg.op, acfg)
+    operands = [r for r in ins if r != "bias"]
     params = ", ".join(f"%{r}: {acfg.type_of(r)}" for r in ins)
     result_types = ", ".join(acfg.type_of(r) for r in outs)
     bias = f" bias(%bias : {acfg.type_of('bias')})" if acfg.bias else ""
     results = ", ".join(f"%{r}_r" for r in outs)
-    return (f"func.func @attention({params}) -> ({result_types}) {{\n"
-            f"  {results} = fa.attention %query, %key, %value : "
-            f"{acfg.type_of('query')}, {acfg.type_of('key')}, "
-            f"{acfg.type_of('value')}{bias} {acfg.attributes()} -> "
+    attrs = acfg.attributes(kvcache=kcfg.op == "kvcache")
+    return (f"func.func @{_FUNCTION[kcfg.op]}({params}) -> ({result_types}) "
+            f"{{\n  {results} = {_SM90A_OP[kcfg.op]} "
+            f"{', '.join('%' + r for r in operands)} : "
+            f"{', '.join(acfg.type_of(r) for r in operands)}{bias} {attrs} -> "
             f"{result_types}\n  return {results} : {result_types}\n}}\n")
 
 
-# What fa-compile writes for each op: one document of this format (and the
-# files it names) in the output directory.
-_SM90A_FORMAT = {"forward": KERNEL_BUNDLE, "backward": KERNEL_SEQUENCE}
+def _sm90a_format(kcfg):
+    """What fa-compile writes for `kcfg`: one document of this format (and
+    the files it names). The split-KV forms (kvcache, a forward with
+    num_splits) are two kernels, partial and combine; so is the backward
+    (pre, main, post)."""
+    if kcfg.op == "forward" and kcfg.num_splits is None:
+        return KERNEL_BUNDLE
+    return KERNEL_SEQUENCE
+
+
 # Messages of fa-compile that mean "this configuration is not supported" (an
 # UnsupportedError) rather than a compiler failure.
 _UNSUPPORTED = ("not supported", "must be", "no backward kernel yet")
@@ -235,8 +254,8 @@ def _build_sm90a(kcfg, out_dir):
     acfg = kcfg.attention_config()
     # fa-compile takes the memref function the CPU target compiles too (its
     # fa.attention_grad is what the NVVM pipeline lowers).
-    text = (_sm90a_mlir(kcfg) if kcfg.op == "forward"
-            else fa_config.backward_mlir(acfg, _FUNCTION["backward"]))
+    text = (fa_config.backward_mlir(acfg, _FUNCTION["backward"])
+            if kcfg.op == "backward" else _sm90a_mlir(kcfg))
     with open(src, "w") as f:
         f.write(text)
     proc = subprocess.run(fa_compile_command(tool, src, out_dir, kcfg),
@@ -246,7 +265,7 @@ def _build_sm90a(kcfg, out_dir):
         kind = (UnsupportedError if any(m in msg for m in _UNSUPPORTED)
                 else CompileError)
         raise kind(f"fa-compile failed for sm_90a ({proc.returncode}):\n{msg}")
-    want = _SM90A_FORMAT[kcfg.op]
+    want = _sm90a_format(kcfg)
     found = []
     for path in sorted(glob.glob(os.path.join(out_dir, "*.json"))):
         if os.path.basename(path) == MANIFEST:

@@ -76,6 +76,8 @@ class AttentionConfig:
         }[role]
 
     def shape(self, role):
+        if role == "cache_seqlens":
+            return (self.batch,)
         if role == "lse":
             return (self.batch, self.heads_q, self.seq_q)
         if role == "bias":
@@ -90,6 +92,8 @@ class AttentionConfig:
                  "bshd": ("batch", "seq", "heads", "dim")}[self.layout]
         if role in ("lse",):
             names = ("batch", "heads", "seq")
+        if role == "cache_seqlens":
+            names = ("batch",)
         if role == "bias":
             names = ("batch", "heads", "seq", "seq")
             if size == 1 and i < 2:
@@ -98,20 +102,24 @@ class AttentionConfig:
 
     def type_of(self, role, elem=None, kind="tensor"):
         if elem is None:
-            elem = {"lse": "f32", "bias": self.bias_dtype}.get(role, self.dtype)
+            elem = {"lse": "f32", "bias": self.bias_dtype,
+                    "cache_seqlens": "i32"}.get(role, self.dtype)
         dims = "x".join(self._dim(role, i, s)
                         for i, s in enumerate(self.shape(role)))
         return f"{kind}<{dims}x{elem}>"
 
-    def attributes(self):
+    def attributes(self, kvcache=False):
+        """The op's attribute dictionary; `kvcache`: fa.attention_kvcache's,
+        which has no layout (always bshd) nor mask_alignment (always
+        bottom-right)."""
         attrs = []
-        if self.layout != "bhsd":
+        if self.layout != "bhsd" and not kvcache:
             attrs.append(f"layout = #fa<layout {self.layout}>")
         if self.scale is not None:
             attrs.append(f"scale = {mlir_f32(self.scale)}")
         if self.causal:
             attrs.append("causal")
-        if self.mask_alignment is not None:
+        if self.mask_alignment is not None and not kvcache:
             attrs.append(f"mask_alignment = #fa<mask_alignment {self.mask_alignment}>")
         if self.window is not None:
             attrs.append(f"window = array<i64: {self.window[0]}, {self.window[1]}>")
@@ -148,6 +156,21 @@ def forward_inputs(cfg):
 
 def forward_outputs(cfg):
     return ["output"] + (["lse"] if cfg.return_lse else [])
+
+
+def kvcache_inputs(cfg):
+    """fa.attention_kvcache's operands: key and value are the caches."""
+    return ["query", "key", "value", "cache_seqlens"]
+
+
+def op_roles(op, cfg):
+    """(inputs, outputs) of a KernelConfig op's function, in argument
+    order."""
+    if op == "backward":
+        return backward_inputs(cfg), backward_outputs(cfg)
+    if op == "kvcache":
+        return kvcache_inputs(cfg), forward_outputs(cfg)
+    return forward_inputs(cfg), forward_outputs(cfg)
 
 
 def forward_mlir(cfg, name="attention"):

@@ -16,6 +16,7 @@ _BHSD = {
     "output": ("batch", "heads_q", "seq_q", "head_dim_v"),
     "grad_output": ("batch", "heads_q", "seq_q", "head_dim_v"),
     "lse": ("batch", "heads_q", "seq_q"),
+    "cache_seqlens": ("batch",),
 }
 _DIM_NAMES = {"batch": "batch", "heads_q": "heads", "heads_kv": "heads",
               "seq_q": "seq", "seq_k": "seq", "head_dim": "head_dim",
@@ -39,6 +40,8 @@ def role_dtype(kcfg, role):
     base = _GRAD_OF.get(role, role)
     if base == "lse":
         return "f32"
+    if base == "cache_seqlens":
+        return "i32"
     if base == "bias":
         return kcfg.bias_dtype
     return kcfg.dtype
@@ -56,12 +59,7 @@ def _static(kcfg, sym):
 
 def signature(kcfg):
     """[{"role", "dtype", "shape", "output"}] in the kernel's argument order."""
-    acfg = kcfg.attention_config()
-    if kcfg.op == "forward":
-        ins, outs = fa_config.forward_inputs(acfg), fa_config.forward_outputs(acfg)
-    else:
-        ins, outs = (fa_config.backward_inputs(acfg),
-                     fa_config.backward_outputs(acfg))
+    ins, outs = fa_config.op_roles(kcfg.op, kcfg.attention_config())
     sig = []
     for role in ins + outs:
         shape = [(_static(kcfg, d) if _static(kcfg, d) is not None else d)

@@ -14,7 +14,8 @@ from . import arguments
 from .config import AttentionConfig
 from .errors import ArgumentError
 
-OPS = ("forward", "backward")
+# "kvcache": fa.attention_kvcache over a contiguous cache (sm_90a only).
+OPS = ("forward", "backward", "kvcache")
 TARGETS = ("cpu", "sm_90a")
 DTYPES = ("f32", "f16", "bf16")
 LAYOUTS = ("bhsd", "bshd")
@@ -46,8 +47,9 @@ class KernelConfig:
     # bitwise equal (sm_90a; the CPU backward always is). The forward
     # ignores it: it is canonicalized to False there.
     deterministic: bool = False
-    # Forward only: split-KV chunks (0: the lowering's heuristic); None:
-    # unsplit. A lowering hint (fa.attention's num_splits), not semantics.
+    # Forward and kvcache: split-KV chunks (0: the lowering's heuristic);
+    # None: unsplit (kvcache: the heuristic too, canonicalized to 0). A
+    # lowering hint (num_splits of fa.attention, fa.attention_kvcache).
     num_splits: Optional[int] = None
     batch: Optional[int] = None
     heads_q: Optional[int] = None
@@ -85,6 +87,8 @@ class KernelConfig:
             set_("num_splits", None)
         else:
             set_("deterministic", False)
+        if self.op == "kvcache" and self.num_splits is None:
+            set_("num_splits", 0)  # the op's default is the heuristic
         self.validate()
 
     def _check_types(self):
@@ -127,6 +131,21 @@ class KernelConfig:
         if self.heads_q and self.heads_kv and self.heads_q % self.heads_kv:
             bad(f"heads_q ({self.heads_q}) must be a multiple of heads_kv "
                 f"({self.heads_kv})")
+        if self.op == "kvcache":
+            self._validate_kvcache(bad)
+
+    def _validate_kvcache(self, bad):
+        """What fa.attention_kvcache fixes: bshd operands, a bottom-right
+        mask (implicit: the op has no mask_alignment), no bias, an LSE."""
+        if self.layout != "bshd":
+            bad(f"op kvcache takes layout bshd, got {self.layout!r}")
+        if self.bias is not None:
+            bad("op kvcache takes no bias")
+        if not self.return_lse:
+            bad("op kvcache always returns the LSE (return_lse must be True)")
+        if self.mask_alignment is not None:
+            bad("op kvcache aligns its masks bottom-right implicitly; "
+                "mask_alignment must be None")
 
     # -- derived ------------------------------------------------------------
     @property

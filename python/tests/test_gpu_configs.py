@@ -18,6 +18,8 @@ torch = pytest.importorskip("torch")
 from fa_mlir import aot, registry  # noqa: E402
 from fa_mlir.torch import _ops  # noqa: E402
 
+from _fake_cuda import fake_cuda  # noqa: E402
+
 GPU_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gpu")
 
 
@@ -104,3 +106,28 @@ def test_backward_kernels_are_built_ahead_of_time(case, deterministic):
         assert kcfg.to_dict() in _aot_configs(), (
             f"{case.name} asks for {kcfg.key()}, which configs.json does not "
             "build")
+
+
+KVCACHE = _gpu_tests("test_gpu_kvcache")
+
+
+@pytest.mark.parametrize("sq", [1, 4])
+def test_kvcache_kernel_is_built_ahead_of_time(monkeypatch, sq):
+    asked = []
+
+    def lookup(kcfg, target):
+        asked.append(kcfg)
+        raise _Lookup()
+
+    monkeypatch.setattr(_ops, "_target", lambda t: "sm_90a")
+    monkeypatch.setattr(_ops, "get_bundle", lookup)
+    # On CPU tensors posing as CUDA the call takes its sm_90a route, up to
+    # the kernel lookup.
+    inputs = [fake_cuda(t) for t in KVCACHE.cache_inputs(sq, device="cpu")]
+    with pytest.raises(_Lookup):
+        KVCACHE.call(*inputs)
+    kcfg = registry.candidates(asked[0])[-1]
+    assert kcfg.op == "kvcache"
+    assert kcfg.to_dict() in _aot_configs(), (
+        f"test_gpu_kvcache asks for {kcfg.key()}, which configs.json does not "
+        "build")

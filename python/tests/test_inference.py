@@ -14,6 +14,7 @@ from fa_mlir.config import AttentionConfig  # noqa: E402
 from fa_mlir.errors import ArgumentError, UnsupportedError  # noqa: E402
 
 from _util import within_criterion  # noqa: E402
+from _fake_cuda import fake_cuda  # noqa: E402
 
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16}
 HQ, HKV, D = 4, 2, 16
@@ -327,22 +328,9 @@ def test_kvcache_rejects_contiguous_overflow_and_batch():
         fat.attention_with_kvcache(q, kc[:2], vc[:2], cache_seqlens=1)
 
 
-class FakeCuda(torch.Tensor):
-    """A CPU tensor that says it is on CUDA: what the refusal looks at."""
-
-    @property
-    def device(self):
-        return torch.device("cuda", 0)
-
-
-def test_cuda_is_refused_naming_the_op():
-    cuda_q = torch.Tensor._make_subclass(FakeCuda, torch.zeros(BATCH, 1, HQ, D))
-    args = kv_args(new=False)
-    with pytest.raises(UnsupportedError, match="attention_with_kvcache: CUDA"):
-        fat.attention_with_kvcache(cuda_q, args["k_cache"], args["v_cache"],
-                                   cache_seqlens=args["cache_seqlens"],
-                                   block_table=args["block_table"])
-    packed = torch.Tensor._make_subclass(FakeCuda, torch.zeros(4, HQ, D))
+def test_cuda_varlen_is_refused_naming_the_op():
+    # attention_with_kvcache runs on CUDA (test_kvcache_sm90a.py).
+    packed = fake_cuda(torch.zeros(4, HQ, D))
     with pytest.raises(UnsupportedError, match="varlen_attention: CUDA"):
         fat.varlen_attention(packed, packed, packed, cu([0, 4]), cu([0, 4]), 4, 4)
 

@@ -1,7 +1,8 @@
 """Argument checks of the inference API (varlen_attention,
 attention_with_kvcache): every bad input raises ArgumentError naming the
-tensor and what was expected; CUDA tensors raise UnsupportedError (the
-sm_90a kernels for ragged and cached attention are not built yet)."""
+tensor and what was expected; CUDA tensors raise UnsupportedError where the
+op has no sm_90a kernel (ragged attention; paged caches and appends are
+refused by attention_with_kvcache itself)."""
 import torch
 
 from ..errors import ArgumentError, UnsupportedError
@@ -26,10 +27,13 @@ def tensor(where, name, t, rank, dtype=None, device=None):
     return t
 
 
-def query(where, q, rank):
-    """q's dtype is one the kernels take and its device is the CPU."""
+def query(where, q, rank, cuda=False):
+    """q's dtype is one the kernels take and its device is the CPU (or CUDA,
+    when the op has an sm_90a kernel: `cuda`)."""
     tensor(where, "q", q, rank)
     _convert.fa_dtype(q, "q")
+    if q.device.type == "cuda" and cuda:
+        return
     if q.device.type == "cuda":
         raise UnsupportedError(
             f"{where}: CUDA tensors are not supported yet (no sm_90a kernels "
@@ -89,7 +93,8 @@ def per_sequence(where, name, t, rank, batch, device, rows):
 
 
 def cache_lengths(where, cache_seqlens, batch, device):
-    """cache_seqlens: int32 [B] of values >= 0 (an int means all equal)."""
+    """cache_seqlens: int32 [B] of values >= 0 (an int means all equal).
+    Returns (the int32 [B] tensor on `device`, its values as a list)."""
     if isinstance(cache_seqlens, int) and not isinstance(cache_seqlens, bool):
         cache_seqlens = torch.full((batch,), cache_seqlens, dtype=torch.int32,
                                    device=device)
@@ -100,7 +105,7 @@ def cache_lengths(where, cache_seqlens, batch, device):
         if n < 0:
             raise ArgumentError(f"{where}: cache_seqlens[{i}] is {n}, must "
                                 "be >= 0")
-    return values
+    return cache_seqlens, values
 
 
 def block_table(where, table, batch, num_pages, lengths, page_size, device):

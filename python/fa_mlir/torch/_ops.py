@@ -155,6 +155,35 @@ def run_forward(q, k, v, bias, causal, scale, window_left, window_right,
     return [out, lse]
 
 
+def kvcache_operands(q, k_cache, v_cache, cache_seqlens):
+    """The kvcache kernel's operands by role (docs/BundleFormat.md), with a
+    fresh contiguous output [B, Sq, Hq, Dv] and f32 lse [B, Hq, Sq] on q's
+    device (the kernel needs both contiguous)."""
+    out_shape, lse_shape = _shapes(q, v_cache, "bshd")
+    return {"query": q, "key": k_cache, "value": v_cache,
+            "cache_seqlens": cache_seqlens.contiguous(),
+            "output": torch.empty(out_shape, dtype=q.dtype, device=q.device),
+            "lse": torch.empty(lse_shape, dtype=torch.float32,
+                               device=q.device)}
+
+
+def run_kvcache(q, k_cache, v_cache, cache_seqlens, causal, scale,
+                window_left, window_right, softcap, num_splits):
+    """[output, lse] of fa.attention_kvcache over contiguous caches
+    [B, capacity, Hkv, D] on CUDA: sequence b attends over its first
+    cache_seqlens[b] (int32 [B]) keys, masks aligned bottom-right. The
+    sm_90a kernel is a sequence (split-KV partials, then their combine)."""
+    q, k_cache, v_cache = _dense(q), _dense(k_cache), _dense(v_cache)
+    kcfg = kernel_config("kvcache", q, k_cache, v_cache, None, causal, scale,
+                         window_left, window_right, softcap, "", "bshd",
+                         num_splits=num_splits)
+    bundle = get_bundle(kcfg, _target(q))
+    tensors = kvcache_operands(q, k_cache, v_cache, cache_seqlens)
+    tensors.update(_workspace(bundle, q, k_cache, v_cache, "bshd"))
+    _launch(bundle, tensors, q.device)
+    return [tensors["output"], tensors["lse"]]
+
+
 attention_forward = torch.library.custom_op(
     "fa_mlir::attention_forward", forward_impl, mutates_args=())
 

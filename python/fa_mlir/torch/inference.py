@@ -1,15 +1,20 @@
 """Serving-side attention with flash-attn's conventions: ragged batches
 (varlen_attention) and KV caches, contiguous or paged, with in-place appends
-and split-KV decode (attention_with_kvcache). CPU tensors.
+and split-KV decode (attention_with_kvcache).
 
-Both run one dense fa.attention kernel per sequence (bshd, dynamic lengths,
-so one compiled kernel serves every length) on that sequence's slice of the
-packed tensors, or its keys gathered from the cache pages. See
-docs/Inference.md for why, and for what is not built yet.
+On the CPU both run one dense fa.attention kernel per sequence (bshd,
+dynamic lengths, so one compiled kernel serves every length) on that
+sequence's slice of the packed tensors, or its keys gathered from the cache
+pages. On CUDA attention_with_kvcache over a contiguous cache without
+appends runs the sm_90a fa.attention_kvcache kernel (all sequences in one
+launch); paged caches, appends and varlen_attention have no sm_90a kernel
+yet and raise UnsupportedError. See docs/Inference.md for why, and for what
+is not built yet.
 """
 import torch
 
 from ..arguments import check_bool, check_f32, check_int
+from ..errors import UnsupportedError
 from . import _inference_checks as checks
 from . import _ops
 from .attention import _window_ints, attention
@@ -86,7 +91,7 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
 
 
 def _check_cache(q, k_cache, v_cache, block_table, k, v):
-    checks.query(KVCACHE, q, 4)
+    checks.query(KVCACHE, q, 4, cuda=True)
     for name, t in (("k_cache", k_cache), ("v_cache", v_cache)):
         checks.tensor(KVCACHE, name, t, 4, q.dtype, q.device)
     checks.same_dims(KVCACHE, "v_cache", v_cache, (0, 1, 2), k_cache, "k_cache")
@@ -144,10 +149,15 @@ def attention_with_kvcache(q, k_cache, v_cache, *, cache_seqlens,
     split-KV chunks per (sequence, head) (0: a heuristic from the shape and
     the core count; 1: unsplit). Returns out [B, Sq, Hq, D], and with
     return_lse the f32 lse [B, Hq, Sq]. Not differentiable (inference).
+
+    CUDA tensors (bf16/f16, sm_90a) run the fa.attention_kvcache kernel for
+    contiguous caches without k/v; a block_table or k/v raise
+    UnsupportedError there.
     """
     _check_cache(q, k_cache, v_cache, block_table, k, v)
     batch, num_new = q.shape[0], (0 if k is None else k.shape[1])
-    cached = checks.cache_lengths(KVCACHE, cache_seqlens, batch, q.device)
+    lens, cached = checks.cache_lengths(KVCACHE, cache_seqlens, batch,
+                                        q.device)
     lengths = [n + num_new for n in cached]
     if block_table is None:
         for b, n in enumerate(lengths):
@@ -163,24 +173,53 @@ def attention_with_kvcache(q, k_cache, v_cache, *, cache_seqlens,
     return_lse = check_bool(KVCACHE, "return_lse", return_lse)
     splits = check_int(KVCACHE, "num_splits", num_splits, 0)
     scale, softcap, (wl, wr) = _score_options(KVCACHE, scale, softcap, window)
-    masked = causal or (wl, wr) != (-1, -1)
 
     with torch.no_grad():
-        if k is not None:
-            cache_len = torch.tensor(cached, dtype=torch.int32, device=q.device)
-            rows, cols = _slots(cache_len, num_new, block_table,
-                                k_cache.shape[1])
-            k_cache[rows, cols] = k
-            v_cache[rows, cols] = v
-        outs, lses = [], []
-        for b, n in enumerate(lengths):
-            kb = _sequence_keys(k_cache, block_table, b, n)
-            vb = _sequence_keys(v_cache, block_table, b, n)
-            ob, lb = _ops.run_forward(
-                q[b:b + 1], kb, vb, None, causal, scale, wl, wr, softcap,
-                "bottom_right" if masked else "", "bshd",
-                num_splits=None if splits == 1 else splits)
-            outs.append(ob)
-            lses.append(lb)
-    out, lse = torch.cat(outs), torch.cat(lses)
+        if q.device.type == "cuda":
+            _refuse_without_sm90a_kernel(block_table, k)
+            out, lse = _ops.run_kvcache(q, k_cache, v_cache, lens, causal,
+                                        scale, wl, wr, softcap, splits)
+        else:
+            out, lse = _cpu_kvcache(q, k_cache, v_cache, block_table, k, v,
+                                    cached, lengths, causal, scale, wl, wr,
+                                    softcap, splits)
     return (out, lse) if return_lse else out
+
+
+def _refuse_without_sm90a_kernel(block_table, k):
+    """The CUDA forms fa.attention_kvcache's sm_90a lowering does not take
+    yet: an error, never a CPU fallback."""
+    if block_table is not None:
+        raise UnsupportedError(
+            f"{KVCACHE}: paged KV caches have no sm_90a kernel yet "
+            "(block_table given); use a contiguous cache [B, capacity, Hkv, "
+            "D], or CPU tensors")
+    if k is not None:
+        raise UnsupportedError(
+            f"{KVCACHE}: append (k, v) has no sm_90a kernel yet; write the "
+            "new keys and values into k_cache/v_cache at cache_seqlens and "
+            "count them in cache_seqlens, or use CPU tensors")
+
+
+def _cpu_kvcache(q, k_cache, v_cache, block_table, k, v, cached, lengths,
+                 causal, scale, wl, wr, softcap, splits):
+    """Appends k and v (in place), then runs the forward kernel on each
+    sequence's keys: [out, lse]."""
+    masked = causal or (wl, wr) != (-1, -1)
+    if k is not None:
+        cache_len = torch.tensor(cached, dtype=torch.int32, device=q.device)
+        rows, cols = _slots(cache_len, k.shape[1], block_table,
+                            k_cache.shape[1])
+        k_cache[rows, cols] = k
+        v_cache[rows, cols] = v
+    outs, lses = [], []
+    for b, n in enumerate(lengths):
+        kb = _sequence_keys(k_cache, block_table, b, n)
+        vb = _sequence_keys(v_cache, block_table, b, n)
+        ob, lb = _ops.run_forward(
+            q[b:b + 1], kb, vb, None, causal, scale, wl, wr, softcap,
+            "bottom_right" if masked else "", "bshd",
+            num_splits=None if splits == 1 else splits)
+        outs.append(ob)
+        lses.append(lb)
+    return torch.cat(outs), torch.cat(lses)

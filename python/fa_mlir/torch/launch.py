@@ -17,6 +17,11 @@ from ..signature import bind, signature
 from . import _convert
 
 
+# Operands that are integers, not attention data (the kvcache kernel's
+# per-sequence lengths, int32).
+_INTEGER_ROLES = ("cache_seqlens",)
+
+
 def launch(bundle, stream=None, **tensors):
     if not isinstance(bundle, Bundle):
         raise ArgumentError("fa_mlir.torch.launch: bundle must be a loaded "
@@ -39,6 +44,8 @@ def launch(bundle, stream=None, **tensors):
                                 "CPU kernel needs CPU tensors")
         if role in workspace and t.dtype in _convert.RUNTIME_DTYPE:
             pass  # the runtime checks it against the workspace entry
+        elif role in _INTEGER_ROLES and t.dtype in _convert.RUNTIME_DTYPE:
+            pass  # checked against the signature's dtype below
         elif t.dtype not in _convert.FA_DTYPE:
             raise ArgumentError(f"{where}: '{role}' has dtype {t.dtype}; "
                                 "kernels take float32, float16 or bfloat16")
@@ -57,10 +64,11 @@ def launch(bundle, stream=None, **tensors):
     if sig is not None:
         for arg in sig:
             t = tensors.get(arg["role"])
-            if t is not None and _convert.FA_DTYPE[t.dtype] != arg["dtype"]:
+            if t is not None and \
+                    _convert.RUNTIME_DTYPE[t.dtype] != arg["dtype"]:
                 raise ArgumentError(
                     f"{where}: '{arg['role']}' has dtype {t.dtype}, expected "
-                    f"{_convert.TORCH_DTYPE[arg['dtype']]}")
+                    f"{_convert.TORCH_RUNTIME_DTYPE[arg['dtype']]}")
         bind(sig, {r: tuple(t.shape) for r, t in tensors.items()}, where)
     if gpu:
         if stream is None:
