@@ -32,6 +32,8 @@ from triton.testing import do_bench
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 import check_decode as cd  # noqa: E402
+import fa_rt  # noqa: E402
+from fa_mlir import gpu_runtime  # noqa: E402 (on the path fa_rt puts it on)
 import peers  # noqa: E402
 from bench_attention import env_ints, environment  # noqa: E402
 
@@ -60,30 +62,17 @@ def warm_up_clocks(seconds=2.0):
 
 
 def ours_launcher(seq, q, kc, vc, lens, o, lse):
-    from fa_mlir import gpu_runtime
     ops = {"query": cd.rt(q), "key": cd.rt(kc), "value": cd.rt(vc),
            "cache_seqlens": cd.rt(lens), "output": cd.rt(o), "lse": cd.rt(lse)}
     symbols = {"batch": q.shape[0], "seq_q": q.shape[1], "heads_q": q.shape[2],
                "seq_k": kc.shape[1], "heads_kv": kc.shape[2], "head_dim": q.shape[3],
                "head_dim_v": vc.shape[3],
                "num_sms": torch.cuda.get_device_properties(0).multi_processor_count}
-    workspace = [torch.empty(sizes, device="cuda", dtype=torch.float32)
-                 for sizes, _ in gpu_runtime.workspace_shapes(seq.runtime.workspace,
-                                                              symbols).values()]
-    names = list(gpu_runtime.workspace_shapes(seq.runtime.workspace, symbols))
-    ops.update({n: cd.rt(t) for n, t in zip(names, workspace)})
-    arr = gpu_runtime.tensor_array(ops)
-    import ctypes
-    lib, handle = seq.runtime.lib, seq.runtime._handle
-    stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-
-    def launch():
-        keep = workspace  # noqa: F841 (the buffers live as long as the launcher)
-        rc = lib.fa_bundle_launch(handle, arr, len(arr), stream)
-        if rc:
-            raise gpu_runtime.RuntimeLibraryError(lib.fa_status_name(rc).decode(),
-                                                  lib.fa_last_error().decode())
-    return launch
+    workspace = {name: torch.empty(sizes, device="cuda", dtype=torch.float32)
+                 for name, (sizes, _) in gpu_runtime.workspace_shapes(seq.runtime.workspace,
+                                                                      symbols).items()}
+    ops.update({name: cd.rt(t) for name, t in workspace.items()})
+    return fa_rt.launcher(seq.runtime, ops, keep=workspace)
 
 
 def peer_calls(q, kc, vc):

@@ -29,13 +29,10 @@ import torch
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(here)), "python"))
 from fa_mlir import gpu_runtime  # noqa: E402
+sys.path.insert(0, here)
+from fa_rt import runtime_tensor as rt  # noqa: E402
 
 DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
-NAMES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32", torch.int32: "i32"}
-
-
-def rt(t):
-    return (t.data_ptr(), NAMES[t.dtype], tuple(t.shape), tuple(t.stride()))
 
 
 class Sequence:

@@ -21,7 +21,8 @@ sys.path.insert(0, os.path.join(_root, "python"))
 from fa_mlir import gpu_runtime  # noqa: E402
 
 DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
-_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
+_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32",
+          torch.int32: "i32"}
 
 
 def runtime_tensor(t):
@@ -64,17 +65,25 @@ class Kernel:
         """A no-argument launch for timing: the fa_tensor array is built
         once; each call is one fa_bundle_launch (operand checks, tensor map
         encoding and cuLaunchKernelEx inside the runtime, as for any user)."""
-        arr = gpu_runtime.tensor_array(self.operands(q, k, v, o, lse, bias))
-        rt, n = self.rt, len(arr)  # the closure holds rt: its handle is freed with it
-        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-        lib = rt.lib
+        return launcher(self.rt, self.operands(q, k, v, o, lse, bias))
 
-        def launch():
-            rc = lib.fa_bundle_launch(rt._handle, arr, n, stream)
-            if rc:
-                raise gpu_runtime.RuntimeLibraryError(
-                    lib.fa_status_name(rc).decode(), lib.fa_last_error().decode())
-        return launch
+
+def launcher(rt, operands, keep=()):
+    """A no-argument fa_bundle_launch of the loaded bundle or sequence `rt`
+    on {role: runtime_tensor} `operands`, on the current stream; `keep`:
+    objects (tensors) the launches need alive."""
+    arr = gpu_runtime.tensor_array(operands)
+    n = len(arr)  # the closure holds rt: its handle is freed with it
+    stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+    lib = rt.lib
+
+    def launch():
+        keep  # noqa: B018 (held by the closure)
+        rc = lib.fa_bundle_launch(rt._handle, arr, n, stream)
+        if rc:
+            raise gpu_runtime.RuntimeLibraryError(
+                lib.fa_status_name(rc).decode(), lib.fa_last_error().decode())
+    return launch
 
 
 def _build_index(directory):

@@ -648,7 +648,6 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   using llvm::json::Array;
   using llvm::json::Object;
   std::string dt = cfg.elemName();
-  auto ptr = [](StringRef operand) { return Object{{"kind", "ptr"}, {"operand", operand.str()}}; };
   Array params;
   if (!cfg.packGqa())
     params.push_back(tensorMapParam("query", dt, cfg.blockM()));
@@ -656,11 +655,11 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   params.push_back(tensorMapParam("value", dt, cfg.blockN));
   if (cfg.packGqa()) // 16-byte loads of Q rows: address and row strides aligned
     params.push_back(Object{{"kind", "ptr"}, {"operand", "query"}, {"align", 16}});
-  params.push_back(ptr(cfg.splitKv ? "o_partial" : "output"));
+  params.push_back(ptrParam(cfg.splitKv ? "o_partial" : "output"));
   if (cfg.returnLse || cfg.splitKv)
-    params.push_back(ptr(cfg.splitKv ? "lse_partial" : "lse"));
+    params.push_back(ptrParam(cfg.splitKv ? "lse_partial" : "lse"));
   if (cfg.keyLengths)
-    params.push_back(ptr("cache_seqlens"));
+    params.push_back(ptrParam("cache_seqlens"));
   if (cfg.bias) {
     params.push_back(Object{{"kind", "ptr"}, {"operand", "bias"}});
     appendStrideParams(params, "bias", {"batch", "head", "seq_q"});
@@ -669,7 +668,7 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   params.push_back(Object{{"kind", "i32"}, {"value", "seq_k"}});
   params.push_back(Object{{"kind", "i32"}, {"value", "heads_q / heads_kv"}});
   if (cfg.splitKv)
-    params.push_back(Object{{"kind", "i32"}, {"value", cfg.splitCountExpr()}});
+    params.push_back(i32Param(cfg.splitCountExpr()));
   if (cfg.packGqa())
     appendStrideParams(params, "query", {"batch", "seq", "head"});
   if (cfg.isPersistent()) {

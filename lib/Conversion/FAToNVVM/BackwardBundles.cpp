@@ -77,9 +77,6 @@ Object backwardConfig(const BK &cfg) {
   return config;
 }
 
-Object ptrParam(StringRef operand) { return Object{{"kind", "ptr"}, {"operand", operand.str()}}; }
-Object i32Param(StringRef value) { return Object{{"kind", "i32"}, {"value", value.str()}}; }
-
 void appendStridedOperand(Array &params, StringRef operand) {
   params.push_back(ptrParam(operand));
   appendStrideParams(params, operand, {"batch", "head", "seq"});

@@ -18,6 +18,14 @@ Object mlir::fa::nvvm_kernel::tensorMapParam(StringRef operand, StringRef dtype,
                 {"dtype", dtype.str()}};
 }
 
+Object mlir::fa::nvvm_kernel::ptrParam(StringRef operand) {
+  return Object{{"kind", "ptr"}, {"operand", operand.str()}};
+}
+
+Object mlir::fa::nvvm_kernel::i32Param(StringRef value) {
+  return Object{{"kind", "i32"}, {"value", value.str()}};
+}
+
 void mlir::fa::nvvm_kernel::appendStrideParams(Array &params, StringRef operand,
                                                ArrayRef<StringRef> dims) {
   for (StringRef dim : dims)

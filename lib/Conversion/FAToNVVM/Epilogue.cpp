@@ -86,10 +86,8 @@ void mlir::fa::nvvm_kernel::storePartialEpilogue(KernelBuilder &kb,
     kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, row, packedRows), [&] {
       Value query = kb.divUI(row, args.group);
       Value head = kb.add(kb.mul(args.kvHead, args.group), kb.remu(row, args.group));
-      // Row of [splits, batch, heads_q, seq_q].
-      Value index = kb.add(kb.mul(kb.add(kb.mul(args.split, args.numBatch), args.batch), numHeads),
-                           head);
-      Value row64 = kb.add(kb.mul(kb.ext64(index), kb.ext64(args.seqQ)), kb.ext64(query));
+      Value row64 = partialRowIndex(kb, args.split, args.numBatch, args.batch, numHeads, head,
+                                    args.seqQ, query);
       Value first = kb.add(kb.mul(row64, kb.c64(cfg.headDimV)), colBase);
       auto v2 = VectorType::get({2}, kb.f32);
       for (size_t i = 0; i < o.size(); i += 2) {

@@ -48,6 +48,27 @@ static bool isKernelHeadDim(int64_t n, int64_t max) {
 FailureOr<AttentionKernelConfig> planAndCheck(AttentionKernelConfig cfg, Operation *op,
                                               const ConvertFAToNVVMOptions &opts);
 
+/// The head dims a forward kernel takes, or an error on `op`.
+LogicalResult checkForwardHeadDims(Operation *op, int64_t d, int64_t dv) {
+  if (!isKernelHeadDim(d, 256))
+    return op->emitOpError("convert-fa-to-nvvm: ")
+           << "head dim of Q and K must be a static multiple of 8 in [8, 256]";
+  if (!isKernelHeadDim(dv, 256))
+    return op->emitOpError("convert-fa-to-nvvm: ")
+           << "head dim of V must be a static multiple of 8 in [8, 256]";
+  return success();
+}
+
+/// The pass options a forward kernel takes, or an error on `op`.
+LogicalResult checkForwardOptions(Operation *op, const ConvertFAToNVVMOptions &opts) {
+  if (opts.chip != "sm_90a")
+    return op->emitOpError("convert-fa-to-nvvm: ") << "only chip=sm_90a is supported, got "
+                                                   << opts.chip;
+  if (opts.stages < 2)
+    return op->emitOpError("convert-fa-to-nvvm: ") << "stages must be >= 2";
+  return success();
+}
+
 /// The kernel configuration of `op`, or an error on `op` naming what the
 /// sm_90a kernel does not do (yet).
 FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVMOptions &opts) {
@@ -68,10 +89,8 @@ FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVM
   if (qTy.getRank() != 4 || vTy.getRank() != 4)
     return fail("Q, K and V must be rank 4");
   int64_t d = qTy.getDimSize(3), dv = vTy.getDimSize(3);
-  if (!isKernelHeadDim(d, 256))
-    return fail("head dim of Q and K must be a static multiple of 8 in [8, 256]");
-  if (!isKernelHeadDim(dv, 256))
-    return fail("head dim of V must be a static multiple of 8 in [8, 256]");
+  if (failed(checkForwardHeadDims(op, d, dv)))
+    return failure();
   if (Value bias = op.getBias()) {
     cfg.bias = biasTypeOf(cast<ShapedType>(bias.getType()).getElementType());
     if (!cfg.bias)
@@ -79,10 +98,8 @@ FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVM
   }
   if (op.getQueryDescale() || op.getKeyDescale() || op.getValueDescale())
     return fail("descales (fp8) are not supported by the sm_90a kernel yet");
-  if (opts.chip != "sm_90a")
-    return fail("only chip=sm_90a is supported, got " + opts.chip);
-  if (opts.stages < 2)
-    return fail("stages must be >= 2");
+  if (failed(checkForwardOptions(op, opts)))
+    return failure();
   cfg.headDim = d;
   cfg.headDimV = dv;
   cfg.semantics = AttentionConfig::get(op);
@@ -134,27 +151,12 @@ FailureOr<AttentionKernelConfig> configFor(AttentionKVCacheOp op,
   if (op.getKey())
     return fail("append(k, v) has no sm_90a kernel yet; append into the caches first");
   int64_t d = qTy.getDimSize(3), dv = vTy.getDimSize(3);
-  if (!isKernelHeadDim(d, 256))
-    return fail("head dim of Q and K must be a static multiple of 8 in [8, 256]");
-  if (!isKernelHeadDim(dv, 256))
-    return fail("head dim of V must be a static multiple of 8 in [8, 256]");
-  if (opts.chip != "sm_90a")
-    return fail("only chip=sm_90a is supported, got " + opts.chip);
-  if (opts.stages < 2)
-    return fail("stages must be >= 2");
+  if (failed(checkForwardHeadDims(op, d, dv)) || failed(checkForwardOptions(op, opts)))
+    return failure();
   cfg.headDim = d;
   cfg.headDimV = dv;
   cfg.bshd = true;
-  AttentionConfig &sem = cfg.semantics;
-  sem.layout = Layout::bshd;
-  sem.scale = op.getEffectiveScale();
-  if (std::optional<APFloat> cap = op.getSoftcap())
-    sem.softcap = cap->convertToDouble();
-  sem.causal = op.getCausal();
-  if (std::optional<ArrayRef<int64_t>> w = op.getWindow())
-    sem.window = std::make_pair((*w)[0], (*w)[1]);
-  // The queries are the last seq_q tokens of each sequence.
-  sem.alignment = MaskAlignment::bottom_right;
+  cfg.semantics = AttentionConfig::get(op);
   cfg.returnLse = true;
   cfg.stages = opts.stages;
   cfg.overlap = opts.overlap;

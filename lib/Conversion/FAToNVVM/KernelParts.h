@@ -287,6 +287,10 @@ struct PartialEpilogueArgs {
   Value lane;
   Value exponentFactor;
 };
+/// The i64 row (split, batch, head, query) of the dense partials: the one
+/// layout the partial kernel writes and the combine kernel reads.
+Value partialRowIndex(KernelBuilder &kb, Value split, Value numBatch, Value batch,
+                      Value numHeads, Value head, Value seqQ, Value query);
 /// Normalises O and stores it and the LSE (always) as f32 partials.
 void storePartialEpilogue(KernelBuilder &kb, const AttentionKernelConfig &cfg,
                           SmallVectorImpl<Value> &o, RowState &state,
@@ -336,6 +340,9 @@ LLVM::LLVMFuncOp buildAttentionKernel(OpBuilder &builder, Location loc, Block &m
 /// A tensor_map parameter over a rank-4 operand: 128B-swizzled boxes of
 /// [64 elements x rows].
 llvm::json::Object tensorMapParam(StringRef operand, StringRef dtype, int64_t rows);
+/// A ptr parameter of `operand`; an i32 parameter of the expression `value`.
+llvm::json::Object ptrParam(StringRef operand);
+llvm::json::Object i32Param(StringRef value);
 /// i64 parameters "stride(operand, dim)" for each of `dims`.
 void appendStrideParams(llvm::json::Array &params, StringRef operand, ArrayRef<StringRef> dims);
 /// The descriptive `config` fields of the score function and the layout.

@@ -48,10 +48,8 @@ void emitCombine(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernelCo
   Value log2e = kb.cf32(1.4426950408889634), ln2 = kb.cf32(0.6931471805599453);
 
   kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, query, seqQ), [&] {
-    // Row of split c in [splits, batch, heads_q, seq_q].
     auto partialRow = [&](Value c) {
-      Value bh = kb.add(kb.mul(kb.add(kb.mul(c, numBatch), batch), numHeads), head);
-      return kb.add(kb.mul(kb.ext64(bh), kb.ext64(seqQ)), kb.ext64(query));
+      return partialRowIndex(kb, c, numBatch, batch, numHeads, head, seqQ, query);
     };
     auto partialLse = [&](Value c) {
       return LLVM::LoadOp::create(kb.b, kb.f32, kb.globalAt(lsePartial, partialRow(c), kb.f32), 4)
@@ -114,9 +112,6 @@ void emitCombine(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernelCo
   });
 }
 
-Object ptrParam(StringRef operand) { return Object{{"kind", "ptr"}, {"operand", operand.str()}}; }
-Object i32Param(StringRef value) { return Object{{"kind", "i32"}, {"value", value.str()}}; }
-
 Object splitConfig(const AttentionKernelConfig &cfg) {
   Object config = semanticsConfig(cfg.elemName(), cfg.bshd, cfg.headDim, cfg.headDimV,
                                   cfg.semantics);
@@ -150,6 +145,13 @@ std::string combineBundle(const AttentionKernelConfig &cfg, StringRef chip, Stri
 }
 
 } // namespace
+
+Value mlir::fa::nvvm_kernel::partialRowIndex(KernelBuilder &kb, Value split, Value numBatch,
+                                             Value batch, Value numHeads, Value head, Value seqQ,
+                                             Value query) {
+  Value bh = kb.add(kb.mul(kb.add(kb.mul(split, numBatch), batch), numHeads), head);
+  return kb.add(kb.mul(kb.ext64(bh), kb.ext64(seqQ)), kb.ext64(query));
+}
 
 /// The two partial buffers: [splits, batch, head, seq(, dim)] f32.
 llvm::json::Object mlir::fa::nvvm_kernel::splitScratchEntry(const AttentionKernelConfig &cfg,

@@ -27,6 +27,8 @@ struct AttentionConfig {
 
   static AttentionConfig get(AttentionOp op);
   static AttentionConfig get(AttentionGradOp op);
+  /// A KV-cache op's: bshd, masks aligned bottom-right.
+  static AttentionConfig get(AttentionKVCacheOp op);
 
   bool hasMask() const { return causal || window.has_value(); }
 

@@ -8,16 +8,23 @@
 using namespace mlir;
 using namespace mlir::fa;
 
+/// The score attributes every attention op has: scale, softcap, masks.
 template <typename OpT>
-static AttentionConfig getConfig(OpT op) {
+static AttentionConfig getScoreConfig(OpT op) {
   AttentionConfig c;
-  c.layout = op.getLayout();
   c.scale = op.getEffectiveScale();
   if (std::optional<APFloat> cap = op.getSoftcap())
     c.softcap = cap->convertToDouble();
   c.causal = op.getCausal();
   if (std::optional<ArrayRef<int64_t>> w = op.getWindow())
     c.window = std::make_pair((*w)[0], (*w)[1]);
+  return c;
+}
+
+template <typename OpT>
+static AttentionConfig getConfig(OpT op) {
+  AttentionConfig c = getScoreConfig(op);
+  c.layout = op.getLayout();
   c.alignment = op.getEffectiveMaskAlignment();
   return c;
 }
@@ -25,6 +32,13 @@ static AttentionConfig getConfig(OpT op) {
 AttentionConfig AttentionConfig::get(AttentionOp op) { return getConfig(op); }
 AttentionConfig AttentionConfig::get(AttentionGradOp op) {
   return getConfig(op);
+}
+AttentionConfig AttentionConfig::get(AttentionKVCacheOp op) {
+  // bshd; the queries are the last seq_q tokens of each sequence.
+  AttentionConfig c = getScoreConfig(op);
+  c.layout = Layout::bshd;
+  c.alignment = MaskAlignment::bottom_right;
+  return c;
 }
 
 static Value f32Const(ImplicitLocOpBuilder &b, double v) {
