@@ -3,10 +3,18 @@ token per sequence over a full KV cache, bf16, Hq 32 / Hkv 8, d128 (Llama-3
 8B's attention), B in {1, 8, 64} x cache 1k .. 128k tokens.
 
   ours      the split-KV kernel sequence of fa.attention_kvcache (partial +
-            combine, through libfa_runtime; workspace allocated per call)
+            combine, through libfa_runtime)
   sdpa_fa2  torch SDPA, FLASH_ATTENTION backend, enable_gqa
-  fa4       flash-attn-4 (flash_attn.cute) flash_attn_func, its own split and
-            pack-GQA heuristics, when importable
+  fa4       flash-attn-4 (flash_attn.cute) flash_attn_func with num_splits=0,
+            its split heuristic (its default, 1, does not split), and its
+            pack-GQA heuristic, when importable
+  ours_p16, ours_p128
+            the same cache as paged caches of 16 and 128 rows (the
+            contiguous cache's memory viewed as [B * cache / page, page, Hkv,
+            D]) in a random page order through block_table
+  fa4_p16, fa4_p128
+            flash-attn-4's flash_attn_varlen_func over those pages
+            (page_table, seqused_k, num_splits=0)
   floor     the bytes of K and V once, over the copy bandwidth measured here
             (a 2 GiB device-to-device copy: 2 x bytes / time); a kernel that
             only reads streams faster than a copy, so large caches can go
@@ -61,13 +69,19 @@ def warm_up_clocks(seconds=2.0):
             return
 
 
-def ours_launcher(seq, q, kc, vc, lens, o, lse):
-    ops = {"query": cd.rt(q), "key": cd.rt(kc), "value": cd.rt(vc),
-           "cache_seqlens": cd.rt(lens), "output": cd.rt(o), "lse": cd.rt(lse)}
+def ours_launcher(seq, q, kc, vc, lens, o, lse, table=None):
+    """Our sequence over contiguous caches, or paged ones with `table`."""
+    ops = {"query": cd.rt(q), "cache_seqlens": cd.rt(lens), "output": cd.rt(o),
+           "lse": cd.rt(lse)}
     symbols = {"batch": q.shape[0], "seq_q": q.shape[1], "heads_q": q.shape[2],
-               "seq_k": kc.shape[1], "heads_kv": kc.shape[2], "head_dim": q.shape[3],
-               "head_dim_v": vc.shape[3],
+               "heads_kv": kc.shape[2], "head_dim": q.shape[3], "head_dim_v": vc.shape[3],
                "num_sms": torch.cuda.get_device_properties(0).multi_processor_count}
+    if table is None:
+        ops.update(key=cd.rt(kc), value=cd.rt(vc))
+        symbols["seq_k"] = kc.shape[1]
+    else:
+        ops.update(key_cache=cd.rt(kc), value_cache=cd.rt(vc), block_table=cd.rt(table))
+        symbols.update(num_pages=kc.shape[0], page_size=kc.shape[1], max_pages=table.shape[1])
     workspace = {name: torch.empty(sizes, device="cuda", dtype=torch.float32)
                  for name, (sizes, _) in gpu_runtime.workspace_shapes(seq.runtime.workspace,
                                                                       symbols).items()}
@@ -87,19 +101,51 @@ def peer_calls(q, kc, vc):
     calls["sdpa_fa2"] = sdpa
     try:
         f = peers.fa4_func()
-        calls["fa4"] = lambda: f(q, kc, vc)
+        calls["fa4"] = lambda: f(q, kc, vc, num_splits=0)
     except peers.Unavailable as ex:
         print(f"# fa4 unavailable: {ex}")
     return calls
 
 
+def paged_view(kc, vc, page, g):
+    """The caches' memory as pages of `page` rows, and a block table that
+    visits them in a random order."""
+    batch, cache = kc.shape[:2]
+    kp = kc.view(batch * cache // page, page, *kc.shape[2:])
+    vp = vc.view(batch * cache // page, page, *vc.shape[2:])
+    table = torch.randperm(kp.shape[0], device="cuda", generator=g).to(torch.int32)
+    return kp, vp, table.view(batch, cache // page)
+
+
+def paged_calls(paged_seqs, q, kc, vc, lens, o, lse):
+    calls, g = {}, torch.Generator(device="cuda").manual_seed(5)
+    try:
+        fa4 = peers.fa4_varlen_func()
+    except peers.Unavailable as ex:
+        fa4 = None
+        print(f"# fa4 paged unavailable: {ex}")
+    for page, seq in paged_seqs.items():
+        kp, vp, table = paged_view(kc, vc, page, g)
+        calls[f"ours_p{page}"] = ours_launcher(seq, q, kp, vp, lens, o, lse, table)
+        if fa4:
+            calls[f"fa4_p{page}"] = (lambda kp=kp, vp=vp, table=table: fa4(
+                q, kp, vp, seqused_k=lens, page_table=table, num_splits=0))
+    return calls
+
+
+def plain_kvcache(s, page_size):
+    cfg = s.cfg
+    return (s.op == ("attention_kvcache_paged" if page_size else "attention_kvcache")
+            and cfg["dtype"] == "bf16" and cfg["head_dim"] == D and not cfg.get("causal")
+            and cfg.get("window") is None and not cfg.get("softcap")
+            and cfg.get("num_splits", 0) == 0 and cfg.get("page_size", 0) == page_size)
+
+
 def main(argv):
     environment()
-    seq = next(s for s in cd.load_sequences(argv[1])
-               if s.op == "attention_kvcache" and s.cfg["dtype"] == "bf16"
-               and s.cfg["head_dim"] == D and not s.cfg.get("causal")
-               and s.cfg.get("window") is None and not s.cfg.get("softcap")
-               and s.cfg.get("num_splits", 0) == 0)
+    seqs = cd.load_sequences(argv[1])
+    seq = next(s for s in seqs if plain_kvcache(s, 0))
+    paged_seqs = {p: next(s for s in seqs if plain_kvcache(s, p)) for p in (16, 128)}
     warm_up_clocks()
     bandwidth = copy_bandwidth()
     print(f"# copy bandwidth {bandwidth / 1e12:.2f} TB/s; ours = {seq.name}")
@@ -116,6 +162,7 @@ def main(argv):
             lse = torch.empty(batch, HQ, 1, device="cuda")
             calls = {"ours": ours_launcher(seq, q, kc, vc, lens, o, lse)}
             calls.update(peer_calls(q, kc, vc))
+            calls.update(paged_calls(paged_seqs, q, kc, vc, lens, o, lse))
             times = {}
             for _ in range(3):
                 for name, call in list(calls.items()):
@@ -127,16 +174,22 @@ def main(argv):
                               f"{str(ex)[:100]}")
                         del calls[name]
             floor = 2 * kc.numel() * 2 / bandwidth * 1e3
-            best = min(v for k, v in times.items() if k != "ours") if len(times) > 1 else None
+            contiguous = [v for k, v in times.items() if k in ("sdpa_fa2", "fa4")]
+            best = min(contiguous) if contiguous else None
             row = {"batch": batch, "cache": cache, "floor_ms": f"{floor:.4f}",
                    "ours_over_floor": f"{times['ours'] / floor:.2f}",
                    "best_peer_over_ours": f"{best / times['ours']:.2f}" if best else ""}
             row.update({f"{k}_ms": f"{v:.4f}" for k, v in times.items()})
+            for page in paged_seqs:
+                ours_p, fa4_p = times.get(f"ours_p{page}"), times.get(f"fa4_p{page}")
+                if ours_p and fa4_p:
+                    row[f"fa4_p{page}_over_ours"] = f"{fa4_p / ours_p:.2f}"
             rows.append(row)
             print("  ".join(f"{k}={v}" for k, v in row.items()), flush=True)
             del q, kc, vc
     keys = ["batch", "cache", "ours_ms", "sdpa_fa2_ms", "fa4_ms", "floor_ms", "ours_over_floor",
-            "best_peer_over_ours"]
+            "best_peer_over_ours", "ours_p16_ms", "fa4_p16_ms", "fa4_p16_over_ours", "ours_p128_ms",
+            "fa4_p128_ms", "fa4_p128_over_ours"]
     with open(argv[2], "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
         w.writeheader()

@@ -6,7 +6,12 @@ within 1e-3 of float64 where rows have keys, and O = 0, LSE = -inf exactly
 where they have none.
 
 The KV caches are filled with NaN past each sequence's length: a kernel that
-reads a cached slot past cache_seqlens[b] into its result fails.
+reads a cached slot past cache_seqlens[b] into its result fails. Paged caches
+hold the sequences in a random permutation of the pages, every unused page
+NaN, and the block table's entries past a sequence's pages out of the cache
+(-1 and num_pages + 7). With append, the last seq_new (= seq_q) keys of each
+sequence come in key_new/value_new; the caches afterwards must equal the
+expected ones bit for bit (NaN where nothing was written).
 
 Cases: GQA groups 1, 3, 4, 8 (packed rows 1 .. 136, so one and several
 query blocks), one to 17 query tokens, empty sequences, lengths of 1 and
@@ -102,22 +107,80 @@ def attention(cfg, q, k, v, dtype):
     return o.transpose(0, 1), lse
 
 
+class Cache:
+    """A K or V cache holding `keys` (one [n, hkv, d] tensor per sequence)
+    in its first `cached[b]` slots, NaN elsewhere: contiguous [B, cap, hkv,
+    d], or paged [num_pages, page_size, hkv, d] through `table`."""
+
+    def __init__(self, keys, cached, cap, page_size, table):
+        b, (hkv, d) = len(keys), keys[0].shape[1:]
+        self.page_size, self.table = page_size, table
+        if page_size:
+            pages = table.shape[0] * table.shape[1] + 3  # a few never used
+            self.data = torch.full((pages, page_size, hkv, d), float("nan"),
+                                   device=keys[0].device, dtype=keys[0].dtype)
+        else:
+            self.data = torch.full((b, cap, hkv, d), float("nan"), device=keys[0].device,
+                                   dtype=keys[0].dtype)
+        for i, n in enumerate(cached):
+            self.write(i, 0, keys[i][:n])
+
+    def write(self, b, start, rows):
+        slots = torch.arange(start, start + rows.shape[0], device=rows.device)
+        if self.page_size:
+            pages = self.table[b].long()[slots // self.page_size]
+            self.data[pages, slots % self.page_size] = rows
+        else:
+            self.data[b, slots] = rows
+
+
+def page_table(batch, cap, page_size, lens, g, dev):
+    """[batch, ceil(cap / page_size)] i32: the pages of each sequence's keys
+    from a random permutation; entries past them point outside the cache."""
+    max_pages = -(-cap // page_size)
+    perm = torch.randperm(batch * max_pages, generator=g, device=dev).to(torch.int32)
+    table = perm.view(batch, max_pages).clone()
+    for b, n in enumerate(lens):
+        used = -(-n // page_size)
+        table[b, used:] = torch.tensor([-1, batch * max_pages + 3 + 7], dtype=torch.int32,
+                                       device=dev).repeat(max_pages)[: max_pages - used]
+    return table
+
+
 def kvcache_case(seq, dtype, d, batch, sq, hq, hkv, cap, lens):
     dev = "cuda"
     g = torch.Generator(device=dev).manual_seed(1234 + batch * 7 + sq)
+    appends = seq.op.endswith("_append")
+    page_size = seq.cfg.get("page_size", 0)
+    new = sq if appends else 0
+    lens = [max(n, new) for n in lens]          # every sequence holds its new keys
+    cached = [n - new for n in lens]
     q = torch.randn(batch, sq, hq, d, device=dev, generator=g).to(dtype)
-    kc = torch.full((batch, cap, hkv, d), float("nan"), device=dev, dtype=dtype)
-    vc = torch.full_like(kc, float("nan"))
-    for b, n in enumerate(lens):
-        kc[b, :n] = torch.randn(n, hkv, d, device=dev, generator=g).to(dtype)
-        vc[b, :n] = torch.randn(n, hkv, d, device=dev, generator=g).to(dtype)
-    lens_t = torch.tensor(lens, dtype=torch.int32, device=dev)
+    keys = [torch.randn(n, hkv, d, device=dev, generator=g).to(dtype) for n in lens]
+    values = [torch.randn(n, hkv, d, device=dev, generator=g).to(dtype) for n in lens]
+    table = page_table(batch, cap, page_size, lens, g, dev) if page_size else None
+    kc, vc = (Cache(x, cached, cap, page_size, table) for x in (keys, values))
     o = torch.full((batch, sq, hq, d), float("nan"), device=dev, dtype=dtype)
     lse = torch.full((batch, hq, sq), float("nan"), device=dev)
-    seq(query=q, key=kc, value=vc, cache_seqlens=lens_t, output=o, lse=lse)
+    tensors = dict(query=q, cache_seqlens=torch.tensor(cached, dtype=torch.int32, device=dev),
+                   output=o, lse=lse)
+    roles = ("key_cache", "value_cache") if page_size else ("key", "value")
+    tensors.update({roles[0]: kc.data, roles[1]: vc.data})
+    if page_size:
+        tensors["block_table"] = table
+    if appends:
+        tensors["key_new"] = torch.stack([k[-new:] for k in keys])
+        tensors["value_new"] = torch.stack([v[-new:] for v in values])
+        expected = [Cache(x, lens, cap, page_size, table).data for x in (keys, values)]
+    seq(**tensors)
     torch.cuda.synchronize()
-    sequences = [(q[b:b + 1], kc[b:b + 1, :n], vc[b:b + 1, :n]) for b, n in enumerate(lens)]
-    return compare(seq.cfg, sequences, o, lse, dtype)
+    sequences = [(q[b:b + 1], keys[b][None], values[b][None]) for b in range(batch)]
+    ok, err, base, why = compare(seq.cfg, sequences, o, lse, dtype)
+    if appends:
+        for name, got, want in zip(roles, (kc.data, vc.data), expected):
+            if not torch.equal(got.nan_to_num(nan=12345.0), want.nan_to_num(nan=12345.0)):
+                ok, why = False, why + f"; {name} after append differs"
+    return ok, err, base, why
 
 
 def dense_case(seq, dtype, d, batch, sq, sk, hq, hkv):
@@ -184,10 +247,10 @@ def main(argv):
     for seq in seqs:
         dtype = DTYPES[seq.cfg["dtype"]]
         d = seq.cfg["head_dim"]
-        cases = KV_CASES if seq.op == "attention_kvcache" else DENSE_CASES
-        for case in cases:
+        kv = seq.op.startswith("attention_kvcache")
+        for case in KV_CASES if kv else DENSE_CASES:
             try:
-                if seq.op == "attention_kvcache":
+                if kv:
                     ok, err, base, why = kvcache_case(seq, dtype, d, *case)
                 else:
                     ok, err, base, why = dense_case(seq, dtype, d, *case)

@@ -242,17 +242,28 @@ def prepare_cudnn_fe(var, q, k, v, bias):
 _fa4 = {}
 
 
-def fa4_func():
-    """FlashAttention-4's flash_attn_func (flash-attn-4, CuTe-DSL), or Unavailable."""
-    if "f" not in _fa4:
+def _fa4_import(name):
+    """flash_attn.cute.<name> (flash-attn-4, CuTe-DSL), or raises Unavailable."""
+    if name not in _fa4:
         try:
-            from flash_attn.cute import flash_attn_func
-            _fa4["f"] = flash_attn_func
+            import flash_attn.cute as cute
+            _fa4[name] = getattr(cute, name)
         except Exception as ex:  # noqa: BLE001
-            _fa4["f"] = Unavailable(f"flash_attn.cute: {type(ex).__name__}: {str(ex)[:80]}")
-    if isinstance(_fa4["f"], Exception):
-        raise _fa4["f"]
-    return _fa4["f"]
+            _fa4[name] = Unavailable(f"flash_attn.cute.{name}: {type(ex).__name__}: "
+                                     f"{str(ex)[:80]}")
+    if isinstance(_fa4[name], Exception):
+        raise _fa4[name]
+    return _fa4[name]
+
+
+def fa4_func():
+    """FlashAttention-4's flash_attn_func, or Unavailable."""
+    return _fa4_import("flash_attn_func")
+
+
+def fa4_varlen_func():
+    """FlashAttention-4's flash_attn_varlen_func (ragged and paged), or Unavailable."""
+    return _fa4_import("flash_attn_varlen_func")
 
 
 def _fa4_bias_score_mod():

@@ -36,9 +36,12 @@ namespace {
 /// Kernel parameters in the order bundleJson lists them.
 struct KernelArgs {
   Value tmQ, tmK, tmV, outPtr, lsePtr, seqQ, seqK, group;
+  Value finalOut, finalLse;         // split-KV: O and LSE when there is one split
   Value numBlocks, numHeads, batch; // persistent kernels only
   Value numSplits;                  // split-KV only
   Value keyLengths;                 // per-batch key lengths only
+  Value blockTable, maxPages, tableStride; // paged caches only
+  Value seqNew;                            // append only: keys added to each length
   Value qPtr, qStrideBatch, qStrideSeq, qStrideHead; // pack-GQA: Q by plain loads
   std::optional<BiasArgs> bias;
 
@@ -55,8 +58,15 @@ struct KernelArgs {
     a.outPtr = next(); // o_partial with split-KV
     if (cfg.returnLse || cfg.splitKv)
       a.lsePtr = next(); // lse_partial with split-KV
+    if (cfg.splitKv) {
+      a.finalOut = next();
+      if (cfg.returnLse)
+        a.finalLse = next();
+    }
     if (cfg.keyLengths)
       a.keyLengths = next();
+    if (cfg.paged())
+      a.blockTable = next();
     if (cfg.bias) {
       BiasArgs b;
       b.ptr = next();
@@ -75,6 +85,12 @@ struct KernelArgs {
       a.qStrideSeq = next();
       a.qStrideHead = next();
     }
+    if (cfg.paged()) {
+      a.maxPages = next();
+      a.tableStride = next();
+    }
+    if (cfg.append)
+      a.seqNew = next();
     if (cfg.isPersistent()) {
       a.numBlocks = next();
       a.numHeads = next();
@@ -108,6 +124,11 @@ private:
   /// Key tile of iteration t.
   Value keyTile(Value t) { return kb.add(tiles.first, t); }
   void load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t dim, int64_t bytes);
+  /// Paged caches: the page holding key slot `key` of this batch and the
+  /// row in it. The table column is clamped to max_pages - 1 (slots past a
+  /// sequence's keys are masked, whatever page they come from); a page
+  /// index outside the cache gives TMA's zero fill, never a fault.
+  std::pair<Value, Value> pageOf(Value key);
   /// Makes `tile` the current work tile; its iterations start at `ring` in
   /// the K/V rings.
   void beginTile(TileScheduler::WorkTile tile, Value ring);
@@ -150,9 +171,28 @@ void ForwardKernel::load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t di
   Value full = pipe.acquire(t, bytes);
   Value tile = pipe.slot(t);
   Value row = kb.mul(keyTile(t), kb.c32(cfg.blockN));
-  for (int64_t box = 0; box < dim / AttentionKernelConfig::kBox; ++box)
-    tmaLoad(kb, kb.sharedAt(tile, box * cfg.blockN * 128), tensorMap, full,
-            {kb.c32(64 * box), row, headKV, work.batch});
+  if (!cfg.paged()) {
+    for (int64_t box = 0; box < dim / AttentionKernelConfig::kBox; ++box)
+      tmaLoad(kb, kb.sharedAt(tile, box * cfg.blockN * 128), tensorMap, full,
+              {kb.c32(64 * box), row, headKV, work.batch});
+    return;
+  }
+  // One box per page the tile spans; its rows land where one tall box
+  // would put them (whole 1024-byte swizzle atoms, pagesFitTiles).
+  const int64_t rows = cfg.keyRowsPerLoad();
+  for (int64_t part = 0; part < cfg.blockN / rows; ++part) {
+    auto [page, inPage] = pageOf(kb.add(row, kb.c32(part * rows)));
+    for (int64_t box = 0; box < dim / AttentionKernelConfig::kBox; ++box)
+      tmaLoad(kb, kb.sharedAt(tile, box * cfg.blockN * 128 + part * rows * 128), tensorMap, full,
+              {kb.c32(64 * box), inPage, headKV, page});
+  }
+}
+
+std::pair<Value, Value> ForwardKernel::pageOf(Value key) {
+  Value column = kb.minSI(kb.divUI(key, kb.c32(cfg.pageSize)), kb.sub(args.maxPages, kb.c32(1)));
+  Value entry = kb.add(kb.mul(kb.ext64(work.batch), args.tableStride), kb.ext64(column));
+  Value page = LLVM::LoadOp::create(kb.b, kb.i32, kb.globalAt(args.blockTable, entry, kb.i32), 4);
+  return {page, kb.remu(key, kb.c32(cfg.pageSize))};
 }
 
 void ForwardKernel::beginTile(TileScheduler::WorkTile tile, Value ring) {
@@ -538,7 +578,8 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
   SmallVector<Value> o(ArrayRef<Value>(fin).take_front(nO));
   RowState rs{{fin[nO], fin[nO + 1]}, {fin[nO + 2], fin[nO + 3]}};
   if (cfg.splitKv) {
-    PartialEpilogueArgs pa{args.outPtr, args.lsePtr, work.split,  args.numSplits,
+    PartialEpilogueArgs pa{args.outPtr, args.lsePtr, args.finalOut, args.finalLse,
+                           work.split,  args.numSplits,
                            work.batch,  kb.gridDimZ(), work.head, args.group,
                            args.seqQ,   row0,         lane,      factor};
     storePartialEpilogue(kb, cfg, o, rs, pa);
@@ -577,6 +618,8 @@ void ForwardKernel::emit() {
     TileScheduler::WorkTile tile = TileScheduler::current(kb, cfg, args.seqQ, args.numSplits);
     seqK = LLVM::LoadOp::create(kb.b, kb.i32,
                                 kb.globalAt(args.keyLengths, kb.ext64(tile.batch), kb.i32), 4);
+    if (cfg.append)
+      seqK = kb.add(seqK, args.seqNew);
     rule.emplace(kb, cfg.semantics, args.seqQ, seqK);
     beginTile(tile, Value());
   } else {
@@ -615,7 +658,11 @@ LLVM::LLVMFuncOp mlir::fa::nvvm_kernel::buildAttentionKernel(OpBuilder &builder,
   args.push_back(ptr);
   if (cfg.returnLse || cfg.splitKv)
     args.push_back(ptr);
+  if (cfg.splitKv)
+    args.append(cfg.returnLse ? 2 : 1, ptr);
   if (cfg.keyLengths)
+    args.push_back(ptr);
+  if (cfg.paged())
     args.push_back(ptr);
   unsigned numPtrs = args.size();
   if (cfg.bias)
@@ -625,6 +672,10 @@ LLVM::LLVMFuncOp mlir::fa::nvvm_kernel::buildAttentionKernel(OpBuilder &builder,
     args.push_back(b.getI32Type());
   if (cfg.packGqa())
     args.append({b.getI64Type(), b.getI64Type(), b.getI64Type()});
+  if (cfg.paged())
+    args.append({b.getI32Type(), b.getI64Type()});
+  if (cfg.append)
+    args.push_back(b.getI32Type());
   if (cfg.isPersistent())
     args.append({b.getI32Type(), b.getI32Type(), b.getI32Type()});
   LLVM::LLVMFuncOp fn = createKernelFunction(b, name, args, cfg.threads());
@@ -651,26 +702,44 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   Array params;
   if (!cfg.packGqa())
     params.push_back(tensorMapParam("query", dt, cfg.blockM()));
-  params.push_back(tensorMapParam("key", dt, cfg.blockN));
-  params.push_back(tensorMapParam("value", dt, cfg.blockN));
+  if (cfg.paged()) {
+    for (const char *role : {cfg.keyRole(), cfg.valueRole()})
+      params.push_back(tensorMapParam(role, dt, cfg.keyRowsPerLoad(), {"dim", "row", "head", "page"}));
+  } else {
+    params.push_back(tensorMapParam("key", dt, cfg.blockN));
+    params.push_back(tensorMapParam("value", dt, cfg.blockN));
+  }
   if (cfg.packGqa()) // 16-byte loads of Q rows: address and row strides aligned
     params.push_back(Object{{"kind", "ptr"}, {"operand", "query"}, {"align", 16}});
   params.push_back(ptrParam(cfg.splitKv ? "o_partial" : "output"));
   if (cfg.returnLse || cfg.splitKv)
     params.push_back(ptrParam(cfg.splitKv ? "lse_partial" : "lse"));
+  if (cfg.splitKv) { // written instead of the partials when there is one split
+    params.push_back(ptrParam("output"));
+    if (cfg.returnLse)
+      params.push_back(ptrParam("lse"));
+  }
   if (cfg.keyLengths)
     params.push_back(ptrParam("cache_seqlens"));
+  if (cfg.paged())
+    params.push_back(ptrParam("block_table"));
   if (cfg.bias) {
     params.push_back(Object{{"kind", "ptr"}, {"operand", "bias"}});
     appendStrideParams(params, "bias", {"batch", "head", "seq_q"});
   }
   params.push_back(Object{{"kind", "i32"}, {"value", "seq_q"}});
-  params.push_back(Object{{"kind", "i32"}, {"value", "seq_k"}});
+  params.push_back(Object{{"kind", "i32"}, {"value", cfg.keySlotsExpr()}});
   params.push_back(Object{{"kind", "i32"}, {"value", "heads_q / heads_kv"}});
   if (cfg.splitKv)
     params.push_back(i32Param(cfg.splitCountExpr()));
   if (cfg.packGqa())
     appendStrideParams(params, "query", {"batch", "seq", "head"});
+  if (cfg.paged()) {
+    params.push_back(i32Param("max_pages"));
+    appendStrideParams(params, "block_table", {"batch"});
+  }
+  if (cfg.append)
+    params.push_back(i32Param("seq_new"));
   if (cfg.isPersistent()) {
     params.push_back(Object{{"kind", "i32"}, {"value", TileScheduler::queryBlocks(cfg)}});
     params.push_back(Object{{"kind", "i32"}, {"value", "heads_q"}});
@@ -683,18 +752,12 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
     config["bias_dtype"] = cfg.biasName();
   if (cfg.splitKv)
     config["num_splits"] = cfg.numSplits;
-  Object root{{"format", "fa-kernel-bundle"},
-              {"version", 1},
-              {"chip", chip},
-              {"kernel", cfg.attentionKernelName()},
-              {"cubin", cubinFile},
-              {"op", cfg.splitKv ? "attention_fwd_partial" : "attention_fwd"},
-              {"config", std::move(config)},
-              {"block", Array{cfg.threads(), 1, 1}},
-              {"cluster", Array{1, 1, 1}},
-              {"shared_memory_bytes", cfg.sharedMemoryBytes()},
-              {"grid", TileScheduler::grid(cfg)},
-              {"params", std::move(params)}};
+  if (cfg.paged())
+    config["page_size"] = cfg.pageSize;
+  Object root = kernelBundleRoot(chip, cubinFile, cfg.attentionKernelName(),
+                                 cfg.splitKv ? "attention_fwd_partial" : "attention_fwd",
+                                 std::move(config), cfg.threads(), cfg.sharedMemoryBytes(),
+                                 TileScheduler::grid(cfg), std::move(params));
   if (cfg.splitKv) {
     Array scratch;
     for (const char *name : {"o_partial", "lse_partial"})

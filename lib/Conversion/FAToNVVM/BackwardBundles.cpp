@@ -103,19 +103,10 @@ std::string kernelBundle(const BK &cfg, StringRef chip, StringRef cubinFile, Ker
   Array scratch;
   for (StringRef name : k.scratch)
     scratch.push_back(workspaceBuffer(name, cfg, /*withInit=*/false));
-  Object root{{"format", "fa-kernel-bundle"},
-              {"version", 1},
-              {"chip", chip},
-              {"kernel", cfg.name() + k.suffix.str()},
-              {"cubin", cubinFile},
-              {"op", k.op.str()},
-              {"config", backwardConfig(cfg)},
-              {"block", Array{k.threads, 1, 1}},
-              {"cluster", Array{1, 1, 1}},
-              {"shared_memory_bytes", k.sharedMemory},
-              {"grid", std::move(k.grid)},
-              {"scratch", std::move(scratch)},
-              {"params", std::move(k.params)}};
+  Object root = kernelBundleRoot(chip, cubinFile, cfg.name() + k.suffix.str(), k.op,
+                                 backwardConfig(cfg), k.threads, k.sharedMemory,
+                                 std::move(k.grid), std::move(k.params));
+  root["scratch"] = std::move(scratch);
   return printJson(std::move(root));
 }
 

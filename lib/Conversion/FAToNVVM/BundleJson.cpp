@@ -9,13 +9,35 @@ using namespace mlir::fa::nvvm_kernel;
 using llvm::json::Array;
 using llvm::json::Object;
 
-Object mlir::fa::nvvm_kernel::tensorMapParam(StringRef operand, StringRef dtype, int64_t rows) {
+Object mlir::fa::nvvm_kernel::tensorMapParam(StringRef operand, StringRef dtype, int64_t rows,
+                                             ArrayRef<StringRef> dims) {
+  Array dimNames;
+  for (StringRef d : dims)
+    dimNames.push_back(d.str());
   return Object{{"kind", "tensor_map"},
                 {"operand", operand.str()},
                 {"box", Array{AttentionKernelConfig::kBox, rows}},
-                {"dims", Array{"dim", "seq", "head", "batch"}},
+                {"dims", std::move(dimNames)},
                 {"swizzle", "128B"},
                 {"dtype", dtype.str()}};
+}
+
+Object mlir::fa::nvvm_kernel::kernelBundleRoot(StringRef chip, StringRef cubinFile,
+                                               StringRef kernel, StringRef op, Object config,
+                                               int64_t threads, int64_t sharedMemoryBytes,
+                                               Array grid, Array params) {
+  return Object{{"format", "fa-kernel-bundle"},
+                {"version", 1},
+                {"chip", chip.str()},
+                {"kernel", kernel.str()},
+                {"cubin", cubinFile.str()},
+                {"op", op.str()},
+                {"config", std::move(config)},
+                {"block", Array{threads, 1, 1}},
+                {"cluster", Array{1, 1, 1}},
+                {"shared_memory_bytes", sharedMemoryBytes},
+                {"grid", std::move(grid)},
+                {"params", std::move(params)}};
 }
 
 Object mlir::fa::nvvm_kernel::ptrParam(StringRef operand) {

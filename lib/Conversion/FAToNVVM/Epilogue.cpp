@@ -27,6 +27,31 @@ static void normalizeRows(KernelBuilder &kb, SmallVectorImpl<Value> &o, RowState
   rescaleRows(kb, o, inv);
 }
 
+Value mlir::fa::nvvm_kernel::outputRowIndex(KernelBuilder &kb, const AttentionKernelConfig &cfg,
+                                            const RowCoords &c) {
+  return cfg.bshd ? kb.add(kb.mul(kb.add(kb.mul(c.batch, c.seqQ), c.query), c.numHeads), c.head)
+                  : kb.add(kb.mul(kb.add(kb.mul(c.batch, c.numHeads), c.head), c.seqQ), c.query);
+}
+
+Value mlir::fa::nvvm_kernel::lseIndex(KernelBuilder &kb, const RowCoords &c) {
+  return kb.add(kb.mul(kb.add(kb.mul(c.batch, c.numHeads), c.head), c.seqQ), c.query);
+}
+
+/// Stores this thread's half-row pairs of fragment row half `r` of O
+/// (bf16/f16) from element `first` of `outPtr`.
+static void storeOutputRow(KernelBuilder &kb, const AttentionKernelConfig &cfg,
+                           SmallVectorImpl<Value> &o, int r, Value outPtr, Value first) {
+  Type half = cfg.elem == ElemType::BF16 ? Type(kb.b.getBF16Type()) : Type(kb.b.getF16Type());
+  for (size_t i = 0; i < o.size(); i += 2) {
+    // Columns of the zero-filled padding up to whole 64-column boxes.
+    if (fragRowHalf(i) != r || fragColOffset(i) >= cfg.headDimV)
+      continue;
+    Value packed = packPair(kb, o[i], o[i + 1], cfg.elem);
+    Value p = kb.globalAt(outPtr, kb.add(first, kb.c64(fragColOffset(i))), half);
+    LLVM::StoreOp::create(kb.b, packed, p, /*alignment=*/4);
+  }
+}
+
 void mlir::fa::nvvm_kernel::storeEpilogue(KernelBuilder &kb, const AttentionKernelConfig &cfg,
                                           SmallVectorImpl<Value> &o, RowState &state,
                                           const EpilogueArgs &args) {
@@ -34,9 +59,8 @@ void mlir::fa::nvvm_kernel::storeEpilogue(KernelBuilder &kb, const AttentionKern
   normalizeRows(kb, o, state, args.exponentFactor, cfg.returnLse, lse);
 
   Value colBase = kb.ext64(kb.mul(kb.andi(args.lane, kb.c32(3)), kb.c32(2)));
-  Value b64 = kb.ext64(args.batch), h64 = kb.ext64(args.head);
-  Value hn64 = kb.ext64(args.numHeads), sq64 = kb.ext64(args.seqQ);
-  Type half = cfg.elem == ElemType::BF16 ? Type(kb.b.getBF16Type()) : Type(kb.b.getF16Type());
+  RowCoords coords{kb.ext64(args.batch), kb.ext64(args.head), kb.ext64(args.numHeads),
+                   kb.ext64(args.seqQ), Value()};
   Value isQuadLeader = kb.cmp(arith::CmpIPredicate::eq, kb.andi(args.lane, kb.c32(3)), kb.c32(0));
   for (int r = 0; r < 2; ++r) {
     Value row = kb.add(args.row0, kb.c32(8 * r));
@@ -44,31 +68,38 @@ void mlir::fa::nvvm_kernel::storeEpilogue(KernelBuilder &kb, const AttentionKern
     if (args.rowsMayBeNegative)
       valid = kb.andi(valid, kb.cmp(arith::CmpIPredicate::sge, row, kb.c32(0)));
     kb.ifThen(valid, [&] {
-      Value row64 = kb.ext64(row);
-      // Element offset of (batch, head, row, 0).
-      Value rowOff = cfg.bshd
-                         ? kb.mul(kb.add(kb.mul(kb.add(kb.mul(b64, sq64), row64), hn64), h64),
-                                  kb.c64(cfg.headDimV))
-                         : kb.mul(kb.add(kb.mul(kb.add(kb.mul(b64, hn64), h64), sq64), row64),
-                                  kb.c64(cfg.headDimV));
-      Value first = kb.add(rowOff, colBase);
-      for (size_t i = 0; i < o.size(); i += 2) {
-        // Columns of the zero-filled padding up to whole 64-column boxes.
-        if (fragRowHalf(i) != r || fragColOffset(i) >= cfg.headDimV)
-          continue;
-        Value packed = packPair(kb, o[i], o[i + 1], cfg.elem);
-        Value p = kb.globalAt(args.outPtr, kb.add(first, kb.c64(fragColOffset(i))), half);
-        LLVM::StoreOp::create(kb.b, packed, p, /*alignment=*/4);
-      }
+      RowCoords c = coords;
+      c.query = kb.ext64(row);
+      Value rowOff = kb.mul(outputRowIndex(kb, cfg, c), kb.c64(cfg.headDimV));
+      storeOutputRow(kb, cfg, o, r, args.outPtr, kb.add(rowOff, colBase));
       if (cfg.returnLse) {
         kb.ifThen(isQuadLeader, [&] {
-          Value idx = kb.add(kb.mul(kb.add(kb.mul(b64, hn64), h64), sq64), row64);
+          Value idx = lseIndex(kb, c);
           Value p = kb.globalAt(args.lsePtr, idx, kb.f32);
           LLVM::StoreOp::create(kb.b, lse[r], p, /*alignment=*/4);
         });
       }
     });
   }
+}
+
+/// Packed row half `r` of a CTA that is the only split: O and LSE where the
+/// combine kernel would write them.
+static void storeFinalPackedRow(KernelBuilder &kb, const AttentionKernelConfig &cfg,
+                                SmallVectorImpl<Value> &o, int r, Value lse,
+                                const PartialEpilogueArgs &args, Value head, Value numHeads,
+                                Value query) {
+  Value colBase = kb.ext64(kb.mul(kb.andi(args.lane, kb.c32(3)), kb.c32(2)));
+  RowCoords c{kb.ext64(args.batch), kb.ext64(head), kb.ext64(numHeads), kb.ext64(args.seqQ),
+              kb.ext64(query)};
+  Value rowOff = kb.mul(outputRowIndex(kb, cfg, c), kb.c64(cfg.headDimV));
+  storeOutputRow(kb, cfg, o, r, args.outPtr, kb.add(rowOff, colBase));
+  if (!args.lsePtr)
+    return;
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, kb.andi(args.lane, kb.c32(3)), kb.c32(0)), [&] {
+    Value idx = lseIndex(kb, c);
+    LLVM::StoreOp::create(kb.b, lse, kb.globalAt(args.lsePtr, idx, kb.f32), /*alignment=*/4);
+  });
 }
 
 void mlir::fa::nvvm_kernel::storePartialEpilogue(KernelBuilder &kb,
@@ -81,11 +112,17 @@ void mlir::fa::nvvm_kernel::storePartialEpilogue(KernelBuilder &kb,
   Value numHeads = kb.mul(kb.gridDimY(), args.group);
   Value isQuadLeader = kb.cmp(arith::CmpIPredicate::eq, kb.andi(args.lane, kb.c32(3)), kb.c32(0));
   Value packedRows = kb.mul(args.seqQ, args.group);
+  // One split: the final O and LSE, and the combine is not launched.
+  Value single = kb.cmp(arith::CmpIPredicate::eq, args.numSplits, kb.c32(1));
   for (int r = 0; r < 2; ++r) {
     Value row = kb.add(args.row0, kb.c32(8 * r));
     kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, row, packedRows), [&] {
       Value query = kb.divUI(row, args.group);
       Value head = kb.add(kb.mul(args.kvHead, args.group), kb.remu(row, args.group));
+      kb.ifThenElse(
+          single,
+          [&] { storeFinalPackedRow(kb, cfg, o, r, lse[r], args, head, numHeads, query); },
+          [&] {
       Value row64 = partialRowIndex(kb, args.split, args.numBatch, args.batch, numHeads, head,
                                     args.seqQ, query);
       Value first = kb.add(kb.mul(row64, kb.c64(cfg.headDimV)), colBase);
@@ -103,6 +140,7 @@ void mlir::fa::nvvm_kernel::storePartialEpilogue(KernelBuilder &kb,
         LLVM::StoreOp::create(kb.b, lse[r], kb.globalAt(args.lsePartial, row64, kb.f32),
                               /*alignment=*/4);
       });
+          });
     });
   }
 }

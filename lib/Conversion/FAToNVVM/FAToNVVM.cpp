@@ -146,10 +146,15 @@ FailureOr<AttentionKernelConfig> configFor(AttentionKVCacheOp op,
   if (!elem)
     return fail("element type must be bf16 or f16 for the sm_90a kernel");
   cfg.elem = *elem;
-  if (op.getBlockTable())
-    return fail("paged KV caches (block_table) have no sm_90a kernel yet");
-  if (op.getKey())
-    return fail("append(k, v) has no sm_90a kernel yet; append into the caches first");
+  if (op.getBlockTable()) {
+    int64_t pageSize = vTy.getDimSize(1);
+    if (ShapedType::isDynamic(pageSize) ||
+        cast<RankedTensorType>(op.getKeyCache().getType()).getDimSize(1) != pageSize)
+      return fail("a paged cache's page_size (dim 1 of key_cache and value_cache) must be "
+                  "static for the sm_90a kernel");
+    cfg.pageSize = pageSize;
+  }
+  cfg.append = static_cast<bool>(op.getKey());
   int64_t d = qTy.getDimSize(3), dv = vTy.getDimSize(3);
   if (failed(checkForwardHeadDims(op, d, dv)) || failed(checkForwardOptions(op, opts)))
     return failure();
@@ -163,7 +168,13 @@ FailureOr<AttentionKernelConfig> configFor(AttentionKVCacheOp op,
   cfg.splitKv = true;
   cfg.numSplits = static_cast<int64_t>(op.getNumSplits().value_or(0));
   cfg.keyLengths = true;
-  return planAndCheck(cfg, op, opts);
+  FailureOr<AttentionKernelConfig> planned = planAndCheck(cfg, op, opts);
+  if (succeeded(planned) && !planned->pagesFitTiles())
+    return fail("page_size " + Twine(cfg.pageSize) +
+                " nests with none of the key tiles the sm_90a kernel can use at this head "
+                "dim: it must be a multiple of 8 that divides or is a multiple of one of "
+                "128, 112, 96, 80, 64, 48, 32 (the tiles that fit registers and shared memory)");
+  return planned;
 }
 
 /// The backward's configuration, or an error naming what it does not do.
@@ -297,7 +308,12 @@ private:
     FailureOr<AttentionKernelConfig> cfg = configFor(op, opts);
     if (failed(cfg))
       return failure();
-    return lowerSplit(op.getLoc(), *cfg, "attention_kvcache");
+    std::string opName = "attention_kvcache";
+    if (cfg->paged())
+      opName += "_paged";
+    if (cfg->append)
+      opName += "_append";
+    return lowerSplit(op.getLoc(), *cfg, opName);
   }
 
   /// A split-KV forward: the partial and combine kernels in one gpu.module,
@@ -305,6 +321,8 @@ private:
   std::string lowerSplit(Location loc, const AttentionKernelConfig &cfg, StringRef opName) {
     std::string name = cfg.kernelName();
     return lowerOnce(loc, name, "+ptx80", [&](OpBuilder &builder, Block &body) {
+      if (cfg.append)
+        buildAppendKernel(builder, loc, body, cfg);
       buildAttentionKernel(builder, loc, body, cfg);
       buildCombineKernel(builder, loc, body, cfg);
       SmallVector<NamedAttribute> files{

@@ -45,7 +45,8 @@ void AttentionKernelConfig::planTiles() {
     // A bias tile is loaded into registers beside S (another n/2).
     int64_t biasRegs = bias ? n / 2 : 0;
     bool regsFit = vDim() / 2 + n / 2 + n / 4 + biasRegs <= accumulatorRegs(consumers);
-    if (regsFit && sharedMemoryBytes() <= kSharedMemoryLimit)
+    // Paged: the largest tile that nests with the pages (else none fits).
+    if (regsFit && sharedMemoryBytes() <= kSharedMemoryLimit && pagesFitTiles())
       return;
   }
 }
@@ -59,9 +60,17 @@ std::string AttentionKernelConfig::splitCountExpr() const {
     return std::to_string(numSplits);
   // Split only when the work tiles leave SMs idle: one wave of CTAs.
   std::string tiles = "(" + TileScheduler::queryBlocks(*this) + " * heads_kv * batch)";
-  return llvm::formatv("max(1, min(min(num_sms / max(1, {0}), ceildiv(seq_k, {1})), 64))", tiles,
-                       blockN)
+  return llvm::formatv("max(1, min(min(num_sms / max(1, {0}), ceildiv({1}, {2})), 64))", tiles,
+                       keySlotsExpr(), blockN)
       .str();
+}
+
+bool AttentionKernelConfig::pagesFitTiles() const {
+  return !paged() || (pageSize % 8 == 0 && (pageSize % blockN == 0 || blockN % pageSize == 0));
+}
+
+std::string AttentionKernelConfig::keySlotsExpr() const {
+  return paged() ? "max_pages * page_size" : "seq_k";
 }
 
 const char *AttentionKernelConfig::biasName() const {
@@ -122,6 +131,10 @@ std::string AttentionKernelConfig::kernelName() const {
     n += numSplits > 0 ? llvm::formatv("_split{0}", numSplits).str() : std::string("_split");
   if (keyLengths)
     n += "_kvcache";
+  if (paged())
+    n += llvm::formatv("_page{0}", pageSize).str();
+  if (append)
+    n += "_append";
   return n + scaleTag(semantics, headDim);
 }
 

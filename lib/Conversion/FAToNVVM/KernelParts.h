@@ -26,6 +26,7 @@
 
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -64,6 +65,15 @@ struct AttentionKernelConfig {
   /// Per-batch key lengths (KV caches): sequence b has cache_seqlens[b] keys
   /// of the key operand's seq_k slots; the slots past them hold anything.
   bool keyLengths = false;
+  /// Paged KV caches (key_cache/value_cache [num_pages, page_size, heads_kv,
+  /// d] through block_table [batch, max_pages]); 0: contiguous caches. A
+  /// key tile is loaded by one TMA box per page it spans (page_size divides
+  /// blockN) or lies in one page (blockN divides page_size).
+  int64_t pageSize = 0;
+  /// Append (fa.attention_kvcache's k, v): a pre-kernel writes key_new /
+  /// value_new into the caches at cache_seqlens; the attention then covers
+  /// cache_seqlens + seq_new keys.
+  bool append = false;
 
   /// The producer warpgroup and the consumers.
   int64_t threads() const { return 128 * (1 + consumers); }
@@ -76,7 +86,8 @@ struct AttentionKernelConfig {
   /// Picks the consumers (3 at head dim 64, FA3's 192-row tile; else 2),
   /// their registers, and blockN for the head dims (docs/HopperKernel.md,
   /// "Tile plan"): the largest of 128, 112, ..., 32 whose accumulators fit
-  /// the consumers' registers and whose slots fit shared memory.
+  /// the consumers' registers and whose slots fit shared memory (and, with
+  /// paged caches, that nests with the pages: pagesFitTiles).
   void planTiles();
 
   /// Whether each consumer warpgroup visits only the key tiles its own 64
@@ -98,6 +109,18 @@ struct AttentionKernelConfig {
   /// Sequences from which a persistent kernel runs one tile per CTA.
   static constexpr int64_t kPersistentBelowSeqQ = 4096;
 
+  bool paged() const { return pageSize > 0; }
+  /// Key rows per TMA box: a page's when pages are shorter than a key tile.
+  int64_t keyRowsPerLoad() const { return paged() ? std::min(blockN, pageSize) : blockN; }
+  /// Whether pages and key tiles nest (one divides the other) on whole
+  /// 8-row swizzle atoms, as the paged loads need.
+  bool pagesFitTiles() const;
+  /// The key slots of every sequence, an expression: "seq_k" (the cache's
+  /// capacity), or "max_pages * page_size" when paged.
+  std::string keySlotsExpr() const;
+  /// The roles of the caches: "key"/"value", or "key_cache"/"value_cache".
+  const char *keyRole() const { return paged() ? "key_cache" : "key"; }
+  const char *valueRole() const { return paged() ? "value_cache" : "value"; }
   /// The kernel's configuration name (a split-KV sequence's name too).
   std::string kernelName() const;
   /// The attention kernel's symbol: kernelName(), "_partial" with split-KV.
@@ -282,16 +305,26 @@ void storeEpilogue(KernelBuilder &kb, const AttentionKernelConfig &cfg, SmallVec
 /// seq_q]; packed rows (pack-GQA) r = query * group + head in group.
 struct PartialEpilogueArgs {
   Value oPartial, lsePartial;
+  Value outPtr, lsePtr; // the final O and LSE (lsePtr may be null), one split only
   Value split, numSplits, batch, numBatch, kvHead, group, seqQ;
   Value row0; // packed row of this thread's first fragment row
   Value lane;
   Value exponentFactor;
 };
+/// A query row's coordinates, i64: batch, head, query and the extents.
+struct RowCoords {
+  Value batch, head, numHeads, seqQ, query;
+};
+/// The i64 row of the dense O in the layout, and of the LSE [batch, heads,
+/// seq_q]: what the epilogues and the combine write.
+Value outputRowIndex(KernelBuilder &kb, const AttentionKernelConfig &cfg, const RowCoords &c);
+Value lseIndex(KernelBuilder &kb, const RowCoords &c);
 /// The i64 row (split, batch, head, query) of the dense partials: the one
 /// layout the partial kernel writes and the combine kernel reads.
 Value partialRowIndex(KernelBuilder &kb, Value split, Value numBatch, Value batch,
                       Value numHeads, Value head, Value seqQ, Value query);
-/// Normalises O and stores it and the LSE (always) as f32 partials.
+/// Normalises O and stores it and the LSE (always) as f32 partials; with
+/// one split (numSplits == 1 at run time), as the final O and LSE instead.
 void storePartialEpilogue(KernelBuilder &kb, const AttentionKernelConfig &cfg,
                           SmallVectorImpl<Value> &o, RowState &state,
                           const PartialEpilogueArgs &args);
@@ -305,6 +338,8 @@ void buildCombineKernel(OpBuilder &builder, Location loc, Block &moduleBody,
 /// sequence's entry (withInit) or a kernel's scratch entry.
 llvm::json::Object splitScratchEntry(const AttentionKernelConfig &cfg, StringRef name,
                                      bool withInit = false);
+/// The `config` of a split-KV sequence and of each of its kernels.
+llvm::json::Object splitSequenceConfig(const AttentionKernelConfig &cfg);
 /// Split-KV: the sequence JSON (named kernelName()) and the two kernels'
 /// bundles, for `op` ("attention_fwd" or "attention_kvcache").
 std::string splitSequenceJson(const AttentionKernelConfig &cfg, StringRef chip, StringRef op);
@@ -330,6 +365,15 @@ void buildKernelFunction(OpBuilder &builder, Location loc, Block &moduleBody, St
 Value stridedRowOffset(KernelBuilder &kb, Value batch, Value head, Value row, Value strideBatch,
                        Value strideHead, Value strideRow);
 
+/// The append pre-kernel `cfg.kernelName() + "_write_kv"` of a KV-cache
+/// sequence: key_new / value_new rows into the caches at cache_seqlens
+/// (AppendKV.cpp), and its bundle JSON.
+void buildAppendKernel(OpBuilder &builder, Location loc, Block &moduleBody,
+                       const AttentionKernelConfig &cfg);
+std::string appendKernelName(const AttentionKernelConfig &cfg);
+std::string appendBundleJson(const AttentionKernelConfig &cfg, StringRef chip,
+                             StringRef cubinFile);
+
 /// Appends to `moduleBody` the kernel `cfg.kernelName()` as an llvm.func plus
 /// its shared memory symbol.
 LLVM::LLVMFuncOp buildAttentionKernel(OpBuilder &builder, Location loc, Block &moduleBody,
@@ -338,8 +382,15 @@ LLVM::LLVMFuncOp buildAttentionKernel(OpBuilder &builder, Location loc, Block &m
 // Pieces of bundle JSON (docs/BundleFormat.md) shared by every kernel
 // (BundleJson.cpp).
 /// A tensor_map parameter over a rank-4 operand: 128B-swizzled boxes of
-/// [64 elements x rows].
-llvm::json::Object tensorMapParam(StringRef operand, StringRef dtype, int64_t rows);
+/// [64 elements x rows]; `dims` innermost first (default: a Q/K/V/O role's).
+llvm::json::Object tensorMapParam(StringRef operand, StringRef dtype, int64_t rows,
+                                  ArrayRef<StringRef> dims = {"dim", "seq", "head", "batch"});
+/// A kernel bundle's fields (one CTA per cluster); the caller adds any
+/// `scratch`.
+llvm::json::Object kernelBundleRoot(StringRef chip, StringRef cubinFile, StringRef kernel,
+                                    StringRef op, llvm::json::Object config, int64_t threads,
+                                    int64_t sharedMemoryBytes, llvm::json::Array grid,
+                                    llvm::json::Array params);
 /// A ptr parameter of `operand`; an i32 parameter of the expression `value`.
 llvm::json::Object ptrParam(StringRef operand);
 llvm::json::Object i32Param(StringRef value);

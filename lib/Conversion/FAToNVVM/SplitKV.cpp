@@ -8,7 +8,9 @@
 //   L = log sum_c exp(L_c),  O = sum_c exp(L_c - L) O_c
 //
 // A partial with L_c = -inf is skipped (selected out, never multiplied), so
-// rows no split sees give O = 0 and LSE = -inf. One warp per output row,
+// rows no split sees give O = 0 and LSE = -inf. With one split (the count
+// is a run-time expression) the partial kernel writes O and the LSE itself
+// and this kernel's grid is empty. One warp per output row,
 // the lanes across the head dim; the partials are [splits, batch, heads_q,
 // seq_q(, dv)] f32, dense, in the sequence's workspace.
 //
@@ -88,10 +90,9 @@ void emitCombine(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernelCo
     });
 
     // O and LSE are dense in the layout (as the forward's epilogue writes).
-    Value b64 = kb.ext64(batch), h64 = kb.ext64(head), q64 = kb.ext64(query);
-    Value hn64 = kb.ext64(numHeads), sq64 = kb.ext64(seqQ);
-    Value row = cfg.bshd ? kb.add(kb.mul(kb.add(kb.mul(b64, sq64), q64), hn64), h64)
-                         : kb.add(kb.mul(kb.add(kb.mul(b64, hn64), h64), sq64), q64);
+    RowCoords rc{kb.ext64(batch), kb.ext64(head), kb.ext64(numHeads), kb.ext64(seqQ),
+                 kb.ext64(query)};
+    Value row = outputRowIndex(kb, cfg, rc);
     Type half = cfg.elem == ElemType::BF16 ? Type(kb.b.getBF16Type()) : Type(kb.b.getF16Type());
     for (int64_t k = 0; k < perLane; ++k) {
       auto store = [&] {
@@ -106,19 +107,25 @@ void emitCombine(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernelCo
     }
     if (lsePtr)
       kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, lane, kb.c32(0)), [&] {
-        Value idx = kb.add(kb.mul(kb.add(kb.mul(b64, hn64), h64), sq64), q64);
+        Value idx = lseIndex(kb, rc);
         LLVM::StoreOp::create(kb.b, lse, kb.globalAt(lsePtr, idx, kb.f32), 4);
       });
   });
 }
 
-Object splitConfig(const AttentionKernelConfig &cfg) {
+} // namespace
+
+Object mlir::fa::nvvm_kernel::splitSequenceConfig(const AttentionKernelConfig &cfg) {
   Object config = semanticsConfig(cfg.elemName(), cfg.bshd, cfg.headDim, cfg.headDimV,
                                   cfg.semantics);
   config["return_lse"] = cfg.returnLse;
   config["num_splits"] = cfg.numSplits;
+  if (cfg.paged())
+    config["page_size"] = cfg.pageSize;
   return config;
 }
+
+namespace {
 
 std::string combineBundle(const AttentionKernelConfig &cfg, StringRef chip, StringRef cubinFile) {
   Array params{ptrParam("o_partial"), ptrParam("lse_partial"), ptrParam("output")};
@@ -126,21 +133,17 @@ std::string combineBundle(const AttentionKernelConfig &cfg, StringRef chip, Stri
     params.push_back(ptrParam("lse"));
   params.push_back(i32Param(cfg.splitCountExpr()));
   params.push_back(i32Param("seq_q"));
-  Object root{{"format", "fa-kernel-bundle"},
-              {"version", 1},
-              {"chip", chip},
-              {"kernel", combineName(cfg)},
-              {"cubin", cubinFile},
-              {"op", "attention_combine"},
-              {"config", splitConfig(cfg)},
-              {"block", Array{kCombineThreads, 1, 1}},
-              {"cluster", Array{1, 1, 1}},
-              {"shared_memory_bytes", 0},
-              {"grid", Array{llvm::formatv("ceildiv(seq_q, {0})", kRowsPerCta).str(), "heads_q",
-                             "batch"}},
-              {"scratch", Array{splitScratchEntry(cfg, "o_partial", false),
-                                splitScratchEntry(cfg, "lse_partial", false)}},
-              {"params", std::move(params)}};
+  // No CTA (the runtime skips the launch) with one split: the partial
+  // kernel wrote O and the LSE itself.
+  Array grid{llvm::formatv("ceildiv(seq_q, {0}) * min(1, {1} - 1)", kRowsPerCta,
+                           cfg.splitCountExpr())
+                 .str(),
+             "heads_q", "batch"};
+  Object root = kernelBundleRoot(chip, cubinFile, combineName(cfg), "attention_combine",
+                                 splitSequenceConfig(cfg), kCombineThreads, 0, std::move(grid),
+                                 std::move(params));
+  root["scratch"] = Array{splitScratchEntry(cfg, "o_partial", false),
+                          splitScratchEntry(cfg, "lse_partial", false)};
   return printJson(std::move(root));
 }
 
@@ -185,20 +188,29 @@ void mlir::fa::nvvm_kernel::buildCombineKernel(OpBuilder &builder, Location loc,
 
 std::string mlir::fa::nvvm_kernel::splitSequenceJson(const AttentionKernelConfig &cfg,
                                                      StringRef chip, StringRef op) {
+  Array kernels;
+  if (cfg.append) // the new keys are in the caches before any split reads them
+    kernels.push_back(appendKernelName(cfg) + ".json");
+  kernels.push_back(cfg.attentionKernelName() + ".json");
+  kernels.push_back(combineName(cfg) + ".json");
   Object root{{"format", "fa-kernel-sequence"},
               {"version", 1},
               {"chip", chip},
               {"op", op.str()},
-              {"config", splitConfig(cfg)},
+              {"config", splitSequenceConfig(cfg)},
               {"workspace", Array{splitScratchEntry(cfg, "o_partial", true),
                                   splitScratchEntry(cfg, "lse_partial", true)}},
-              {"kernels", Array{cfg.attentionKernelName() + ".json", combineName(cfg) + ".json"}}};
+              {"kernels", std::move(kernels)}};
   return printJson(std::move(root));
 }
 
 std::vector<std::pair<std::string, std::string>>
 mlir::fa::nvvm_kernel::splitBundleJsons(const AttentionKernelConfig &cfg, StringRef chip,
                                         StringRef op, StringRef cubinFile) {
-  return {{cfg.attentionKernelName(), bundleJson(cfg, chip, cubinFile)},
-          {combineName(cfg), combineBundle(cfg, chip, cubinFile)}};
+  std::vector<std::pair<std::string, std::string>> bundles;
+  if (cfg.append)
+    bundles.emplace_back(appendKernelName(cfg), appendBundleJson(cfg, chip, cubinFile));
+  bundles.emplace_back(cfg.attentionKernelName(), bundleJson(cfg, chip, cubinFile));
+  bundles.emplace_back(combineName(cfg), combineBundle(cfg, chip, cubinFile));
+  return bundles;
 }

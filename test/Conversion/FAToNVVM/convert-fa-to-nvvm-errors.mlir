@@ -66,19 +66,28 @@ func.func @combine(%po: tensor<?x2x8x1x128xf32>, %pl: tensor<?x2x8x1xf32>) -> (t
 
 // -----
 
-// The KV-cache op has a split-KV kernel for contiguous caches without an
-// append; the rest is refused.
-func.func @kvcache_paged(%q: tensor<2x1x4x64xbf16>, %kc: tensor<9x64x2x64xbf16>, %vc: tensor<9x64x2x64xbf16>, %lens: tensor<2xi32>, %table: tensor<2x4xi32>) -> (tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>) {
-  // expected-error @+1 {{'fa.attention_kvcache' op convert-fa-to-nvvm: paged KV caches (block_table) have no sm_90a kernel yet}}
-  %o, %lse = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<2x1x4x64xbf16>, tensor<9x64x2x64xbf16>, tensor<9x64x2x64xbf16>, tensor<2xi32> block_table(%table : tensor<2x4xi32>) -> tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>
+// Paged caches need pages that nest with one of the key tiles on whole
+// 8-row swizzle atoms (72 divides none and is a multiple of none; 20 is not
+// a multiple of 8), and a static page size.
+func.func @kvcache_page_not_nesting(%q: tensor<2x1x4x64xbf16>, %kc: tensor<9x72x2x64xbf16>, %vc: tensor<9x72x2x64xbf16>, %lens: tensor<2xi32>, %table: tensor<2x4xi32>) -> (tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>) {
+  // expected-error @+1 {{'fa.attention_kvcache' op convert-fa-to-nvvm: page_size 72 nests with none of the key tiles the sm_90a kernel can use at this head dim: it must be a multiple of 8 that divides or is a multiple of one of 128, 112, 96, 80, 64, 48, 32}}
+  %o, %lse = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<2x1x4x64xbf16>, tensor<9x72x2x64xbf16>, tensor<9x72x2x64xbf16>, tensor<2xi32> block_table(%table : tensor<2x4xi32>) -> tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>
   return %o, %lse : tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>
 }
 
 // -----
 
-func.func @kvcache_append(%q: tensor<2x1x4x64xbf16>, %kc: tensor<2x40x2x64xbf16>, %vc: tensor<2x40x2x64xbf16>, %lens: tensor<2xi32>, %k: tensor<2x1x2x64xbf16>, %v: tensor<2x1x2x64xbf16>) -> (tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>) {
-  // expected-error @+1 {{'fa.attention_kvcache' op convert-fa-to-nvvm: append(k, v) has no sm_90a kernel yet; append into the caches first}}
-  %o, %lse, %kc2, %vc2 = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<2x1x4x64xbf16>, tensor<2x40x2x64xbf16>, tensor<2x40x2x64xbf16>, tensor<2xi32> append(%k, %v : tensor<2x1x2x64xbf16>, tensor<2x1x2x64xbf16>) -> tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>, tensor<2x40x2x64xbf16>, tensor<2x40x2x64xbf16>
+func.func @kvcache_page_not_atoms(%q: tensor<2x1x4x64xbf16>, %kc: tensor<9x20x2x64xbf16>, %vc: tensor<9x20x2x64xbf16>, %lens: tensor<2xi32>, %table: tensor<2x4xi32>) -> (tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>) {
+  // expected-error @+1 {{'fa.attention_kvcache' op convert-fa-to-nvvm: page_size 20 nests with none of the key tiles}}
+  %o, %lse = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<2x1x4x64xbf16>, tensor<9x20x2x64xbf16>, tensor<9x20x2x64xbf16>, tensor<2xi32> block_table(%table : tensor<2x4xi32>) -> tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>
+  return %o, %lse : tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>
+}
+
+// -----
+
+func.func @kvcache_page_dynamic(%q: tensor<2x1x4x64xbf16>, %kc: tensor<9x?x2x64xbf16>, %vc: tensor<9x?x2x64xbf16>, %lens: tensor<2xi32>, %table: tensor<2x4xi32>) -> (tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>) {
+  // expected-error @+1 {{'fa.attention_kvcache' op convert-fa-to-nvvm: a paged cache's page_size (dim 1 of key_cache and value_cache) must be static for the sm_90a kernel}}
+  %o, %lse = fa.attention_kvcache %q, %kc, %vc, %lens : tensor<2x1x4x64xbf16>, tensor<9x?x2x64xbf16>, tensor<9x?x2x64xbf16>, tensor<2xi32> block_table(%table : tensor<2x4xi32>) -> tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>
   return %o, %lse : tensor<2x1x4x64xbf16>, tensor<2x4x1xf32>
 }
 
