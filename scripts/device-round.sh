@@ -37,6 +37,7 @@
 #         an ncu profile per kernel of four shapes (profile_backward.py)
 #         -> $OUT/profile_backward.md
 #       7 decode (issue 14): the split-KV sequences of fa.attention_kvcache
+#         (contiguous and paged caches, with and without append)
 #         and fa.attention num_splits (test/Device/check_decode.py, .devbuild/
 #         decode) against float64 with NaN past every cache length, memcheck
 #         on them, then decode next to SDPA (FA2) and FA4
@@ -270,7 +271,7 @@ run() {
     --csv "$OUT/check_backward.csv" > "$OUT/check_backward.log" 2>&1
   echo "check_backward rc=$?: $(tail -1 "$OUT/check_backward.log")"; grep FAIL "$OUT/check_backward.log" | head -5
   if [[ -z ${ROUND_SMOKE:-} ]]; then
-    timeout "${MEMCHECK_TIMEOUT:-150}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
+    timeout "${MEMCHECK_DECODE_TIMEOUT:-300}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
       --kernel-name kns=fa_bwd python3 test/Device/check_backward.py "$dev/backward" --quick \
       > "$OUT/memcheck_backward.log" 2>&1
     echo "memcheck backward rc=$?: $(grep -E 'ERROR SUMMARY|cases pass' "$OUT/memcheck_backward.log" | tr '\n' ' ')"
@@ -300,11 +301,11 @@ run() {
   fi
   if stage_on 7; then
   echo "== 7 decode ($((SECONDS - T0)) s so far)"
-  timeout 120 python3 test/Device/check_decode.py "$dev/decode" "$OUT/check_decode.csv" \
+  timeout "${CHECK_DECODE_TIMEOUT:-240}" python3 test/Device/check_decode.py "$dev/decode" "$OUT/check_decode.csv" \
     > "$OUT/check_decode.log" 2>&1
   echo "check_decode rc=$?: $(tail -1 "$OUT/check_decode.log")"; grep FAIL "$OUT/check_decode.log" | head -8
   if [[ -z ${ROUND_SMOKE:-} ]]; then
-    timeout "${MEMCHECK_TIMEOUT:-150}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
+    timeout "${MEMCHECK_DECODE_TIMEOUT:-300}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
       --kernel-name kns=fa_fwd python3 test/Device/check_decode.py "$dev/decode" > "$OUT/memcheck_decode.log" 2>&1
     echo "memcheck decode rc=$?: $(grep -E 'ERROR SUMMARY|decode check' "$OUT/memcheck_decode.log" | tr '\n' ' ')"
   fi
@@ -313,7 +314,7 @@ run() {
         echo "# no FA4 wheels on this machine (make the stage call first): FA4 unavailable"
     fi
     [[ -n ${ROUND_SMOKE:-} ]] && export BATCHES=8 CACHES=4096
-    timeout "${DECODE_BENCH_TIMEOUT:-180}" python3 test/Device/bench_decode.py "$dev/decode" \
+    timeout "${DECODE_BENCH_TIMEOUT:-420}" python3 test/Device/bench_decode.py "$dev/decode" \
       "$OUT/bench_decode.csv" ) > "$OUT/bench_decode.log" 2>&1
   echo "bench decode rc=$?"; cat "$OUT/bench_decode.log"
 
