@@ -8,6 +8,7 @@ The kernels are test/Runtime/Inputs/kvcache_{paged,paged_append,append}.json
 (sequences over the stub cubin, docs/BundleFormat.md *Paged caches and
 appends*), which a mocked fa-compile "writes"; the launch itself is
 python/tests/gpu/test_gpu_kvcache.py."""
+import json
 import os
 import shutil
 import subprocess
@@ -25,13 +26,11 @@ from fa_mlir.errors import (ArgumentError, RuntimeLibraryError,  # noqa: E402
 from fa_mlir.signature import role_dtype, signature, symbols_of  # noqa: E402
 from fa_mlir.spec import KernelConfig  # noqa: E402
 from fa_mlir.torch import _ops  # noqa: E402
-from fa_mlir.torch._convert import RUNTIME_DTYPE, runtime_tensor  # noqa: E402
+from fa_mlir.torch._convert import runtime_tensor  # noqa: E402
 
+from _fake_compiler import INPUTS, fake_fa_compile  # noqa: E402
 from _fake_cuda import fake_cuda  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-INPUTS = os.path.join(REPO, "test", "Runtime", "Inputs")
 BASE = KernelConfig(op="kvcache", dtype="bf16", head_dim=128, layout="bshd",
                     causal=True)
 # Each form: its KernelConfig, its stub sequence and the kernel files.
@@ -196,7 +195,7 @@ def test_runtime_reads_each_new_symbol_where_python_does(tmp_path):
                                 "bundle")
     doc["grid"] = grid
     path = tmp_path / "probe.json"
-    path.write_text(__import__("json").dumps(doc))
+    path.write_text(json.dumps(doc))
     shutil.copy2(os.path.join(INPUTS, "stub_kernels.cubin"), tmp_path)
     rt = gpu_runtime.RuntimeBundle(str(path))
     ops = runtime_operands(kcfg)
@@ -286,16 +285,6 @@ def test_mlir_verifies(form, tmp_path):
     assert "fa.attention_kvcache" in proc.stdout
 
 
-def _fake_fa_compile(monkeypatch, writes=(), rc=0, stderr=""):
-    def run(cmd, **kwargs):
-        out = cmd[cmd.index("-o") + 1]
-        for name in writes:
-            shutil.copy2(os.path.join(INPUTS, name), out)
-        return subprocess.CompletedProcess(cmd, rc, "", stderr)
-    monkeypatch.setattr(compiler, "find_fa_compile", lambda: "fa-compile")
-    monkeypatch.setattr(compiler.subprocess, "run", run)
-
-
 @pytest.mark.parametrize("stderr", [
     # What the lowering says today, and what it will say of a page size it
     # cannot tile: both are the user's UnsupportedError, message included.
@@ -305,7 +294,7 @@ def _fake_fa_compile(monkeypatch, writes=(), rc=0, stderr=""):
     "be a multiple of 8 and divide or be divided by the key tile (128)",
 ])
 def test_compiler_refusal_is_unsupported(monkeypatch, tmp_path, stderr):
-    _fake_fa_compile(monkeypatch, rc=1, stderr=stderr)
+    fake_fa_compile(monkeypatch, rc=1, stderr=stderr)
     with pytest.raises(UnsupportedError, match="fa-compile failed for sm_90a"
                        "(.|\n)*" + stderr[-30:].replace("(", r"\(")
                        .replace(")", r"\)")):
@@ -320,7 +309,7 @@ def built(monkeypatch, tmp_path):
     stub sequence as fa-compile's output."""
     def build(form):
         kcfg, name, kernels = FORMS[form]
-        _fake_fa_compile(monkeypatch, [name] + kernels +
+        fake_fa_compile(monkeypatch, [name] + kernels +
                          ["stub_kernels.cubin"])
         out = str(tmp_path / form)
         compiler.build_bundle(kcfg, "sm_90a", out, version={"fa-compile": "x"})
@@ -491,7 +480,7 @@ def test_cuda_compile_refusal_reaches_the_caller(monkeypatch, tmp_path):
     monkeypatch.setattr(compiler, "find_fa_opt", lambda: "fa-opt")
     msg = ("error: 'fa.attention_kvcache' op convert-fa-to-nvvm: page_size "
            "24 must be a multiple of 8")
-    _fake_fa_compile(monkeypatch, rc=1, stderr=msg)
+    fake_fa_compile(monkeypatch, rc=1, stderr=msg)
     q, _, _, lens, _, new = cache_inputs()
     pages = fake_cuda(torch.zeros(20, 24, 2, 128, dtype=torch.bfloat16))
     table = fake_cuda(torch.arange(15, dtype=torch.int32).reshape(3, 5))
