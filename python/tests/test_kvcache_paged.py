@@ -411,6 +411,28 @@ def test_cuda_asks_for_the_form_and_passes_the_runtime_check(
     assert routed.grids[0][2] == 3
 
 
+def test_launch_takes_an_int32_block_table_only(monkeypatch, built):
+    # fa_mlir.torch.launch on the paged bundle: the block table is checked
+    # against the signature (int32 [batch, max_pages]) before the runtime.
+    bundle = built("paged")
+    launched = []
+    monkeypatch.setattr(bundle, "launch",
+                        lambda tensors, stream=None: launched.append(tensors))
+    q, kc, vc, lens, table, _ = cache_inputs(append=False)
+    args = dict(query=q, key_cache=kc, value_cache=vc, cache_seqlens=lens,
+                output=fake_cuda(torch.empty(q.shape, dtype=q.dtype)),
+                lse=fake_cuda(torch.empty(3, 8, 2)))
+    with pytest.raises(ArgumentError, match="'block_table' has dtype "
+                       "torch.int64, expected torch.int32"):
+        fat.launch(bundle, stream=0, block_table=table.long(), **args)
+    with pytest.raises(ArgumentError, match=r"'key_cache' dimension 1 is 32, "
+                       r"expected 64"):
+        fat.launch(bundle, stream=0, block_table=table,
+                   **dict(args, key_cache=kc[:, :32]))
+    fat.launch(bundle, stream=0, block_table=table, **args)
+    assert launched[0]["block_table"][1] == "i32"
+
+
 def test_cuda_paged_cache_may_be_strided(monkeypatch, built):
     # Read only: a strided paged cache goes to the kernel as it is.
     routed = _Routed(monkeypatch, built("paged"))
