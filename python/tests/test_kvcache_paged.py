@@ -23,7 +23,8 @@ from fa_mlir import compiler, config as fa_config, gpu_runtime  # noqa: E402
 from fa_mlir import manifest as fa_manifest  # noqa: E402
 from fa_mlir.errors import (ArgumentError, RuntimeLibraryError,  # noqa: E402
                             UnsupportedError)
-from fa_mlir.signature import role_dtype, signature, symbols_of  # noqa: E402
+from fa_mlir.signature import (role_dims, role_dtype, signature,  # noqa: E402
+                               symbols_of)
 from fa_mlir.spec import KernelConfig  # noqa: E402
 from fa_mlir.torch import _ops  # noqa: E402
 from fa_mlir.torch._convert import runtime_tensor  # noqa: E402
@@ -140,7 +141,6 @@ def test_signature_of_paged_append():
     assert sig["key_new"]["dtype"] == "bf16"
     # The caches keep one order in bhsd too; the new tokens follow it.
     bhsd = KernelConfig(op="forward", layout="bhsd", head_dim=128)
-    from fa_mlir.signature import role_dims
     assert role_dims(bhsd, "key_cache") == ("num_pages", "page_size",
                                             "heads_kv", "head_dim")
     assert role_dims(bhsd, "key_new") == ("batch", "heads_kv", "seq_new",
