@@ -446,7 +446,7 @@ private:
     case Op::Sym: {
       std::optional<int64_t> v = symbols_.get(in.symbol);
       if (!v) {
-        const std::string &why = symbols_.unsetReason(in.symbol);
+        std::string why = symbols_.unsetReason(in.symbol);
         return fail(std::string("symbol '") + symbolName(in.symbol) +
                     "' has no value at this launch (no operand provides it" +
                     (why.empty() ? "" : "; " + why) + ")");

@@ -67,26 +67,28 @@ std::vector<const char *> symbolsOf(const std::string &role, Layout layout) {
   return {};
 }
 
-/// For each symbol no operand of this launch defined: the roles that would
-/// (a paged launch has no seq_k: its keys are max_pages * page_size).
-void explainUnsetSymbols(SymbolTable &table, Layout layout) {
-  std::vector<std::string> definers[kNumSymbols];
-  for (const std::string &role : standardRoles())
-    for (const char *name : symbolsOf(role, layout)) {
-      std::vector<std::string> &roles = definers[int(*parseSymbol(name))];
-      if (std::find(roles.begin(), roles.end(), role) == roles.end())
-        roles.push_back(role);
-    }
-  table.explainUnset(Symbol::NumSMs, "num_sms is the launching device's "
-                                     "multiprocessor count, unknown here");
-  for (int i = 0; i < kNumSymbols; ++i) {
-    Symbol s = static_cast<Symbol>(i);
-    if (table.get(s) || definers[i].empty())
-      continue;
-    table.explainUnset(s, std::string(symbolName(s)) + " is read off " +
-                              joinNames(definers[i]) +
-                              ", none of which is passed");
-  }
+/// Per symbol, the roles that define it (for the message of an expression
+/// that reads one no operand of the launch defined: a paged launch has no
+/// seq_k, its keys are max_pages * page_size). Built once.
+const SymbolTable::Hints &symbolHints() {
+  static const SymbolTable::Hints hints = [] {
+    std::vector<std::string> definers[kNumSymbols];
+    for (const std::string &role : standardRoles())
+      for (const char *name : symbolsOf(role, Layout::BSHD)) {
+        std::vector<std::string> &roles = definers[int(*parseSymbol(name))];
+        if (std::find(roles.begin(), roles.end(), role) == roles.end())
+          roles.push_back(role);
+      }
+    SymbolTable::Hints out;
+    for (int i = 0; i < kNumSymbols; ++i)
+      if (!definers[i].empty())
+        out[i] = std::string(symbolName(static_cast<Symbol>(i))) +
+                 " is read off " + joinNames(definers[i]);
+    out[int(Symbol::NumSMs)] =
+        "num_sms is the launching device's multiprocessor count, unknown here";
+    return out;
+  }();
+  return hints;
 }
 
 /// Binds shape symbols, remembering who set each one for error messages.
@@ -299,7 +301,7 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
     }
   }
 
-  explainUnsetSymbols(set.symbols, spec.config.layout);
+  set.symbols.setUnsetHints(&symbolHints());
 
   std::optional<int64_t> hq = set.symbols.get(Symbol::HeadsQ);
   std::optional<int64_t> hkv = set.symbols.get(Symbol::HeadsKV);

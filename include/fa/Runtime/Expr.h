@@ -63,13 +63,13 @@ public:
   std::optional<int64_t> get(Symbol s) const {
     return values_[static_cast<int>(s)];
   }
-  /// Why `s` may be unset at this launch (which operands would define it),
-  /// for the message of an expression that reads it; "" when unknown.
-  void explainUnset(Symbol s, std::string why) {
-    unsetWhy_[static_cast<int>(s)] = std::move(why);
-  }
-  const std::string &unsetReason(Symbol s) const {
-    return unsetWhy_[static_cast<int>(s)];
+  /// Per symbol, where its value comes from (which operands define it), for
+  /// the message of an expression that reads it while it is unset. The
+  /// table must outlive this one (checkOperands passes a static one).
+  using Hints = std::array<std::string, kNumSymbols>;
+  void setUnsetHints(const Hints *hints) { hints_ = hints; }
+  std::string unsetReason(Symbol s) const {
+    return hints_ ? (*hints_)[static_cast<int>(s)] : std::string();
   }
 
   /// Records an operand passed at this launch: its logical dims, sizes and
@@ -90,7 +90,7 @@ public:
 
 private:
   std::array<std::optional<int64_t>, kNumSymbols> values_{};
-  std::array<std::string, kNumSymbols> unsetWhy_{};
+  const Hints *hints_ = nullptr;
   std::map<std::string, std::vector<std::pair<std::string, int64_t>>>
       strides_;
 };

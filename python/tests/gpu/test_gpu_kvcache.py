@@ -68,10 +68,10 @@ def _visible(sq, n, device):
 def reference(q, k, v, n, dtype=torch.float64):
     """One sequence's (out [sq, HQ, D], lse [HQ, sq]) over its n keys,
     computed in `dtype` (float64: the oracle; bf16: the baseline)."""
-    sq = q.shape[0]
+    sq, hq = q.shape[0], q.shape[1]
     if n == 0:
-        return (torch.zeros(sq, HQ, D, dtype=dtype, device=q.device),
-                torch.full((HQ, sq), -math.inf, dtype=torch.float64,
+        return (torch.zeros(sq, hq, D, dtype=dtype, device=q.device),
+                torch.full((hq, sq), -math.inf, dtype=torch.float64,
                            device=q.device))
     q, k, v = (t.to(dtype).transpose(0, 1) for t in (q, k[:n], v[:n]))
     mask = _visible(sq, n, q.device)
@@ -230,6 +230,8 @@ def case_reference(case, q, k, v, dtype=torch.float64):
     [n, hkv, D], in `dtype` (float64: the oracle; bf16: the baseline, LSE
     None)."""
     sq, n = q.shape[0], k.shape[0]
+    if n == 0:
+        return reference(q, k, v, 0, dtype)
     mask = _case_visible(case, sq, n, q.device)
     q, k, v = (t.to(dtype).transpose(0, 1) for t in (q, k, v))
     group = case.hq // case.hkv
