@@ -163,40 +163,52 @@ def case_inputs(case, device="cuda", seed=1):
     append writes, NaN in every slot that holds no key)."""
     g = torch.Generator(device=device).manual_seed(seed)
     b = len(case.lengths)
-    totals = [n + case.seq_new for n in case.lengths]
 
     def randn(*shape):
-        return torch.randn(*shape, generator=g, device=device)
-    inputs = {"q": randn(b, case.sq, case.hq, D).to(DTYPE),
+        return torch.randn(*shape, generator=g, device=device).to(DTYPE)
+    inputs = {"q": randn(b, case.sq, case.hq, D),
               "cache_seqlens": torch.tensor(case.lengths, dtype=torch.int32,
                                             device=device),
               "block_table": None, "k": None, "v": None}
-    if case.page_size is None:
-        rows = (b, max(totals) + 5)
-    else:
-        max_pages = -(-max(totals) // case.page_size) + 1  # a spare column
-        num_pages = b * max_pages + 3  # some pages no sequence uses
-        perm = torch.randperm(num_pages, generator=g, device=device)
-        inputs["block_table"] = perm[:b * max_pages].reshape(
-            b, max_pages).to(torch.int32)
-        rows = (num_pages, case.page_size)
+    rows = _cache_rows(case, inputs, g, device)
     if case.seq_new:
-        inputs["k"], inputs["v"] = (
-            randn(b, case.seq_new, case.hkv, D).to(DTYPE) for _ in range(2))
+        inputs["k"], inputs["v"] = (randn(b, case.seq_new, case.hkv, D)
+                                    for _ in range(2))
     expected = {}
     for name, new in (("k_cache", inputs["k"]), ("v_cache", inputs["v"])):
-        data = randn(*rows, case.hkv, D).to(DTYPE)
-        cache = torch.full_like(data, float("nan"))
-        for i, n in enumerate(case.lengths):
-            keep = _cache_slots(case, inputs, i, torch.arange(n, device=device))
-            cache[keep] = data[keep]
-        inputs[name] = cache
-        expected[name] = cache.clone()
+        inputs[name] = _nan_padded(case, inputs, randn(*rows, case.hkv, D))
+        expected[name] = inputs[name].clone()
         for i, n in enumerate(case.lengths):
             if new is not None:
                 pos = torch.arange(n, n + case.seq_new, device=device)
                 expected[name][_cache_slots(case, inputs, i, pos)] = new[i]
     return inputs, expected
+
+
+def _cache_rows(case, inputs, g, device):
+    """The caches' two leading dims: [batch, capacity], or [num_pages,
+    page_size] with the block table (a random permutation of the pages, a
+    spare column, and pages no sequence uses) put in `inputs`."""
+    b = len(case.lengths)
+    most = max(case.lengths) + case.seq_new
+    if case.page_size is None:
+        return (b, most + 5)
+    max_pages = -(-most // case.page_size) + 1
+    num_pages = b * max_pages + 3
+    perm = torch.randperm(num_pages, generator=g, device=device)
+    inputs["block_table"] = perm[:b * max_pages].reshape(b, max_pages).to(
+        torch.int32)
+    return (num_pages, case.page_size)
+
+
+def _nan_padded(case, inputs, data):
+    """`data` in the slots that hold the cached keys, NaN elsewhere."""
+    cache = torch.full_like(data, float("nan"))
+    for i, n in enumerate(case.lengths):
+        keep = _cache_slots(case, inputs, i,
+                            torch.arange(n, device=data.device))
+        cache[keep] = data[keep]
+    return cache
 
 
 def _cache_slots(case, inputs, b, positions):
