@@ -177,6 +177,31 @@ def test_both_readers_agree_on_shapes_and_symbols(form):
         assert shapes["lse_partial"][0] == (1, 3, 8, 2)
 
 
+@pytest.mark.skipif(not os.path.exists(os.path.join(
+    compiler.build_dir(), "bin", "fa-compile")),
+    reason="no fa-compile in this build")
+@pytest.mark.parametrize("form", FORMS)
+def test_compiler_bundles_pass_both_readers(form, tmp_path):
+    # What fa-compile writes for the form (once convert-fa-to-nvvm lowers
+    # it): the manifest, schemas and hashes (bundle.py), the runtime's
+    # reader, and the runtime's check of operands Python shapes.
+    kcfg = FORMS[form][0]
+    try:
+        compiler.build_bundle(kcfg, "sm_90a", str(tmp_path / "b"))
+    except UnsupportedError as e:
+        if "no sm_90a kernel yet" not in str(e):
+            raise
+        pytest.skip(f"this fa-compile does not lower {form} yet")
+    bundle = fa_mlir.load_bundle(str(tmp_path / "b"))
+    assert bundle.config == kcfg and bundle.is_sequence
+    rt = bundle.runtime
+    assert rt.op == "attention_kvcache_" + form
+    ops = runtime_operands(kcfg)
+    assert all(n >= 1 for n in rt.check(ops))  # the first kernel's grid
+    symbols = symbols_of(kcfg, {r: v[2] for r, v in ops.items()})
+    assert len(bundle.workspace_shapes(dict(symbols, num_sms=132))) == 2
+
+
 def _numel(shape):
     n = 1
     for s in shape:
