@@ -26,25 +26,34 @@ namespace {
 struct Shapes {
   int64_t batch, seqQ, seqK, headsQ, headsKV;
   int64_t outerStride; // 0: contiguous; else the outermost stride of query
+  // Paged caches and appends.
+  int64_t numPages, pageSize, maxPages, seqNew;
 };
 
 const Shapes kShapes[] = {
-    {2, 100, 70, 4, 2, 0},
-    {1, 0, 5, 2, 1, 0},
-    {3, 17, 33, 8, 8, int64_t(1) << 62},
-    {1, 1, 1, 1, 1, 0},
+    {2, 100, 70, 4, 2, 0, 9, 16, 5, 3},
+    {1, 0, 5, 2, 1, 0, 0, 64, 0, 0},
+    {3, 17, 33, 8, 8, int64_t(1) << 62, 40, 128, 13, 17},
+    {1, 1, 1, 1, 1, 0, 1, 1, 1, 1},
 };
 
 int64_t dimSize(const std::string &role, const std::string &dim,
                 const BundleSpec &spec, const Shapes &s) {
+  bool isNew = role == "key_new" || role == "value_new";
+  bool paged = role == "key_cache" || role == "value_cache";
   bool kv = role == "key" || role == "value" || role == "grad_key" ||
-            role == "grad_value";
+            role == "grad_value" || isNew || paged;
   bool vLike = role == "value" || role == "output" || role == "grad_value" ||
-               role == "grad_output";
+               role == "grad_output" || role == "value_new" ||
+               role == "value_cache";
   if (dim == "batch")
     return s.batch;
   if (dim == "seq")
-    return kv ? s.seqK : s.seqQ;
+    return isNew ? s.seqNew : kv ? s.seqK : s.seqQ;
+  if (dim == "page")
+    return paged ? s.numPages : s.maxPages;
+  if (dim == "row")
+    return s.pageSize;
   if (dim == "seq_q")
     return s.seqQ;
   if (dim == "seq_k")
@@ -67,6 +76,10 @@ SymbolTable symbolsFor(const BundleSpec &spec, const Shapes &s) {
   t.set(Symbol::HeadDim, spec.config.headDim);
   t.set(Symbol::HeadDimV, spec.config.headDimV);
   t.set(Symbol::NumSMs, 132);
+  t.set(Symbol::NumPages, s.numPages);
+  t.set(Symbol::PageSize, s.pageSize);
+  t.set(Symbol::MaxPages, s.maxPages);
+  t.set(Symbol::SeqNew, s.seqNew);
   return t;
 }
 

@@ -48,7 +48,8 @@ const std::vector<std::string> &standardRoles() {
       "query",       "key",          "value",         "output",
       "lse",         "bias",         "grad_output",   "grad_query",
       "grad_key",    "grad_value",   "query_descale", "key_descale",
-      "value_descale", "cache_seqlens"};
+      "value_descale", "cache_seqlens", "key_cache",  "value_cache",
+      "block_table", "key_new",      "value_new"};
   return roles;
 }
 
@@ -57,19 +58,28 @@ bool isStandardRole(const std::string &role) {
   return std::find(roles.begin(), roles.end(), role) != roles.end();
 }
 
-static bool isQkvoLike(const std::string &role) {
+bool followsLayout(const std::string &role) {
   return role == "query" || role == "key" || role == "value" ||
          role == "output" || role == "grad_output" || role == "grad_query" ||
-         role == "grad_key" || role == "grad_value";
+         role == "grad_key" || role == "grad_value" || role == "key_new" ||
+         role == "value_new";
+}
+
+static bool isPagedCache(const std::string &role) {
+  return role == "key_cache" || role == "value_cache";
 }
 
 std::vector<std::string> operandDims(const BundleSpec &spec,
                                      const std::string &role) {
-  if (isQkvoLike(role)) {
+  if (followsLayout(role)) {
     if (spec.config.layout == Layout::BSHD)
       return {"batch", "seq", "head", "dim"};
     return {"batch", "head", "seq", "dim"};
   }
+  if (isPagedCache(role))
+    return {"page", "row", "head", "dim"};
+  if (role == "block_table")
+    return {"batch", "page"};
   if (role == "lse")
     return {"batch", "head", "seq"};
   if (role == "bias")
@@ -88,17 +98,16 @@ std::vector<std::string> operandDims(const BundleSpec &spec,
 std::optional<DType> operandDType(const BundleSpec &spec,
                                   const std::string &role) {
   const BundleConfig &c = spec.config;
-  if (role == "query" || role == "key" || role == "value" ||
-      role == "grad_query" || role == "grad_key" || role == "grad_value")
-    return c.dtype;
   if (role == "output" || role == "grad_output")
     return c.outDType;
+  if (followsLayout(role) || isPagedCache(role))
+    return c.dtype;
   if (role == "lse" || role == "query_descale" || role == "key_descale" ||
       role == "value_descale")
     return DType::F32;
   if (role == "bias")
     return c.biasDType;
-  if (role == "cache_seqlens")
+  if (role == "cache_seqlens" || role == "block_table")
     return DType::I32;
   for (const ScratchSpec &s : spec.scratch)
     if (s.name == role)

@@ -11,11 +11,22 @@
 namespace fa::runtime {
 
 static const char *const kSymbolNames[kNumSymbols] = {
-    "batch", "heads_q", "heads_kv", "seq_q",
-    "seq_k", "head_dim", "head_dim_v", "num_sms"};
+    "batch",     "heads_q",   "heads_kv",  "seq_q",
+    "seq_k",     "head_dim",  "head_dim_v", "num_sms",
+    "num_pages", "page_size", "max_pages", "seq_new"};
 
 const char *symbolName(Symbol symbol) {
   return kSymbolNames[static_cast<int>(symbol)];
+}
+
+const std::string &symbolNameList() {
+  static const std::string list = [] {
+    std::string out;
+    for (const char *name : kSymbolNames)
+      out += (out.empty() ? "" : ", ") + std::string(name);
+    return out;
+  }();
+  return list;
 }
 
 std::optional<Symbol> parseSymbol(const std::string &name) {
@@ -262,9 +273,8 @@ private:
     std::optional<Symbol> sym = parseSymbol(name);
     if (!sym) {
       pos_ = start;
-      return fail("unknown symbol '" + name +
-                  "' (known: batch, heads_q, heads_kv, seq_q, seq_k, "
-                  "head_dim, head_dim_v, num_sms)");
+      return fail("unknown symbol '" + name + "' (known: " +
+                  symbolNameList() + ")");
     }
     Instr n{Op::Sym};
     n.symbol = *sym;
@@ -435,9 +445,12 @@ private:
     case Op::Float: out = {true, 0, in.floatValue}; return Status::success();
     case Op::Sym: {
       std::optional<int64_t> v = symbols_.get(in.symbol);
-      if (!v)
+      if (!v) {
+        std::string why = symbols_.unsetReason(in.symbol);
         return fail(std::string("symbol '") + symbolName(in.symbol) +
-                    "' has no value at this launch (no operand provides it)");
+                    "' has no value at this launch (no operand provides it" +
+                    (why.empty() ? "" : "; " + why) + ")");
+      }
       out = {false, *v, 0};
       return Status::success();
     }

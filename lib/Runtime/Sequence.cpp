@@ -36,8 +36,18 @@ std::vector<std::string> opOperands(const std::string &op) {
             "grad_output", "grad_query", "grad_key", "grad_value"};
   if (op == "attention_fwd")
     return {"query", "key", "value", "output"};
+  // The decode sequences (docs/BundleFormat.md, *Required operands*).
   if (op == "attention_kvcache")
     return {"query", "key", "value", "output", "lse", "cache_seqlens"};
+  if (op == "attention_kvcache_paged")
+    return {"query", "key_cache", "value_cache", "block_table", "output",
+            "lse", "cache_seqlens"};
+  if (op == "attention_kvcache_append")
+    return {"query", "key", "value", "key_new", "value_new", "output", "lse",
+            "cache_seqlens"};
+  if (op == "attention_kvcache_paged_append")
+    return {"query", "key_cache", "value_cache", "block_table", "output",
+            "lse", "cache_seqlens", "key_new", "value_new"};
   return {};
 }
 

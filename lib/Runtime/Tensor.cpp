@@ -45,6 +45,16 @@ std::vector<const char *> symbolsOf(const std::string &role, Layout layout) {
     return qkvo("seq_k", "heads_kv", "head_dim");
   if (role == "value" || role == "grad_value")
     return qkvo("seq_k", "heads_kv", "head_dim_v");
+  if (role == "key_new")
+    return qkvo("seq_new", "heads_kv", "head_dim");
+  if (role == "value_new")
+    return qkvo("seq_new", "heads_kv", "head_dim_v");
+  if (role == "key_cache")
+    return {"num_pages", "page_size", "heads_kv", "head_dim"};
+  if (role == "value_cache")
+    return {"num_pages", "page_size", "heads_kv", "head_dim_v"};
+  if (role == "block_table")
+    return {"batch", "max_pages"};
   if (role == "lse")
     return {"batch", "heads_q", "seq_q"};
   if (role == "bias")
@@ -55,6 +65,30 @@ std::vector<const char *> symbolsOf(const std::string &role, Layout layout) {
   if (role == "cache_seqlens")
     return {"batch"};
   return {};
+}
+
+/// Per symbol, the roles that define it (for the message of an expression
+/// that reads one no operand of the launch defined: a paged launch has no
+/// seq_k, its keys are max_pages * page_size). Built once.
+const SymbolTable::Hints &symbolHints() {
+  static const SymbolTable::Hints hints = [] {
+    std::vector<std::string> definers[kNumSymbols];
+    for (const std::string &role : standardRoles())
+      for (const char *name : symbolsOf(role, Layout::BSHD)) {
+        std::vector<std::string> &roles = definers[int(*parseSymbol(name))];
+        if (std::find(roles.begin(), roles.end(), role) == roles.end())
+          roles.push_back(role);
+      }
+    SymbolTable::Hints out;
+    for (int i = 0; i < kNumSymbols; ++i)
+      if (!definers[i].empty())
+        out[i] = std::string(symbolName(static_cast<Symbol>(i))) +
+                 " is read off " + joinNames(definers[i]);
+    out[int(Symbol::NumSMs)] =
+        "num_sms is the launching device's multiprocessor count, unknown here";
+    return out;
+  }();
+  return hints;
 }
 
 /// Binds shape symbols, remembering who set each one for error messages.
@@ -127,8 +161,7 @@ Status checkBasics(const BundleSpec &spec, const TensorArg &t) {
                                    std::to_string(t.strides.size()) +
                                    " strides");
   if (t.sizes.size() != dims.size()) {
-    std::string how = isStandardRole(t.role) && dims.size() == 4 &&
-                              t.role != "bias"
+    std::string how = followsLayout(t.role)
                           ? std::string(layoutName(spec.config.layout)) + ": "
                           : "";
     return tensorError(t.role, "expected rank " + std::to_string(dims.size()) +
@@ -267,6 +300,8 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
                                      broadcastable));
     }
   }
+
+  set.symbols.setUnsetHints(&symbolHints());
 
   std::optional<int64_t> hq = set.symbols.get(Symbol::HeadsQ);
   std::optional<int64_t> hkv = set.symbols.get(Symbol::HeadsKV);

@@ -281,7 +281,8 @@ class GpuBundle(Bundle):
     def workspace_shapes(self, symbols):
         """{name: (sizes, dtype)} of the workspace buffers for a launch with
         these size symbols (batch, heads_q, heads_kv, seq_q, seq_k,
-        head_dim, head_dim_v), for callers that allocate them (fa_mlir.torch
+        head_dim, head_dim_v; num_pages, page_size, max_pages, seq_new of
+        paged caches and appends: signature.symbols_of), for callers that allocate them (fa_mlir.torch
         does, with torch's caching allocator). Entries Python cannot
         evaluate are left out: the runtime allocates those itself."""
         from .gpu_runtime import workspace_shapes

@@ -36,19 +36,32 @@ class AttentionConfig:
     return_lse: bool = True
     # Split-KV hint for the tiled lowering (0: its heuristic); None: unsplit.
     num_splits: Optional[int] = None
-    # Which of batch/heads/seq are dynamic ('?') in the generated function.
+    # fa.attention_kvcache: paged caches [num_pages, page_size, Hkv, D] with
+    # a block table [batch, max_pages] (page_size None: contiguous caches
+    # [batch, seq_k, Hkv, D]), and new tokens [batch, seq_new, Hkv, D]
+    # appended into them (append).
+    page_size: Optional[int] = None
+    append: bool = False
+    num_pages: int = 2
+    max_pages: int = 2
+    seq_new: int = 2
+    # Which of batch/heads/seq (and pages: num_pages, max_pages; new:
+    # seq_new) are dynamic ('?') in the generated function.
     dynamic: Tuple[str, ...] = field(default_factory=tuple)
 
     def __post_init__(self):
         # The same checks as KernelConfig's (a size may be 0 here: empty
         # problems are valid IR), so that no value is coerced into MLIR.
         where = "AttentionConfig"
-        for name in ("batch", "heads_q", "heads_kv", "seq_q", "seq_k"):
+        for name in ("batch", "heads_q", "heads_kv", "seq_q", "seq_k",
+                     "num_pages", "max_pages", "seq_new"):
             arguments.check_int(where, name, getattr(self, name), 0)
         arguments.check_int(where, "head_dim", self.head_dim, 1)
+        if self.page_size is not None:
+            arguments.check_int(where, "page_size", self.page_size, 1)
         if self.head_dim_v is not None:
             arguments.check_int(where, "head_dim_v", self.head_dim_v, 1)
-        for name in ("causal", "return_lse"):
+        for name in ("causal", "return_lse", "append"):
             arguments.check_bool(where, name, getattr(self, name))
         if self.num_splits is not None:
             arguments.check_int(where, "num_splits", self.num_splits, 0)
@@ -73,11 +86,18 @@ class AttentionConfig:
             "value": (b, hk, self.seq_k, self.dv),
             "output": (b, hq, self.seq_q, self.dv),
             "grad_output": (b, hq, self.seq_q, self.dv),
+            "key_new": (b, hk, self.seq_new, self.head_dim),
+            "value_new": (b, hk, self.seq_new, self.dv),
         }[role]
 
     def shape(self, role):
         if role == "cache_seqlens":
             return (self.batch,)
+        if role in ("key_cache", "value_cache"):
+            return (self.num_pages, self.page_size, self.heads_kv,
+                    self.head_dim if role == "key_cache" else self.dv)
+        if role == "block_table":
+            return (self.batch, self.max_pages)
         if role == "lse":
             return (self.batch, self.heads_q, self.seq_q)
         if role == "bias":
@@ -88,12 +108,17 @@ class AttentionConfig:
         return s if self.layout == "bhsd" else (s[0], s[2], s[1], s[3])
 
     def _dim(self, role, i, size):
-        names = {"bhsd": ("batch", "heads", "seq", "dim"),
-                 "bshd": ("batch", "seq", "heads", "dim")}[self.layout]
+        seq = "new" if role in ("key_new", "value_new") else "seq"
+        names = {"bhsd": ("batch", "heads", seq, "dim"),
+                 "bshd": ("batch", seq, "heads", "dim")}[self.layout]
         if role in ("lse",):
             names = ("batch", "heads", "seq")
         if role == "cache_seqlens":
             names = ("batch",)
+        if role in ("key_cache", "value_cache"):
+            names = ("pages", "page", "heads", "dim")  # page_size is static
+        if role == "block_table":
+            names = ("batch", "pages")
         if role == "bias":
             names = ("batch", "heads", "seq", "seq")
             if size == 1 and i < 2:
@@ -103,7 +128,8 @@ class AttentionConfig:
     def type_of(self, role, elem=None, kind="tensor"):
         if elem is None:
             elem = {"lse": "f32", "bias": self.bias_dtype,
-                    "cache_seqlens": "i32"}.get(role, self.dtype)
+                    "cache_seqlens": "i32",
+                    "block_table": "i32"}.get(role, self.dtype)
         dims = "x".join(self._dim(role, i, s)
                         for i, s in enumerate(self.shape(role)))
         return f"{kind}<{dims}x{elem}>"
@@ -159,8 +185,20 @@ def forward_outputs(cfg):
 
 
 def kvcache_inputs(cfg):
-    """fa.attention_kvcache's operands: key and value are the caches."""
-    return ["query", "key", "value", "cache_seqlens"]
+    """fa.attention_kvcache's operands: key and value are the contiguous
+    caches; paged ones are key_cache and value_cache, with the block table;
+    an append adds the new tokens."""
+    if cfg.page_size is None:
+        ins = ["query", "key", "value", "cache_seqlens"]
+    else:
+        ins = ["query", "key_cache", "value_cache", "cache_seqlens",
+               "block_table"]
+    return ins + (["key_new", "value_new"] if cfg.append else [])
+
+
+def kvcache_caches(cfg):
+    """The cache roles of fa.attention_kvcache (what an append updates)."""
+    return kvcache_inputs(cfg)[1:3]
 
 
 def op_roles(op, cfg):

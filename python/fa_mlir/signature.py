@@ -15,12 +15,30 @@ _BHSD = {
     "value": ("batch", "heads_kv", "seq_k", "head_dim_v"),
     "output": ("batch", "heads_q", "seq_q", "head_dim_v"),
     "grad_output": ("batch", "heads_q", "seq_q", "head_dim_v"),
+    "key_new": ("batch", "heads_kv", "seq_new", "head_dim"),
+    "value_new": ("batch", "heads_kv", "seq_new", "head_dim_v"),
+}
+# Roles whose dims do not follow the layout (docs/BundleFormat.md, *Operands
+# in detail* and *Paged caches and appends*).
+_FIXED = {
     "lse": ("batch", "heads_q", "seq_q"),
     "cache_seqlens": ("batch",),
+    "key_cache": ("num_pages", "page_size", "heads_kv", "head_dim"),
+    "value_cache": ("num_pages", "page_size", "heads_kv", "head_dim_v"),
+    "block_table": ("batch", "max_pages"),
 }
+# The standard roles (and the CPU backward's grad_bias) Python reads.
+ROLES = tuple(_BHSD) + tuple(_FIXED) + ("bias",) + tuple(_GRAD_OF)
+# Operands that are integers, not attention data (the kvcache kernel's
+# per-sequence lengths and block table).
+INT32_ROLES = ("cache_seqlens", "block_table")
 _DIM_NAMES = {"batch": "batch", "heads_q": "heads", "heads_kv": "heads",
               "seq_q": "seq", "seq_k": "seq", "head_dim": "head_dim",
-              "head_dim_v": "head_dim_v"}
+              "head_dim_v": "head_dim_v", "num_pages": "pages",
+              "page_size": "page_size", "max_pages": "pages",
+              "seq_new": "seq_new"}
+# Sizes no KernelConfig field fixes: always read at launch.
+_LAUNCH_SIZES = ("num_pages", "max_pages", "seq_new")
 
 
 def role_dims(kcfg, role):
@@ -30,8 +48,10 @@ def role_dims(kcfg, role):
         per_batch, per_head = kcfg.bias
         return (("batch" if per_batch else 1), ("heads_q" if per_head else 1),
                 "seq_q", "seq_k")
+    if base in _FIXED:
+        return _FIXED[base]
     dims = _BHSD[base]
-    if len(dims) == 4 and kcfg.layout == "bshd":
+    if kcfg.layout == "bshd":
         dims = (dims[0], dims[2], dims[1], dims[3])
     return dims
 
@@ -40,7 +60,7 @@ def role_dtype(kcfg, role):
     base = _GRAD_OF.get(role, role)
     if base == "lse":
         return "f32"
-    if base == "cache_seqlens":
+    if base in INT32_ROLES:
         return "i32"
     if base == "bias":
         return kcfg.bias_dtype
@@ -54,7 +74,9 @@ def _static(kcfg, sym):
         return kcfg.head_dim
     if sym == "head_dim_v":
         return kcfg.dv
-    return getattr(kcfg, sym)  # None when dynamic
+    if sym in _LAUNCH_SIZES:
+        return None
+    return getattr(kcfg, sym)  # None when dynamic (page_size: static)
 
 
 def signature(kcfg):
@@ -67,6 +89,22 @@ def signature(kcfg):
         sig.append({"role": role, "dtype": role_dtype(kcfg, role),
                     "shape": shape, "output": role in outs})
     return sig
+
+
+def symbols_of(kcfg, shapes):
+    """The size symbols the operands' shapes ({role: tuple}) define, read
+    as the runtime reads them (the first role that has a symbol gives it;
+    the runtime checks that the others agree), plus the head dims of the
+    config. What workspace shapes are evaluated with (a paged launch has
+    num_pages, page_size and max_pages, and no seq_k)."""
+    symbols = {"head_dim": kcfg.head_dim, "head_dim_v": kcfg.dv}
+    for role, shape in shapes.items():
+        if role not in ROLES:
+            continue  # a workspace buffer
+        for sym, size in zip(role_dims(kcfg, role), shape):
+            if isinstance(sym, str):
+                symbols.setdefault(sym, int(size))
+    return symbols
 
 
 def bind(sig, shapes, where="kernel"):

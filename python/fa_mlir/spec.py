@@ -14,7 +14,8 @@ from . import arguments
 from .config import AttentionConfig
 from .errors import ArgumentError
 
-# "kvcache": fa.attention_kvcache over a contiguous cache (sm_90a only).
+# "kvcache": fa.attention_kvcache over a contiguous or paged cache, with or
+# without an in-place append (sm_90a only).
 OPS = ("forward", "backward", "kvcache")
 TARGETS = ("cpu", "sm_90a")
 DTYPES = ("f32", "f16", "bf16")
@@ -25,6 +26,10 @@ ALIGNMENTS = (None, "top_left", "bottom_right")
 SIZE_GROUPS = {"batch": ("batch",), "heads": ("heads_q", "heads_kv"),
                "seq": ("seq_q", "seq_k")}
 _SIZES = tuple(s for group in SIZE_GROUPS.values() for s in group)
+# Fields added after the first bundles were cached, and their defaults:
+# to_dict leaves them out at the default, so that every kernel that does not
+# use them keeps its cache key and AOT index entry.
+_ADDED_FIELDS = {"page_size": None, "append": False}
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,13 @@ class KernelConfig:
     # None: unsplit (kvcache: the heuristic too, canonicalized to 0). A
     # lowering hint (num_splits of fa.attention, fa.attention_kvcache).
     num_splits: Optional[int] = None
+    # kvcache only: the caches are paged, [num_pages, page_size, Hkv, D]
+    # with a block table (page_size static; None: contiguous caches), and
+    # the new tokens key_new/value_new are appended into them in place
+    # first (append). The page count, the pages per sequence and the
+    # appended length are dynamic.
+    page_size: Optional[int] = None
+    append: bool = False
     batch: Optional[int] = None
     heads_q: Optional[int] = None
     heads_kv: Optional[int] = None
@@ -73,9 +85,9 @@ class KernelConfig:
         for f in ("softcap", "scale"):
             if getattr(self, f) is not None:
                 set_(f, float(getattr(self, f)))
-        for f in ("causal", "return_lse", "deterministic"):
+        for f in ("causal", "return_lse", "deterministic", "append"):
             set_(f, bool(getattr(self, f)))
-        for name in ("head_dim", "head_dim_v") + _SIZES:
+        for name in ("head_dim", "head_dim_v", "page_size") + _SIZES:
             if getattr(self, name) is not None:
                 set_(name, int(getattr(self, name)))
         for group in SIZE_GROUPS.values():
@@ -95,8 +107,10 @@ class KernelConfig:
         """Types and ranges before canonicalizing: int(1.7) is 1 and
         bool("no") is True, so nothing is converted unchecked."""
         where = "KernelConfig"
-        for name in ("causal", "return_lse", "deterministic"):
+        for name in ("causal", "return_lse", "deterministic", "append"):
             arguments.check_bool(where, name, getattr(self, name))
+        if self.page_size is not None:
+            arguments.check_int(where, "page_size", self.page_size, 1)
         arguments.check_int(where, "head_dim", self.head_dim, 1)
         if self.head_dim_v is not None:
             arguments.check_int(where, "head_dim_v", self.head_dim_v, 1)
@@ -133,6 +147,9 @@ class KernelConfig:
                 f"({self.heads_kv})")
         if self.op == "kvcache":
             self._validate_kvcache(bad)
+        elif self.page_size is not None or self.append:
+            bad(f"page_size and append are op kvcache options (paged caches, "
+                f"in-place appends), got op {self.op!r}")
 
     def _validate_kvcache(self, bad):
         """What fa.attention_kvcache fixes: bshd operands, a bottom-right
@@ -146,6 +163,10 @@ class KernelConfig:
         if self.mask_alignment is not None:
             bad("op kvcache aligns its masks bottom-right implicitly; "
                 "mask_alignment must be None")
+        if self.page_size is not None and self.seq_k is not None:
+            bad("op kvcache with page_size takes no seq_q/seq_k: paged caches "
+                "have no capacity dim (a sequence's keys are max_pages * "
+                "page_size); leave them None")
 
     # -- derived ------------------------------------------------------------
     @property
@@ -154,8 +175,13 @@ class KernelConfig:
 
     @property
     def dynamic(self):
-        return tuple(g for g, sizes in SIZE_GROUPS.items()
-                     if getattr(self, sizes[0]) is None)
+        """The size groups left dynamic ('?' in the MLIR types); a paged
+        kvcache adds "pages" (num_pages, max_pages), an append "new"
+        (seq_new), which are always dynamic."""
+        groups = tuple(g for g, sizes in SIZE_GROUPS.items()
+                       if getattr(self, sizes[0]) is None)
+        return (groups + (("pages",) if self.page_size is not None else ()) +
+                (("new",) if self.append else ()))
 
     @property
     def effective_scale(self):
@@ -175,6 +201,7 @@ class KernelConfig:
             softcap=self.softcap, scale=self.scale, bias=self.bias,
             bias_dtype=self.bias_dtype or "f32",
             return_lse=self.return_lse, num_splits=self.num_splits,
+            page_size=self.page_size, append=self.append,
             dynamic=self.dynamic)
 
     def with_(self, **changes):
@@ -186,6 +213,9 @@ class KernelConfig:
         for k in ("window", "bias"):
             if d[k] is not None:
                 d[k] = list(d[k])
+        for k, default in _ADDED_FIELDS.items():
+            if d[k] == default:
+                del d[k]
         return d
 
     @classmethod

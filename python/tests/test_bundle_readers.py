@@ -142,14 +142,16 @@ def test_runtime_never_accepts_what_the_schema_refuses(sm90a_bundles, tmp_path):
     check_mutations(doc, work / "bundle.json", KERNEL_SCHEMA)
 
 
-def test_runtime_never_accepts_a_sequence_the_schema_refuses(tmp_path):
-    """The same for fa-kernel-sequence: the runtime's test sequence (three
-    kernel bundles of the stub cubin sharing a workspace), each field
-    deleted or replaced."""
-    with open(os.path.join(INPUTS, "bwd.json")) as f:
+@pytest.mark.parametrize("name", ["bwd.json", "kvcache_paged_append.json"])
+def test_runtime_never_accepts_a_sequence_the_schema_refuses(tmp_path, name):
+    """The same for fa-kernel-sequence: the runtime's test sequences (the
+    backward's three kernel bundles of the stub cubin sharing a workspace;
+    the paged decode with its append kernel), each field deleted or
+    replaced."""
+    with open(os.path.join(INPUTS, name)) as f:
         doc = json.load(f)
-    for name in doc["kernels"] + ["stub_kernels.cubin"]:
-        shutil.copy2(os.path.join(INPUTS, name), tmp_path)
-    assert runtime_verdict(os.path.join(INPUTS, "bwd.json")) is None
+    for kernel in doc["kernels"] + ["stub_kernels.cubin"]:
+        shutil.copy2(os.path.join(INPUTS, kernel), tmp_path)
+    assert runtime_verdict(os.path.join(INPUTS, name)) is None
     assert fa_manifest.schema_errors(doc, SEQUENCE_SCHEMA) == []
     check_mutations(doc, tmp_path / "sequence.json", SEQUENCE_SCHEMA)

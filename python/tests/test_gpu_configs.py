@@ -111,8 +111,10 @@ def test_backward_kernels_are_built_ahead_of_time(case, deterministic):
 KVCACHE = _gpu_tests("test_gpu_kvcache")
 
 
-@pytest.mark.parametrize("sq", [1, 4])
-def test_kvcache_kernel_is_built_ahead_of_time(monkeypatch, sq):
+def _kvcache_requested(monkeypatch, call, inputs):
+    """The KernelConfig (heads dynamic, as the AOT build compiles it) of
+    `call` on CPU tensors posing as CUDA: the call takes its sm_90a route,
+    up to the kernel lookup."""
     asked = []
 
     def lookup(kcfg, target):
@@ -121,13 +123,32 @@ def test_kvcache_kernel_is_built_ahead_of_time(monkeypatch, sq):
 
     monkeypatch.setattr(_ops, "_target", lambda t: "sm_90a")
     monkeypatch.setattr(_ops, "get_bundle", lookup)
-    # On CPU tensors posing as CUDA the call takes its sm_90a route, up to
-    # the kernel lookup.
-    inputs = [fake_cuda(t) for t in KVCACHE.cache_inputs(sq, device="cpu")]
     with pytest.raises(_Lookup):
-        KVCACHE.call(*inputs)
+        call(inputs)
     kcfg = registry.candidates(asked[0])[-1]
     assert kcfg.op == "kvcache"
+    return kcfg
+
+
+@pytest.mark.parametrize("sq", [1, 4])
+def test_kvcache_kernel_is_built_ahead_of_time(monkeypatch, sq):
+    inputs = [fake_cuda(t) for t in KVCACHE.cache_inputs(sq, device="cpu")]
+    kcfg = _kvcache_requested(monkeypatch, lambda i: KVCACHE.call(*i), inputs)
     assert kcfg.to_dict() in _aot_configs(), (
         f"test_gpu_kvcache asks for {kcfg.key()}, which configs.json does not "
+        "build")
+
+
+@pytest.mark.parametrize("case", KVCACHE.CASES,
+                         ids=[c.name for c in KVCACHE.CASES])
+def test_paged_and_append_kernels_are_built_ahead_of_time(monkeypatch, case):
+    inputs, _ = KVCACHE.case_inputs(case, device="cpu")
+    inputs = {n: None if t is None else fake_cuda(t)
+              for n, t in inputs.items()}
+    kcfg = _kvcache_requested(
+        monkeypatch, lambda i: KVCACHE.case_call(case, i), inputs)
+    assert kcfg.page_size == case.page_size
+    assert kcfg.append == (case.seq_new > 0)
+    assert kcfg.to_dict() in _aot_configs(), (
+        f"{case.name} asks for {kcfg.key()}, which configs.json does not "
         "build")

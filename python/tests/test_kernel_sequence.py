@@ -7,7 +7,6 @@ for the sm_90a backward (fa-compile mocked) and fa_mlir.torch's
 import json
 import os
 import shutil
-import subprocess
 
 import pytest
 
@@ -16,6 +15,8 @@ from fa_mlir import compiler, gpu_runtime, manifest as fa_manifest
 from fa_mlir.bundle import GpuBundle, load_bundle, write_manifest
 from fa_mlir.errors import BundleError, RuntimeLibraryError, UnsupportedError
 from fa_mlir.spec import KernelConfig
+
+from _fake_compiler import fake_fa_compile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INPUTS = os.path.join(REPO, "test", "Runtime", "Inputs")
@@ -213,25 +214,11 @@ def test_fa_compile_command():
         "fa-compile", "k.mlir", "out", fwd)
 
 
-def _fake_fa_compile(monkeypatch, writes=(), rc=0, stderr=""):
-    calls = []
-
-    def run(cmd, **kwargs):
-        calls.append(cmd)
-        out = cmd[cmd.index("-o") + 1]
-        for name in writes:
-            shutil.copy2(os.path.join(INPUTS, name), out)
-        return subprocess.CompletedProcess(cmd, rc, "", stderr)
-    monkeypatch.setattr(compiler, "find_fa_compile", lambda: "fa-compile")
-    monkeypatch.setattr(compiler.subprocess, "run", run)
-    return calls
-
-
 def test_backward_refused_by_fa_compile_is_unsupported(monkeypatch, tmp_path):
     msg = ("error: 'fa.attention_grad' op convert-fa-to-nvvm: the sm_90a back "
            "end has no backward kernel yet; lower fa.attention_grad with "
            "fa-cpu-pipeline instead")
-    _fake_fa_compile(monkeypatch, rc=1, stderr=msg)
+    fake_fa_compile(monkeypatch, rc=1, stderr=msg)
     with pytest.raises(UnsupportedError, match="no backward kernel yet"):
         compiler._build_sm90a(CONFIG, str(tmp_path))
     # fa-compile gets the backward function (fa.attention_grad).
@@ -240,7 +227,7 @@ def test_backward_refused_by_fa_compile_is_unsupported(monkeypatch, tmp_path):
 
 
 def test_backward_builds_a_sequence_bundle(monkeypatch, tmp_path):
-    calls = _fake_fa_compile(monkeypatch, writes=FILES)
+    calls = fake_fa_compile(monkeypatch, writes=FILES)
     kcfg = CONFIG
     out = str(tmp_path / "b")
     compiler.build_bundle(kcfg, "sm_90a", out, version={"fa-compile": "x"})
@@ -252,7 +239,7 @@ def test_backward_builds_a_sequence_bundle(monkeypatch, tmp_path):
 
 
 def test_backward_needs_exactly_one_sequence(monkeypatch, tmp_path):
-    _fake_fa_compile(monkeypatch, writes=["attention_fwd.json",
+    fake_fa_compile(monkeypatch, writes=["attention_fwd.json",
                                           "stub_kernels.cubin"])
     with pytest.raises(fa_mlir.CompileError, match="0 fa-kernel-sequence"):
         compiler._build_sm90a(CONFIG, str(tmp_path))
@@ -318,7 +305,7 @@ def test_torch_cuda_backward_reports_fa_compile_refusal(monkeypatch):
     monkeypatch.setattr(_ops, "_target", lambda t: "sm_90a")
     monkeypatch.setattr(compiler, "target_version", lambda t: {"t": t})
     monkeypatch.setenv("FA_MLIR_BUNDLE_PATH", "")
-    calls = _fake_fa_compile(
+    calls = fake_fa_compile(
         monkeypatch, rc=1, stderr="error: the sm_90a back end has no "
         "backward kernel yet")
     q, k, v = _qkv(torch, grad=False)

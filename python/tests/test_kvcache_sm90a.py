@@ -1,8 +1,9 @@
 """attention_with_kvcache's sm_90a path without a GPU: the kvcache
 KernelConfig, its kernel sequence compiled by fa-compile and checked by
 libfa_runtime on the host (fa_bundle_check needs no GPU), the operands
-fa_mlir.torch builds for it, and the CUDA forms that are refused. The
-launch itself is python/tests/gpu/test_gpu_kvcache.py."""
+fa_mlir.torch builds for it. Paged caches and appends are
+test_kvcache_paged.py; the launch itself is
+python/tests/gpu/test_gpu_kvcache.py."""
 import os
 import shutil
 
@@ -231,27 +232,6 @@ def test_cuda_argument_errors_come_before_any_compile(requested):
     with pytest.raises(ArgumentError, match="k_cache is on cpu"):
         fat.attention_with_kvcache(q, kc.as_subclass(torch.Tensor), vc,
                                    cache_seqlens=too_long)
-    assert requested == []
-
-
-def test_cuda_paged_cache_is_unsupported(requested):
-    q, _, _, lens = cache_inputs(fake_cuda, lens=(3, 8, 0, 1))
-    pages = fake_cuda(torch.zeros(B * 2, 16, HKV, D, dtype=torch.bfloat16))
-    table = fake_cuda(torch.arange(B * 2, dtype=torch.int32).reshape(B, 2))
-    with pytest.raises(UnsupportedError, match="paged KV caches have no "
-                       "sm_90a kernel yet"):
-        fat.attention_with_kvcache(q, pages, pages, cache_seqlens=lens,
-                                   block_table=table)
-    assert requested == []
-
-
-def test_cuda_append_is_unsupported(requested):
-    q, kc, vc, lens = cache_inputs(fake_cuda)
-    k, v = (fake_cuda(torch.zeros(B, 1, HKV, D, dtype=torch.bfloat16))
-            for _ in range(2))
-    with pytest.raises(UnsupportedError, match=r"append \(k, v\) has no "
-                       "sm_90a kernel yet"):
-        fat.attention_with_kvcache(q, kc, vc, cache_seqlens=lens, k=k, v=v)
     assert requested == []
 
 

@@ -100,6 +100,9 @@ Expected<BundleSpec> parseBundleSpec(const std::string &jsonText,
 /// The standard operand roles of docs/BundleFormat.md.
 const std::vector<std::string> &standardRoles();
 bool isStandardRole(const std::string &role);
+/// Whether the role's dims follow `config.layout` (Q/K/V/O, their gradients,
+/// key_new/value_new); the others have one fixed order.
+bool followsLayout(const std::string &role);
 
 /// Logical dimension names of an operand, outermost first, in the order of the
 /// sizes/strides the caller passes (depends on the layout for Q/K/V/O).

@@ -41,11 +41,18 @@ enum class Symbol : int {
   HeadDim,
   HeadDimV,
   NumSMs,
+  // Paged caches and appends (docs/BundleFormat.md, *Shape symbols*).
+  NumPages,
+  PageSize,
+  MaxPages,
+  SeqNew,
 };
-constexpr int kNumSymbols = 8;
+constexpr int kNumSymbols = 12;
 
 const char *symbolName(Symbol symbol);
 std::optional<Symbol> parseSymbol(const std::string &name);
+/// Every symbol name, in order, joined by ", " (for messages).
+const std::string &symbolNameList();
 
 /// What expressions read at one launch: the values of the shape symbols and
 /// the strides of the operands passed. Unset symbols and operands that were
@@ -55,6 +62,14 @@ public:
   void set(Symbol s, int64_t v) { values_[static_cast<int>(s)] = v; }
   std::optional<int64_t> get(Symbol s) const {
     return values_[static_cast<int>(s)];
+  }
+  /// Per symbol, where its value comes from (which operands define it), for
+  /// the message of an expression that reads it while it is unset. The
+  /// table must outlive this one (checkOperands passes a static one).
+  using Hints = std::array<std::string, kNumSymbols>;
+  void setUnsetHints(const Hints *hints) { hints_ = hints; }
+  std::string unsetReason(Symbol s) const {
+    return hints_ ? (*hints_)[static_cast<int>(s)] : std::string();
   }
 
   /// Records an operand passed at this launch: its logical dims, sizes and
@@ -75,6 +90,7 @@ public:
 
 private:
   std::array<std::optional<int64_t>, kNumSymbols> values_{};
+  const Hints *hints_ = nullptr;
   std::map<std::string, std::vector<std::pair<std::string, int64_t>>>
       strides_;
 };

@@ -1,8 +1,7 @@
 """Argument checks of the inference API (varlen_attention,
 attention_with_kvcache): every bad input raises ArgumentError naming the
 tensor and what was expected; CUDA tensors raise UnsupportedError where the
-op has no sm_90a kernel (ragged attention; paged caches and appends are
-refused by attention_with_kvcache itself)."""
+op has no sm_90a kernel (ragged attention)."""
 import torch
 
 from ..errors import ArgumentError, UnsupportedError
@@ -106,6 +105,18 @@ def cache_lengths(where, cache_seqlens, batch, device):
             raise ArgumentError(f"{where}: cache_seqlens[{i}] is {n}, must "
                                 "be >= 0")
     return cache_seqlens, values
+
+
+def in_place(where, name, cache):
+    """A cache the CUDA append writes into must be passed as it is: into a
+    contiguous copy the write would be lost."""
+    if not cache.is_contiguous():
+        raise ArgumentError(
+            f"{where}: {name} must be contiguous to append into it on CUDA "
+            f"(shape {tuple(cache.shape)}, strides {cache.stride()}): the "
+            "kernel writes the new keys and values into the cache in place, "
+            "and into a contiguous copy the write would be lost; pass a "
+            "contiguous cache, or append yourself and call without k/v")
 
 
 def block_table(where, table, batch, num_pages, lengths, page_size, device):

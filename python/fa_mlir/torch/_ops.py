@@ -14,6 +14,7 @@ import torch
 
 from ..errors import UnsupportedError
 from ..registry import get_bundle, prefetch
+from ..signature import symbols_of
 from ..spec import KernelConfig
 from . import _convert
 
@@ -37,23 +38,46 @@ def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
     """The KernelConfig a call needs: static heads and head dims, dynamic
     batch and sequence lengths (one kernel serves every length)."""
     dtype, sizes = _convert.check_inputs(q, k, v, bias, layout)
+    return _memo_config(op, dtype, sizes, bias, causal, scale, window_left,
+                        window_right, softcap, mask_alignment, layout,
+                        deterministic, num_splits)
+
+
+def kvcache_config(q, k_cache, v_cache, page_size, append, causal, scale,
+                   window_left, window_right, softcap, num_splits):
+    """The KernelConfig of an attention_with_kvcache call on CUDA (whose
+    arguments inference.py checked): static heads, head dims and page size
+    (k_cache.shape[1] of a paged cache, else None), every other size
+    dynamic; `append`: the call writes new tokens into the caches."""
+    sizes = dict(heads_q=q.shape[2], heads_kv=k_cache.shape[2],
+                 head_dim=q.shape[3], head_dim_v=v_cache.shape[3])
+    return _memo_config("kvcache", _convert.fa_dtype(q, "q"), sizes, None,
+                        causal, scale, window_left, window_right, softcap, "",
+                        "bshd", num_splits=num_splits, page_size=page_size,
+                        append=append)
+
+
+def _memo_config(op, dtype, sizes, bias, causal, scale, window_left,
+                 window_right, softcap, mask_alignment, layout,
+                 deterministic=False, num_splits=None, **kvcache):
     memo = (op, dtype, sizes["heads_q"], sizes["heads_kv"], sizes["head_dim"],
             sizes["head_dim_v"], None if bias is None else
             (bias.shape[0] != 1, bias.shape[1] != 1, bias.dtype), causal,
             scale, window_left, window_right, softcap, mask_alignment, layout,
-            deterministic, num_splits)
+            deterministic, num_splits, tuple(sorted(kvcache.items())))
     kcfg = _configs.get(memo)
     if kcfg is None:
         kcfg = _configs[memo] = _make_config(op, dtype, sizes, bias, causal,
                                              scale, window_left, window_right,
                                              softcap, mask_alignment, layout,
-                                             deterministic, num_splits)
+                                             deterministic, num_splits,
+                                             **kvcache)
     return kcfg
 
 
 def _make_config(op, dtype, sizes, bias, causal, scale, window_left,
                  window_right, softcap, mask_alignment, layout,
-                 deterministic=False, num_splits=None):
+                 deterministic=False, num_splits=None, **kvcache):
     bias_spec = None if bias is None else (bias.shape[0] != 1,
                                            bias.shape[1] != 1)
     return KernelConfig(
@@ -64,7 +88,7 @@ def _make_config(op, dtype, sizes, bias, causal, scale, window_left,
         scale=scale, bias=bias_spec,
         bias_dtype=None if bias is None else _convert.fa_dtype(bias, "bias"),
         deterministic=deterministic, num_splits=num_splits,
-        heads_q=sizes["heads_q"], heads_kv=sizes["heads_kv"])
+        heads_q=sizes["heads_q"], heads_kv=sizes["heads_kv"], **kvcache)
 
 
 def prefetch_backward(q, k, v, bias, causal, scale, window_left,
@@ -155,31 +179,53 @@ def run_forward(q, k, v, bias, causal, scale, window_left, window_right,
     return [out, lse]
 
 
-def kvcache_operands(q, k_cache, v_cache, cache_seqlens):
-    """The kvcache kernel's operands by role (docs/BundleFormat.md), with a
-    fresh contiguous output [B, Sq, Hq, Dv] and f32 lse [B, Hq, Sq] on q's
-    device (the kernel needs both contiguous)."""
+def kvcache_operands(q, k_cache, v_cache, cache_seqlens, block_table=None,
+                     k=None, v=None):
+    """The kvcache kernel's operands by role (docs/BundleFormat.md): the
+    caches as key/value (contiguous) or key_cache/value_cache with the
+    block_table (paged), the new tokens as key_new/value_new, and a fresh
+    contiguous output [B, Sq, Hq, Dv] and f32 lse [B, Hq, Sq] on q's device
+    (the kernel needs both contiguous)."""
     out_shape, lse_shape = _shapes(q, v_cache, "bshd")
-    return {"query": q, "key": k_cache, "value": v_cache,
-            "cache_seqlens": cache_seqlens.contiguous(),
-            "output": torch.empty(out_shape, dtype=q.dtype, device=q.device),
-            "lse": torch.empty(lse_shape, dtype=torch.float32,
-                               device=q.device)}
+    paged = block_table is not None
+    key, value = ("key_cache", "value_cache") if paged else ("key", "value")
+    tensors = {"query": q, key: k_cache, value: v_cache,
+               "cache_seqlens": cache_seqlens.contiguous(),
+               "output": torch.empty(out_shape, dtype=q.dtype,
+                                     device=q.device),
+               "lse": torch.empty(lse_shape, dtype=torch.float32,
+                                  device=q.device)}
+    if paged:
+        tensors["block_table"] = block_table.contiguous()
+    if k is not None:
+        tensors["key_new"], tensors["value_new"] = _dense(k), _dense(v)
+    return tensors
 
 
 def run_kvcache(q, k_cache, v_cache, cache_seqlens, causal, scale,
-                window_left, window_right, softcap, num_splits):
-    """[output, lse] of fa.attention_kvcache over contiguous caches
-    [B, capacity, Hkv, D] on CUDA: sequence b attends over its first
-    cache_seqlens[b] (int32 [B]) keys, masks aligned bottom-right. The
-    sm_90a kernel is a sequence (split-KV partials, then their combine)."""
-    q, k_cache, v_cache = _dense(q), _dense(k_cache), _dense(v_cache)
-    kcfg = kernel_config("kvcache", q, k_cache, v_cache, None, causal, scale,
-                         window_left, window_right, softcap, "", "bshd",
-                         num_splits=num_splits)
+                window_left, window_right, softcap, num_splits,
+                block_table=None, k=None, v=None):
+    """[output, lse] of fa.attention_kvcache on CUDA: sequence b attends
+    over its first cache_seqlens[b] (int32 [B]) keys, masks aligned
+    bottom-right. Caches contiguous [B, capacity, Hkv, D], or paged
+    [num_pages, page_size, Hkv, D] with block_table (int32 [B, max_pages]).
+    k, v [B, Sn, Hkv, D], when given, are written into the caches at
+    cache_seqlens first by the sequence's kvcache_append kernel, in place:
+    the caches are passed as they are (inference.py checked they are
+    contiguous), never copied. The sm_90a kernel is a sequence ([append,]
+    split-KV partials, their combine)."""
+    q = _dense(q)
+    if k is None:  # read only: a copy with a unit innermost stride is fine
+        k_cache, v_cache = _dense(k_cache), _dense(v_cache)
+    page_size = None if block_table is None else k_cache.shape[1]
+    kcfg = kvcache_config(q, k_cache, v_cache, page_size, k is not None,
+                          causal, scale, window_left, window_right, softcap,
+                          num_splits)
     bundle = get_bundle(kcfg, _target(q))
-    tensors = kvcache_operands(q, k_cache, v_cache, cache_seqlens)
-    tensors.update(_workspace(bundle, q, k_cache, v_cache, "bshd"))
+    tensors = kvcache_operands(q, k_cache, v_cache, cache_seqlens,
+                               block_table, k, v)
+    symbols = symbols_of(kcfg, {r: t.shape for r, t in tensors.items()})
+    tensors.update(_workspace(bundle, symbols, q.device))
     _launch(bundle, tensors, q.device)
     return [tensors["output"], tensors["lse"]]
 
@@ -196,15 +242,16 @@ def _(q, k, v, bias, causal, scale, window_left, window_right, softcap,
             q.new_empty(lse_shape, dtype=torch.float32)]
 
 
-def _workspace(bundle, q, k, v, layout):
+def _workspace(bundle, symbols, device):
     """torch buffers for a sequence's workspace (the sm_90a backward's dQ
-    accumulator, log2 LSE, semaphores). torch's caching allocator hands out
+    accumulator, log2 LSE, semaphores; the decode's partials), for a launch
+    with these size symbols. torch's caching allocator hands out
     stream-ordered memory without a driver call, where the runtime's own
     fallback (cuMemAllocAsync/cuMemFreeAsync per launch) would go through the
     driver's pool every call. The runtime zeroes the "init": "zero" ones on
     the stream, so torch.empty is enough."""
-    shapes = bundle.workspace_shapes(_convert.sizes_of(q, k, v, layout))
-    return {name: torch.empty(sizes, device=q.device,
+    shapes = bundle.workspace_shapes(symbols)
+    return {name: torch.empty(sizes, device=device,
                               dtype=_convert.TORCH_RUNTIME_DTYPE[dtype])
             for name, (sizes, dtype) in shapes.items()}
 
@@ -239,7 +286,8 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
         dbias = torch.empty_like(bias)
         tensors["bias"], tensors["grad_bias"] = bias, dbias
     if target != "cpu":
-        tensors.update(_workspace(bundle, q, k, v, layout))
+        tensors.update(_workspace(bundle, _convert.sizes_of(q, k, v, layout),
+                                  q.device))
     _launch(bundle, tensors, q.device)
     return [dq, dk, dv, dbias]
 

@@ -5,16 +5,16 @@ and split-KV decode (attention_with_kvcache).
 On the CPU both run one dense fa.attention kernel per sequence (bshd,
 dynamic lengths, so one compiled kernel serves every length) on that
 sequence's slice of the packed tensors, or its keys gathered from the cache
-pages. On CUDA attention_with_kvcache over a contiguous cache without
-appends runs the sm_90a fa.attention_kvcache kernel (all sequences in one
-launch); paged caches, appends and varlen_attention have no sm_90a kernel
-yet and raise UnsupportedError. See docs/Inference.md for why, and for what
-is not built yet.
+pages. On CUDA attention_with_kvcache runs the sm_90a fa.attention_kvcache
+kernel sequence (all sequences in one call), over contiguous or paged
+caches, with the append written into the caches in place by the sequence's
+first kernel; varlen_attention has no sm_90a kernel yet and raises
+UnsupportedError. See docs/Inference.md for why, and for what is not built
+yet.
 """
 import torch
 
 from ..arguments import check_bool, check_f32, check_int
-from ..errors import UnsupportedError
 from . import _inference_checks as checks
 from . import _ops
 from .attention import _window_ints, attention
@@ -150,9 +150,11 @@ def attention_with_kvcache(q, k_cache, v_cache, *, cache_seqlens,
     the core count; 1: unsplit). Returns out [B, Sq, Hq, D], and with
     return_lse the f32 lse [B, Hq, Sq]. Not differentiable (inference).
 
-    CUDA tensors (bf16/f16, sm_90a) run the fa.attention_kvcache kernel for
-    contiguous caches without k/v; a block_table or k/v raise
-    UnsupportedError there.
+    CUDA tensors (bf16/f16, sm_90a) run the fa.attention_kvcache kernel
+    sequence, paged or not, with or without k/v; to append there the caches
+    must be contiguous (the kernel writes into them; ArgumentError
+    otherwise). What the kernel cannot do (a page size it cannot tile, an
+    element type) is the compiler's UnsupportedError.
     """
     _check_cache(q, k_cache, v_cache, block_table, k, v)
     batch, num_new = q.shape[0], (0 if k is None else k.shape[1])
@@ -176,29 +178,17 @@ def attention_with_kvcache(q, k_cache, v_cache, *, cache_seqlens,
 
     with torch.no_grad():
         if q.device.type == "cuda":
-            _refuse_without_sm90a_kernel(block_table, k)
+            if k is not None:
+                checks.in_place(KVCACHE, "k_cache", k_cache)
+                checks.in_place(KVCACHE, "v_cache", v_cache)
             out, lse = _ops.run_kvcache(q, k_cache, v_cache, lens, causal,
-                                        scale, wl, wr, softcap, splits)
+                                        scale, wl, wr, softcap, splits,
+                                        block_table, k, v)
         else:
             out, lse = _cpu_kvcache(q, k_cache, v_cache, block_table, k, v,
                                     cached, lengths, causal, scale, wl, wr,
                                     softcap, splits)
     return (out, lse) if return_lse else out
-
-
-def _refuse_without_sm90a_kernel(block_table, k):
-    """The CUDA forms fa.attention_kvcache's sm_90a lowering does not take
-    yet: an error, never a CPU fallback."""
-    if block_table is not None:
-        raise UnsupportedError(
-            f"{KVCACHE}: paged KV caches have no sm_90a kernel yet "
-            "(block_table given); use a contiguous cache [B, capacity, Hkv, "
-            "D], or CPU tensors")
-    if k is not None:
-        raise UnsupportedError(
-            f"{KVCACHE}: append (k, v) has no sm_90a kernel yet; write the "
-            "new keys and values into k_cache/v_cache at cache_seqlens and "
-            "count them in cache_seqlens, or use CPU tensors")
 
 
 def _cpu_kvcache(q, k_cache, v_cache, block_table, k, v, cached, lengths,

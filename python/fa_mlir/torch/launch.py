@@ -13,13 +13,8 @@ import torch
 
 from ..bundle import Bundle, CpuBundle
 from ..errors import ArgumentError
-from ..signature import bind, signature
+from ..signature import INT32_ROLES, bind, signature
 from . import _convert
-
-
-# Operands that are integers, not attention data (the kvcache kernel's
-# per-sequence lengths, int32).
-_INTEGER_ROLES = ("cache_seqlens",)
 
 
 def launch(bundle, stream=None, **tensors):
@@ -44,7 +39,7 @@ def launch(bundle, stream=None, **tensors):
                                 "CPU kernel needs CPU tensors")
         if role in workspace and t.dtype in _convert.RUNTIME_DTYPE:
             pass  # the runtime checks it against the workspace entry
-        elif role in _INTEGER_ROLES and t.dtype in _convert.RUNTIME_DTYPE:
+        elif role in INT32_ROLES and t.dtype in _convert.RUNTIME_DTYPE:
             pass  # checked against the signature's dtype below
         elif t.dtype not in _convert.FA_DTYPE:
             raise ArgumentError(f"{where}: '{role}' has dtype {t.dtype}; "

@@ -1,0 +1,27 @@
+"""fa-compile mocked: the sm_90a compile step without a Hopper back end.
+The "compiler" copies files of test/Runtime/Inputs (bundles and sequences
+over the stub cubin) into the output folder and exits with `rc`."""
+import os
+import shutil
+import subprocess
+
+from fa_mlir import compiler
+
+INPUTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "test", "Runtime", "Inputs")
+
+
+def fake_fa_compile(monkeypatch, writes=(), rc=0, stderr=""):
+    """Replaces fa-compile; returns the list of command lines it was run
+    with."""
+    calls = []
+
+    def run(cmd, **kwargs):
+        calls.append(cmd)
+        out = cmd[cmd.index("-o") + 1]
+        for name in writes:
+            shutil.copy2(os.path.join(INPUTS, name), out)
+        return subprocess.CompletedProcess(cmd, rc, "", stderr)
+    monkeypatch.setattr(compiler, "find_fa_compile", lambda: "fa-compile")
+    monkeypatch.setattr(compiler.subprocess, "run", run)
+    return calls
