@@ -42,6 +42,11 @@
 #         decode) against float64 with NaN past every cache length, memcheck
 #         on them, then decode next to SDPA (FA2) and FA4
 #         (test/Device/bench_decode.py) -> $OUT/bench_decode.csv
+#       8 ragged batches (issue 14): the fa.attention_varlen kernels
+#         (test/Device/check_varlen.py, .devbuild/varlen) against float64
+#         per sequence, memcheck on them, then varlen prefill next to our
+#         dense kernel, FA4 and FA2 (test/Device/bench_varlen.py) ->
+#         $OUT/bench_varlen.csv
 #       Logs and CSVs go to $OUT; short tables are printed last.
 #       STAGES=3,3b: only those stages (e.g. a second benchmark run).
 #       ROUND_SMOKE=1: a quick pass over every stage (few cases, one
@@ -69,6 +74,10 @@ prepare() {
   rm -rf "$dev/decode"; mkdir -p "$dev/decode"
   python3 test/Device/gen_decode_inputs.py > "$dev/decode/decode.mlir"
   "$BUILD_DIR/bin/fa-compile" "$dev/decode/decode.mlir" -o "$dev/decode"
+  # The ragged-batch kernels and their dense references (stage 8).
+  rm -rf "$dev/varlen"; mkdir -p "$dev/varlen"
+  python3 test/Device/gen_varlen_inputs.py > "$dev/varlen/varlen.mlir"
+  "$BUILD_DIR/bin/fa-compile" "$dev/varlen/varlen.mlir" -o "$dev/varlen"
   # fa_mlir reads bundles through jsonschema (python/fa_mlir/manifest.py);
   # the GPU machine has none and no network: carry its wheels, unpacked,
   # for the machine's Python (DEVICE_PYTHON; typing_extensions comes with
@@ -271,7 +280,7 @@ run() {
     --csv "$OUT/check_backward.csv" > "$OUT/check_backward.log" 2>&1
   echo "check_backward rc=$?: $(tail -1 "$OUT/check_backward.log")"; grep FAIL "$OUT/check_backward.log" | head -5
   if [[ -z ${ROUND_SMOKE:-} ]]; then
-    timeout "${MEMCHECK_DECODE_TIMEOUT:-300}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
+    CHECK_SMALL=1 timeout "${MEMCHECK_DECODE_TIMEOUT:-300}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
       --kernel-name kns=fa_bwd python3 test/Device/check_backward.py "$dev/backward" --quick \
       > "$OUT/memcheck_backward.log" 2>&1
     echo "memcheck backward rc=$?: $(grep -E 'ERROR SUMMARY|cases pass' "$OUT/memcheck_backward.log" | tr '\n' ' ')"
@@ -305,7 +314,7 @@ run() {
     > "$OUT/check_decode.log" 2>&1
   echo "check_decode rc=$?: $(tail -1 "$OUT/check_decode.log")"; grep FAIL "$OUT/check_decode.log" | head -8
   if [[ -z ${ROUND_SMOKE:-} ]]; then
-    timeout "${MEMCHECK_DECODE_TIMEOUT:-300}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
+    CHECK_SMALL=1 timeout "${MEMCHECK_DECODE_TIMEOUT:-300}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
       --kernel-name kns=fa_fwd python3 test/Device/check_decode.py "$dev/decode" > "$OUT/memcheck_decode.log" 2>&1
     echo "memcheck decode rc=$?: $(grep -E 'ERROR SUMMARY|decode check' "$OUT/memcheck_decode.log" | tr '\n' ' ')"
   fi
@@ -317,6 +326,26 @@ run() {
     timeout "${DECODE_BENCH_TIMEOUT:-420}" python3 test/Device/bench_decode.py "$dev/decode" \
       "$OUT/bench_decode.csv" ) > "$OUT/bench_decode.log" 2>&1
   echo "bench decode rc=$?"; cat "$OUT/bench_decode.log"
+
+  fi
+  if stage_on 8; then
+  echo "== 8 varlen ($((SECONDS - T0)) s so far)"
+  timeout "${CHECK_VARLEN_TIMEOUT:-240}" python3 test/Device/check_varlen.py "$dev/varlen" "$OUT/check_varlen.csv" \
+    > "$OUT/check_varlen.log" 2>&1
+  echo "check_varlen rc=$?: $(tail -1 "$OUT/check_varlen.log")"; grep FAIL "$OUT/check_varlen.log" | head -8
+  if [[ -z ${ROUND_SMOKE:-} ]]; then
+    timeout "${MEMCHECK_VARLEN_TIMEOUT:-300}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
+      --kernel-name kns=fa_fwd python3 test/Device/check_varlen.py "$dev/varlen" > "$OUT/memcheck_varlen.log" 2>&1
+    echo "memcheck varlen rc=$?: $(grep -E 'ERROR SUMMARY|varlen check' "$OUT/memcheck_varlen.log" | tr '\n' ' ')"
+  fi
+  ( if [[ -f $root/.anchors/anchor-wheels.sh && -f $root/.anchors/b/part.ab ]]; then
+      eval "$(bash "$root/.anchors/anchor-wheels.sh" env "$root/.anchors")" ||
+        echo "# no FA4 wheels on this machine (make the stage call first): FA4 unavailable"
+    fi
+    [[ -n ${ROUND_SMOKE:-} ]] && export HDIMS=128 SEQLENS=4096
+    timeout "${VARLEN_BENCH_TIMEOUT:-420}" python3 test/Device/bench_varlen.py "$dev/varlen" \
+      "$OUT/bench_varlen.csv" ) > "$OUT/bench_varlen.log" 2>&1
+  echo "bench varlen rc=$?"; cat "$OUT/bench_varlen.log"
 
   fi
   echo "== summary ($((SECONDS - T0)) s)"

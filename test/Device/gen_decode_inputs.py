@@ -98,11 +98,16 @@ def _kvcache_function(c, t, lse):
             f"  return {results} : {', '.join(types)}\n}}\n")
 
 
-def main(argv):
+def cli(argv, configs, function):
+    """`list`: the configuration names; else one module of every function."""
     if argv[1:] == ["list"]:
-        print("\n".join(CONFIGS))
+        print("\n".join(configs))
         return
-    print("\n".join(function(c) for c in CONFIGS.values()))
+    print("\n".join(function(c) for c in configs.values()))
+
+
+def main(argv):
+    cli(argv, CONFIGS, function)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ struct KernelArgs {
   Value keyLengths;                 // per-batch key lengths only
   Value blockTable, maxPages, tableStride; // paged caches only
   Value seqNew;                            // append only: keys added to each length
+  Value cuSeqlensQ, cuSeqlensK, numSeqs;   // ragged batches only
   Value qPtr, qStrideBatch, qStrideSeq, qStrideHead; // pack-GQA: Q by plain loads
   std::optional<BiasArgs> bias;
 
@@ -67,6 +68,10 @@ struct KernelArgs {
       a.keyLengths = next();
     if (cfg.paged())
       a.blockTable = next();
+    if (cfg.varlen) {
+      a.cuSeqlensQ = next();
+      a.cuSeqlensK = next();
+    }
     if (cfg.bias) {
       BiasArgs b;
       b.ptr = next();
@@ -91,6 +96,8 @@ struct KernelArgs {
     }
     if (cfg.append)
       a.seqNew = next();
+    if (cfg.varlen)
+      a.numSeqs = next();
     if (cfg.isPersistent()) {
       a.numBlocks = next();
       a.numHeads = next();
@@ -132,6 +139,9 @@ private:
   /// Makes `tile` the current work tile; its iterations start at `ring` in
   /// the K/V rings.
   void beginTile(TileScheduler::WorkTile tile, Value ring);
+  /// beginTile for a ragged batch's tile: the sequence's lengths, rows and
+  /// mask rule first.
+  void beginVarlenTile(const TileScheduler::VarlenTile &v, Value ring);
   /// Runs `body(qLoads)` for each of this CTA's work tiles (one, or the
   /// persistent loop's); qLoads counts the Q loads of the tiles before.
   void forEachTile(const std::function<void(Value qLoads)> &body);
@@ -161,7 +171,11 @@ private:
   TmaPipeline kPipe, vPipe;
   TileScheduler::WorkTile work;
   Value m0, headKV;
+  Value seqQ; // the kernel's, or this sequence's in a ragged batch
   Value seqK; // the kernel's, or this batch's with per-batch key lengths
+  // Ragged batches: the sequence's first packed query and key rows (null
+  // otherwise).
+  Value qRowBase, kRowBase;
   std::optional<MaskRule> rule;
   KeyTiles tiles;
 };
@@ -171,6 +185,8 @@ void ForwardKernel::load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t di
   Value full = pipe.acquire(t, bytes);
   Value tile = pipe.slot(t);
   Value row = kb.mul(keyTile(t), kb.c32(cfg.blockN));
+  if (kRowBase)
+    row = kb.add(kRowBase, row);
   if (!cfg.paged()) {
     for (int64_t box = 0; box < dim / AttentionKernelConfig::kBox; ++box)
       tmaLoad(kb, kb.sharedAt(tile, box * cfg.blockN * 128), tensorMap, full,
@@ -223,6 +239,15 @@ void ForwardKernel::beginTile(TileScheduler::WorkTile tile, Value ring) {
   vPipe.setIterationBase(ring);
 }
 
+void ForwardKernel::beginVarlenTile(const TileScheduler::VarlenTile &v, Value ring) {
+  seqQ = v.seqQ;
+  seqK = v.seqK;
+  qRowBase = v.qStart;
+  kRowBase = v.kStart;
+  rule.emplace(kb, cfg.semantics, seqQ, seqK);
+  beginTile(v.tile, ring);
+}
+
 void ForwardKernel::forEachTile(const std::function<void(Value qLoads)> &body) {
   if (!cfg.isPersistent()) {
     body(kb.c32(0)); // the tile of emit()
@@ -232,16 +257,33 @@ void ForwardKernel::forEachTile(const std::function<void(Value qLoads)> &body) {
   Value total = kb.mul(kb.mul(args.numBlocks, args.numHeads), args.batch);
   Value first = kb.blockIdX(), stride = kb.gridDimX();
   Value mine = kb.divUI(kb.add(kb.sub(total, first), kb.sub(stride, kb.c32(1))), stride);
-  kb.forLoop(kb.c32(0), mine, {kb.c32(0), kb.c32(0)}, [&](Value i, ValueRange st) {
+  // Ragged batches carry a cursor into the sequences (varlenAt).
+  SmallVector<Value> init{kb.c32(0), kb.c32(0)};
+  if (cfg.varlen)
+    init.append({kb.c32(0), kb.c32(0)});
+  kb.forLoop(kb.c32(0), mine, init, [&](Value i, ValueRange st) {
     Value ring = st[0], qLoads = st[1];
     Value linear = kb.add(first, kb.mul(i, stride));
-    beginTile(TileScheduler::decode(kb, cfg, args.seqQ, linear, args.numBlocks, args.numHeads),
-              ring);
+    Value cursor[2];
+    if (cfg.varlen) {
+      cursor[0] = st[2];
+      cursor[1] = st[3];
+      beginVarlenTile(TileScheduler::varlenAt(
+                          kb, cfg, args.cuSeqlensQ, args.cuSeqlensK, args.numSeqs,
+                          kb.remu(linear, args.numBlocks), kb.divUI(linear, args.numBlocks), cursor),
+                      ring);
+    } else {
+      beginTile(TileScheduler::decode(kb, cfg, args.seqQ, linear, args.numBlocks, args.numHeads),
+                ring);
+    }
     body(qLoads);
     // A tile without key tiles loads no Q (every role sees the same count).
     Value loaded = kb.select(kb.cmp(arith::CmpIPredicate::sgt, tiles.count, kb.c32(0)),
                              kb.c32(1), kb.c32(0));
-    return SmallVector<Value>{kb.add(ring, tiles.count), kb.add(qLoads, loaded)};
+    SmallVector<Value> next{kb.add(ring, tiles.count), kb.add(qLoads, loaded)};
+    if (cfg.varlen)
+      next.append({cursor[0], cursor[1]});
+    return next;
   });
 }
 
@@ -266,7 +308,8 @@ void ForwardKernel::produceTile(Value qLoads) {
       mbarrierArriveExpectTx(kb, qBarrier(), cfg.qTileBytes());
       for (int64_t box = 0; box < cfg.qkDim() / AttentionKernelConfig::kBox; ++box)
         tmaLoad(kb, kb.sharedAt(base, box * cfg.blockM() * 128), args.tmQ, qBarrier(),
-                {kb.c32(64 * box), m0, work.head, work.batch});
+                {kb.c32(64 * box), qRowBase ? kb.add(qRowBase, m0) : m0, work.head,
+                 work.batch});
     }
     kb.forLoop(kb.c32(1), tiles.count, {}, [&](Value t, ValueRange) {
       loadK(t);
@@ -283,7 +326,7 @@ std::pair<Value, Value> ForwardKernel::consumerIterations(Value wgRow0) {
   // tail block, a 64-row slab needs fewer tiles than the block's 64 x
   // consumers rows (the masked tiles give exactly nothing).
   Value first = kb.maxSI(wgRow0, kb.c32(0));
-  Value past = kb.minSI(kb.add(wgRow0, kb.c32(64)), args.seqQ);
+  Value past = kb.minSI(kb.add(wgRow0, kb.c32(64)), seqQ);
   Value rows = kb.maxSI(kb.sub(past, first), kb.c32(0));
   auto [lo, hi] = rule->tileRange(rule->keyRange({first, rows}), cfg.blockN);
   Value none = kb.cmp(arith::CmpIPredicate::eq, rows, kb.c32(0));
@@ -312,7 +355,7 @@ void ForwardKernel::loadPackedQuery(const ConsumerThread &me) {
   const int64_t perThread = 64 * chunksPerRow / 128;
   auto v4 = VectorType::get({4}, kb.i32);
   Value slabRow0 = kb.add(m0, kb.mul(me.c, kb.c32(64)));
-  Value packedRows = kb.mul(args.seqQ, args.group);
+  Value packedRows = kb.mul(seqQ, args.group);
   Value zero = LLVM::ZeroOp::create(kb.b, v4);
   for (int64_t i = 0; i < perThread; ++i) {
     Value idx = kb.add(me.threadInWg, kb.c32(128 * i));
@@ -348,7 +391,9 @@ void ForwardKernel::loadPackedQuery(const ConsumerThread &me) {
 }
 
 void ForwardKernel::zeroValueTail(const ConsumerThread &me, Value t) {
-  if (!cfg.keyLengths)
+  // Past a cache's length or a ragged sequence's keys (the next sequence's
+  // rows) the slot holds finite or non-finite data that P V must not see.
+  if (!cfg.keyLengths && !cfg.varlen)
     return;
   Value n0 = kb.mul(keyTile(t), kb.c32(cfg.blockN));
   Value firstHidden = kb.sub(seqK, n0); // rows [firstHidden, blockN) are past seq_k
@@ -387,7 +432,7 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
   Value row0 = me.fragmentRow(kb, wgRow0);
   Value laneCol = me.laneColumn(kb);
   Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
-  FragmentScores scores(kb, cfg, *rule, args.bias, work.batch, work.head, args.seqQ, seqK,
+  FragmentScores scores(kb, cfg, *rule, args.bias, work.batch, work.head, seqQ, seqK,
                         wgRow0, row0, laneCol, cfg.packGqa() ? args.group : Value());
   Value factor = scores.exponentFactor();
 
@@ -581,7 +626,7 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
     PartialEpilogueArgs pa{args.outPtr, args.lsePtr, args.finalOut, args.finalLse,
                            work.split,  args.numSplits,
                            work.batch,  kb.gridDimZ(), work.head, args.group,
-                           args.seqQ,   row0,         lane,      factor};
+                           seqQ,        row0,         lane,      factor};
     storePartialEpilogue(kb, cfg, o, rs, pa);
     return;
   }
@@ -591,7 +636,11 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
   ea.batch = work.batch;
   ea.head = work.head;
   ea.numHeads = cfg.isPersistent() ? args.numHeads : kb.gridDimY();
-  ea.seqQ = args.seqQ;
+  ea.seqQ = seqQ;
+  if (cfg.varlen) {
+    ea.rowBase = qRowBase;
+    ea.packedSeqQ = args.seqQ;
+  }
   ea.row0 = row0;
   ea.lane = lane;
   ea.exponentFactor = factor;
@@ -612,8 +661,16 @@ void ForwardKernel::emit() {
 
   // One rule for the whole kernel: the producer's and the consumers' key
   // tiles and the consumers' fragment masks.
+  seqQ = args.seqQ;
   seqK = args.seqK;
-  if (cfg.keyLengths) {
+  if (cfg.varlen) {
+    // The sequence of this CTA's block, its rows and lengths first (a
+    // persistent CTA's, per tile in forEachTile).
+    if (!cfg.isPersistent())
+      beginVarlenTile(
+          TileScheduler::varlen(kb, cfg, args.cuSeqlensQ, args.cuSeqlensK, args.numSeqs),
+          Value());
+  } else if (cfg.keyLengths) {
     // The rule needs this batch's key count: the tile first.
     TileScheduler::WorkTile tile = TileScheduler::current(kb, cfg, args.seqQ, args.numSplits);
     seqK = LLVM::LoadOp::create(kb.b, kb.i32,
@@ -664,6 +721,8 @@ LLVM::LLVMFuncOp mlir::fa::nvvm_kernel::buildAttentionKernel(OpBuilder &builder,
     args.push_back(ptr);
   if (cfg.paged())
     args.push_back(ptr);
+  if (cfg.varlen)
+    args.append({ptr, ptr});
   unsigned numPtrs = args.size();
   if (cfg.bias)
     args.append({ptr, b.getI64Type(), b.getI64Type(), b.getI64Type()});
@@ -675,6 +734,8 @@ LLVM::LLVMFuncOp mlir::fa::nvvm_kernel::buildAttentionKernel(OpBuilder &builder,
   if (cfg.paged())
     args.append({b.getI32Type(), b.getI64Type()});
   if (cfg.append)
+    args.push_back(b.getI32Type());
+  if (cfg.varlen)
     args.push_back(b.getI32Type());
   if (cfg.isPersistent())
     args.append({b.getI32Type(), b.getI32Type(), b.getI32Type()});
@@ -723,6 +784,10 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
     params.push_back(ptrParam("cache_seqlens"));
   if (cfg.paged())
     params.push_back(ptrParam("block_table"));
+  if (cfg.varlen) {
+    params.push_back(ptrParam("cu_seqlens_q"));
+    params.push_back(ptrParam("cu_seqlens_k"));
+  }
   if (cfg.bias) {
     params.push_back(Object{{"kind", "ptr"}, {"operand", "bias"}});
     appendStrideParams(params, "bias", {"batch", "head", "seq_q"});
@@ -740,8 +805,10 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   }
   if (cfg.append)
     params.push_back(i32Param("seq_new"));
+  if (cfg.varlen)
+    params.push_back(i32Param("num_seqs"));
   if (cfg.isPersistent()) {
-    params.push_back(Object{{"kind", "i32"}, {"value", TileScheduler::queryBlocks(cfg)}});
+    params.push_back(Object{{"kind", "i32"}, {"value", TileScheduler::gridBlocks(cfg)}});
     params.push_back(Object{{"kind", "i32"}, {"value", "heads_q"}});
     params.push_back(Object{{"kind", "i32"}, {"value", "batch"}});
   }
@@ -754,8 +821,9 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
     config["num_splits"] = cfg.numSplits;
   if (cfg.paged())
     config["page_size"] = cfg.pageSize;
-  Object root = kernelBundleRoot(chip, cubinFile, cfg.attentionKernelName(),
-                                 cfg.splitKv ? "attention_fwd_partial" : "attention_fwd",
+  StringRef op = cfg.splitKv ? "attention_fwd_partial" : cfg.varlen ? "attention_varlen"
+                                                                    : "attention_fwd";
+  Object root = kernelBundleRoot(chip, cubinFile, cfg.attentionKernelName(), op,
                                  std::move(config), cfg.threads(), cfg.sharedMemoryBytes(),
                                  TileScheduler::grid(cfg), std::move(params));
   if (cfg.splitKv) {

@@ -60,7 +60,7 @@ void mlir::fa::nvvm_kernel::storeEpilogue(KernelBuilder &kb, const AttentionKern
 
   Value colBase = kb.ext64(kb.mul(kb.andi(args.lane, kb.c32(3)), kb.c32(2)));
   RowCoords coords{kb.ext64(args.batch), kb.ext64(args.head), kb.ext64(args.numHeads),
-                   kb.ext64(args.seqQ), Value()};
+                   kb.ext64(args.rowBase ? args.packedSeqQ : args.seqQ), Value()};
   Value isQuadLeader = kb.cmp(arith::CmpIPredicate::eq, kb.andi(args.lane, kb.c32(3)), kb.c32(0));
   for (int r = 0; r < 2; ++r) {
     Value row = kb.add(args.row0, kb.c32(8 * r));
@@ -69,7 +69,7 @@ void mlir::fa::nvvm_kernel::storeEpilogue(KernelBuilder &kb, const AttentionKern
       valid = kb.andi(valid, kb.cmp(arith::CmpIPredicate::sge, row, kb.c32(0)));
     kb.ifThen(valid, [&] {
       RowCoords c = coords;
-      c.query = kb.ext64(row);
+      c.query = kb.ext64(args.rowBase ? kb.add(args.rowBase, row) : row);
       Value rowOff = kb.mul(outputRowIndex(kb, cfg, c), kb.c64(cfg.headDimV));
       storeOutputRow(kb, cfg, o, r, args.outPtr, kb.add(rowOff, colBase));
       if (cfg.returnLse) {

@@ -132,30 +132,22 @@ FailureOr<AttentionKernelConfig> planAndCheck(AttentionKernelConfig cfg, Operati
   return cfg;
 }
 
-/// The split-KV decode kernel of a KV-cache op, or an error naming what it
-/// does not do (yet).
-FailureOr<AttentionKernelConfig> configFor(AttentionKVCacheOp op,
-                                           const ConvertFAToNVVMOptions &opts) {
-  auto fail = [&](const Twine &what) {
-    return op.emitOpError("convert-fa-to-nvvm: ") << what, failure();
-  };
+/// What the kernels of the inference ops share: bf16/f16 bshd Q, K, V and
+/// the LSE, head dims at dim `dimAxis` of Q and `value`, the pass's
+/// pipeline options; or an error on `op`.
+template <typename OpT>
+FailureOr<AttentionKernelConfig> bshdForwardConfig(OpT op, Value value, unsigned dimAxis,
+                                                   const ConvertFAToNVVMOptions &opts) {
   auto qTy = cast<RankedTensorType>(op.getQuery().getType());
-  auto vTy = cast<RankedTensorType>(op.getValueCache().getType());
+  auto vTy = cast<RankedTensorType>(value.getType());
   AttentionKernelConfig cfg;
   std::optional<ElemType> elem = elemTypeOf(qTy.getElementType());
   if (!elem)
-    return fail("element type must be bf16 or f16 for the sm_90a kernel");
+    return op.emitOpError("convert-fa-to-nvvm: ")
+               << "element type must be bf16 or f16 for the sm_90a kernel",
+           failure();
   cfg.elem = *elem;
-  if (op.getBlockTable()) {
-    int64_t pageSize = vTy.getDimSize(1);
-    if (ShapedType::isDynamic(pageSize) ||
-        cast<RankedTensorType>(op.getKeyCache().getType()).getDimSize(1) != pageSize)
-      return fail("a paged cache's page_size (dim 1 of key_cache and value_cache) must be "
-                  "static for the sm_90a kernel");
-    cfg.pageSize = pageSize;
-  }
-  cfg.append = static_cast<bool>(op.getKey());
-  int64_t d = qTy.getDimSize(3), dv = vTy.getDimSize(3);
+  int64_t d = qTy.getDimSize(dimAxis), dv = vTy.getDimSize(dimAxis);
   if (failed(checkForwardHeadDims(op, d, dv)) || failed(checkForwardOptions(op, opts)))
     return failure();
   cfg.headDim = d;
@@ -165,6 +157,29 @@ FailureOr<AttentionKernelConfig> configFor(AttentionKVCacheOp op,
   cfg.returnLse = true;
   cfg.stages = opts.stages;
   cfg.overlap = opts.overlap;
+  return cfg;
+}
+
+/// The split-KV decode kernel of a KV-cache op, or an error naming what it
+/// does not do (yet).
+FailureOr<AttentionKernelConfig> configFor(AttentionKVCacheOp op,
+                                           const ConvertFAToNVVMOptions &opts) {
+  auto fail = [&](const Twine &what) {
+    return op.emitOpError("convert-fa-to-nvvm: ") << what, failure();
+  };
+  FailureOr<AttentionKernelConfig> base = bshdForwardConfig(op, op.getValueCache(), 3, opts);
+  if (failed(base))
+    return failure();
+  AttentionKernelConfig cfg = *base;
+  if (op.getBlockTable()) {
+    int64_t pageSize = cast<RankedTensorType>(op.getValueCache().getType()).getDimSize(1);
+    if (ShapedType::isDynamic(pageSize) ||
+        cast<RankedTensorType>(op.getKeyCache().getType()).getDimSize(1) != pageSize)
+      return fail("a paged cache's page_size (dim 1 of key_cache and value_cache) must be "
+                  "static for the sm_90a kernel");
+    cfg.pageSize = pageSize;
+  }
+  cfg.append = static_cast<bool>(op.getKey());
   cfg.splitKv = true;
   cfg.numSplits = static_cast<int64_t>(op.getNumSplits().value_or(0));
   cfg.keyLengths = true;
@@ -175,6 +190,20 @@ FailureOr<AttentionKernelConfig> configFor(AttentionKVCacheOp op,
                 "dim: it must be a multiple of 8 that divides or is a multiple of one of "
                 "128, 112, 96, 80, 64, 48, 32 (the tiles that fit registers and shared memory)");
   return planned;
+}
+
+/// The ragged-batch forward of a varlen op, or an error naming what it does
+/// not do (yet). `num_splits` is a hint the kernel does not take: one CTA
+/// per query block of each sequence. (The verifier ties O's element type
+/// to Q's.)
+FailureOr<AttentionKernelConfig> configFor(AttentionVarlenOp op,
+                                           const ConvertFAToNVVMOptions &opts) {
+  FailureOr<AttentionKernelConfig> cfg = bshdForwardConfig(op, op.getValue(), 2, opts);
+  if (failed(cfg))
+    return failure();
+  cfg->pingPong = opts.pingPong;
+  cfg->varlen = true;
+  return planAndCheck(*cfg, op, opts);
 }
 
 /// The backward's configuration, or an error naming what it does not do.
@@ -236,11 +265,12 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
     SmallVector<Operation *> ops;
     bool unsupported = false;
     module.walk([&](Operation *op) {
-      if (isa<AttentionOp, AttentionGradOp, AttentionKVCacheOp>(op))
+      if (isa<AttentionOp, AttentionGradOp, AttentionKVCacheOp, AttentionVarlenOp>(op))
         ops.push_back(op);
-      // No silent pass-through: these inference ops have CPU lowerings
-      // (fa-tile-attention) but no sm_90a kernels yet.
-      if (isa<CombineOp, AttentionVarlenOp>(op)) {
+      // No silent pass-through: fa.combine has CPU lowerings
+      // (fa-tile-attention) but no sm_90a kernel of its own (split-KV
+      // sequences carry their merge).
+      if (isa<CombineOp>(op)) {
         op->emitOpError("convert-fa-to-nvvm: no sm_90a kernel for this op yet; "
                         "fa-tile-attention lowers it for the CPU");
         unsupported = true;
@@ -261,7 +291,8 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
       FailureOr<std::string> name = TypeSwitch<Operation *, FailureOr<std::string>>(op)
                                         .Case([&](AttentionOp fwd) { return lower(fwd, opts); })
                                         .Case([&](AttentionGradOp bwd) { return lower(bwd, opts); })
-                                        .Case([&](AttentionKVCacheOp kv) { return lower(kv, opts); });
+                                        .Case([&](AttentionKVCacheOp kv) { return lower(kv, opts); })
+                                        .Case([&](AttentionVarlenOp v) { return lower(v, opts); });
       if (failed(name)) {
         anyFailed = true;
         continue;
@@ -295,11 +326,24 @@ private:
       return failure();
     if (cfg->splitKv)
       return lowerSplit(op.getLoc(), *cfg, "attention_fwd");
-    std::string name = cfg->kernelName();
-    return lowerOnce(op.getLoc(), name, "+ptx80", [&](OpBuilder &builder, Block &body) {
-      buildAttentionKernel(builder, op.getLoc(), body, *cfg);
+    return lowerForward(op.getLoc(), *cfg);
+  }
+
+  /// The forward of a ragged batch: one bundle.
+  FailureOr<std::string> lower(AttentionVarlenOp op, const ConvertFAToNVVMOptions &opts) {
+    FailureOr<AttentionKernelConfig> cfg = configFor(op, opts);
+    if (failed(cfg))
+      return failure();
+    return lowerForward(op.getLoc(), *cfg);
+  }
+
+  /// A one-kernel forward: its gpu.module and bundle.
+  std::string lowerForward(Location loc, const AttentionKernelConfig &cfg) {
+    std::string name = cfg.kernelName();
+    return lowerOnce(loc, name, "+ptx80", [&](OpBuilder &builder, Block &body) {
+      buildAttentionKernel(builder, loc, body, cfg);
       bundles.push_back(builder.getNamedAttr(
-          name, builder.getStringAttr(bundleJson(*cfg, chip, name + ".cubin"))));
+          name, builder.getStringAttr(bundleJson(cfg, chip, name + ".cubin"))));
     });
   }
 

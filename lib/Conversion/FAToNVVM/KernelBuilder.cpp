@@ -136,3 +136,16 @@ SmallVector<Value> KernelBuilder::forLoop(
   }
   return SmallVector<Value>(forOp.getResults());
 }
+
+SmallVector<Value> KernelBuilder::whileLoop(
+    ValueRange inits, const std::function<Value(ValueRange)> &cond,
+    const std::function<SmallVector<Value>(ValueRange)> &body) {
+  // The region builders get `b` itself, placed in the new block.
+  auto whileOp = scf::WhileOp::create(
+      b, inits.getTypes(), inits,
+      [&](OpBuilder &, Location, ValueRange args) {
+        scf::ConditionOp::create(b, cond(args), args);
+      },
+      [&](OpBuilder &, Location, ValueRange args) { scf::YieldOp::create(b, body(args)); });
+  return SmallVector<Value>(whileOp.getResults());
+}

@@ -90,6 +90,9 @@ public:
   SmallVector<Value>
   forLoop(Value lb, Value ub, ValueRange inits,
           const std::function<SmallVector<Value>(Value iv, ValueRange args)> &body);
+  /// scf.while carrying `inits`: `body` runs while `cond` (i1) holds.
+  SmallVector<Value> whileLoop(ValueRange inits, const std::function<Value(ValueRange)> &cond,
+                               const std::function<SmallVector<Value>(ValueRange)> &body);
 };
 
 //===----------------------------------------------------------------------===//

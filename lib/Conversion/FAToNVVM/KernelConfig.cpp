@@ -135,6 +135,8 @@ std::string AttentionKernelConfig::kernelName() const {
     n += llvm::formatv("_page{0}", pageSize).str();
   if (append)
     n += "_append";
+  if (varlen)
+    n += "_varlen";
   return n + scaleTag(semantics, headDim);
 }
 

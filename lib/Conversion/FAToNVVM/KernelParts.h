@@ -74,6 +74,11 @@ struct AttentionKernelConfig {
   /// value_new into the caches at cache_seqlens; the attention then covers
   /// cache_seqlens + seq_new keys.
   bool append = false;
+  /// Ragged batches (fa.attention_varlen): Q, K, V, O packed along the
+  /// tokens ([1, total, heads, d] to the runtime), sequence b at rows
+  /// cu_seqlens[b] ..; a flat grid of query blocks over every sequence
+  /// (TileScheduler::varlen, varlenAt when persistent). Not split.
+  bool varlen = false;
 
   /// The producer warpgroup and the consumers.
   int64_t threads() const { return 128 * (1 + consumers); }
@@ -187,6 +192,27 @@ public:
     Value row0; // the block's first query row (negative in a first partial block)
     Value split; // split-KV: the chunk of key tiles (null otherwise)
   };
+  /// A ragged batch's work tile: the tile in its sequence (batch 0, row0
+  /// local to the sequence), where the sequence starts in the packed Q and
+  /// K/V rows, and its lengths (0 for the grid's spare CTAs past the last
+  /// block, which then compute nothing and store nothing).
+  struct VarlenTile {
+    WorkTile tile;
+    Value qStart, kStart, seqQ, seqK;
+  };
+  /// CTA blockIdx.x is the x-th query block of the concatenated sequences
+  /// (each ceildiv(length, blockM) blocks); a warp-wide prefix sum over
+  /// cu_seqlens_q finds its sequence (every warp computes it, no barrier).
+  static VarlenTile varlen(KernelBuilder &kb, const AttentionKernelConfig &cfg, Value cuSeqlensQ,
+                           Value cuSeqlensK, Value numSeqs);
+  /// A persistent CTA's: flat block x of `head`, found by walking the
+  /// sequences from `cursor` (sequence, its first flat block), which the
+  /// CTA's previous tile left (its tiles' x grow until the head changes;
+  /// then the walk restarts at 0). Updates the cursor. One thread may call
+  /// it (no warp collectives).
+  static VarlenTile varlenAt(KernelBuilder &kb, const AttentionKernelConfig &cfg,
+                             Value cuSeqlensQ, Value cuSeqlensK, Value numSeqs, Value x,
+                             Value head, Value cursor[2]);
   /// The tile of this CTA's block index (one CTA per tile); split-KV grids
   /// take `numSplits` CTAs per tile, the split fastest.
   static WorkTile current(KernelBuilder &kb, const AttentionKernelConfig &cfg, Value seqQ,
@@ -199,6 +225,9 @@ public:
   /// "ceildiv(seq_q, blockM)": query blocks per (head, batch); with
   /// pack-GQA, of seq_q x group rows per KV head.
   static std::string queryBlocks(const AttentionKernelConfig &cfg);
+  /// The grid's x extent of work tiles per (head, batch): queryBlocks, plus
+  /// one spare block per sequence of a ragged batch.
+  static std::string gridBlocks(const AttentionKernelConfig &cfg);
 };
 
 /// A ring of `stages` shared-memory slots filled by TMA. Slot t % stages has a
@@ -293,6 +322,10 @@ struct EpilogueArgs {
   Value lane;  // lane id (0..31)
   bool rowsMayBeNegative = false; // a first block that starts before row 0
   Value exponentFactor;
+  /// Ragged batches: rows [0, seqQ) of the sequence are packed rows
+  /// rowBase + row of an O [1, packedSeqQ, heads, dv] and LSE [1, heads,
+  /// packedSeqQ]; null otherwise.
+  Value rowBase, packedSeqQ;
 };
 
 /// Normalises O by the row sums, stores O (bf16/f16; the headDimV real

@@ -117,8 +117,16 @@ func.func @split_bias(%q: tensor<1x4x8x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v
 
 // -----
 
-func.func @varlen(%q: tensor<?x8x64xf16>, %k: tensor<?x2x64xf16>, %v: tensor<?x2x32xf16>, %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> (tensor<?x8x32xf16>, tensor<8x?xf32>) {
-  // expected-error @+1 {{'fa.attention_varlen' op convert-fa-to-nvvm: no sm_90a kernel for this op yet}}
-  %o, %lse = fa.attention_varlen %q, %k, %v, %cq, %ck : tensor<?x8x64xf16>, tensor<?x2x64xf16>, tensor<?x2x32xf16>, tensor<?xi32>, tensor<?xi32> {causal, max_seqlen_q = 512 : i64, max_seqlen_k = 512 : i64} -> tensor<?x8x32xf16>, tensor<8x?xf32>
-  return %o, %lse : tensor<?x8x32xf16>, tensor<8x?xf32>
+func.func @varlen_f32(%q: tensor<?x8x64xf32>, %k: tensor<?x2x64xf32>, %v: tensor<?x2x32xf32>, %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> (tensor<?x8x32xf32>, tensor<8x?xf32>) {
+  // expected-error @+1 {{'fa.attention_varlen' op convert-fa-to-nvvm: element type must be bf16 or f16 for the sm_90a kernel}}
+  %o, %lse = fa.attention_varlen %q, %k, %v, %cq, %ck : tensor<?x8x64xf32>, tensor<?x2x64xf32>, tensor<?x2x32xf32>, tensor<?xi32>, tensor<?xi32> {causal} -> tensor<?x8x32xf32>, tensor<8x?xf32>
+  return %o, %lse : tensor<?x8x32xf32>, tensor<8x?xf32>
+}
+
+// -----
+
+func.func @varlen_head_dim(%q: tensor<?x8x60xbf16>, %k: tensor<?x2x60xbf16>, %v: tensor<?x2x64xbf16>, %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> (tensor<?x8x64xbf16>, tensor<8x?xf32>) {
+  // expected-error @+1 {{'fa.attention_varlen' op convert-fa-to-nvvm: head dim of Q and K must be a static multiple of 8 in [8, 256]}}
+  %o, %lse = fa.attention_varlen %q, %k, %v, %cq, %ck : tensor<?x8x60xbf16>, tensor<?x2x60xbf16>, tensor<?x2x64xbf16>, tensor<?xi32>, tensor<?xi32> -> tensor<?x8x64xbf16>, tensor<8x?xf32>
+  return %o, %lse : tensor<?x8x64xbf16>, tensor<8x?xf32>
 }

@@ -29,6 +29,9 @@ struct AttentionConfig {
   static AttentionConfig get(AttentionGradOp op);
   /// A KV-cache op's: bshd, masks aligned bottom-right.
   static AttentionConfig get(AttentionKVCacheOp op);
+  /// A ragged batch's, per sequence: bshd, the op's alignment (top-left by
+  /// default), scale 1/sqrt(head_dim) unless given.
+  static AttentionConfig get(AttentionVarlenOp op);
 
   bool hasMask() const { return causal || window.has_value(); }
 

@@ -5,14 +5,16 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::fa;
 
 /// The score attributes every attention op has: scale, softcap, masks.
 template <typename OpT>
-static AttentionConfig getScoreConfig(OpT op) {
+static AttentionConfig getScoreConfig(OpT op, double scale) {
   AttentionConfig c;
-  c.scale = op.getEffectiveScale();
+  c.scale = scale;
   if (std::optional<APFloat> cap = op.getSoftcap())
     c.softcap = cap->convertToDouble();
   c.causal = op.getCausal();
@@ -23,7 +25,7 @@ static AttentionConfig getScoreConfig(OpT op) {
 
 template <typename OpT>
 static AttentionConfig getConfig(OpT op) {
-  AttentionConfig c = getScoreConfig(op);
+  AttentionConfig c = getScoreConfig(op, op.getEffectiveScale());
   c.layout = op.getLayout();
   c.alignment = op.getEffectiveMaskAlignment();
   return c;
@@ -35,9 +37,19 @@ AttentionConfig AttentionConfig::get(AttentionGradOp op) {
 }
 AttentionConfig AttentionConfig::get(AttentionKVCacheOp op) {
   // bshd; the queries are the last seq_q tokens of each sequence.
-  AttentionConfig c = getScoreConfig(op);
+  AttentionConfig c = getScoreConfig(op, op.getEffectiveScale());
   c.layout = Layout::bshd;
   c.alignment = MaskAlignment::bottom_right;
+  return c;
+}
+
+AttentionConfig AttentionConfig::get(AttentionVarlenOp op) {
+  auto qt = cast<RankedTensorType>(op.getQuery().getType());
+  double scale = op.getScale() ? op.getScale()->convertToDouble()
+                               : 1.0 / std::sqrt(static_cast<double>(qt.getDimSize(2)));
+  AttentionConfig c = getScoreConfig(op, scale);
+  c.layout = Layout::bshd;
+  c.alignment = op.getMaskAlignment().value_or(MaskAlignment::top_left);
   return c;
 }
 
