@@ -114,7 +114,7 @@ def _cuda_varlen(q, k, v, cu_q, cu_k, len_q, len_k, causal, mask_alignment,
     options = (causal, scale, wl, wr, softcap, alignment)
     if q.shape[0] == 0:  # no query: nothing to compute
         return (q.new_zeros((0, q.shape[1], v.shape[2])),
-                torch.zeros((q.shape[1], 0), device=q.device))
+                q.new_zeros((q.shape[1], 0), dtype=torch.float32))
     return _VarlenFunction.apply(q, k, v, cu_q, cu_k, (len_q, len_k), options)
 
 
