@@ -467,3 +467,31 @@ def test_cuda_lse_is_not_differentiable(monkeypatch, built):
     q, k, v, cu_q, cu_k = packed_inputs()
     _, lse = call(q.requires_grad_(), k, v, cu_q, cu_k)
     assert not lse.requires_grad
+
+
+def test_launch_checks_the_bounds_against_the_signature(monkeypatch, built):
+    # fa_mlir.torch.launch on the varlen bundle: the bounds are checked
+    # (int32, num_seqs + 1 entries each, agreeing) before the runtime.
+    launched = []
+    monkeypatch.setattr(built, "launch",
+                        lambda tensors, stream=None: launched.append(tensors))
+    q, k, v, cu_q, cu_k = packed_inputs()
+    args = dict(query=q.unsqueeze(0), key=k.unsqueeze(0),
+                value=v.unsqueeze(0),
+                output=fake_cuda(torch.empty((1, 300, 8, 128),
+                                             dtype=torch.bfloat16)),
+                lse=fake_cuda(torch.empty(1, 8, 300)))
+    with pytest.raises(ArgumentError, match="'cu_seqlens_q' has dtype "
+                       "torch.int64, expected torch.int32"):
+        fat.launch(built, stream=0, cu_seqlens_q=cu_q.long(),
+                   cu_seqlens_k=cu_k, **args)
+    with pytest.raises(ArgumentError, match="operand 'cu_seqlens_k' has 4 "
+                       r"entries, expected 5 \(num_seqs \+ 1"):
+        fat.launch(built, stream=0, cu_seqlens_q=cu_q,
+                   cu_seqlens_k=cu_k[:4], **args)
+    with pytest.raises(ArgumentError, match="operand 'query' dimension 0 "
+                       "is 2, expected 1"):
+        fat.launch(built, stream=0, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k,
+                   **dict(args, query=q.unsqueeze(0).expand(2, -1, -1, -1)))
+    fat.launch(built, stream=0, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k, **args)
+    assert launched[0]["cu_seqlens_k"][1:3] == ("i32", (5,))
