@@ -450,7 +450,9 @@ def test_cuda_backward_runs_the_dense_backward_per_sequence(monkeypatch,
     assert torch.equal(last["dout"][0], dout[230:])
     assert last["out"].data_ptr() == out[230:].data_ptr()
     assert last["lse"].shape == (1, 8, 70) and last["lse"].is_contiguous()
-    assert torch.equal(last["lse"][0], lse[:, 230:])
+    # (bit for bit: the stub launch leaves lse as torch.empty gave it)
+    assert torch.equal(last["lse"][0].view(torch.int32),
+                       lse[:, 230:].contiguous().view(torch.int32))
     assert first["bias"] is None
     assert first["options"] == (True, None, 64, 0, None, "bottom_right",
                                 "bshd")
