@@ -333,9 +333,9 @@ def test_cuda_varlen_f32_is_refused_naming_the_op():
     # no kernel there.
     packed = fake_cuda(torch.zeros(4, HQ, D))
     bounds = fake_cuda(cu([0, 4]))
-    with pytest.raises(UnsupportedError, match="varlen_attention: on CUDA "
-                       "the sm_90a kernel takes torch.bfloat16 or "
-                       "torch.float16, got torch.float32"):
+    with pytest.raises(UnsupportedError, match="varlen_attention: q has "
+                       "dtype torch.float32; on CUDA the sm_90a kernel takes "
+                       "torch.bfloat16 or torch.float16"):
         fat.varlen_attention(packed, packed, packed, bounds, bounds, 4, 4)
 
 

@@ -106,8 +106,8 @@ def _cuda_varlen(q, k, v, cu_q, cu_k, len_q, len_k, causal, mask_alignment,
     """(out, lse) of the sm_90a varlen kernel, differentiable in q, k, v."""
     if q.dtype not in (torch.bfloat16, torch.float16):
         raise UnsupportedError(
-            f"{VARLEN}: on CUDA the sm_90a kernel takes torch.bfloat16 or "
-            f"torch.float16, got {q.dtype}")
+            f"{VARLEN}: q has dtype {q.dtype}; on CUDA the sm_90a kernel "
+            "takes torch.bfloat16 or torch.float16")
     scale, softcap, _ = _score_options(VARLEN, scale, softcap, None)
     causal, wl, wr, alignment = mask_options(VARLEN, causal, window,
                                              mask_alignment)
