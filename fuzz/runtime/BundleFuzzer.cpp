@@ -28,13 +28,14 @@ struct Shapes {
   int64_t outerStride; // 0: contiguous; else the outermost stride of query
   // Paged caches and appends.
   int64_t numPages, pageSize, maxPages, seqNew;
+  int64_t numSeqs; // ragged batches: cu_seqlens_q/k have numSeqs + 1 entries
 };
 
 const Shapes kShapes[] = {
-    {2, 100, 70, 4, 2, 0, 9, 16, 5, 3},
-    {1, 0, 5, 2, 1, 0, 0, 64, 0, 0},
-    {3, 17, 33, 8, 8, int64_t(1) << 62, 40, 128, 13, 17},
-    {1, 1, 1, 1, 1, 0, 1, 1, 1, 1},
+    {2, 100, 70, 4, 2, 0, 9, 16, 5, 3, 3},
+    {1, 0, 5, 2, 1, 0, 0, 64, 0, 0, 0},
+    {3, 17, 33, 8, 8, int64_t(1) << 62, 40, 128, 13, 17, 7},
+    {1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1},
 };
 
 int64_t dimSize(const std::string &role, const std::string &dim,
@@ -54,6 +55,8 @@ int64_t dimSize(const std::string &role, const std::string &dim,
     return paged ? s.numPages : s.maxPages;
   if (dim == "row")
     return s.pageSize;
+  if (dim == "seq_bound")
+    return s.numSeqs + 1;
   if (dim == "seq_q")
     return s.seqQ;
   if (dim == "seq_k")
@@ -80,6 +83,7 @@ SymbolTable symbolsFor(const BundleSpec &spec, const Shapes &s) {
   t.set(Symbol::PageSize, s.pageSize);
   t.set(Symbol::MaxPages, s.maxPages);
   t.set(Symbol::SeqNew, s.seqNew);
+  t.set(Symbol::NumSeqs, s.numSeqs);
   return t;
 }
 

@@ -49,7 +49,8 @@ const std::vector<std::string> &standardRoles() {
       "lse",         "bias",         "grad_output",   "grad_query",
       "grad_key",    "grad_value",   "query_descale", "key_descale",
       "value_descale", "cache_seqlens", "key_cache",  "value_cache",
-      "block_table", "key_new",      "value_new"};
+      "block_table", "key_new",      "value_new",   "cu_seqlens_q",
+      "cu_seqlens_k"};
   return roles;
 }
 
@@ -67,6 +68,10 @@ bool followsLayout(const std::string &role) {
 
 static bool isPagedCache(const std::string &role) {
   return role == "key_cache" || role == "value_cache";
+}
+
+bool isCuSeqlens(const std::string &role) {
+  return role == "cu_seqlens_q" || role == "cu_seqlens_k";
 }
 
 std::vector<std::string> operandDims(const BundleSpec &spec,
@@ -89,6 +94,8 @@ std::vector<std::string> operandDims(const BundleSpec &spec,
     return {"batch", "head"};
   if (role == "cache_seqlens")
     return {"batch"};
+  if (isCuSeqlens(role))
+    return {"seq_bound"};
   for (const ScratchSpec &s : spec.scratch)
     if (s.name == role)
       return s.dims;
@@ -107,12 +114,37 @@ std::optional<DType> operandDType(const BundleSpec &spec,
     return DType::F32;
   if (role == "bias")
     return c.biasDType;
-  if (role == "cache_seqlens" || role == "block_table")
+  if (role == "cache_seqlens" || role == "block_table" || isCuSeqlens(role))
     return DType::I32;
   for (const ScratchSpec &s : spec.scratch)
     if (s.name == role)
       return s.dtype;
   return std::nullopt;
+}
+
+std::vector<std::string> opOperands(const std::string &op) {
+  if (op == "attention_bwd")
+    return {"query",       "key",        "value",    "output",    "lse",
+            "grad_output", "grad_query", "grad_key", "grad_value"};
+  if (op == "attention_fwd")
+    return {"query", "key", "value", "output"};
+  // The decode sequences (docs/BundleFormat.md, *Required operands*).
+  if (op == "attention_kvcache")
+    return {"query", "key", "value", "output", "lse", "cache_seqlens"};
+  if (op == "attention_kvcache_paged")
+    return {"query", "key_cache", "value_cache", "block_table", "output",
+            "lse", "cache_seqlens"};
+  if (op == "attention_kvcache_append")
+    return {"query", "key", "value", "key_new", "value_new", "output", "lse",
+            "cache_seqlens"};
+  if (op == "attention_kvcache_paged_append")
+    return {"query", "key_cache", "value_cache", "block_table", "output",
+            "lse", "cache_seqlens", "key_new", "value_new"};
+  // A ragged batch (*Ragged batches (varlen)*).
+  if (op == "attention_varlen")
+    return {"query", "key", "value", "output", "lse", "cu_seqlens_q",
+            "cu_seqlens_k"};
+  return {};
 }
 
 namespace detail {
@@ -175,6 +207,12 @@ Status parseConfig(const Value &v, BundleSpec &spec) {
   else
     return invalid("config.layout",
                    "unknown layout \"" + layout + "\" (known: bshd, bhsd)");
+  // Packed tokens are [1, total, heads, dim]: one order only (spec.op is
+  // read before the config, in a bundle and in a sequence).
+  if (spec.op == "attention_varlen" && c.layout != Layout::BSHD)
+    return invalid("config.layout", "op attention_varlen takes layout bshd "
+                                    "only (packed [1, total, heads, dim] "
+                                    "tensors), got \"" + layout + "\"");
 
   FA_RETURN_IF_ERROR(r.integer("head_dim", c.headDim, 1, 1 << 16));
   c.headDimV = c.headDim;
@@ -547,17 +585,10 @@ void computeRequiredOperands(BundleSpec &spec) {
     if (std::find(req.begin(), req.end(), role) == req.end())
       req.push_back(role);
   };
-  if (spec.op == "attention_fwd") {
-    for (const char *r : {"query", "key", "value", "output"})
-      add(r);
-    if (spec.config.returnLse)
-      add("lse");
-  } else if (spec.op == "attention_bwd") {
-    for (const char *r : {"query", "key", "value", "output", "lse",
-                          "grad_output", "grad_query", "grad_key",
-                          "grad_value"})
-      add(r);
-  }
+  for (const std::string &role : opOperands(spec.op))
+    add(role);
+  if (spec.op == "attention_fwd" && spec.config.returnLse)
+    add("lse");
   for (const ParamSpec &p : spec.params)
     if (!p.operand.empty())
       add(p.operand);

@@ -29,28 +29,6 @@ std::string joined(const std::vector<std::string> &names) {
   return out;
 }
 
-/// The operands `op` requires whatever its kernels name.
-std::vector<std::string> opOperands(const std::string &op) {
-  if (op == "attention_bwd")
-    return {"query",       "key",        "value",    "output",    "lse",
-            "grad_output", "grad_query", "grad_key", "grad_value"};
-  if (op == "attention_fwd")
-    return {"query", "key", "value", "output"};
-  // The decode sequences (docs/BundleFormat.md, *Required operands*).
-  if (op == "attention_kvcache")
-    return {"query", "key", "value", "output", "lse", "cache_seqlens"};
-  if (op == "attention_kvcache_paged")
-    return {"query", "key_cache", "value_cache", "block_table", "output",
-            "lse", "cache_seqlens"};
-  if (op == "attention_kvcache_append")
-    return {"query", "key", "value", "key_new", "value_new", "output", "lse",
-            "cache_seqlens"};
-  if (op == "attention_kvcache_paged_append")
-    return {"query", "key_cache", "value_cache", "block_table", "output",
-            "lse", "cache_seqlens", "key_new", "value_new"};
-  return {};
-}
-
 bool sameScratch(const ScratchSpec &a, const ScratchSpec &b,
                  std::string &why) {
   if (a.dtype != b.dtype) {

@@ -64,6 +64,8 @@ std::vector<const char *> symbolsOf(const std::string &role, Layout layout) {
     return {"batch", "heads_kv"};
   if (role == "cache_seqlens")
     return {"batch"};
+  if (isCuSeqlens(role))
+    return {"num_seqs"}; // size - 1: see SymbolBinder::bindBounds
   return {};
 }
 
@@ -120,6 +122,27 @@ public:
                                  symbolText + ", " +
                                  sources_[static_cast<int>(s)] + ")" +
                                  (broadcastable ? " or 1" : ""));
+  }
+
+  /// cu_seqlens_q/k: num_seqs + 1 bounds, so they bind num_seqs to
+  /// `entries` - 1 and must agree on it; an empty one bounds nothing.
+  Status bindBounds(const std::string &role, int64_t entries) {
+    if (entries == 0)
+      return tensorError(role, "needs at least one entry (num_seqs + 1 "
+                               "sequence bounds), got 0");
+    std::optional<int64_t> have = table_.get(Symbol::NumSeqs);
+    if (!have) {
+      preset(Symbol::NumSeqs, entries - 1, "from '" + role + "'");
+      return Status::success();
+    }
+    if (*have == entries - 1)
+      return Status::success();
+    return tensorError(role, "has " + std::to_string(entries) +
+                                 " entries, expected " +
+                                 std::to_string(*have + 1) +
+                                 " (num_seqs + 1, num_seqs = " +
+                                 std::to_string(*have) + " " +
+                                 sources_[int(Symbol::NumSeqs)] + ")");
   }
 
 private:
@@ -285,6 +308,10 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
                 "from the bundle config");
   if (numSms >= 0)
     binder.preset(Symbol::NumSMs, numSms, "from the device");
+  // The packed tokens of a ragged batch are one batch row.
+  if (spec.op == "attention_varlen")
+    binder.preset(Symbol::Batch, 1,
+                  "attention_varlen packs every sequence into batch 1");
 
   // A fixed order makes "expected X (from 'query')" messages predictable.
   for (const std::string &role : standardRoles()) {
@@ -292,6 +319,10 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
     if (it == set.byRole.end())
       continue;
     const TensorArg &t = *it->second;
+    if (isCuSeqlens(role)) {
+      FA_RETURN_IF_ERROR(binder.bindBounds(role, t.sizes[0]));
+      continue;
+    }
     std::vector<const char *> syms = symbolsOf(role, spec.config.layout);
     std::vector<std::string> dims = operandDims(spec, role);
     for (size_t i = 0; i < syms.size(); ++i) {

@@ -28,7 +28,13 @@ from .signature import signature
 from .spec import TARGETS, KernelConfig
 
 _FUNCTION = {"forward": "attention", "backward": "attention_grad",
-             "kvcache": "attention_kvcache"}
+             "kvcache": "attention_kvcache", "varlen": "attention_varlen"}
+# What the CPU runs instead of an op that lowers for sm_90a only.
+_CPU_INSTEAD = {
+    "kvcache": "on the CPU fa_mlir.torch.attention_with_kvcache runs the "
+               "forward kernel per sequence",
+    "varlen": "on the CPU fa_mlir.torch.varlen_attention runs the forward "
+              "kernel per sequence"}
 
 
 def build_dir():
@@ -168,11 +174,10 @@ def build_bundle(kcfg, target, out_dir, version=None):
 
 
 def _build_cpu(kcfg, out_dir):
-    if kcfg.op == "kvcache":
+    if kcfg.op in _CPU_INSTEAD:
         raise UnsupportedError(
-            "target cpu has no kvcache kernel (fa.attention_kvcache lowers "
-            "for sm_90a); on the CPU fa_mlir.torch.attention_with_kvcache "
-            "runs the forward kernel per sequence")
+            f"target cpu has no {kcfg.op} kernel ({_SM90A_OP[kcfg.op]} "
+            f"lowers for sm_90a); {_CPU_INSTEAD[kcfg.op]}")
     acfg = kcfg.attention_config()
     name = _FUNCTION[kcfg.op]
     text = (fa_config.forward_mlir(acfg, name) if kcfg.op == "forward"
@@ -202,7 +207,8 @@ def _build_cpu(kcfg, out_dir):
 
 
 # The tensor op fa-compile lowers for each op that _sm90a_mlir writes.
-_SM90A_OP = {"forward": "fa.attention", "kvcache": "fa.attention_kvcache"}
+_SM90A_OP = {"forward": "fa.attention", "kvcache": "fa.attention_kvcache",
+             "varlen": "fa.attention_varlen"}
 
 
 def _clause(acfg, name, roles):
@@ -231,7 +237,7 @@ def _op_parts(kcfg, acfg, ins, outs):
 
 def _sm90a_mlir(kcfg):
     """A function on tensors holding the one fa.attention (or
-    fa.attention_kvcache) to compile."""
+    fa.attention_kvcache, fa.attention_varlen) to compile."""
     acfg = kcfg.attention_config()
     ins, outs = fa_config.op_roles(kcfg.op, acfg)
     operands, groups, outs = _op_parts(kcfg, acfg, ins, outs)
@@ -250,8 +256,9 @@ def _sm90a_format(kcfg):
     """What fa-compile writes for `kcfg`: one document of this format (and
     the files it names). The split-KV forms (kvcache, a forward with
     num_splits) are two kernels, partial and combine; so is the backward
-    (pre, main, post)."""
-    if kcfg.op == "forward" and kcfg.num_splits is None:
+    (pre, main, post). The varlen kernel is one bundle."""
+    if kcfg.op == "varlen" or (kcfg.op == "forward" and
+                               kcfg.num_splits is None):
         return KERNEL_BUNDLE
     return KERNEL_SEQUENCE
 

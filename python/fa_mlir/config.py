@@ -45,6 +45,10 @@ class AttentionConfig:
     num_pages: int = 2
     max_pages: int = 2
     seq_new: int = 2
+    # fa.attention_varlen: a ragged batch packed along the tokens. q is
+    # [seq_q = total_q, Hq, D], k/v [seq_k = total_k, Hkv, D], the output
+    # [total_q, Hq, Dv], the LSE [Hq, total_q], cu_seqlens_q/k [batch + 1].
+    varlen: bool = False
     # Which of batch/heads/seq (and pages: num_pages, max_pages; new:
     # seq_new) are dynamic ('?') in the generated function.
     dynamic: Tuple[str, ...] = field(default_factory=tuple)
@@ -61,7 +65,7 @@ class AttentionConfig:
             arguments.check_int(where, "page_size", self.page_size, 1)
         if self.head_dim_v is not None:
             arguments.check_int(where, "head_dim_v", self.head_dim_v, 1)
-        for name in ("causal", "return_lse", "append"):
+        for name in ("causal", "return_lse", "append", "varlen"):
             arguments.check_bool(where, name, getattr(self, name))
         if self.num_splits is not None:
             arguments.check_int(where, "num_splits", self.num_splits, 0)
@@ -91,6 +95,8 @@ class AttentionConfig:
         }[role]
 
     def shape(self, role):
+        if self.varlen:
+            return self._varlen_shape(role)
         if role == "cache_seqlens":
             return (self.batch,)
         if role in ("key_cache", "value_cache"):
@@ -107,29 +113,42 @@ class AttentionConfig:
         s = self.shape_bhsd(role)
         return s if self.layout == "bhsd" else (s[0], s[2], s[1], s[3])
 
-    def _dim(self, role, i, size):
+    def _varlen_shape(self, role):
+        """fa.attention_varlen's operand shapes (packed: no batch dim)."""
+        if role in ("cu_seqlens_q", "cu_seqlens_k"):
+            return (self.batch + 1,)
+        if role == "lse":
+            return (self.heads_q, self.seq_q)
+        b, h, s, d = self.shape_bhsd(role)
+        return (s, h, d)
+
+    def _dim_names(self, role):
+        """The size group of each dim of `role` (what `dynamic` names)."""
+        if self.varlen:
+            return {"lse": ("heads", "seq"), "cu_seqlens_q": ("batch",),
+                    "cu_seqlens_k": ("batch",)}.get(role,
+                                                   ("seq", "heads", "dim"))
         seq = "new" if role in ("key_new", "value_new") else "seq"
         names = {"bhsd": ("batch", "heads", seq, "dim"),
                  "bshd": ("batch", seq, "heads", "dim")}[self.layout]
-        if role in ("lse",):
-            names = ("batch", "heads", "seq")
-        if role == "cache_seqlens":
-            names = ("batch",)
-        if role in ("key_cache", "value_cache"):
-            names = ("pages", "page", "heads", "dim")  # page_size is static
-        if role == "block_table":
-            names = ("batch", "pages")
-        if role == "bias":
-            names = ("batch", "heads", "seq", "seq")
-            if size == 1 and i < 2:
-                return "1"
-        return "?" if names[i] in self.dynamic else str(size)
+        return {"lse": ("batch", "heads", "seq"), "cache_seqlens": ("batch",),
+                # page_size is static
+                "key_cache": ("pages", "page", "heads", "dim"),
+                "value_cache": ("pages", "page", "heads", "dim"),
+                "block_table": ("batch", "pages"),
+                "bias": ("batch", "heads", "seq", "seq")}.get(role, names)
+
+    def _dim(self, role, i, size):
+        if role == "bias" and size == 1 and i < 2:
+            return "1"
+        return "?" if self._dim_names(role)[i] in self.dynamic else str(size)
 
     def type_of(self, role, elem=None, kind="tensor"):
         if elem is None:
             elem = {"lse": "f32", "bias": self.bias_dtype,
-                    "cache_seqlens": "i32",
-                    "block_table": "i32"}.get(role, self.dtype)
+                    "cache_seqlens": "i32", "block_table": "i32",
+                    "cu_seqlens_q": "i32",
+                    "cu_seqlens_k": "i32"}.get(role, self.dtype)
         dims = "x".join(self._dim(role, i, s)
                         for i, s in enumerate(self.shape(role)))
         return f"{kind}<{dims}x{elem}>"
@@ -137,9 +156,9 @@ class AttentionConfig:
     def attributes(self, kvcache=False):
         """The op's attribute dictionary; `kvcache`: fa.attention_kvcache's,
         which has no layout (always bshd) nor mask_alignment (always
-        bottom-right)."""
+        bottom-right). fa.attention_varlen has no layout (packed tokens)."""
         attrs = []
-        if self.layout != "bhsd" and not kvcache:
+        if self.layout != "bhsd" and not (kvcache or self.varlen):
             attrs.append(f"layout = #fa<layout {self.layout}>")
         if self.scale is not None:
             attrs.append(f"scale = {mlir_f32(self.scale)}")
@@ -201,6 +220,9 @@ def kvcache_caches(cfg):
     return kvcache_inputs(cfg)[1:3]
 
 
+VARLEN_INPUTS = ["query", "key", "value", "cu_seqlens_q", "cu_seqlens_k"]
+
+
 def op_roles(op, cfg):
     """(inputs, outputs) of a KernelConfig op's function, in argument
     order."""
@@ -208,6 +230,8 @@ def op_roles(op, cfg):
         return backward_inputs(cfg), backward_outputs(cfg)
     if op == "kvcache":
         return kvcache_inputs(cfg), forward_outputs(cfg)
+    if op == "varlen":  # fa.attention_varlen always returns the LSE
+        return list(VARLEN_INPUTS), ["output", "lse"]
     return forward_inputs(cfg), forward_outputs(cfg)
 
 

@@ -26,19 +26,24 @@ _FIXED = {
     "key_cache": ("num_pages", "page_size", "heads_kv", "head_dim"),
     "value_cache": ("num_pages", "page_size", "heads_kv", "head_dim_v"),
     "block_table": ("batch", "max_pages"),
+    # Ragged batches: num_seqs + 1 bounds (docs/BundleFormat.md, *Ragged
+    # batches (varlen)*); SEQ_BOUND stands for that size.
+    "cu_seqlens_q": ("seq_bound",),
+    "cu_seqlens_k": ("seq_bound",),
 }
+SEQ_BOUND = "seq_bound"
 # The standard roles (and the CPU backward's grad_bias) Python reads.
 ROLES = tuple(_BHSD) + tuple(_FIXED) + ("bias",) + tuple(_GRAD_OF)
 # Operands that are integers, not attention data (the kvcache kernel's
 # per-sequence lengths and block table).
-INT32_ROLES = ("cache_seqlens", "block_table")
+INT32_ROLES = ("cache_seqlens", "block_table", "cu_seqlens_q", "cu_seqlens_k")
 _DIM_NAMES = {"batch": "batch", "heads_q": "heads", "heads_kv": "heads",
               "seq_q": "seq", "seq_k": "seq", "head_dim": "head_dim",
               "head_dim_v": "head_dim_v", "num_pages": "pages",
               "page_size": "page_size", "max_pages": "pages",
-              "seq_new": "seq_new"}
+              "seq_new": "seq_new", "seq_bound": "seq_bound"}
 # Sizes no KernelConfig field fixes: always read at launch.
-_LAUNCH_SIZES = ("num_pages", "max_pages", "seq_new")
+_LAUNCH_SIZES = ("num_pages", "max_pages", "seq_new", "seq_bound")
 
 
 def role_dims(kcfg, role):
@@ -76,6 +81,8 @@ def _static(kcfg, sym):
         return kcfg.dv
     if sym in _LAUNCH_SIZES:
         return None
+    if sym == "batch" and kcfg.op == "varlen":
+        return 1  # the packed tokens are one batch row
     return getattr(kcfg, sym)  # None when dynamic (page_size: static)
 
 
@@ -96,7 +103,8 @@ def symbols_of(kcfg, shapes):
     as the runtime reads them (the first role that has a symbol gives it;
     the runtime checks that the others agree), plus the head dims of the
     config. What workspace shapes are evaluated with (a paged launch has
-    num_pages, page_size and max_pages, and no seq_k)."""
+    num_pages, page_size and max_pages, and no seq_k; a ragged batch has
+    num_seqs, its bounds' size - 1)."""
     symbols = {"head_dim": kcfg.head_dim, "head_dim_v": kcfg.dv}
     for role, shape in shapes.items():
         if role not in ROLES:
@@ -104,6 +112,8 @@ def symbols_of(kcfg, shapes):
         for sym, size in zip(role_dims(kcfg, role), shape):
             if isinstance(sym, str):
                 symbols.setdefault(sym, int(size))
+    if SEQ_BOUND in symbols:
+        symbols["num_seqs"] = symbols.pop(SEQ_BOUND) - 1
     return symbols
 
 
@@ -129,6 +139,8 @@ def bind(sig, shapes, where="kernel"):
                     raise ArgumentError(
                         f"{where}: operand '{role}' dimension {i} is {size}, "
                         f"expected {sym} (shape {_fmt(arg['shape'])})")
+            elif sym == SEQ_BOUND:
+                _bind_bounds(where, role, size, symbols, origin)
             elif sym in symbols:
                 if size != symbols[sym]:
                     raise ArgumentError(
@@ -142,6 +154,22 @@ def bind(sig, shapes, where="kernel"):
         raise ArgumentError(f"{where}: heads_q ({hq}) must be a multiple of "
                             f"heads_kv ({hk})")
     return symbols
+
+
+def _bind_bounds(where, role, entries, symbols, origin):
+    """cu_seqlens_q/k: num_seqs + 1 entries, the same for both (as the
+    runtime's SymbolBinder::bindBounds)."""
+    if entries == 0:
+        raise ArgumentError(f"{where}: operand '{role}' needs at least one "
+                            "entry (num_seqs + 1 sequence bounds), got 0")
+    have = symbols.get("num_seqs")
+    if have is None:
+        symbols["num_seqs"], origin["num_seqs"] = entries - 1, role
+    elif have != entries - 1:
+        raise ArgumentError(
+            f"{where}: operand '{role}' has {entries} entries, expected "
+            f"{have + 1} (num_seqs + 1, num_seqs = {have} from "
+            f"'{origin['num_seqs']}')")
 
 
 def _fmt(shape):

@@ -15,8 +15,9 @@ from .config import AttentionConfig
 from .errors import ArgumentError
 
 # "kvcache": fa.attention_kvcache over a contiguous or paged cache, with or
-# without an in-place append (sm_90a only).
-OPS = ("forward", "backward", "kvcache")
+# without an in-place append (sm_90a only). "varlen": fa.attention_varlen,
+# a ragged batch packed along the tokens (sm_90a only).
+OPS = ("forward", "backward", "kvcache", "varlen")
 TARGETS = ("cpu", "sm_90a")
 DTYPES = ("f32", "f16", "bf16")
 LAYOUTS = ("bhsd", "bshd")
@@ -150,16 +151,36 @@ class KernelConfig:
         elif self.page_size is not None or self.append:
             bad(f"page_size and append are op kvcache options (paged caches, "
                 f"in-place appends), got op {self.op!r}")
+        if self.op == "varlen":
+            self._validate_varlen(bad)
+
+    def _validate_serving(self, bad):
+        """What the serving ops (kvcache, varlen) share: bshd operands, no
+        bias, an LSE always returned."""
+        if self.layout != "bshd":
+            bad(f"op {self.op} takes layout bshd, got {self.layout!r}")
+        if self.bias is not None:
+            bad(f"op {self.op} takes no bias")
+        if not self.return_lse:
+            bad(f"op {self.op} always returns the LSE (return_lse must be "
+                "True)")
+
+    def _validate_varlen(self, bad):
+        """What fa.attention_varlen's sm_90a kernel is: one bundle over
+        packed tokens (batch 1); the sequence count and the token totals are
+        read at launch."""
+        self._validate_serving(bad)
+        if self.num_splits is not None:
+            bad("op varlen takes no num_splits (its sm_90a kernel is one "
+                "unsplit bundle)")
+        if self.batch is not None or self.seq_q is not None:
+            bad("op varlen takes no batch/seq_q/seq_k: the sequence count "
+                "and the packed token totals are dynamic; leave them None")
 
     def _validate_kvcache(self, bad):
-        """What fa.attention_kvcache fixes: bshd operands, a bottom-right
-        mask (implicit: the op has no mask_alignment), no bias, an LSE."""
-        if self.layout != "bshd":
-            bad(f"op kvcache takes layout bshd, got {self.layout!r}")
-        if self.bias is not None:
-            bad("op kvcache takes no bias")
-        if not self.return_lse:
-            bad("op kvcache always returns the LSE (return_lse must be True)")
+        """What fa.attention_kvcache fixes: a bottom-right mask (implicit:
+        the op has no mask_alignment)."""
+        self._validate_serving(bad)
         if self.mask_alignment is not None:
             bad("op kvcache aligns its masks bottom-right implicitly; "
                 "mask_alignment must be None")
@@ -202,7 +223,7 @@ class KernelConfig:
             bias_dtype=self.bias_dtype or "f32",
             return_lse=self.return_lse, num_splits=self.num_splits,
             page_size=self.page_size, append=self.append,
-            dynamic=self.dynamic)
+            varlen=self.op == "varlen", dynamic=self.dynamic)
 
     def with_(self, **changes):
         return replace(self, **changes)

@@ -155,3 +155,14 @@ def test_runtime_never_accepts_a_sequence_the_schema_refuses(tmp_path, name):
     assert runtime_verdict(os.path.join(INPUTS, name)) is None
     assert fa_manifest.schema_errors(doc, SEQUENCE_SCHEMA) == []
     check_mutations(doc, tmp_path / "sequence.json", SEQUENCE_SCHEMA)
+
+
+def test_runtime_never_accepts_a_varlen_bundle_the_schema_refuses(tmp_path):
+    """The same for the ragged-batch bundle of the stub cubin (roles
+    cu_seqlens_q/k, num_seqs in its grid and parameters)."""
+    with open(os.path.join(INPUTS, "varlen.json")) as f:
+        doc = json.load(f)
+    shutil.copy2(os.path.join(INPUTS, "stub_kernels.cubin"), tmp_path)
+    assert runtime_verdict(os.path.join(INPUTS, "varlen.json")) is None
+    assert fa_manifest.schema_errors(doc, KERNEL_SCHEMA) == []
+    check_mutations(doc, tmp_path / "bundle.json", KERNEL_SCHEMA)

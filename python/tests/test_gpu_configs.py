@@ -18,6 +18,7 @@ torch = pytest.importorskip("torch")
 from fa_mlir import aot, registry  # noqa: E402
 from fa_mlir.torch import _ops  # noqa: E402
 
+from _cuda_route import Routed  # noqa: E402
 from _fake_cuda import fake_cuda  # noqa: E402
 
 GPU_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gpu")
@@ -152,3 +153,43 @@ def test_paged_and_append_kernels_are_built_ahead_of_time(monkeypatch, case):
     assert kcfg.to_dict() in _aot_configs(), (
         f"{case.name} asks for {kcfg.key()}, which configs.json does not "
         "build")
+
+
+VARLEN = _gpu_tests("test_gpu_varlen")
+
+
+def _varlen_requested(monkeypatch, case):
+    """The KernelConfigs (heads dynamic) test_gpu_varlen's call for `case`
+    asks for on CPU tensors posing as CUDA: the varlen kernel, and with a
+    backward the dense backward of each sequence (stopped at the first
+    lookup of one)."""
+    Routed(monkeypatch)  # CUDA tensors from torch.empty, the sm_90a target
+    asked = []
+
+    def lookup(kcfg, target):
+        asked.append(registry.candidates(kcfg)[-1])
+        if kcfg.op != "varlen":
+            raise _Lookup()
+
+    monkeypatch.setattr(_ops, "get_bundle", lookup)
+    monkeypatch.setattr(_ops, "_launch", lambda bundle, tensors, device: None)
+    x = {n: fake_cuda(t) for n, t in VARLEN.inputs(case, device="cpu").items()}
+    for n in "qkv":
+        x[n].requires_grad_()
+    out, _ = VARLEN.call(case, x)
+    if case.backward:
+        with pytest.raises(_Lookup):
+            out.backward(x["dout"])
+    return asked
+
+
+@pytest.mark.parametrize("case", VARLEN.CASES,
+                         ids=[c.name for c in VARLEN.CASES])
+def test_varlen_kernels_are_built_ahead_of_time(monkeypatch, case):
+    asked = _varlen_requested(monkeypatch, case)
+    assert [k.op for k in asked] == ["varlen"] + (["backward"] if
+                                                  case.backward else [])
+    for kcfg in asked:
+        assert kcfg.to_dict() in _aot_configs(), (
+            f"{case.name} asks for {kcfg.key()}, which configs.json does not "
+            "build")

@@ -328,11 +328,15 @@ def test_kvcache_rejects_contiguous_overflow_and_batch():
         fat.attention_with_kvcache(q, kc[:2], vc[:2], cache_seqlens=1)
 
 
-def test_cuda_varlen_is_refused_naming_the_op():
-    # attention_with_kvcache runs on CUDA (test_kvcache_sm90a.py).
+def test_cuda_varlen_f32_is_refused_naming_the_op():
+    # bf16/f16 run the sm_90a kernel (test_varlen_cuda_route.py); f32 has
+    # no kernel there.
     packed = fake_cuda(torch.zeros(4, HQ, D))
-    with pytest.raises(UnsupportedError, match="varlen_attention: CUDA"):
-        fat.varlen_attention(packed, packed, packed, cu([0, 4]), cu([0, 4]), 4, 4)
+    bounds = fake_cuda(cu([0, 4]))
+    with pytest.raises(UnsupportedError, match="varlen_attention: q has "
+                       "dtype torch.float32; on CUDA the sm_90a kernel takes "
+                       "torch.bfloat16 or torch.float16"):
+        fat.varlen_attention(packed, packed, packed, bounds, bounds, 4, 4)
 
 
 def test_device_mismatch_is_an_argument_error():

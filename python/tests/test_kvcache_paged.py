@@ -21,14 +21,15 @@ import fa_mlir  # noqa: E402
 import fa_mlir.torch as fat  # noqa: E402
 from fa_mlir import compiler, config as fa_config, gpu_runtime  # noqa: E402
 from fa_mlir import manifest as fa_manifest  # noqa: E402
+from fa_mlir import registry as fa_registry  # noqa: E402
 from fa_mlir.errors import (ArgumentError, RuntimeLibraryError,  # noqa: E402
                             UnsupportedError)
 from fa_mlir.signature import (role_dims, role_dtype, signature,  # noqa: E402
                                symbols_of)
 from fa_mlir.spec import KernelConfig  # noqa: E402
-from fa_mlir.torch import _ops  # noqa: E402
-from fa_mlir.torch._convert import runtime_tensor  # noqa: E402
 
+from _cuda_route import (Routed as _Routed, refusing_compiler,  # noqa: E402
+                         runtime_operands)
 from _fake_compiler import INPUTS, fake_fa_compile  # noqa: E402
 from _fake_cuda import fake_cuda  # noqa: E402
 
@@ -50,28 +51,6 @@ SIZES = dict(batch=3, seq_q=2, heads_q=8, heads_kv=2, head_dim=128,
              head_dim_v=128, num_pages=11, page_size=64, max_pages=5,
              seq_new=3, seq_k=320)
 LENGTHS = [100, 0, 250]
-
-
-def _strides(shape):
-    out, acc = [], 1
-    for n in reversed(shape):
-        out.insert(0, acc)
-        acc *= n
-    return tuple(out)
-
-
-def runtime_operands(kcfg, sizes=SIZES, **changes):
-    """{role: (address, dtype, sizes, strides)} of every operand of `kcfg`'s
-    signature, shaped by Python's reader (signature.role_dims) with `sizes`;
-    `changes` replaces roles by (dtype, shape)."""
-    ops = {}
-    for i, arg in enumerate(signature(kcfg)):
-        shape = tuple(d if isinstance(d, int) else sizes[d]
-                      for d in arg["shape"])
-        ops[arg["role"]] = (arg["dtype"], shape)
-    ops.update(changes)
-    return {r: (0x10000000 * (i + 1), dtype, shape, _strides(shape))
-            for i, (r, (dtype, shape)) in enumerate(ops.items())}
 
 
 def sequence(form):
@@ -163,7 +142,7 @@ def test_both_readers_agree_on_shapes_and_symbols(form):
     # must be what Python evaluates from the same symbols.
     kcfg = FORMS[form][0]
     rt = sequence(form)
-    ops = runtime_operands(kcfg)
+    ops = runtime_operands(kcfg, SIZES)
     assert rt.check(ops)[1:] == (SIZES["heads_kv"], SIZES["batch"])
     symbols = symbols_of(kcfg, {r: v[2] for r, v in ops.items()})
     assert {k: symbols[k] for k in SIZES if k in symbols} == {
@@ -196,7 +175,7 @@ def test_compiler_bundles_pass_both_readers(form, tmp_path):
     assert bundle.config == kcfg and bundle.is_sequence
     rt = bundle.runtime
     assert rt.op == "attention_kvcache_" + form
-    ops = runtime_operands(kcfg)
+    ops = runtime_operands(kcfg, SIZES)
     assert all(n >= 1 for n in rt.check(ops))  # the first kernel's grid
     symbols = symbols_of(kcfg, {r: v[2] for r, v in ops.items()})
     assert len(bundle.workspace_shapes(dict(symbols, num_sms=132))) == 2
@@ -223,7 +202,7 @@ def test_runtime_reads_each_new_symbol_where_python_does(tmp_path):
     path.write_text(json.dumps(doc))
     shutil.copy2(os.path.join(INPUTS, "stub_kernels.cubin"), tmp_path)
     rt = gpu_runtime.RuntimeBundle(str(path))
-    ops = runtime_operands(kcfg)
+    ops = runtime_operands(kcfg, SIZES)
     symbols = symbols_of(kcfg, {r: v[2] for r, v in ops.items()})
     want = tuple(gpu_runtime.eval_int_expr(e, symbols) for e in grid)
     assert want == (116405, 302, 3)
@@ -251,11 +230,11 @@ def test_runtime_reads_each_new_symbol_where_python_does(tmp_path):
 def test_runtime_errors_name_the_tensor(change, message):
     with pytest.raises(RuntimeLibraryError, match=message):
         sequence("paged_append").check(
-            runtime_operands(FORMS["paged_append"][0], **change))
+            runtime_operands(FORMS["paged_append"][0], SIZES, **change))
 
 
 def test_runtime_requires_the_paged_operands():
-    ops = runtime_operands(FORMS["paged_append"][0])
+    ops = runtime_operands(FORMS["paged_append"][0], SIZES)
     for role in ("block_table", "key_new", "key_cache"):
         missing = {r: v for r, v in ops.items() if r != role}
         with pytest.raises(RuntimeLibraryError,
@@ -340,39 +319,6 @@ def built(monkeypatch, tmp_path):
         compiler.build_bundle(kcfg, "sm_90a", out, version={"fa-compile": "x"})
         return fa_mlir.load_bundle(out)
     return build
-
-
-class _Routed:
-    """What the CUDA route asked for and launched, on CPU tensors posing as
-    CUDA: get_bundle answers with `bundle`, and the launch is libfa_runtime's
-    host check of the tensors (their real CPU addresses)."""
-
-    def __init__(self, monkeypatch, bundle=None):
-        self.bundle, self.asked, self.launched, self.grids = bundle, [], [], []
-        self.symbols = []
-        monkeypatch.setattr(_ops, "_target", lambda t: "sm_90a")
-        monkeypatch.setattr(_ops, "get_bundle", self._get)
-        monkeypatch.setattr(_ops, "_launch", self._launch)
-        empty = torch.empty
-        monkeypatch.setattr(torch, "empty", lambda *a, device=None, **k:
-                            fake_cuda(empty(*a, **k)))
-
-    def _get(self, kcfg, target):
-        self.asked.append(kcfg)
-        if self.bundle is None:
-            raise LookupError("no bundle in this test")
-        shapes = self.bundle.workspace_shapes
-
-        def recorded(symbols):
-            self.symbols.append(symbols)
-            return shapes(symbols)
-        self.bundle.workspace_shapes = recorded
-        return self.bundle
-
-    def _launch(self, bundle, tensors, device):
-        self.launched.append(tensors)
-        self.grids.append(bundle.check(
-            {r: runtime_tensor(t) for r, t in tensors.items()}))
 
 
 def cache_inputs(paged=True, append=True, lengths=LENGTHS, seed=0):
@@ -518,20 +464,13 @@ def test_cuda_argument_errors_name_the_tensor(monkeypatch, edit, message):
 def test_cuda_compile_refusal_reaches_the_caller(monkeypatch, tmp_path):
     # No bundle anywhere: the call compiles, and fa-compile's diagnostic is
     # the UnsupportedError the caller sees.
-    from fa_mlir import registry
-    registry.forget()
-    monkeypatch.setattr(_ops, "_target", lambda t: "sm_90a")
-    monkeypatch.setattr(compiler, "target_version", lambda t: {"t": t})
-    monkeypatch.setenv("FA_MLIR_BUNDLE_PATH", "")
-    monkeypatch.setenv("FA_MLIR_CACHE", str(tmp_path))
-    monkeypatch.setattr(compiler, "find_fa_opt", lambda: "fa-opt")
     msg = ("error: 'fa.attention_kvcache' op convert-fa-to-nvvm: page_size "
            "24 must be a multiple of 8")
-    fake_fa_compile(monkeypatch, rc=1, stderr=msg)
+    refusing_compiler(monkeypatch, tmp_path, msg)
     q, _, _, lens, _, new = cache_inputs()
     pages = fake_cuda(torch.zeros(20, 24, 2, 128, dtype=torch.bfloat16))
     table = fake_cuda(torch.arange(15, dtype=torch.int32).reshape(3, 5))
     with pytest.raises(UnsupportedError, match="page_size 24 must be a "
                        "multiple of 8"):
         call(q, pages, pages.clone(), lens.clamp(max=100), table, new)
-    registry.forget()
+    fa_registry.forget()

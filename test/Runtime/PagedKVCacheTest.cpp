@@ -100,11 +100,12 @@ TEST(PagedKVCache, symbols) {
   }
   EXPECT_EQ(symbolNameList(),
             std::string("batch, heads_q, heads_kv, seq_q, seq_k, head_dim, head_dim_v, "
-                        "num_sms, num_pages, page_size, max_pages, seq_new"));
+                        "num_sms, num_pages, page_size, max_pages, seq_new, num_seqs"));
   EXPECT_OK(Expr::parse("ceildiv(max_pages * page_size, 128) + seq_new + num_pages"));
   EXPECT_ERROR(Expr::parse("pages"), ErrorCode::InvalidBundle,
                "unknown symbol 'pages' (known: batch, heads_q, heads_kv, seq_q, seq_k, "
-               "head_dim, head_dim_v, num_sms, num_pages, page_size, max_pages, seq_new)");
+               "head_dim, head_dim_v, num_sms, num_pages, page_size, max_pages, seq_new, "
+               "num_seqs)");
 }
 
 TEST(PagedKVCache, roles) {

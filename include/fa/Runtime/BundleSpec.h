@@ -103,6 +103,13 @@ bool isStandardRole(const std::string &role);
 /// Whether the role's dims follow `config.layout` (Q/K/V/O, their gradients,
 /// key_new/value_new); the others have one fixed order.
 bool followsLayout(const std::string &role);
+/// cu_seqlens_q / cu_seqlens_k: a ragged batch's sequence bounds, whose
+/// size is num_seqs + 1 (they bind num_seqs to size - 1).
+bool isCuSeqlens(const std::string &role);
+/// The operands `op` requires whatever its kernels name (docs/
+/// BundleFormat.md, *Required operands*); a bundle of op attention_fwd adds
+/// lse when it returns it.
+std::vector<std::string> opOperands(const std::string &op);
 
 /// Logical dimension names of an operand, outermost first, in the order of the
 /// sizes/strides the caller passes (depends on the layout for Q/K/V/O).

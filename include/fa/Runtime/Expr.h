@@ -46,8 +46,11 @@ enum class Symbol : int {
   PageSize,
   MaxPages,
   SeqNew,
+  // Ragged batches: cu_seqlens_q/k have num_seqs + 1 entries
+  // (docs/BundleFormat.md, *Ragged batches (varlen)*).
+  NumSeqs,
 };
-constexpr int kNumSymbols = 12;
+constexpr int kNumSymbols = 13;
 
 const char *symbolName(Symbol symbol);
 std::optional<Symbol> parseSymbol(const std::string &name);

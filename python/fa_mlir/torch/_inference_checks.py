@@ -1,10 +1,9 @@
 """Argument checks of the inference API (varlen_attention,
 attention_with_kvcache): every bad input raises ArgumentError naming the
-tensor and what was expected; CUDA tensors raise UnsupportedError where the
-op has no sm_90a kernel (ragged attention)."""
+tensor and what was expected."""
 import torch
 
-from ..errors import ArgumentError, UnsupportedError
+from ..errors import ArgumentError
 from . import _convert
 
 
@@ -26,20 +25,14 @@ def tensor(where, name, t, rank, dtype=None, device=None):
     return t
 
 
-def query(where, q, rank, cuda=False):
-    """q's dtype is one the kernels take and its device is the CPU (or CUDA,
-    when the op has an sm_90a kernel: `cuda`)."""
+def query(where, q, rank):
+    """q's dtype is one the kernels take and its device is the CPU or CUDA
+    (where the sm_90a kernels check the rest)."""
     tensor(where, "q", q, rank)
     _convert.fa_dtype(q, "q")
-    if q.device.type == "cuda" and cuda:
-        return
-    if q.device.type == "cuda":
-        raise UnsupportedError(
-            f"{where}: CUDA tensors are not supported yet (no sm_90a kernels "
-            f"for ragged or cached attention); use CPU tensors")
-    if q.device.type != "cpu":
+    if q.device.type not in ("cpu", "cuda"):
         raise ArgumentError(f"{where}: tensors on {q.device.type} are not "
-                            "supported (cpu)")
+                            "supported (cpu or cuda)")
 
 
 def same_dims(where, name, t, dims, expected, expected_name):

@@ -57,6 +57,18 @@ def kvcache_config(q, k_cache, v_cache, page_size, append, causal, scale,
                         append=append)
 
 
+def varlen_config(q, k, v, causal, scale, window_left, window_right, softcap,
+                  mask_alignment):
+    """The KernelConfig of a varlen_attention call on CUDA (q [total_q, Hq,
+    D], k/v [total_k, Hkv, D(v)], checked by inference.py): static heads and
+    head dims; the sequence count and token totals are dynamic."""
+    sizes = dict(heads_q=q.shape[1], heads_kv=k.shape[1], head_dim=q.shape[2],
+                 head_dim_v=v.shape[2])
+    return _memo_config("varlen", _convert.fa_dtype(q, "q"), sizes, None,
+                        causal, scale, window_left, window_right, softcap,
+                        mask_alignment, "bshd")
+
+
 def _memo_config(op, dtype, sizes, bias, causal, scale, window_left,
                  window_right, softcap, mask_alignment, layout,
                  deterministic=False, num_splits=None, **kvcache):
@@ -228,6 +240,42 @@ def run_kvcache(q, k_cache, v_cache, cache_seqlens, causal, scale,
     tensors.update(_workspace(bundle, symbols, q.device))
     _launch(bundle, tensors, q.device)
     return [tensors["output"], tensors["lse"]]
+
+
+def _packed(t):
+    """A packed [total, H, D] tensor as the varlen kernel's [1, total, H, D]
+    operand: its head and dim dims must be dense (TMA reads rows of H * D),
+    so anything else is passed as a contiguous copy (they are inputs)."""
+    if t.stride(-1) != 1 or t.stride(-2) != t.shape[-1]:
+        t = t.contiguous()
+    return t.unsqueeze(0)
+
+
+def varlen_operands(q, k, v, cu_seqlens_q, cu_seqlens_k):
+    """The varlen kernel's operands by role (docs/BundleFormat.md, *Ragged
+    batches (varlen)*): the packed tensors with batch 1, the int32 bounds,
+    a fresh output [1, total_q, Hq, Dv] and f32 lse [1, Hq, total_q]."""
+    total_q, heads_q = q.shape[0], q.shape[1]
+    return {"query": _packed(q), "key": _packed(k), "value": _packed(v),
+            "cu_seqlens_q": cu_seqlens_q.contiguous(),
+            "cu_seqlens_k": cu_seqlens_k.contiguous(),
+            "output": torch.empty((1, total_q, heads_q, v.shape[2]),
+                                  dtype=q.dtype, device=q.device),
+            "lse": torch.empty((1, heads_q, total_q), dtype=torch.float32,
+                               device=q.device)}
+
+
+def run_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale,
+               window_left, window_right, softcap, mask_alignment):
+    """[output [total_q, Hq, Dv], lse [Hq, total_q]] of fa.attention_varlen
+    on CUDA: one launch for the whole ragged batch (inference.py checked
+    the bounds' values on the host; the kernel trusts them)."""
+    kcfg = varlen_config(q, k, v, causal, scale, window_left, window_right,
+                         softcap, mask_alignment)
+    bundle = get_bundle(kcfg, _target(q))
+    tensors = varlen_operands(q, k, v, cu_seqlens_q, cu_seqlens_k)
+    _launch(bundle, tensors, q.device)
+    return [tensors["output"][0], tensors["lse"][0]]
 
 
 attention_forward = torch.library.custom_op(

@@ -69,6 +69,23 @@ def _window_ints(window):
     return tuple(sides)
 
 
+def mask_options(where, causal, window, mask_alignment):
+    """(causal, window left, window right, mask_alignment) as the kernels'
+    options take them: window sides -1 for unbounded, the alignment "" for
+    the default (top-left) and dropped when there is no mask to align (the
+    op would reject it)."""
+    if not (mask_alignment is None or isinstance(mask_alignment, str)) or \
+            mask_alignment not in (None, "top_left", "bottom_right"):
+        raise ArgumentError(f"{where}: mask_alignment must be None, "
+                            f"'top_left' or 'bottom_right'; got "
+                            f"{mask_alignment!r}")
+    causal = check_bool(where, "causal", causal)
+    wl, wr = _window_ints(window)
+    if not causal and (wl, wr) == (-1, -1):
+        mask_alignment = None
+    return causal, wl, wr, mask_alignment or ""
+
+
 def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
               bias=None, return_lse=False, mask_alignment=None, layout="bhsd",
               deterministic=False):
@@ -94,24 +111,17 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     if not isinstance(layout, str) or layout not in ("bhsd", "bshd"):
         raise ArgumentError(f"{_convert.WHERE}: layout must be 'bhsd' or "
                             f"'bshd', got {layout!r}")
-    if not (mask_alignment is None or isinstance(mask_alignment, str)) or \
-            mask_alignment not in (None, "top_left", "bottom_right"):
-        raise ArgumentError(f"{_convert.WHERE}: mask_alignment must be None, "
-                            f"'top_left' or 'bottom_right'; got "
-                            f"{mask_alignment!r}")
-    causal = check_bool(_convert.WHERE, "causal", causal)
+    causal, wl, wr, mask_alignment = mask_options(
+        _convert.WHERE, causal, window, mask_alignment)
     return_lse = check_bool(_convert.WHERE, "return_lse", return_lse)
     deterministic = check_bool(_convert.WHERE, "deterministic", deterministic)
     if scale is not None:
         scale = check_f32(_convert.WHERE, "scale", scale)
     if softcap is not None:
         softcap = check_f32(_convert.WHERE, "softcap", softcap, positive=True)
-    wl, wr = _window_ints(window)
-    if mask_alignment and not causal and (wl, wr) == (-1, -1):
-        mask_alignment = None  # nothing to align: the op would reject it
     _, sizes = _convert.check_inputs(q, k, v, bias, layout)
     bias = _convert.prepare_bias(bias, q, sizes)
     out, lse = AttentionFunction.apply(
-        q, k, v, bias, causal, scale, wl, wr, softcap, mask_alignment or "",
+        q, k, v, bias, causal, scale, wl, wr, softcap, mask_alignment,
         layout, deterministic)
     return (out, lse) if return_lse else out

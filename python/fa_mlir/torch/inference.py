@@ -8,16 +8,17 @@ sequence's slice of the packed tensors, or its keys gathered from the cache
 pages. On CUDA attention_with_kvcache runs the sm_90a fa.attention_kvcache
 kernel sequence (all sequences in one call), over contiguous or paged
 caches, with the append written into the caches in place by the sequence's
-first kernel; varlen_attention has no sm_90a kernel yet and raises
-UnsupportedError. See docs/Inference.md for why, and for what is not built
-yet.
+first kernel; varlen_attention runs the sm_90a fa.attention_varlen kernel
+once for the whole batch, and its backward the dense sm_90a backward per
+sequence. See docs/Inference.md for why, and for what is not built yet.
 """
 import torch
 
 from ..arguments import check_bool, check_f32, check_int
+from ..errors import UnsupportedError
 from . import _inference_checks as checks
 from . import _ops
-from .attention import _window_ints, attention
+from .attention import _window_ints, attention, mask_options
 
 VARLEN = "fa_mlir.torch.varlen_attention"
 KVCACHE = "fa_mlir.torch.attention_with_kvcache"
@@ -43,7 +44,12 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     softcap as fa_mlir.torch.attention, per sequence (mask_alignment None is
     top-left, as there). Returns out [total_q, Hq, Dv], and with return_lse
     the f32 lse [Hq, total_q]. Differentiable in q, k and v: the backward
-    runs the CPU backward kernel per sequence.
+    runs the backward kernel per sequence.
+
+    CUDA tensors (bf16/f16, sm_90a) run the fa.attention_varlen kernel once
+    for the whole batch (the bounds' values are checked here, on the host,
+    first); what the kernel cannot do (a head dim) is the compiler's
+    UnsupportedError.
     """
     checks.query(VARLEN, q, 3)
     for name, t in (("k", k), ("v", v)):
@@ -62,6 +68,11 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
             f"{VARLEN}: cu_seqlens_q has {len(len_q) + 1} entries, "
             f"cu_seqlens_k {len(len_k) + 1}; both must be B+1")
     return_lse = check_bool(VARLEN, "return_lse", return_lse)
+    if q.device.type == "cuda":
+        out, lse = _cuda_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, len_q,
+                                len_k, causal, mask_alignment, scale, window,
+                                softcap)
+        return (out, lse) if return_lse else out
     options = dict(causal=causal, mask_alignment=mask_alignment, scale=scale,
                    window=window, softcap=softcap)
     outs, lses = [], []
@@ -90,8 +101,59 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     return out, lse
 
 
+def _cuda_varlen(q, k, v, cu_q, cu_k, len_q, len_k, causal, mask_alignment,
+                 scale, window, softcap):
+    """(out, lse) of the sm_90a varlen kernel, differentiable in q, k, v."""
+    if q.dtype not in (torch.bfloat16, torch.float16):
+        raise UnsupportedError(
+            f"{VARLEN}: q has dtype {q.dtype}; on CUDA the sm_90a kernel "
+            "takes torch.bfloat16 or torch.float16")
+    scale, softcap, _ = _score_options(VARLEN, scale, softcap, None)
+    causal, wl, wr, alignment = mask_options(VARLEN, causal, window,
+                                             mask_alignment)
+    options = (causal, scale, wl, wr, softcap, alignment)
+    if q.shape[0] == 0:  # no query: nothing to compute
+        return (q.new_zeros((0, q.shape[1], v.shape[2])),
+                q.new_zeros((q.shape[1], 0), dtype=torch.float32))
+    return _VarlenFunction.apply(q, k, v, cu_q, cu_k, (len_q, len_k), options)
+
+
+class _VarlenFunction(torch.autograd.Function):
+    """forward: the varlen kernel over the whole batch; backward: the dense
+    CUDA backward (fa_mlir.torch.attention's) per sequence, on its slices of
+    q, k, v, out, lse and dout (bshd, batch 1). The LSE is not
+    differentiable."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, cu_q, cu_k, lengths, options):
+        out, lse = _ops.run_varlen(q, k, v, cu_q, cu_k, *options)
+        ctx.save_for_backward(q, k, v, out, lse)
+        ctx.lengths, ctx.options = lengths, options
+        ctx.mark_non_differentiable(lse)
+        return out, lse
+
+    @staticmethod
+    def backward(ctx, dout, dlse):
+        q, k, v, out, lse = ctx.saved_tensors
+        dq, dk, dv = (torch.zeros_like(t) for t in (q, k, v))
+        q0 = k0 = 0
+        for sq, sk in zip(*ctx.lengths):
+            rows, keys = slice(q0, q0 + sq), slice(k0, k0 + sk)
+            q0, k0 = q0 + sq, k0 + sk
+            if sq == 0 or sk == 0:  # no query, or no key: zero gradients
+                continue
+            grads = _ops.backward_impl(
+                dout[rows].contiguous().unsqueeze(0), q[rows].unsqueeze(0),
+                k[keys].unsqueeze(0), v[keys].unsqueeze(0),
+                out[rows].unsqueeze(0), lse[:, rows].contiguous().unsqueeze(0),
+                None, *ctx.options, "bshd")
+            for grad, g in zip((dq[rows], dk[keys], dv[keys]), grads):
+                grad.copy_(g[0])
+        return dq, dk, dv, None, None, None, None
+
+
 def _check_cache(q, k_cache, v_cache, block_table, k, v):
-    checks.query(KVCACHE, q, 4, cuda=True)
+    checks.query(KVCACHE, q, 4)
     for name, t in (("k_cache", k_cache), ("v_cache", v_cache)):
         checks.tensor(KVCACHE, name, t, 4, q.dtype, q.device)
     checks.same_dims(KVCACHE, "v_cache", v_cache, (0, 1, 2), k_cache, "k_cache")
