@@ -13,7 +13,8 @@ token per sequence over a full KV cache, bf16, Hq 32 / Hkv 8, d128 (Llama-3
   ours_p16, ours_p128
             the same cache as paged caches of 16 and 128 rows (the
             contiguous cache's memory viewed as [B * cache / page, page, Hkv,
-            D]) in a random page order through block_table
+            D]), each sequence's pages in a random order through
+            block_table; their O must equal the contiguous launch's
   fa4_p16, fa4_p128
             flash-attn-4's flash_attn_varlen_func over those pages
             (page_table, seqused_k, num_splits=0)
@@ -124,12 +125,15 @@ def fa4_best(call):
 
 def paged_view(kc, vc, page, g):
     """The caches' memory as pages of `page` rows, and a block table that
-    visits them in a random order."""
+    visits each sequence's pages in a random order (attention does not
+    depend on the order of its keys, so O equals the contiguous cache's)."""
     batch, cache = kc.shape[:2]
-    kp = kc.view(batch * cache // page, page, *kc.shape[2:])
-    vp = vc.view(batch * cache // page, page, *vc.shape[2:])
-    table = torch.randperm(kp.shape[0], device="cuda", generator=g).to(torch.int32)
-    return kp, vp, table.view(batch, cache // page)
+    per = cache // page
+    kp = kc.view(batch * per, page, *kc.shape[2:])
+    vp = vc.view(batch * per, page, *vc.shape[2:])
+    table = torch.stack([b * per + torch.randperm(per, device="cuda", generator=g)
+                         for b in range(batch)]).to(torch.int32)
+    return kp, vp, table
 
 
 def paged_calls(paged_seqs, q, kc, vc, lens, o, lse):

@@ -144,7 +144,8 @@ private:
   void beginVarlenTile(const TileScheduler::VarlenTile &v, Value ring);
   /// Runs `body(qLoads)` for each of this CTA's work tiles (one, or the
   /// persistent loop's); qLoads counts the Q loads of the tiles before.
-  void forEachTile(const std::function<void(Value qLoads)> &body);
+  /// `warpWide`: whole warps run it (the consumers), else one thread.
+  void forEachTile(const std::function<void(Value qLoads)> &body, bool warpWide);
   void emitProducer();
   void produceTile(Value qLoads);
   void emitConsumer();
@@ -163,6 +164,11 @@ private:
   void zeroValueTail(const ConsumerThread &me, Value t);
   /// bar.sync of one consumer warpgroup's 128 threads.
   void syncWarpgroup(const ConsumerThread &me);
+  /// stashesLengths: (seq_q, seq_k, first query row) of this CTA's
+  /// sequence into shared memory (thread 0, before the CTA barrier) and
+  /// back (volatile loads where they are used: not held in registers).
+  void storeStash();
+  Value reloadStash(int64_t index);
 
   KernelBuilder &kb;
   const AttentionKernelConfig &cfg;
@@ -248,7 +254,7 @@ void ForwardKernel::beginVarlenTile(const TileScheduler::VarlenTile &v, Value ri
   beginTile(v.tile, ring);
 }
 
-void ForwardKernel::forEachTile(const std::function<void(Value qLoads)> &body) {
+void ForwardKernel::forEachTile(const std::function<void(Value qLoads)> &body, bool warpWide) {
   if (!cfg.isPersistent()) {
     body(kb.c32(0)); // the tile of emit()
     return;
@@ -270,7 +276,8 @@ void ForwardKernel::forEachTile(const std::function<void(Value qLoads)> &body) {
       cursor[1] = st[3];
       beginVarlenTile(TileScheduler::varlenAt(
                           kb, cfg, args.cuSeqlensQ, args.cuSeqlensK, args.numSeqs,
-                          kb.remu(linear, args.numBlocks), kb.divUI(linear, args.numBlocks), cursor),
+                          kb.remu(linear, args.numBlocks), kb.divUI(linear, args.numBlocks), cursor,
+                          warpWide),
                       ring);
     } else {
       beginTile(TileScheduler::decode(kb, cfg, args.seqQ, linear, args.numBlocks, args.numHeads),
@@ -290,7 +297,8 @@ void ForwardKernel::forEachTile(const std::function<void(Value qLoads)> &body) {
 void ForwardKernel::emitProducer() {
   setMaxRegisters(kb, cfg.producerRegs, /*increase=*/false);
   Value isLeader = kb.cmp(arith::CmpIPredicate::eq, tid, kb.c32(0));
-  kb.ifThen(isLeader, [&] { forEachTile([&](Value qLoads) { produceTile(qLoads); }); });
+  kb.ifThen(isLeader,
+            [&] { forEachTile([&](Value qLoads) { produceTile(qLoads); }, /*warpWide=*/false); });
 }
 
 void ForwardKernel::produceTile(Value qLoads) {
@@ -396,7 +404,8 @@ void ForwardKernel::zeroValueTail(const ConsumerThread &me, Value t) {
   if (!cfg.keyLengths && !cfg.varlen)
     return;
   Value n0 = kb.mul(keyTile(t), kb.c32(cfg.blockN));
-  Value firstHidden = kb.sub(seqK, n0); // rows [firstHidden, blockN) are past seq_k
+  Value keys = cfg.stashesLengths() ? reloadStash(1) : seqK;
+  Value firstHidden = kb.sub(keys, n0); // rows [firstHidden, blockN) are past seq_k
   kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, firstHidden, kb.c32(cfg.blockN)), [&] {
     const int64_t chunksPerRow = 8, boxes = cfg.vDim() / AttentionKernelConfig::kBox;
     auto v4 = VectorType::get({4}, kb.i32);
@@ -419,9 +428,20 @@ void ForwardKernel::zeroValueTail(const ConsumerThread &me, Value t) {
   });
 }
 
+void ForwardKernel::storeStash() {
+  Value values[3] = {seqQ, seqK, qRowBase};
+  for (int64_t i = 0; i < 3; ++i)
+    LLVM::StoreOp::create(kb.b, values[i], kb.sharedAt(base, cfg.stashOffset() + 4 * i), 4);
+}
+
+Value ForwardKernel::reloadStash(int64_t index) {
+  return LLVM::LoadOp::create(kb.b, kb.i32, kb.sharedAt(base, cfg.stashOffset() + 4 * index), 4,
+                              /*isVolatile=*/true);
+}
+
 void ForwardKernel::emitConsumer() {
   ConsumerThread me = ConsumerThread::enter(kb, tid, cfg.consumerRegs);
-  forEachTile([&](Value qLoads) { consumeTile(me, qLoads); });
+  forEachTile([&](Value qLoads) { consumeTile(me, qLoads); }, /*warpWide=*/true);
 }
 
 void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
@@ -435,6 +455,8 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
   FragmentScores scores(kb, cfg, *rule, args.bias, work.batch, work.head, seqQ, seqK,
                         wgRow0, row0, laneCol, cfg.packGqa() ? args.group : Value());
   Value factor = scores.exponentFactor();
+  if (cfg.stashesLengths())
+    scores.reloadLengthsWith([&] { return std::make_pair(reloadStash(0), reloadStash(1)); });
 
   // Q slab of this consumer: rows 64 c of every box.
   Value qDesc = wgmmaDescriptor(kb, kb.sharedAt(base, kb.mul(c, kb.c32(64 * 128))), 16, 1024);
@@ -641,6 +663,10 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
     ea.rowBase = qRowBase;
     ea.packedSeqQ = args.seqQ;
   }
+  if (cfg.stashesLengths()) {
+    ea.seqQ = reloadStash(0);
+    ea.rowBase = reloadStash(2);
+  }
   ea.row0 = row0;
   ea.lane = lane;
   ea.exponentFactor = factor;
@@ -649,27 +675,30 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
 }
 
 void ForwardKernel::emit() {
+  seqQ = args.seqQ;
+  seqK = args.seqK;
+  // A ragged batch's sequence first (its lengths may go to shared memory
+  // with the barriers); a persistent CTA's tiles find theirs in forEachTile.
+  if (cfg.varlen && !cfg.isPersistent())
+    beginVarlenTile(
+        TileScheduler::varlen(kb, cfg, args.cuSeqlensQ, args.cuSeqlensK, args.numSeqs),
+        Value());
   // One thread initialises every barrier; the CTA barrier publishes them.
   kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, tid, kb.c32(0)), [&] {
     mbarrierInit(kb, qBarrier(), 1);
     TmaPipeline::initAll({&kPipe, &vPipe});
     if (cfg.isPersistent())
       mbarrierInit(kb, qEmptyBarrier(), 128 * cfg.consumers);
+    if (cfg.stashesLengths())
+      storeStash();
     fenceMbarrierInit(kb);
   });
   NVVM::Barrier0Op::create(kb.b);
 
   // One rule for the whole kernel: the producer's and the consumers' key
-  // tiles and the consumers' fragment masks.
-  seqQ = args.seqQ;
-  seqK = args.seqK;
+  // tiles and the consumers' fragment masks (a ragged batch's: above, or
+  // per tile).
   if (cfg.varlen) {
-    // The sequence of this CTA's block, its rows and lengths first (a
-    // persistent CTA's, per tile in forEachTile).
-    if (!cfg.isPersistent())
-      beginVarlenTile(
-          TileScheduler::varlen(kb, cfg, args.cuSeqlensQ, args.cuSeqlensK, args.numSeqs),
-          Value());
   } else if (cfg.keyLengths) {
     // The rule needs this batch's key count: the tile first.
     TileScheduler::WorkTile tile = TileScheduler::current(kb, cfg, args.seqQ, args.numSplits);

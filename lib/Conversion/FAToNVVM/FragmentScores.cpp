@@ -11,6 +11,8 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 
+#include <utility>
+
 using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::nvvm_kernel;
@@ -24,7 +26,7 @@ FragmentScores::FragmentScores(KernelBuilder &kb, const AttentionKernelConfig &c
                                MaskRule &rule, std::optional<BiasArgs> biasArgs, Value batch,
                                Value head, Value seqQ, Value seqK, Value wgRow0, Value row0,
                                Value laneCol, Value packGroup)
-    : kb(kb), cfg(cfg), rule(rule), log2Score(cfg.semantics, biasArgs.has_value()),
+    : kb(kb), cfg(cfg), rule(&rule), log2Score(cfg.semantics, biasArgs.has_value()),
       bias(biasArgs), seqQ(seqQ), seqK(seqK), wgRow0(wgRow0), row0(row0), laneCol(laneCol),
       packGroup(packGroup) {
   std::optional<double> linear = log2Score.linearFactor();
@@ -77,15 +79,28 @@ Span FragmentScores::queries(Value row, int64_t rows) {
 void FragmentScores::mask(SmallVectorImpl<Value> &s, Value colBase) {
   Value lo[2], hi[2];
   for (int r = 0; r < 2; ++r) {
-    auto [first, end] = rule.rowColumns(queries(kb.add(row0, kb.c32(8 * r)), 1).start);
+    auto [first, end] = rule->rowColumns(queries(kb.add(row0, kb.c32(8 * r)), 1).start);
     // Without a left side every column >= 0 is visible: no lower test.
-    lo[r] = rule.getBand().left ? kb.sub(first, colBase) : Value();
+    lo[r] = rule->getBand().left ? kb.sub(first, colBase) : Value();
     hi[r] = kb.sub(end, colBase);
   }
   maskScores(kb, s, lo, hi);
 }
 
 SmallVector<Value> FragmentScores::apply(Value keyTile, SmallVector<Value> s) {
+  if (reloadLengths) {
+    // This tile's own rule over the re-read lengths, for this call only.
+    auto [q, k] = reloadLengths();
+    MaskRule own(kb, cfg.semantics, q, k);
+    MaskRule *kept = std::exchange(rule, &own);
+    SmallVector<Value> out = applyWith(keyTile, std::move(s), k);
+    rule = kept;
+    return out;
+  }
+  return applyWith(keyTile, std::move(s), seqK);
+}
+
+SmallVector<Value> FragmentScores::applyWith(Value keyTile, SmallVector<Value> s, Value seqK) {
   int64_t BN = cfg.blockN;
   Value n0 = kb.mul(keyTile, kb.c32(BN));
   Value colBase = kb.add(n0, laneCol);
@@ -93,7 +108,7 @@ SmallVector<Value> FragmentScores::apply(Value keyTile, SmallVector<Value> s) {
   if (!log2Score.linearFactor())
     addScoreFunction(s, colBase);
   Value need = tail;
-  if (Value visible = rule.fullyVisible(queries(wgRow0, 64), {n0, kb.c32(BN)}))
+  if (Value visible = rule->fullyVisible(queries(wgRow0, 64), {n0, kb.c32(BN)}))
     need = kb.ori(need, kb.xori(visible, arith::ConstantIntOp::create(kb.b, 1, 1)));
   SmallVector<Type> types(s.size(), kb.f32);
   return kb.ifThenElseValues(

@@ -27,6 +27,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -145,8 +146,19 @@ struct AttentionKernelConfig {
   std::string splitCountExpr() const;
   /// Q full, the K/V rings' full and empty barriers, then (persistent) Q empty.
   int64_t numBarriers() const { return 1 + 4 * stages + (isPersistent() ? 1 : 0); }
+  /// A ragged batch's one-tile-per-CTA kernel keeps its sequence's lengths
+  /// and start in shared memory (seq_q, seq_k, first query row) when it
+  /// has three consumers: they re-read them where they use them instead of
+  /// holding three registers through the main loop (the d64 tile has none
+  /// to spare: 44 bytes of spills, 0.87-0.94 of dense; re-read, 20 bytes and
+  /// 0.90-0.97). With two, the re-reads cost more than they save (d128
+  /// causal 0.94-0.98 of dense held, 0.88-0.94 re-read).
+  bool stashesLengths() const { return varlen && !isPersistent() && consumers == 3; }
+  int64_t stashOffset() const { return barrierOffset() + 8 * numBarriers(); }
   /// Requested dynamic shared memory, including the alignment slack.
-  int64_t sharedMemoryBytes() const { return barrierOffset() + 8 * numBarriers() + 1024; }
+  int64_t sharedMemoryBytes() const {
+    return stashOffset() + (stashesLengths() ? 16 : 0) + 1024;
+  }
   const char *elemName() const { return elem == ElemType::BF16 ? "bf16" : "f16"; }
   const char *biasName() const;
   int64_t biasBytes() const { return bias == BiasType::F32 ? 4 : 2; }
@@ -205,14 +217,16 @@ public:
   /// cu_seqlens_q finds its sequence (every warp computes it, no barrier).
   static VarlenTile varlen(KernelBuilder &kb, const AttentionKernelConfig &cfg, Value cuSeqlensQ,
                            Value cuSeqlensK, Value numSeqs);
-  /// A persistent CTA's: flat block x of `head`, found by walking the
-  /// sequences from `cursor` (sequence, its first flat block), which the
-  /// CTA's previous tile left (its tiles' x grow until the head changes;
-  /// then the walk restarts at 0). Updates the cursor. One thread may call
-  /// it (no warp collectives).
+  /// A persistent CTA's: flat block x of `head`, searched from `cursor`
+  /// (sequence, its first flat block), which the CTA's previous tile left
+  /// (its tiles' x grow until the head changes; then the search restarts at
+  /// 0). Updates the cursor. `warpWide`: every lane of the warp calls it
+  /// (the consumers: the warp scan, one round trip per 32 sequences); else
+  /// one thread walks sequence by sequence (the producer, which runs ahead).
+  /// Both find the same tile.
   static VarlenTile varlenAt(KernelBuilder &kb, const AttentionKernelConfig &cfg,
                              Value cuSeqlensQ, Value cuSeqlensK, Value numSeqs, Value x,
-                             Value head, Value cursor[2]);
+                             Value head, Value cursor[2], bool warpWide);
   /// The tile of this CTA's block index (one CTA per tile); split-KV grids
   /// take `numSplits` CTAs per tile, the split fastest.
   static WorkTile current(KernelBuilder &kb, const AttentionKernelConfig &cfg, Value seqQ,
@@ -295,9 +309,16 @@ public:
   /// S of key tile `keyTile` (raw q.k) -> masked log2-domain scores, or raw
   /// scores when the score function is linear.
   SmallVector<Value> apply(Value keyTile, SmallVector<Value> s);
+  /// Lengths (seq_q, seq_k) re-read at every apply (a mask rule of their
+  /// own there) instead of the constructor's values.
+  void reloadLengthsWith(std::function<std::pair<Value, Value>()> reload) {
+    reloadLengths = std::move(reload);
+  }
   Value exponentFactor() { return factor; }
 
 private:
+  /// apply's body, with `seqK` for the tail.
+  SmallVector<Value> applyWith(Value keyTile, SmallVector<Value> s, Value seqK);
   /// Bias of this thread's elements of the tile at `colBase`, in f32.
   SmallVector<Value> loadBias(Value colBase);
   void addScoreFunction(SmallVectorImpl<Value> &s, Value colBase);
@@ -305,8 +326,9 @@ private:
 
   KernelBuilder &kb;
   const AttentionKernelConfig &cfg;
-  MaskRule &rule;
+  MaskRule *rule; // the constructor's, or apply's own with reloadLengths
   Log2Score log2Score;
+  std::function<std::pair<Value, Value>()> reloadLengths;
   std::optional<BiasArgs> bias;
   /// The queries of packed rows [row, row + rows), or the rows themselves.
   Span queries(Value row, int64_t rows);

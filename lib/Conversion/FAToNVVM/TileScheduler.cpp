@@ -63,12 +63,6 @@ static Value warpInclusiveScan(KernelBuilder &kb, Value v, Value lane) {
   return v;
 }
 
-static Value warpMax(KernelBuilder &kb, Value v) {
-  for (int64_t d = 16; d >= 1; d /= 2)
-    v = kb.maxSI(v, shuffle(kb, v, kb.c32(d), NVVM::ShflKind::bfly));
-  return v;
-}
-
 static Value loadI32(KernelBuilder &kb, Value ptr, Value index) {
   return LLVM::LoadOp::create(kb.b, kb.i32, kb.globalAt(ptr, kb.ext64(index), kb.i32), 4);
 }
@@ -78,88 +72,125 @@ static Value blocksOf(KernelBuilder &kb, const AttentionKernelConfig &cfg, Value
   return kb.divUI(kb.add(len, kb.c32(cfg.blockM() - 1)), kb.c32(cfg.blockM()));
 }
 
-/// The tile of flat block x of head `head`, in sequence `seq` (-1: none,
-/// a spare CTA) whose blocks start at flat block `firstBlock`.
+namespace {
+/// A sequence of a ragged batch as the searches find it: its index (-1:
+/// none, a spare CTA), its first flat block and its bounds
+/// cu_seqlens_q/k[seq], [seq + 1].
+struct FoundSequence {
+  Value seq, firstBlock, qLo, qHi, kLo, kHi;
+  SmallVector<Value> values() const { return {seq, firstBlock, qLo, qHi, kLo, kHi}; }
+  static FoundSequence of(ValueRange v) { return {v[0], v[1], v[2], v[3], v[4], v[5]}; }
+};
+} // namespace
+
+/// Sequence `seq`'s bounds (index clamped into the arrays: with no sequence,
+/// cu_seqlens[0] twice).
+static FoundSequence boundsOf(KernelBuilder &kb, Value cuQ, Value cuK, Value numSeqs, Value seq,
+                              Value firstBlock) {
+  Value at = kb.minSI(seq, kb.maxSI(kb.sub(numSeqs, kb.c32(1)), kb.c32(0)));
+  Value next = kb.minSI(kb.add(at, kb.c32(1)), numSeqs);
+  return {seq, firstBlock, loadI32(kb, cuQ, at), loadI32(kb, cuQ, next), loadI32(kb, cuK, at),
+          loadI32(kb, cuK, next)};
+}
+
+/// The tile of flat block x of head `head` in the found sequence.
 static TileScheduler::VarlenTile varlenTileOf(KernelBuilder &kb, const AttentionKernelConfig &cfg,
-                                              Value cuSeqlensQ, Value cuSeqlensK, Value numSeqs,
-                                              Value x, Value head, Value seq, Value firstBlock) {
-  Value any = kb.cmp(arith::CmpIPredicate::sge, seq, kb.c32(0));
-  // Spare CTAs read sequence 0's bounds (index 0 of an array of num_seqs + 1
-  // entries) and take lengths 0.
-  Value b = kb.maxSI(seq, kb.c32(0));
-  Value next = kb.minSI(kb.add(b, kb.c32(1)), numSeqs);
+                                              Value x, Value head, const FoundSequence &f) {
+  Value any = kb.cmp(arith::CmpIPredicate::sge, f.seq, kb.c32(0));
   TileScheduler::VarlenTile v;
-  v.qStart = loadI32(kb, cuSeqlensQ, b);
-  v.kStart = loadI32(kb, cuSeqlensK, b);
-  v.seqQ = kb.select(any, kb.sub(loadI32(kb, cuSeqlensQ, next), v.qStart), kb.c32(0));
-  v.seqK = kb.select(any, kb.sub(loadI32(kb, cuSeqlensK, next), v.kStart), kb.c32(0));
-  Value bx = kb.select(any, kb.sub(x, firstBlock), kb.c32(0));
+  v.qStart = kb.select(any, f.qLo, kb.c32(0));
+  v.kStart = kb.select(any, f.kLo, kb.c32(0));
+  v.seqQ = kb.select(any, kb.sub(f.qHi, f.qLo), kb.c32(0));
+  v.seqK = kb.select(any, kb.sub(f.kHi, f.kLo), kb.c32(0));
+  Value bx = kb.select(any, kb.sub(x, f.firstBlock), kb.c32(0));
   Value numBlocks = kb.maxSI(blocksOf(kb, cfg, v.seqQ), kb.c32(1));
   v.tile = tileOf(kb, cfg, v.seqQ, bx, numBlocks, head, kb.c32(0));
   return v;
+}
+
+/// Warp-wide: the sequence holding flat block x, from sequence `from`
+/// (whose first flat block is `fromBlock`) on, 32 sequences per step (lane l
+/// loads sequence from + 32 i + l's bounds, one round trip; a prefix sum of
+/// the block counts; the hit lane's values by ballot and shuffles). Returns
+/// the sequence (or -1) and the cursor to resume from.
+static FoundSequence warpFind(KernelBuilder &kb, const AttentionKernelConfig &cfg, Value cuQ,
+                              Value cuK, Value numSeqs, Value x, Value from, Value fromBlock) {
+  Value lane = kb.laneId();
+  Value steps = kb.divUI(kb.add(kb.sub(numSeqs, from), kb.c32(31)), kb.c32(32));
+  Value none = kb.c32(-1);
+  SmallVector<Value> init{fromBlock, none, none, none, none, none, none};
+  SmallVector<Value> st = kb.forLoop(kb.c32(0), steps, init, [&](Value i, ValueRange st) {
+    Value seq = kb.add(kb.add(from, kb.mul(i, kb.c32(32))), lane);
+    Value inRange = kb.cmp(arith::CmpIPredicate::slt, seq, numSeqs);
+    FoundSequence b = boundsOf(kb, cuQ, cuK, numSeqs, seq, Value());
+    Value blocks = kb.select(inRange, blocksOf(kb, cfg, kb.sub(b.qHi, b.qLo)), kb.c32(0));
+    Value end = kb.add(st[0], warpInclusiveScan(kb, blocks, lane));
+    Value start = kb.sub(end, blocks);
+    Value hit = kb.andi(kb.cmp(arith::CmpIPredicate::sle, start, x),
+                        kb.cmp(arith::CmpIPredicate::slt, x, end));
+    Value ballot = NVVM::VoteSyncOp::create(kb.b, kb.i32, kb.c32(-1), hit,
+                                            NVVM::VoteSyncKind::ballot);
+    Value any = kb.cmp(arith::CmpIPredicate::ne, ballot, kb.c32(0));
+    Value src = LLVM::CountTrailingZerosOp::create(kb.b, kb.i32, ballot,
+                                                   kb.b.getBoolAttr(false));
+    SmallVector<Value> next{shuffle(kb, end, kb.c32(31), NVVM::ShflKind::idx)};
+    Value mine[6] = {seq, start, b.qLo, b.qHi, b.kLo, b.kHi};
+    for (int64_t k = 0; k < 6; ++k)
+      next.push_back(kb.select(any, shuffle(kb, mine[k], src, NVVM::ShflKind::idx), st[1 + k]));
+    return next;
+  });
+  return FoundSequence::of(ValueRange(st).drop_front());
 }
 
 TileScheduler::VarlenTile TileScheduler::varlen(KernelBuilder &kb,
                                                 const AttentionKernelConfig &cfg,
                                                 Value cuSeqlensQ, Value cuSeqlensK,
                                                 Value numSeqs) {
-  Value x = kb.blockIdX(), lane = kb.laneId();
-  // 32 sequences per step: lane l takes sequence 32 i + l; the sequence
-  // whose blocks [start, end) hold x, and its first block, are the warp's
-  // max over the lanes (-1 elsewhere).
-  Value steps = kb.divUI(kb.add(numSeqs, kb.c32(31)), kb.c32(32));
-  Value last = kb.maxSI(kb.sub(numSeqs, kb.c32(1)), kb.c32(0));
-  SmallVector<Value> found = kb.forLoop(
-      kb.c32(0), steps, {kb.c32(0), kb.c32(-1), kb.c32(-1)}, [&](Value i, ValueRange st) {
-        Value seq = kb.add(kb.mul(i, kb.c32(32)), lane);
-        Value inRange = kb.cmp(arith::CmpIPredicate::slt, seq, numSeqs);
-        Value at = kb.minSI(seq, last);
-        Value len = kb.sub(loadI32(kb, cuSeqlensQ, kb.add(at, kb.c32(1))),
-                           loadI32(kb, cuSeqlensQ, at));
-        Value blocks = kb.select(inRange, blocksOf(kb, cfg, len), kb.c32(0));
-        Value end = kb.add(st[0], warpInclusiveScan(kb, blocks, lane));
-        Value start = kb.sub(end, blocks);
-        Value hit = kb.andi(kb.cmp(arith::CmpIPredicate::sle, start, x),
-                            kb.cmp(arith::CmpIPredicate::slt, x, end));
-        Value seqHit = warpMax(kb, kb.select(hit, seq, kb.c32(-1)));
-        Value startHit = warpMax(kb, kb.select(hit, start, kb.c32(-1)));
-        Value total = shuffle(kb, end, kb.c32(31), NVVM::ShflKind::idx);
-        return SmallVector<Value>{total, kb.maxSI(st[1], seqHit), kb.maxSI(st[2], startHit)};
-      });
-  return varlenTileOf(kb, cfg, cuSeqlensQ, cuSeqlensK, numSeqs, x, kb.blockIdY(), found[1],
-                      found[2]);
+  Value x = kb.blockIdX();
+  FoundSequence f =
+      warpFind(kb, cfg, cuSeqlensQ, cuSeqlensK, numSeqs, x, kb.c32(0), kb.c32(0));
+  return varlenTileOf(kb, cfg, x, kb.blockIdY(), f);
 }
 
 TileScheduler::VarlenTile TileScheduler::varlenAt(KernelBuilder &kb,
                                                   const AttentionKernelConfig &cfg,
                                                   Value cuSeqlensQ, Value cuSeqlensK,
                                                   Value numSeqs, Value x, Value head,
-                                                  Value cursor[2]) {
+                                                  Value cursor[2], bool warpWide) {
   // Back to sequence 0 when x is before the cursor (a new head).
   Value back = kb.cmp(arith::CmpIPredicate::slt, x, cursor[1]);
-  SmallVector<Value> init{kb.select(back, kb.c32(0), cursor[0]),
-                          kb.select(back, kb.c32(0), cursor[1])};
-  auto blocksAt = [&](Value seq) { // (with no sequence, of cu_seqlens_q[0] only)
-    Value next = kb.minSI(kb.add(seq, kb.c32(1)), numSeqs);
-    return blocksOf(kb, cfg,
-                    kb.sub(loadI32(kb, cuSeqlensQ, next), loadI32(kb, cuSeqlensQ, seq)));
-  };
-  SmallVector<Value> at = kb.whileLoop(
-      init,
-      [&](ValueRange st) {
-        Value inRange = kb.cmp(arith::CmpIPredicate::slt, st[0], numSeqs);
-        // The loads' index stays in range past the last sequence.
-        Value seq = kb.minSI(st[0], kb.maxSI(kb.sub(numSeqs, kb.c32(1)), kb.c32(0)));
-        Value past = kb.cmp(arith::CmpIPredicate::sge, x, kb.add(st[1], blocksAt(seq)));
-        return kb.andi(inRange, past);
-      },
-      [&](ValueRange st) {
-        return SmallVector<Value>{kb.add(st[0], kb.c32(1)), kb.add(st[1], blocksAt(st[0]))};
-      });
-  cursor[0] = at[0];
-  cursor[1] = at[1];
-  Value seq = kb.select(kb.cmp(arith::CmpIPredicate::slt, at[0], numSeqs), at[0], kb.c32(-1));
-  return varlenTileOf(kb, cfg, cuSeqlensQ, cuSeqlensK, numSeqs, x, head, seq, at[1]);
+  Value from = kb.select(back, kb.c32(0), cursor[0]);
+  Value fromBlock = kb.select(back, kb.c32(0), cursor[1]);
+  FoundSequence f;
+  if (warpWide) {
+    f = warpFind(kb, cfg, cuSeqlensQ, cuSeqlensK, numSeqs, x, from, fromBlock);
+    Value any = kb.cmp(arith::CmpIPredicate::sge, f.seq, kb.c32(0));
+    cursor[0] = kb.select(any, f.seq, from);
+    cursor[1] = kb.select(any, f.firstBlock, fromBlock);
+  } else {
+    // One thread: walk the sequences, each step one round trip (the
+    // producer, ahead of the consumers, hides it).
+    FoundSequence at = boundsOf(kb, cuSeqlensQ, cuSeqlensK, numSeqs, from, fromBlock);
+    SmallVector<Value> st = kb.whileLoop(
+        at.values(),
+        [&](ValueRange v) {
+          FoundSequence c = FoundSequence::of(v);
+          Value inRange = kb.cmp(arith::CmpIPredicate::slt, c.seq, numSeqs);
+          Value end = kb.add(c.firstBlock, blocksOf(kb, cfg, kb.sub(c.qHi, c.qLo)));
+          return kb.andi(inRange, kb.cmp(arith::CmpIPredicate::sge, x, end));
+        },
+        [&](ValueRange v) {
+          FoundSequence c = FoundSequence::of(v);
+          Value end = kb.add(c.firstBlock, blocksOf(kb, cfg, kb.sub(c.qHi, c.qLo)));
+          return boundsOf(kb, cuSeqlensQ, cuSeqlensK, numSeqs, kb.add(c.seq, kb.c32(1)), end)
+              .values();
+        });
+    f = FoundSequence::of(st);
+    cursor[0] = f.seq;
+    cursor[1] = f.firstBlock;
+    f.seq = kb.select(kb.cmp(arith::CmpIPredicate::slt, f.seq, numSeqs), f.seq, kb.c32(-1));
+  }
+  return varlenTileOf(kb, cfg, x, head, f);
 }
 
 std::string TileScheduler::gridBlocks(const AttentionKernelConfig &cfg) {

@@ -29,20 +29,23 @@
 // CHECK-SAME: \22value\22: \22num_seqs\22
 // CHECK-SAME: \22value\22: \22(ceildiv(seq_q, 192) + num_seqs)\22
 
-// The scan: shuffles up (the prefix sum), butterflies (the warp max), and
-// the loads of cu_seqlens; rows offset by the sequence's start.
+// The scan: shuffles up (the prefix sum), a ballot for the lane that holds
+// the block, its sequence's bounds shuffled from it; rows offset by the
+// sequence's start.
 // CHECK: llvm.func @fa_fwd_bf16_d128_bshd_causal_lse_m128n128s2o_varlen(
 // CHECK-SAME: %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
 // CHECK: nvvm.shfl.sync up
-// CHECK: nvvm.shfl.sync bfly
+// CHECK: nvvm.vote.sync ballot
+// CHECK: llvm.intr.cttz
 // CHECK: nvvm.shfl.sync idx
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 
-// The persistent kernel walks the sequences from the cursor its last tile
-// left (an scf.while), per tile.
+// The persistent kernel searches per tile from the cursor its last tile
+// left: the producer's one thread walks the sequences (an scf.while), the
+// consumers' warps scan them.
 // CHECK: llvm.func @fa_fwd_f16_d64_bshd_lse_m192n128s2o_varlen(
-// CHECK-NOT: nvvm.shfl.sync
 // CHECK: scf.while
+// CHECK: nvvm.shfl.sync up
 
 func.func @varlen(%q: tensor<?x8x128xbf16>, %k: tensor<?x2x128xbf16>, %v: tensor<?x2x128xbf16>, %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> (tensor<?x8x128xbf16>, tensor<8x?xf32>) {
   %o, %lse = fa.attention_varlen %q, %k, %v, %cq, %ck : tensor<?x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>, tensor<?xi32>, tensor<?xi32> {causal, max_seqlen_q = 4096 : i64} -> tensor<?x8x128xbf16>, tensor<8x?xf32>
