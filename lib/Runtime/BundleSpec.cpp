@@ -218,6 +218,7 @@ Status parseConfig(const Value &v, BundleSpec &spec) {
   c.headDimV = c.headDim;
   FA_RETURN_IF_ERROR(r.integer("head_dim_v", c.headDimV, 1, 1 << 16, false));
   FA_RETURN_IF_ERROR(r.boolean("return_lse", c.returnLse));
+  FA_RETURN_IF_ERROR(r.integer("page_size", c.pageSize, 1, 1 << 20, false));
 
   // Descriptive fields: the runtime does not use them, but their types are
   // part of the format.

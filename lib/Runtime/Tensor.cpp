@@ -308,6 +308,9 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
                 "from the bundle config");
   if (numSms >= 0)
     binder.preset(Symbol::NumSMs, numSms, "from the device");
+  if (spec.config.pageSize > 0)
+    binder.preset(Symbol::PageSize, spec.config.pageSize,
+                  "config.page_size: the kernel is tiled by it");
   // The packed tokens of a ragged batch are one batch row.
   if (spec.op == "attention_varlen")
     binder.preset(Symbol::Batch, 1,

@@ -232,6 +232,30 @@ TEST(PagedKVCache, paged_operand_errors) {
   EXPECT_OK(check(*s, withNewTokens(pagedTensors())));
 }
 
+// config.page_size (the compiler writes it: the kernel is tiled by the page)
+// fixes the page size a launch's caches must have.
+TEST(PagedKVCache, config_page_size) {
+  auto specWith = [](const std::string &pageSize) {
+    Expected<BundleSpec> spec = parseBundleSpec(
+        replaceOnce(readInput("kvcache_paged_partial.json"), R"("layout": "bshd")",
+                    R"("layout": "bshd", "page_size": )" + pageSize),
+        inputsDir());
+    return spec;
+  };
+  Expected<BundleSpec> same = specWith(std::to_string(kPageSize));
+  ASSERT_OK(same);
+  EXPECT_EQ(same->config.pageSize, kPageSize);
+  EXPECT_OK(checkOperands(*same, withPartials(pagedTensors()), 132));
+  Expected<BundleSpec> other = specWith("16");
+  ASSERT_OK(other);
+  EXPECT_ERROR(checkOperands(*other, withPartials(pagedTensors()), 132), ErrorCode::Tensor,
+               "operand 'key_cache': dimension 1 (row) is 64, expected 16 (page_size, "
+               "config.page_size: the kernel is tiled by it)");
+  EXPECT_ERROR(specWith("0"), ErrorCode::InvalidBundle,
+               "config.page_size: value 0 is out of range");
+  EXPECT_ERROR(specWith("\"16\""), ErrorCode::InvalidBundle, "config.page_size");
+}
+
 TEST(PagedKVCache, unbound_symbol_fails_only_when_used) {
   // A paged launch binds no seq_k. A bundle that does not read it launches;
   // one that does fails at launch, saying where seq_k would come from.

@@ -64,6 +64,9 @@ struct BundleConfig {
   int64_t headDim = 0;
   int64_t headDimV = 0;
   bool returnLse = false;
+  /// A paged cache's rows per page (config.page_size), 0 when absent: the
+  /// kernel is tiled by it, so a launch's caches must have it.
+  int64_t pageSize = 0;
 };
 
 struct BundleSpec {
