@@ -41,7 +41,9 @@
 #         and fa.attention num_splits (test/Device/check_decode.py, .devbuild/
 #         decode) against float64 with NaN past every cache length, memcheck
 #         on them, then decode next to SDPA (FA2) and FA4
-#         (test/Device/bench_decode.py) -> $OUT/bench_decode.csv
+#         (test/Device/bench_decode.py) -> $OUT/bench_decode.csv, and
+#         chunked prefill next to FA4 (test/Device/bench_chunked.py) ->
+#         $OUT/bench_chunked.csv
 #       8 ragged batches (issue 14): the fa.attention_varlen kernels
 #         (test/Device/check_varlen.py, .devbuild/varlen) against float64
 #         per sequence, memcheck on them, then varlen prefill next to our
@@ -324,8 +326,13 @@ run() {
     fi
     [[ -n ${ROUND_SMOKE:-} ]] && export BATCHES=8 CACHES=4096
     timeout "${DECODE_BENCH_TIMEOUT:-420}" python3 test/Device/bench_decode.py "$dev/decode" \
-      "$OUT/bench_decode.csv" ) > "$OUT/bench_decode.log" 2>&1
-  echo "bench decode rc=$?"; cat "$OUT/bench_decode.log"
+      "$OUT/bench_decode.csv"
+    echo "bench decode rc=$?"
+    [[ -n ${ROUND_SMOKE:-} ]] && export BATCHES=1 CHUNKS=512 CACHED=8192
+    timeout "${CHUNKED_BENCH_TIMEOUT:-240}" python3 test/Device/bench_chunked.py "$dev/decode" \
+      "$OUT/bench_chunked.csv"
+    echo "bench chunked prefill rc=$?" ) > "$OUT/bench_decode.log" 2>&1
+  grep -E "rc=" "$OUT/bench_decode.log"; grep -vE "Warning|exe_args" "$OUT/bench_decode.log"
 
   fi
   if stage_on 8; then
