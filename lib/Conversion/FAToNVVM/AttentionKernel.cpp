@@ -658,14 +658,11 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
   ea.batch = work.batch;
   ea.head = work.head;
   ea.numHeads = cfg.isPersistent() ? args.numHeads : kb.gridDimY();
-  ea.seqQ = seqQ;
+  // (Kernels that stash them re-read the length and the start here.)
+  ea.seqQ = cfg.stashesLengths() ? reloadStash(0) : seqQ;
   if (cfg.varlen) {
-    ea.rowBase = qRowBase;
+    ea.rowBase = cfg.stashesLengths() ? reloadStash(2) : qRowBase;
     ea.packedSeqQ = args.seqQ;
-  }
-  if (cfg.stashesLengths()) {
-    ea.seqQ = reloadStash(0);
-    ea.rowBase = reloadStash(2);
   }
   ea.row0 = row0;
   ea.lane = lane;
@@ -698,8 +695,7 @@ void ForwardKernel::emit() {
   // One rule for the whole kernel: the producer's and the consumers' key
   // tiles and the consumers' fragment masks (a ragged batch's: above, or
   // per tile).
-  if (cfg.varlen) {
-  } else if (cfg.keyLengths) {
+  if (cfg.keyLengths) {
     // The rule needs this batch's key count: the tile first.
     TileScheduler::WorkTile tile = TileScheduler::current(kb, cfg, args.seqQ, args.numSplits);
     seqK = LLVM::LoadOp::create(kb.b, kb.i32,
@@ -708,7 +704,7 @@ void ForwardKernel::emit() {
       seqK = kb.add(seqK, args.seqNew);
     rule.emplace(kb, cfg.semantics, args.seqQ, seqK);
     beginTile(tile, Value());
-  } else {
+  } else if (!cfg.varlen) {
     rule.emplace(kb, cfg.semantics, args.seqQ, seqK);
     if (!cfg.isPersistent())
       beginTile(TileScheduler::current(kb, cfg, args.seqQ, args.numSplits), Value());
