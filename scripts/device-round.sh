@@ -190,6 +190,33 @@ racecheck() {  # FA_CHECK_QUICK=racecheck under compute-sanitizer --tool raceche
 # machine that just ran the whole round). Default: all.
 stage_on() { [[ -z ${STAGES:-} || ",$STAGES," == *",$1,"* ]]; }
 
+# FA4's (and cudnn-frontend's) wheels on PYTHONPATH, in the calling
+# (sub)shell, when both halves were carried; else says who is unavailable.
+fa4_env() {
+  if [[ -f $root/.anchors/anchor-wheels.sh && -f $root/.anchors/b/part.ab ]]; then  # both halves here, or none unpacked
+    eval "$(bash "$root/.anchors/anchor-wheels.sh" env "$root/.anchors")" ||
+      echo "# no FA4 wheels on this machine (make the stage call first): ${1:-FA4} unavailable"
+  fi
+}
+
+# Stage 7/8's checks: test/Device/check_NAME.py over DIR into $OUT, then
+# again under memcheck (our kernels only; not with ROUND_SMOKE) with the
+# extra environment words given after DIR. Time limits:
+# CHECK_<NAME>_TIMEOUT, MEMCHECK_<NAME>_TIMEOUT.
+check_with_memcheck() {
+  local name=$1 dir=$2; shift 2
+  local up=${name^^} t
+  t=CHECK_${up}_TIMEOUT
+  timeout "${!t:-240}" python3 "test/Device/check_$name.py" "$dir" "$OUT/check_$name.csv" \
+    > "$OUT/check_$name.log" 2>&1
+  echo "check_$name rc=$?: $(tail -1 "$OUT/check_$name.log")"; grep FAIL "$OUT/check_$name.log" | head -8
+  [[ -n ${ROUND_SMOKE:-} ]] && return
+  t=MEMCHECK_${up}_TIMEOUT
+  env "$@" timeout "${!t:-300}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
+    --kernel-name kns=fa_fwd python3 "test/Device/check_$name.py" "$dir" > "$OUT/memcheck_$name.log" 2>&1
+  echo "memcheck $name rc=$?: $(grep -E "ERROR SUMMARY|$name check" "$OUT/memcheck_$name.log" | tr '\n' ' ')"
+}
+
 run() {
   export PYTHONUNBUFFERED=1 FA_RUNTIME_LIB=$dev/lib/libfa_runtime.so FA_BUILD_DIR=/nonexistent
   export PYTHONPATH=$dev/pylib${PYTHONPATH:+:$PYTHONPATH}  # jsonschema, from prepare
@@ -249,10 +276,7 @@ run() {
   fi
   if stage_on 3b; then
   echo "== 3b variant benchmark ($((SECONDS - T0)) s so far)"
-  ( if [[ -f $root/.anchors/anchor-wheels.sh && -f $root/.anchors/b/part.ab ]]; then  # both halves here, or none unpacked
-      eval "$(bash "$root/.anchors/anchor-wheels.sh" env "$root/.anchors")" ||
-        echo "# no FA4 wheels on this machine (make the stage call first): FA4 and cudnn_fe unavailable"
-    fi
+  ( fa4_env "FA4 and cudnn_fe"
     [[ -n ${ROUND_SMOKE:-} ]] && export VARIANTS_QUICK=1
     BENCH_COMMAND="bash scripts/device-round.sh run" timeout "${VARIANTS_TIMEOUT:-150}" \
       python3 test/Device/bench_variants.py "$K/variants" "$OUT/variants.csv" ) > "$tmp/variants.log" 2>&1
@@ -290,10 +314,7 @@ run() {
   FA_MLIR_BUNDLE_PATH="$dev/gpu-tests" timeout "${TRAIN_TIMEOUT:-240}" python3 test/Device/train_gpt.py \
     "$OUT/train_gpt.csv" > "$OUT/train_gpt.log" 2>&1
   echo "train_gpt rc=$?:"; tail -4 "$OUT/train_gpt.log"
-  ( if [[ -f $root/.anchors/anchor-wheels.sh && -f $root/.anchors/b/part.ab ]]; then  # both halves here, or none unpacked
-      eval "$(bash "$root/.anchors/anchor-wheels.sh" env "$root/.anchors")" ||
-        echo "# no FA4 wheels on this machine (make the stage call first): FA4 unavailable"
-    fi
+  ( fa4_env
     [[ -n ${ROUND_SMOKE:-} ]] && export SEQLENS=4096 HDIMS=128
     [[ -d $dev/backward-prev ]] && export PREV_BACKWARD=$dev/backward-prev
     timeout "${BWD_BENCH_TIMEOUT:-240}" python3 test/Device/bench_backward.py "$dev/backward" \
@@ -312,18 +333,8 @@ run() {
   fi
   if stage_on 7; then
   echo "== 7 decode ($((SECONDS - T0)) s so far)"
-  timeout "${CHECK_DECODE_TIMEOUT:-240}" python3 test/Device/check_decode.py "$dev/decode" "$OUT/check_decode.csv" \
-    > "$OUT/check_decode.log" 2>&1
-  echo "check_decode rc=$?: $(tail -1 "$OUT/check_decode.log")"; grep FAIL "$OUT/check_decode.log" | head -8
-  if [[ -z ${ROUND_SMOKE:-} ]]; then
-    CHECK_SMALL=1 timeout "${MEMCHECK_DECODE_TIMEOUT:-300}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
-      --kernel-name kns=fa_fwd python3 test/Device/check_decode.py "$dev/decode" > "$OUT/memcheck_decode.log" 2>&1
-    echo "memcheck decode rc=$?: $(grep -E 'ERROR SUMMARY|decode check' "$OUT/memcheck_decode.log" | tr '\n' ' ')"
-  fi
-  ( if [[ -f $root/.anchors/anchor-wheels.sh && -f $root/.anchors/b/part.ab ]]; then  # both halves here, or none unpacked
-      eval "$(bash "$root/.anchors/anchor-wheels.sh" env "$root/.anchors")" ||
-        echo "# no FA4 wheels on this machine (make the stage call first): FA4 unavailable"
-    fi
+  check_with_memcheck decode "$dev/decode" CHECK_SMALL=1
+  ( fa4_env
     [[ -n ${ROUND_SMOKE:-} ]] && export BATCHES=8 CACHES=4096
     timeout "${DECODE_BENCH_TIMEOUT:-420}" python3 test/Device/bench_decode.py "$dev/decode" \
       "$OUT/bench_decode.csv"
@@ -332,23 +343,13 @@ run() {
     timeout "${CHUNKED_BENCH_TIMEOUT:-240}" python3 test/Device/bench_chunked.py "$dev/decode" \
       "$OUT/bench_chunked.csv"
     echo "bench chunked prefill rc=$?" ) > "$OUT/bench_decode.log" 2>&1
-  grep -E "rc=" "$OUT/bench_decode.log"; grep -vE "Warning|exe_args" "$OUT/bench_decode.log"
+  grep -vE "Warning|exe_args" "$OUT/bench_decode.log"  # the rc lines included
 
   fi
   if stage_on 8; then
   echo "== 8 varlen ($((SECONDS - T0)) s so far)"
-  timeout "${CHECK_VARLEN_TIMEOUT:-240}" python3 test/Device/check_varlen.py "$dev/varlen" "$OUT/check_varlen.csv" \
-    > "$OUT/check_varlen.log" 2>&1
-  echo "check_varlen rc=$?: $(tail -1 "$OUT/check_varlen.log")"; grep FAIL "$OUT/check_varlen.log" | head -8
-  if [[ -z ${ROUND_SMOKE:-} ]]; then
-    timeout "${MEMCHECK_VARLEN_TIMEOUT:-300}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
-      --kernel-name kns=fa_fwd python3 test/Device/check_varlen.py "$dev/varlen" > "$OUT/memcheck_varlen.log" 2>&1
-    echo "memcheck varlen rc=$?: $(grep -E 'ERROR SUMMARY|varlen check' "$OUT/memcheck_varlen.log" | tr '\n' ' ')"
-  fi
-  ( if [[ -f $root/.anchors/anchor-wheels.sh && -f $root/.anchors/b/part.ab ]]; then
-      eval "$(bash "$root/.anchors/anchor-wheels.sh" env "$root/.anchors")" ||
-        echo "# no FA4 wheels on this machine (make the stage call first): FA4 unavailable"
-    fi
+  check_with_memcheck varlen "$dev/varlen"
+  ( fa4_env
     [[ -n ${ROUND_SMOKE:-} ]] && export HDIMS=128 SEQLENS=4096
     timeout "${VARLEN_BENCH_TIMEOUT:-420}" python3 test/Device/bench_varlen.py "$dev/varlen" \
       "$OUT/bench_varlen.csv" ) > "$OUT/bench_varlen.log" 2>&1

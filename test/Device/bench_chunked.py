@@ -15,23 +15,19 @@ sequence, 4 D FLOPs each. Our O is checked against FA4's before timing.
 
 Usage: python3 test/Device/bench_chunked.py BUNDLE_DIR CSV_OUT
 """
-import csv
 import os
 import sys
 
 import torch
-from triton.testing import do_bench
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 import bench_decode as bd  # noqa: E402
 import check_decode as cd  # noqa: E402
-import fa_rt  # noqa: E402
 import peers  # noqa: E402
 from bench_attention import env_ints, environment  # noqa: E402
-from fa_mlir import gpu_runtime  # noqa: E402
 
-HQ, HKV, D = 32, 8, 128
+HQ, HKV, D = bd.HQ, bd.HKV, bd.D  # Llama-3 8B's attention, as decode
 
 
 def append_sequence(seqs):
@@ -41,19 +37,6 @@ def append_sequence(seqs):
                 and c.get("causal") and c.get("window") is None and not c.get("softcap")):
             return s
     raise SystemExit("bench_chunked: no bf16 d128 causal append sequence")
-
-
-def ours_launcher(seq, q, kc, vc, lens, knew, vnew, o, lse):
-    ops = {"query": q, "key": kc, "value": vc, "cache_seqlens": lens, "key_new": knew,
-           "value_new": vnew, "output": o, "lse": lse}
-    symbols = {"batch": q.shape[0], "seq_q": q.shape[1], "heads_q": HQ, "heads_kv": HKV,
-               "head_dim": D, "head_dim_v": D, "seq_k": kc.shape[1], "seq_new": knew.shape[1],
-               "num_sms": torch.cuda.get_device_properties(0).multi_processor_count}
-    workspace = {name: torch.empty(sizes, device="cuda", dtype=torch.float32)
-                 for name, (sizes, _) in gpu_runtime.workspace_shapes(seq.runtime.workspace,
-                                                                      symbols).items()}
-    ops.update(workspace)
-    return fa_rt.launcher(seq.runtime, {k: cd.rt(t) for k, t in ops.items()}, keep=workspace)
 
 
 def main(argv):
@@ -73,7 +56,7 @@ def main(argv):
                 lens = torch.full((batch,), cached, dtype=torch.int32, device="cuda")
                 o = torch.empty_like(q)
                 lse = torch.empty(batch, HQ, chunk, device="cuda")
-                ours = ours_launcher(seq, q, kc, vc, lens, knew, vnew, o, lse)
+                ours = bd.ours_launcher(seq, q, kc, vc, lens, o, lse, new=(knew, vnew))
                 peer = lambda: fa4(q, kc, vc, causal=True, num_splits=1)  # noqa: E731
                 ours()
                 want = peer()
@@ -81,11 +64,7 @@ def main(argv):
                 err = (o.float() - want.float()).abs().max().item()
                 if not err <= 2e-2:
                     raise SystemExit(f"bench_chunked: O differs from FA4's by {err:.3g}")
-                times = {}
-                for _ in range(3):
-                    for name, call in (("ours", ours), ("fa4", peer)):
-                        t = do_bench(call, warmup=25, rep=100)
-                        times[name] = min(times.get(name, t), t)
+                times = bd.timed({"ours": ours, "fa4": peer})
                 pairs = chunk * cached + chunk * (chunk + 1) // 2
                 flops = 4 * D * HQ * batch * pairs
                 row = {"batch": batch, "chunk": chunk, "cached": cached}
@@ -97,10 +76,7 @@ def main(argv):
                 print("  ".join(f"{k}={v}" for k, v in row.items()), flush=True)
     keys = ["batch", "chunk", "cached", "ours_ms", "ours_tflops", "fa4_ms", "fa4_tflops",
             "ratio_to_fa4"]
-    with open(argv[2], "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys)
-        w.writeheader()
-        w.writerows(rows)
+    bd.write_csv(argv[2], keys, rows)
 
 
 if __name__ == "__main__":

@@ -72,13 +72,17 @@ def warm_up_clocks(seconds=2.0):
             return
 
 
-def ours_launcher(seq, q, kc, vc, lens, o, lse, table=None):
-    """Our sequence over contiguous caches, or paged ones with `table`."""
+def ours_launcher(seq, q, kc, vc, lens, o, lse, table=None, new=None):
+    """Our sequence over contiguous caches, or paged ones with `table`;
+    `new`: the (key_new, value_new) an append sequence writes first."""
     ops = {"query": cd.rt(q), "cache_seqlens": cd.rt(lens), "output": cd.rt(o),
            "lse": cd.rt(lse)}
     symbols = {"batch": q.shape[0], "seq_q": q.shape[1], "heads_q": q.shape[2],
                "heads_kv": kc.shape[2], "head_dim": q.shape[3], "head_dim_v": vc.shape[3],
                "num_sms": torch.cuda.get_device_properties(0).multi_processor_count}
+    if new is not None:
+        ops.update(key_new=cd.rt(new[0]), value_new=cd.rt(new[1]))
+        symbols["seq_new"] = new[0].shape[1]
     if table is None:
         ops.update(key=cd.rt(kc), value=cd.rt(vc))
         symbols["seq_k"] = kc.shape[1]
@@ -196,16 +200,7 @@ def main(argv):
             calls.update(peer_calls(q, kc, vc))
             calls.update(paged_calls(paged_seqs, q, kc, vc, lens, o, lse))
             same_outputs(calls, o)
-            times = {}
-            for _ in range(3):
-                for name, call in list(calls.items()):
-                    try:
-                        t = do_bench(call, warmup=25, rep=100)
-                        times[name] = min(times.get(name, t), t)
-                    except Exception as ex:  # a peer that cannot run this shape
-                        print(f"# {name} B{batch} cache {cache}: {type(ex).__name__}: "
-                              f"{str(ex)[:100]}")
-                        del calls[name]
+            times = timed(calls, f" B{batch} cache {cache}")
             floor = 2 * kc.numel() * 2 / bandwidth * 1e3
             contiguous = [v for k, v in times.items() if k in ("sdpa_fa2", "fa4")]
             best = min(contiguous) if contiguous else None
@@ -223,7 +218,28 @@ def main(argv):
     keys = ["batch", "cache", "ours_ms", "sdpa_fa2_ms", "fa4_ms", "floor_ms", "ours_over_floor",
             "best_peer_over_ours", "ours_p16_ms", "fa4_p16_ms", "fa4_p16_over_ours", "ours_p128_ms",
             "fa4_p128_ms", "fa4_p128_over_ours"]
-    with open(argv[2], "w", newline="") as f:
+    write_csv(argv[2], keys, rows)
+
+
+def timed(calls, where=""):
+    """{name: ms}: the best of three rounds of do_bench medians, rounds
+    alternating the calls; a call that raises (a peer that cannot run this
+    shape) is reported and dropped."""
+    times = {}
+    for _ in range(3):
+        for name, call in list(calls.items()):
+            try:
+                t = do_bench(call, warmup=25, rep=100)
+                times[name] = min(times.get(name, t), t)
+            except Exception as ex:  # a peer that cannot run this shape
+                print(f"# {name}{where}: {type(ex).__name__}: {str(ex)[:120]}")
+                del calls[name]
+    return times
+
+
+def write_csv(path, keys, rows):
+    """The rows (dicts) under the header `keys`; fields a row lacks stay empty."""
+    with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)

@@ -16,12 +16,10 @@ ours (varlen) over the fastest of FA4 and FA2.
 
 Usage: python3 test/Device/bench_varlen.py BUNDLE_DIR CSV_OUT
 """
-import csv
 import os
 import sys
 
 import torch
-from triton.testing import do_bench
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
@@ -29,7 +27,7 @@ import check_varlen as cv  # noqa: E402
 import fa_rt  # noqa: E402
 import peers  # noqa: E402
 from bench_attention import env_ints, environment  # noqa: E402
-from bench_decode import warm_up_clocks  # noqa: E402
+from bench_decode import timed, warm_up_clocks, write_csv  # noqa: E402
 
 TOKENS, HIDDEN = 16384, 2048
 
@@ -84,19 +82,6 @@ def calls_for(lens, d, causal, varlen, dense):
     return calls
 
 
-def timed(calls):
-    times = {}
-    for _ in range(3):
-        for name, call in list(calls.items()):
-            try:
-                t = do_bench(call, warmup=25, rep=100)
-                times[name] = min(times.get(name, t), t)
-            except Exception as ex:  # a peer that cannot run this shape
-                print(f"# {name}: {type(ex).__name__}: {str(ex)[:120]}")
-                del calls[name]
-    return times
-
-
 def main(argv):
     print("#", environment())
     bundles = cv.load_bundles(argv[1], "attention_varlen")
@@ -113,7 +98,7 @@ def main(argv):
             shapes = [(f"{n}", [n] * (TOKENS // n)) for n in env_ints("SEQLENS", "1024,2048,4096,8192")]
             shapes.append(("mixed", mixed_lengths(TOKENS)))
             for label, lens in shapes:
-                times = timed(calls_for(lens, d, causal, varlen, dense))
+                times = timed(calls_for(lens, d, causal, varlen, dense), f" d{d} {label}")
                 flops = sum(peers.flops(1, HIDDEN // d, n, d, causal) for n in lens)
                 row = {"head_dim": d, "causal": causal, "lengths": label, "num_seqs": len(lens)}
                 for name, t in times.items():
@@ -131,10 +116,7 @@ def main(argv):
     for name in ("ours_varlen", "ours_dense", "fa4", "fa2"):
         keys += [f"{name}_ms", f"{name}_tflops"]
     keys += ["varlen_over_dense", "ratio_to_best_peer"]
-    with open(argv[2], "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(argv[2], keys, rows)
 
 
 if __name__ == "__main__":
