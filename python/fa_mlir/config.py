@@ -288,3 +288,40 @@ def backward_mlir(cfg, name="attention_grad"):
         for r in outs)
     args = [(r, role_type(r, "memref")) for r in ins + outs]
     return _function(name, args, body)
+
+
+DESCALES = ("query_descale", "key_descale", "value_descale")
+
+
+def fp8_forward_mlir(cfg, descale_shapes, descale_block=None,
+                     out_elem="bf16", name="attention"):
+    """func @name(q, k, v, q/k/v descales, output, lse) computing an
+    f8E4M3FN fa.attention: `cfg.dtype` is ignored for Q, K, V (f8E4M3FN) and
+    the output has `out_elem`. `descale_shapes`: the three descales' shapes
+    (() per tensor, (B, Hkv) per head, (B, H, blocks) per block, which needs
+    `descale_block` = (block_q, block_k))."""
+    def ty(role, kind="tensor"):
+        if role in DESCALES:
+            dims = "".join(f"{s}x" for s in descale_shapes[DESCALES.index(role)])
+            return f"{kind}<{dims}f32>"
+        elem = {"output": out_elem, "lse": "f32"}.get(role, "f8E4M3FN")
+        return cfg.type_of(role, elem, kind)
+
+    ins = ["query", "key", "value", *DESCALES]
+    outs = ["output", "lse"]
+    body = "".join(f"  %{r}_t = bufferization.to_tensor %{r} restrict : "
+                   f"{ty(r, 'memref')} to {ty(r)}\n" for r in ins)
+    attrs = cfg.attributes()
+    if descale_block:
+        block = (f"descale_block = array<i64: {descale_block[0]}, "
+                 f"{descale_block[1]}>")
+        attrs = f"{attrs[:-1]}, {block}}}" if attrs else f"{{{block}}}"
+    body += (f"  %output_r, %lse_r = fa.attention %query_t, %key_t, %value_t"
+             f" : {ty('query')}, {ty('key')}, {ty('value')} descale("
+             f"{', '.join(f'%{r}_t' for r in DESCALES)} : "
+             f"{', '.join(ty(r) for r in DESCALES)}) {attrs} -> "
+             f"{ty('output')}, {ty('lse')}\n")
+    body += "".join(
+        f"  bufferization.materialize_in_destination %{r}_r in restrict "
+        f"writable %{r} : ({ty(r)}, {ty(r, 'memref')}) -> ()\n" for r in outs)
+    return _function(name, [(r, ty(r, "memref")) for r in ins + outs], body)

@@ -1,6 +1,7 @@
 # FP8 (f8E4M3FN) inputs with descales through fa-tile-attention on the CPU:
 # the tiles are decoded to f32 and multiplied by their descale on
-# conversion, per tensor or per (batch, kv head). Compared with the float64
+# conversion, per tensor, per (batch, kv head) or per block (per row of the
+# tile). Compared with the float64
 # reference on the dequantized values (FlashAttention's criterion against a
 # plain f32 implementation of the same values, for outputs f32 and bf16),
 # also with split-KV.
@@ -8,7 +9,7 @@
 # CHECK: 0 failed
 import numpy as np
 
-from fa_mlir.config import AttentionConfig
+from fa_mlir.config import AttentionConfig, fp8_forward_mlir
 from fa_mlir.cpu import compile_to_shared_library
 from fa_mlir.dtypes import from_storage
 from fa_mlir.memref import CompiledFunction
@@ -42,75 +43,83 @@ def random_codes(rng, shape):
     return codes.astype(np.uint8)
 
 
-def mlir(cfg, per_head, out_elem):
-    t = lambda role, elem, kind="tensor": cfg.type_of(role, elem, kind)
-    desc_shape = f"{cfg.batch}x{cfg.heads_kv}x" if per_head else ""
-    d = lambda kind: f"{kind}<{desc_shape}f32>"
-    dpt = lambda kind: f"{kind}<f32>"
-    args = [("q", t("query", "f8E4M3FN", "memref")),
-            ("k", t("key", "f8E4M3FN", "memref")),
-            ("v", t("value", "f8E4M3FN", "memref")),
-            ("dq", dpt("memref")), ("dk", d("memref")), ("dv", dpt("memref")),
-            ("o", t("output", out_elem, "memref")),
-            ("lse", t("lse", "f32", "memref"))]
-    tensor = {"q": t("query", "f8E4M3FN"), "k": t("key", "f8E4M3FN"),
-              "v": t("value", "f8E4M3FN"), "dq": dpt("tensor"),
-              "dk": d("tensor"), "dv": dpt("tensor"),
-              "o": t("output", out_elem), "lse": t("lse", "f32")}
-    params = ", ".join(f"%{n}: {ty}" for n, ty in args)
-    body = "".join(f"  %{n}_t = bufferization.to_tensor %{n} restrict : "
-                   f"{ty} to {tensor[n]}\n" for n, ty in args[:6])
-    body += (f"  %o_r, %lse_r = fa.attention %q_t, %k_t, %v_t : {tensor['q']}, "
-             f"{tensor['k']}, {tensor['v']} descale(%dq_t, %dk_t, %dv_t : "
-             f"{tensor['dq']}, {tensor['dk']}, {tensor['dv']}) "
-             f"{cfg.attributes()} -> {tensor['o']}, {tensor['lse']}\n")
-    for n in ("o", "lse"):
-        body += (f"  bufferization.materialize_in_destination %{n}_r in "
-                 f"restrict writable %{n} : ({tensor[n]}, {dict(args)[n]}) -> ()\n")
-    return (f"func.func @attention({params}) attributes "
-            f"{{llvm.emit_c_interface}} {{\n{body}  return\n}}\n")
+def descale_shape(cfg, role, form, blocks):
+    """The descale's shape: per tensor, per (batch, kv head), or per block
+    (Q: [B, Hq, ceil(Sq / block_q)], K/V: [B, Hkv, ceil(Sk / block_k)])."""
+    if form == "tensor":
+        return ()
+    if form == "head":
+        return (cfg.batch, cfg.heads_kv)
+    if role == "query":
+        return (cfg.batch, cfg.heads_q, -(-cfg.seq_q // blocks[0]))
+    return (cfg.batch, cfg.heads_kv, -(-cfg.seq_k // blocks[1]))
+
+
+def per_row(scale, role, form, blocks, seq):
+    """A descale broadcastable over [B, H, S, D] (bhsd)."""
+    s = np.asarray(scale, np.float64)
+    if form == "tensor":
+        return s
+    if form == "head":
+        return s[:, :, None, None]
+    block = blocks[0] if role == "query" else blocks[1]
+    return s[:, :, np.arange(seq) // block, None]
 
 
 failed = 0
+PT, PH = ("tensor",) * 3, ("tensor", "head", "tensor")
 CASES = [
     ("per-tensor causal gqa f32-out", dict(heads_q=4, heads_kv=2, causal=True),
-     False, "f32"),
+     PT, None, "f32"),
     ("per-head window bf16-out", dict(heads_q=2, heads_kv=2, window=(40, 8)),
-     True, "bf16"),
+     PH, None, "bf16"),
     ("per-head bshd f16-out", dict(heads_q=2, heads_kv=1, layout="bshd",
-                                   seq_q=70, seq_k=130), True, "f16"),
+                                   seq_q=70, seq_k=130), PH, None, "f16"),
     # Split-KV: the V descale is applied to each split's partial output.
     ("per-head split-kv decode bf16-out",
      dict(heads_q=4, heads_kv=2, seq_q=3, seq_k=300, causal=True,
-          mask_alignment="bottom_right", num_splits=3), True, "bf16"),
+          mask_alignment="bottom_right", num_splits=3), PH, None, "bf16"),
+    # Per-block descales whose blocks (48 query rows, 40 keys) do not nest
+    # with the 64x64 tiles, so a tile spans two descale blocks; GQA, tails.
+    ("per-block causal gqa f32-out",
+     dict(heads_q=4, heads_kv=2, causal=True), ("block",) * 3, (48, 40),
+     "f32"),
+    ("per-block q, per-head k, per-block v bshd bf16-out",
+     dict(heads_q=2, heads_kv=1, layout="bshd", seq_q=70, seq_k=130),
+     ("block", "head", "block"), (16, 100), "bf16"),
+    # Split-KV with per-block V: applied to V's rows, not to the partials.
+    ("per-block split-kv f32-out",
+     dict(heads_q=2, heads_kv=2, seq_q=5, seq_k=300, num_splits=3),
+     ("tensor", "block", "block"), (64, 33), "f32"),
 ]
-for name, overrides, per_head, out_elem in CASES:
+for name, overrides, forms, blocks, out_elem in CASES:
     cfg = AttentionConfig(**{**dict(batch=2, seq_q=150, seq_k=150,
                                     head_dim=32, dtype="f32"), **overrides})
     rng = np.random.default_rng(len(name))
-    codes = {r: random_codes(rng, cfg.shape(r)) for r in ("query", "key", "value")}
-    dq = np.array(rng.uniform(0.5, 2.0), np.float32)
-    dk = (rng.uniform(0.5, 2.0, (cfg.batch, cfg.heads_kv)) if per_head
-          else np.array(rng.uniform(0.5, 2.0))).astype(np.float32)
-    dv = np.array(rng.uniform(0.5, 2.0), np.float32)
+    roles = ("query", "key", "value")
+    codes = {r: random_codes(rng, cfg.shape(r)) for r in roles}
+    shapes = {r: descale_shape(cfg, r, f, blocks) for r, f in zip(roles, forms)}
+    scales = {r: rng.uniform(0.5, 2.0, shapes[r]).astype(np.float32)
+              for r in roles}
+    seqs = {"query": cfg.seq_q, "key": cfg.seq_k, "value": cfg.seq_k}
 
-    def logical(role, scale):
+    def logical(role, form):
         x = VALUES[codes[role]]
         if cfg.layout == "bshd":
             x = x.transpose(0, 2, 1, 3)
-        s = np.asarray(scale, np.float64)
-        return x * (s[:, :, None, None] if s.ndim == 2 else s)
+        return x * per_row(scales[role], role, form, blocks, seqs[role])
 
-    q, k, v = logical("query", dq), logical("key", dk), logical("value", dv)
+    q, k, v = (logical(r, f) for r, f in zip(roles, forms))
     ref_o, ref_lse = reference.forward(cfg, q, k, v)
     base_o = reference.forward_lowp(cfg, q, k, v, dtype=out_elem)
 
     fn = CompiledFunction(compile_to_shared_library(
-        mlir(cfg, per_head, out_elem), PIPELINE), "attention")
+        fp8_forward_mlir(cfg, list(shapes.values()), blocks, out_elem),
+        PIPELINE), "attention")
     storage = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16}[out_elem]
     o = np.zeros(cfg.shape("output"), storage)
     lse = np.zeros(cfg.shape("lse"), np.float32)
-    fn(codes["query"], codes["key"], codes["value"], dq, dk, dv, o, lse)
+    fn(codes["query"], codes["key"], codes["value"], *scales.values(), o, lse)
     o = from_storage(o, out_elem).astype(np.float64)
     if cfg.layout == "bshd":
         o = o.transpose(0, 2, 1, 3)

@@ -130,3 +130,13 @@ func.func @varlen_head_dim(%q: tensor<?x8x60xbf16>, %k: tensor<?x2x60xbf16>, %v:
   %o, %lse = fa.attention_varlen %q, %k, %v, %cq, %ck : tensor<?x8x60xbf16>, tensor<?x2x60xbf16>, tensor<?x2x64xbf16>, tensor<?xi32>, tensor<?xi32> -> tensor<?x8x64xbf16>, tensor<8x?xf32>
   return %o, %lse : tensor<?x8x64xbf16>, tensor<8x?xf32>
 }
+
+// -----
+
+// FP8 in any descale form (here per block) is refused: its element type
+// comes first (only f8E4M3FN takes descales, so that check decides).
+func.func @fp8_block_descales(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64xf8E4M3FN>, %v: tensor<1x4x128x64xf8E4M3FN>, %dq: tensor<1x4x2xf32>, %dk: tensor<1x4x1xf32>) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: element type must be bf16 or f16 for the sm_90a kernel}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN> descale(%dq, %dk, %dk : tensor<1x4x2xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>) {descale_block = array<i64: 64, 128>} -> tensor<1x4x128x64xbf16>
+  return %o : tensor<1x4x128x64xbf16>
+}

@@ -43,3 +43,25 @@ func.func @grad(%do: tensor<2x4x16x8xf32>, %q: tensor<2x4x16x8xf32>, %k: tensor<
   %dq, %dk, %dv, %db = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x2x16x8xf32>, tensor<2x2x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16xf32> bias(%b : tensor<1x1x16x16xf32>) -> tensor<2x4x16x8xf32>, tensor<2x2x16x8xf32>, tensor<2x2x16x8xf32>, tensor<1x1x16x16xf32>
   return %dq, %dk, %dv, %db : tensor<2x4x16x8xf32>, tensor<2x2x16x8xf32>, tensor<2x2x16x8xf32>, tensor<1x1x16x16xf32>
 }
+
+// -----
+
+// FP8 per-block descales: spread to one descale per row ([b, h, i / block]),
+// Q's over the query heads and then split into (kv head, group) like Q,
+// K's (per tensor here) and V's (per block, kv heads) read directly.
+// CHECK-LABEL: func.func @fp8_blocks
+// CHECK:         %[[QROWS:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<1x4x100xf32>)
+// CHECK:           %[[I:.+]] = linalg.index 2
+// CHECK:           %[[BLK:.+]] = arith.divui %[[I]], %c32
+// CHECK:           tensor.extract %arg3[%{{.+}}, %{{.+}}, %[[BLK]]] : tensor<1x4x4xf32>
+// CHECK:         %[[QG:.+]] = tensor.expand_shape %[[QROWS]] {{.+}} into tensor<1x2x2x100xf32>
+// CHECK:         linalg.generic {{.+}} ins(%{{.+}}, %[[QG]] : tensor<1x2x2x100x32xf8E4M3FN>, tensor<1x2x2x100xf32>)
+// CHECK:         linalg.generic {{.+}} ins(%arg1, %arg4 : tensor<1x2x100x32xf8E4M3FN>, tensor<f32>)
+// CHECK:         %[[VROWS:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<1x2x100xf32>)
+// CHECK:           arith.divui %{{.+}}, %c64
+// CHECK:           tensor.extract %arg5
+// CHECK:         linalg.generic {{.+}} ins(%arg2, %[[VROWS]] : tensor<1x2x100x32xf8E4M3FN>, tensor<1x2x100xf32>)
+func.func @fp8_blocks(%q: tensor<1x4x100x32xf8E4M3FN>, %k: tensor<1x2x100x32xf8E4M3FN>, %v: tensor<1x2x100x32xf8E4M3FN>, %dq: tensor<1x4x4xf32>, %dk: tensor<f32>, %dv: tensor<1x2x2xf32>) -> tensor<1x4x100x32xbf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x4x100x32xf8E4M3FN>, tensor<1x2x100x32xf8E4M3FN>, tensor<1x2x100x32xf8E4M3FN> descale(%dq, %dk, %dv : tensor<1x4x4xf32>, tensor<f32>, tensor<1x2x2xf32>) {descale_block = array<i64: 32, 64>} -> tensor<1x4x100x32xbf16>
+  return %o : tensor<1x4x100x32xbf16>
+}

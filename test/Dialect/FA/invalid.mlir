@@ -343,3 +343,85 @@ func.func @f(%q: tensor<1x1x16x8xf16>, %k: tensor<1x1x1125899906842624x8xf16>, %
   %o = fa.attention %q, %k, %v : tensor<1x1x16x8xf16>, tensor<1x1x1125899906842624x8xf16>, tensor<1x1x1125899906842624x8xf16> {window = array<i64: 4, 4>} -> tensor<1x1x16x8xf16>
   return
 }
+
+// -----
+
+// Per-block descales (descale_block).
+
+func.func @f(%q: tensor<2x8x100x32xf8E4M3FN>, %k: tensor<2x2x130x32xf8E4M3FN>, %v: tensor<2x2x130x32xf8E4M3FN>, %d: tensor<f32>, %b: tensor<2x2x3xf32>) {
+  // expected-error @+1 {{'key_descale' is per block (rank 3), which needs the 'descale_block' attribute}}
+  %o = fa.attention %q, %k, %v : tensor<2x8x100x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN> descale(%d, %b, %d : tensor<f32>, tensor<2x2x3xf32>, tensor<f32>)  -> tensor<2x8x100x32xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x100x32xf8E4M3FN>, %k: tensor<2x2x130x32xf8E4M3FN>, %v: tensor<2x2x130x32xf8E4M3FN>, %d: tensor<f32>) {
+  // expected-error @+1 {{'descale_block' is set but no descale operand is per block (rank 3)}}
+  %o = fa.attention %q, %k, %v : tensor<2x8x100x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN> descale(%d, %d, %d : tensor<f32>, tensor<f32>, tensor<f32>) {descale_block = array<i64: 64, 64>} -> tensor<2x8x100x32xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x100x32xf8E4M3FN>, %k: tensor<2x2x130x32xf8E4M3FN>, %v: tensor<2x2x130x32xf8E4M3FN>, %d: tensor<f32>, %b: tensor<2x2x3xf32>) {
+  // expected-error @+1 {{'descale_block' must be [block_q, block_k], both positive, got [64, 0]}}
+  %o = fa.attention %q, %k, %v : tensor<2x8x100x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN> descale(%d, %b, %d : tensor<f32>, tensor<2x2x3xf32>, tensor<f32>) {descale_block = array<i64: 64, 0>} -> tensor<2x8x100x32xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x100x32xf8E4M3FN>, %k: tensor<2x2x130x32xf8E4M3FN>, %v: tensor<2x2x130x32xf8E4M3FN>, %d: tensor<f32>, %b: tensor<2x2x3xf32>) {
+  // expected-error @+1 {{'descale_block' must be [block_q, block_k], both positive, got [64]}}
+  %o = fa.attention %q, %k, %v : tensor<2x8x100x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN> descale(%d, %b, %d : tensor<f32>, tensor<2x2x3xf32>, tensor<f32>) {descale_block = array<i64: 64>} -> tensor<2x8x100x32xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x100x32xf8E4M3FN>, %k: tensor<2x2x130x32xf8E4M3FN>, %v: tensor<2x2x130x32xf8E4M3FN>, %d: tensor<f32>, %b: tensor<2x2x4xf32>) {
+  // expected-error @+1 {{'value_descale' dimension 2 (blocks) is 4, expected ceildiv(seq_k, block_k) = ceildiv(130, 64) = 3}}
+  %o = fa.attention %q, %k, %v : tensor<2x8x100x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN> descale(%d, %d, %b : tensor<f32>, tensor<f32>, tensor<2x2x4xf32>) {descale_block = array<i64: 32, 64>} -> tensor<2x8x100x32xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x100x32xf8E4M3FN>, %k: tensor<2x2x130x32xf8E4M3FN>, %v: tensor<2x2x130x32xf8E4M3FN>, %d: tensor<f32>, %b: tensor<2x8x3xf32>) {
+  // expected-error @+1 {{'query_descale' dimension 2 (blocks) is 3, expected ceildiv(seq_q, block_q) = ceildiv(100, 32) = 4}}
+  %o = fa.attention %q, %k, %v : tensor<2x8x100x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN> descale(%b, %d, %d : tensor<2x8x3xf32>, tensor<f32>, tensor<f32>) {descale_block = array<i64: 32, 64>} -> tensor<2x8x100x32xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x100x32xf8E4M3FN>, %k: tensor<2x2x130x32xf8E4M3FN>, %v: tensor<2x2x130x32xf8E4M3FN>, %d: tensor<f32>, %b: tensor<2x2x4xf32>) {
+  // expected-error @+1 {{'query_descale' dimension 1 (heads_q) is 2, expected 8 (the heads_q of 'query')}}
+  %o = fa.attention %q, %k, %v : tensor<2x8x100x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN> descale(%b, %d, %d : tensor<2x2x4xf32>, tensor<f32>, tensor<f32>) {descale_block = array<i64: 32, 64>} -> tensor<2x8x100x32xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x100x32xf8E4M3FN>, %k: tensor<2x2x130x32xf8E4M3FN>, %v: tensor<2x2x130x32xf8E4M3FN>, %d: tensor<f32>, %b: tensor<2x8x3xf32>) {
+  // expected-error @+1 {{'key_descale' dimension 1 (heads_kv) is 8, expected 2 (the heads_kv of 'key')}}
+  %o = fa.attention %q, %k, %v : tensor<2x8x100x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN> descale(%d, %b, %d : tensor<f32>, tensor<2x8x3xf32>, tensor<f32>) {descale_block = array<i64: 32, 64>} -> tensor<2x8x100x32xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x100x32xf8E4M3FN>, %k: tensor<2x2x130x32xf8E4M3FN>, %v: tensor<2x2x130x32xf8E4M3FN>, %d: tensor<f32>, %b: tensor<2x2x3x1xf32>) {
+  // expected-error @+1 {{'key_descale' must be tensor<f32>, tensor<2x2xf32> [batch, heads_kv] or tensor<2x2xceildiv(seq_k, block_k)xf32> per block, got 'tensor<2x2x3x1xf32>'}}
+  %o = fa.attention %q, %k, %v : tensor<2x8x100x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN>, tensor<2x2x130x32xf8E4M3FN> descale(%d, %b, %d : tensor<f32>, tensor<2x2x3x1xf32>, tensor<f32>)  -> tensor<2x8x100x32xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%q: tensor<2x8x16x32xf16>, %k: tensor<2x2x16x32xf16>, %v: tensor<2x2x16x32xf16>) {
+  // expected-error @+1 {{'descale_block' is only for f8E4M3FN inputs with per-block descales}}
+  %o = fa.attention %q, %k, %v : tensor<2x8x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x16x32xf16> {descale_block = array<i64: 64, 64>} -> tensor<2x8x16x32xf16>
+  return
+}

@@ -30,6 +30,17 @@ func.func @fp8(%q: tensor<4x16x512x128xf8E4M3FN>, %k: tensor<4x1x512x128xf8E4M3F
 
 // -----
 
+// FP8 with per-block descales: Q per (batch, query head, 64 rows), K per
+// (batch, kv head, 32 keys), V per tensor; dynamic seq_q.
+// CHECK-LABEL: func @fp8_blocks
+// CHECK: fa.attention {{.+}} descale(%{{.+}}, %{{.+}}, %{{.+}} : tensor<2x4x?xf32>, tensor<2x2x4xf32>, tensor<f32>) {descale_block = array<i64: 64, 32>} -> tensor<2x4x?x64xf16>
+func.func @fp8_blocks(%q: tensor<2x4x?x64xf8E4M3FN>, %k: tensor<2x2x100x64xf8E4M3FN>, %v: tensor<2x2x100x64xf8E4M3FN>, %dq: tensor<2x4x?xf32>, %dk: tensor<2x2x4xf32>, %dv: tensor<f32>) -> tensor<2x4x?x64xf16> {
+  %o = fa.attention %q, %k, %v : tensor<2x4x?x64xf8E4M3FN>, tensor<2x2x100x64xf8E4M3FN>, tensor<2x2x100x64xf8E4M3FN> descale(%dq, %dk, %dv : tensor<2x4x?xf32>, tensor<2x2x4xf32>, tensor<f32>) {descale_block = array<i64: 64, 32>} -> tensor<2x4x?x64xf16>
+  return %o : tensor<2x4x?x64xf16>
+}
+
+// -----
+
 // CHECK-LABEL: func @grad
 // CHECK: %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} = fa.attention_grad %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : {{.+}} bias(%{{.+}} : tensor<2x1x?x?xf16>) {causal} -> tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x1x?x?xf16>
 func.func @grad(%do: tensor<2x8x?x64xf16>, %q: tensor<2x8x?x64xf16>, %k: tensor<2x2x?x64xf16>, %v: tensor<2x2x?x64xf16>, %o: tensor<2x8x?x64xf16>, %lse: tensor<2x8x?xf32>, %b: tensor<2x1x?x?xf16>) -> (tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x1x?x?xf16>) {

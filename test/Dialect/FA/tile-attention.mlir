@@ -170,6 +170,33 @@ func.func @forward_fp8(%q: tensor<1x2x100x32xf8E4M3FN>, %k: tensor<1x1x100x32xf8
 
 // -----
 
+// FP8 with per-block descales: each tile row reads its own descale,
+// [b, h, row / block_q] for Q (the query head) and [b, hk, key / block_k]
+// for K and V (the kv head), so 64-row tiles need not nest with 32-row
+// descale blocks. V's per-block descale multiplies V's rows, not O.
+// CHECK-LABEL: func.func @forward_fp8_blocks
+// CHECK:         scf.forall (%[[B:.+]], %[[H:.+]], %{{.+}}) in
+// CHECK:           %[[HK:.+]] = arith.divui %[[H]]
+// CHECK:           %[[QD:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<?xf32>)
+// CHECK:             arith.divui %{{.+}}, %c32
+// CHECK:             tensor.extract %arg3[%[[B]], %[[H]], %{{.+}}] : tensor<2x2x4xf32>
+// CHECK:           linalg.generic {{.+}} ins(%{{.+}}, %[[QD]] : tensor<?x32xf8E4M3FN>, tensor<?xf32>)
+// CHECK:           scf.for
+// CHECK:             %[[KD:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<?xf32>)
+// CHECK:               tensor.extract %arg4[%[[B]], %[[HK]], %{{.+}}] : tensor<2x1x2xf32>
+// CHECK:             linalg.generic {{.+}} ins(%{{.+}}, %[[KD]] : tensor<?x32xf8E4M3FN>, tensor<?xf32>) outs(%{{.+}} : tensor<32x?xf32>)
+// CHECK:             %[[VD:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<?xf32>)
+// CHECK:               tensor.extract %arg5[%[[B]], %[[HK]], %{{.+}}] : tensor<2x1x2xf32>
+// CHECK:             linalg.generic {{.+}} ins(%{{.+}}, %[[VD]] : tensor<?x32xf8E4M3FN>, tensor<?xf32>) outs(%{{.+}} : tensor<?x32xf32>)
+// CHECK-NOT:       tensor.extract %arg5
+// CHECK:           scf.forall.in_parallel
+func.func @forward_fp8_blocks(%q: tensor<2x2x100x32xf8E4M3FN>, %k: tensor<2x1x100x32xf8E4M3FN>, %v: tensor<2x1x100x32xf8E4M3FN>, %dq: tensor<2x2x4xf32>, %dk: tensor<2x1x2xf32>, %dv: tensor<2x1x2xf32>) -> tensor<2x2x100x32xbf16> {
+  %o = fa.attention %q, %k, %v : tensor<2x2x100x32xf8E4M3FN>, tensor<2x1x100x32xf8E4M3FN>, tensor<2x1x100x32xf8E4M3FN> descale(%dq, %dk, %dv : tensor<2x2x4xf32>, tensor<2x1x2xf32>, tensor<2x1x2xf32>) {descale_block = array<i64: 32, 64>} -> tensor<2x2x100x32xbf16>
+  return %o : tensor<2x2x100x32xbf16>
+}
+
+// -----
+
 // bf16: the V tile is converted to f32 once per key tile, so that P V is an
 // f32 contraction (which fa-cpu-tile-blocks vectorizes) rather than one that
 // extends V in its body.

@@ -45,6 +45,19 @@ const char *const kSizeNames[kNumSizes] = {
 
 using ProblemSizes = fa::verify::SizeTable<Size, kNumSizes>;
 
+/// What a per-block descale operand is indexed by: its heads and the
+/// sequence its blocks divide, and which entry of 'descale_block' sizes them.
+struct DescaleRole {
+  const char *name;
+  Size heads, seq;
+  unsigned blockEntry;
+};
+const DescaleRole kDescaleRoles[3] = {
+    {"query_descale", Size::headsQ, Size::seqQ, 0},
+    {"key_descale", Size::headsKV, Size::seqK, 1},
+    {"value_descale", Size::headsKV, Size::seqK, 1}};
+const char *const kBlockNames[2] = {"block_q", "block_k"};
+
 /// Checks one attention op's operands and attributes. `allowFp8` is false for
 /// the backward, which has no FP8 form.
 class AttentionChecker {
@@ -63,8 +76,11 @@ public:
   /// A [batch, heads_q, seq_q, head_dim_v] tensor in the op's layout.
   LogicalResult checkOutputShape(Type type, StringRef name);
   LogicalResult checkLse(Type type, StringRef name);
-  /// A [batch, heads_kv] per-head or a rank-0 per-tensor f32 descale.
-  LogicalResult checkDescale(Type type, StringRef name);
+  /// A rank-0 per-tensor, a [batch, heads_kv] per-head or a [batch, heads,
+  /// ceildiv(seq, block)] per-block f32 descale; `block` is null without a
+  /// 'descale_block' attribute.
+  LogicalResult checkDescale(Type type, const DescaleRole &role,
+                             std::optional<int64_t> block);
   /// What needs every operand's sizes bound: the GQA head ratio, and the
   /// sequence lengths a window's arithmetic covers.
   LogicalResult checkProblem(bool hasWindow);
@@ -197,16 +213,41 @@ LogicalResult AttentionChecker::checkLse(Type type, StringRef name) {
   return sizes.bindAll(t, name, {Size::batch, Size::headsQ, Size::seqQ});
 }
 
-LogicalResult AttentionChecker::checkDescale(Type type, StringRef name) {
+LogicalResult AttentionChecker::checkDescale(Type type,
+                                             const DescaleRole &role,
+                                             std::optional<int64_t> block) {
   auto t = cast<RankedTensorType>(type);
-  if (t.getElementType().isF32() && t.getRank() == 0)
-    return success();
-  if (!t.getElementType().isF32() || t.getRank() != 2)
-    return error() << "'" << name << "' must be tensor<f32> or "
-                   << "tensor<" << describe(sizes[Size::batch]) << "x"
+  StringRef name = role.name;
+  const char *seqName = kSizeNames[static_cast<unsigned>(role.seq)];
+  const char *blockName = kBlockNames[role.blockEntry];
+  if (!t.getElementType().isF32() || t.getRank() > 3 || t.getRank() == 1)
+    return error() << "'" << name << "' must be tensor<f32>, tensor<"
+                   << describe(sizes[Size::batch]) << "x"
                    << describe(sizes[Size::headsKV])
-                   << "xf32> [batch, heads_kv], got " << t;
-  return sizes.bindAll(t, name, {Size::batch, Size::headsKV});
+                   << "xf32> [batch, heads_kv] or tensor<"
+                   << describe(sizes[Size::batch]) << "x"
+                   << describe(sizes[role.heads]) << "xceildiv(" << seqName
+                   << ", " << blockName << ")xf32> per block, got " << t;
+  if (t.getRank() == 0)
+    return success();
+  if (t.getRank() == 2)
+    return sizes.bindAll(t, name, {Size::batch, Size::headsKV});
+  if (!block)
+    return error() << "'" << name << "' is per block (rank 3), which needs "
+                   << "the 'descale_block' attribute";
+  // Dimension 2 counts blocks, not a problem size: checked below.
+  if (failed(sizes.bindAll(t, name, {Size::batch, role.heads})))
+    return failure();
+  int64_t seq = sizes[role.seq], blocks = t.getDimSize(2);
+  if (ShapedType::isDynamic(seq) || ShapedType::isDynamic(blocks))
+    return success();
+  int64_t expected = llvm::divideCeil(seq, *block);
+  if (blocks != expected)
+    return error() << "'" << name << "' dimension 2 (blocks) is " << blocks
+                   << ", expected ceildiv(" << seqName << ", " << blockName
+                   << ") = ceildiv(" << seq << ", " << *block
+                   << ") = " << expected;
+  return success();
 }
 
 LogicalResult AttentionChecker::checkSameType(Type actual, Type expected,
@@ -281,17 +322,51 @@ LogicalResult AttentionOp::verify() {
     if (getQueryDescale())
       return emitOpError() << "descale operands are only for f8E4M3FN "
                            << "inputs, not " << checker.elementType;
+    if (getDescaleBlock())
+      return emitOpError() << "'descale_block' is only for f8E4M3FN inputs "
+                           << "with per-block descales";
     return checker.checkProblem(getWindow().has_value());
   }
   if (!getQueryDescale())
     return emitOpError() << "f8E4M3FN inputs need descale operands "
                          << "(query_descale, key_descale, value_descale)";
+  if (failed(verifyDescaleBlock()))
+    return failure();
+  std::optional<ArrayRef<int64_t>> blocks = getDescaleBlock();
   Value descales[] = {getQueryDescale(), getKeyDescale(), getValueDescale()};
-  const char *names[] = {"query_descale", "key_descale", "value_descale"};
-  for (auto [value, name] : llvm::zip(descales, names))
-    if (failed(checker.checkDescale(value.getType(), name)))
+  for (auto [value, role] : llvm::zip(descales, kDescaleRoles)) {
+    std::optional<int64_t> block;
+    if (blocks)
+      block = (*blocks)[role.blockEntry];
+    if (failed(checker.checkDescale(value.getType(), role, block)))
       return failure();
+  }
   return checker.checkProblem(getWindow().has_value());
+}
+
+bool AttentionOp::hasBlockDescales() {
+  return llvm::any_of(
+      ValueRange{getQueryDescale(), getKeyDescale(), getValueDescale()},
+      [](Value d) {
+        return d && cast<RankedTensorType>(d.getType()).getRank() == 3;
+      });
+}
+
+LogicalResult AttentionOp::verifyDescaleBlock() {
+  std::optional<ArrayRef<int64_t>> blocks = getDescaleBlock();
+  if (!blocks)
+    return success();
+  if (blocks->size() != 2 || (*blocks)[0] <= 0 || (*blocks)[1] <= 0) {
+    InFlightDiagnostic diag = emitOpError()
+                              << "'descale_block' must be [block_q, block_k], "
+                              << "both positive, got [";
+    llvm::interleaveComma(*blocks, diag);
+    return diag << "]";
+  }
+  if (!hasBlockDescales())
+    return emitOpError() << "'descale_block' is set but no descale operand "
+                         << "is per block (rank 3)";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

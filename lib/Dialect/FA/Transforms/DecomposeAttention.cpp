@@ -44,10 +44,11 @@ public:
   /// cannot be formed.
   LogicalResult init(Operation *op, Value q, Value k);
 
-  /// Q/O/dO [layout] -> f32 [B, Hkv, G, S, X]; `descale` may be null.
-  Value queryToGrouped(Value t, Value descale);
+  /// Q/O/dO [layout] -> f32 [B, Hkv, G, S, X]; `descale` may be null, and
+  /// has blocks of `block` rows when per block.
+  Value queryToGrouped(Value t, Value descale, int64_t block = 0);
   /// K/V [layout] -> f32 [B, Hkv, S, X].
-  Value keyToF32(Value t, Value descale);
+  Value keyToF32(Value t, Value descale, int64_t block = 0);
   /// LSE [B, Hq, Sq] -> [B, Hkv, G, Sq].
   Value lseToGrouped(Value lse);
   /// [B, Hq, ...] -> [B, Hkv, G, ...].
@@ -98,9 +99,12 @@ public:
   }
   /// Transposes bshd to bhsd (an involution, so also back).
   Value swapSeqHeads(Value t);
-  /// Extends to f32 and multiplies by the FP8 descale, which is per tensor
-  /// or per (batch, kv-head): dimensions 0 and 1 of `t`.
+  /// Extends to f32 and multiplies by the FP8 descale, which is per tensor,
+  /// or indexed by the leading dimensions of `t`: per (batch, kv-head), or
+  /// per (batch, head, row) from `rowDescales`.
   Value toF32(Value t, Value descale);
+  /// A per-block descale [B, H, ceildiv(S, block)] -> per row [B, H, S].
+  Value rowDescales(Value descale, OpFoldResult seq, int64_t block);
 };
 
 LogicalResult Decomposer::init(Operation *op, Value q, Value k) {
@@ -144,8 +148,10 @@ Value Decomposer::toF32(Value t, Value descale) {
   if (descale) {
     ins.push_back(descale);
     auto dt = cast<RankedTensorType>(descale.getType());
-    // Per-tensor descales are rank 0; per-(batch, kv-head) ones read (b, hk).
-    maps.push_back(dt.getRank() == 0 ? map(rank, {}) : map(rank, {d(0), d(1)}));
+    SmallVector<AffineExpr> leading;
+    for (unsigned i = 0; i < dt.getRank(); ++i)
+      leading.push_back(d(i));
+    maps.push_back(map(rank, leading));
   }
   return elementwise(ins, maps, tensor::getMixedSizes(b, b.getLoc(), t),
                      b.getF32Type(), [&](ValueRange args) -> Value {
@@ -158,11 +164,30 @@ Value Decomposer::toF32(Value t, Value descale) {
                      });
 }
 
-Value Decomposer::queryToGrouped(Value t, Value descale) {
+Value Decomposer::rowDescales(Value descale, OpFoldResult seq,
+                              int64_t block) {
+  SmallVector<OpFoldResult> sizes =
+      tensor::getMixedSizes(b, b.getLoc(), descale);
+  sizes[2] = seq;
+  return elementwise({}, {}, sizes, b.getF32Type(), [&](ValueRange) -> Value {
+    Value blk = arith::DivUIOp::create(b, linalg::IndexOp::create(b, 2),
+                                       indexValue(b.getIndexAttr(block)));
+    return tensor::ExtractOp::create(
+        b, descale,
+        ValueRange{linalg::IndexOp::create(b, 0),
+                   linalg::IndexOp::create(b, 1), blk});
+  });
+}
+
+Value Decomposer::queryToGrouped(Value t, Value descale, int64_t block) {
+  if (block)
+    descale = splitHeads(rowDescales(descale, seqQ, block));
   return toF32(splitHeads(swapSeqHeads(t)), descale);
 }
 
-Value Decomposer::keyToF32(Value t, Value descale) {
+Value Decomposer::keyToF32(Value t, Value descale, int64_t block) {
+  if (block)
+    descale = rowDescales(descale, seqK, block);
   return toF32(swapSeqHeads(t), descale);
 }
 
@@ -473,9 +498,17 @@ LogicalResult decompose(AttentionOp op, RewriterBase &rewriter) {
   if (failed(dec.init(op, op.getQuery(), op.getKey())))
     return failure();
   dec.headDimV = op.getOutput().getType().getDimSize(dec.ld.dim);
-  Value q5 = dec.queryToGrouped(op.getQuery(), op.getQueryDescale());
-  Value k4 = dec.keyToF32(op.getKey(), op.getKeyDescale());
-  Value v4 = dec.keyToF32(op.getValue(), op.getValueDescale());
+  // Only the per-block descales (rank 3) get their block size.
+  auto block = [&](Value descale, unsigned i) -> int64_t {
+    if (!descale || cast<RankedTensorType>(descale.getType()).getRank() != 3)
+      return 0;
+    return (*op.getDescaleBlock())[i];
+  };
+  Value qd = op.getQueryDescale(), kd = op.getKeyDescale(),
+        vd = op.getValueDescale();
+  Value q5 = dec.queryToGrouped(op.getQuery(), qd, block(qd, 0));
+  Value k4 = dec.keyToF32(op.getKey(), kd, block(kd, 1));
+  Value v4 = dec.keyToF32(op.getValue(), vd, block(vd, 1));
   Value s = dec.scores(q5, k4, op.getBias());
   auto [out, lse] = dec.softmaxAndOutput(s, v4);
   SmallVector<Value> results = {

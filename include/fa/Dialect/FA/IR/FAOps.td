@@ -60,10 +60,23 @@ def FA_AttentionOp : FA_Op<"attention",
 
     Element types: Q, K and V share one of f32, f16, bf16 or f8E4M3FN. The
     output has that type, except for f8E4M3FN inputs, whose output is bf16,
-    f16 or f32. f8E4M3FN inputs need the three descale operands (each
-    `tensor<f32>` per tensor or `tensor<batch x heads_kv x f32>` per
-    (batch, kv-head)); the real Q, K and V are the stored values times their
-    descale. Other element types take no descale.
+    f16 or f32. f8E4M3FN inputs need the three descale operands; the real
+    Q, K and V are the stored values times their descale. Each descale is,
+    independently of the others, one of:
+    - per tensor: `tensor<f32>`;
+    - per (batch, kv-head): `tensor<batch x heads_kv x f32>` (FA3's form,
+      also for Q);
+    - per block: Q's `tensor<batch x heads_q x ceildiv(seq_q, block_q) x f32>`
+      (row `i` of query head `h` has descale `[b, h, i / block_q]`), K's and
+      V's `tensor<batch x heads_kv x ceildiv(seq_k, block_k) x f32>` (key
+      `j` has `[b, hk, j / block_k]`), with
+      `descale_block = array<i64: block_q, block_k>`. The block sizes are an
+      attribute, not inferred: `ceildiv(seq, block)` does not determine
+      `block` (and the sequence may be dynamic). Q's per-block form has
+      Q's heads because a block of rows of one head is the unit that block
+      quantization scales.
+    `descale_block` is present exactly when some descale is per block.
+    Other element types take no descale.
 
     Split-KV (a lowering hint, not semantics): `num_splits = n` asks the
     tiled lowering to split the keys into `n` chunks that run in parallel,
@@ -92,7 +105,8 @@ def FA_AttentionOp : FA_Op<"attention",
     Optional<AnyRankedTensor>:$key_descale,
     Optional<AnyRankedTensor>:$value_descale
   ), FA_AttentionConfigAttrs, (ins
-    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$num_splits
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$num_splits,
+    OptionalAttr<DenseI64ArrayAttr>:$descale_block
   ));
   let results = (outs
     AnyRankedTensor:$output,
@@ -111,6 +125,13 @@ def FA_AttentionOp : FA_Op<"attention",
     /// The scale applied to Q Kᵀ: the attribute, or 1/sqrt(head_dim).
     double getEffectiveScale();
     ::mlir::fa::MaskAlignment getEffectiveMaskAlignment();
+    /// Whether some descale operand is per block (rank 3).
+    bool hasBlockDescales();
+
+  private:
+    ::mlir::LogicalResult verifyDescaleBlock();
+
+  public:
   }];
   let hasVerifier = 1;
 }

@@ -221,7 +221,8 @@ AttentionOp SequenceBuilder::attention(Operation *op, Value q, Value k,
       op->hasAttr("causal"), alignment,
       dyn_cast_or_null<DenseI64ArrayAttr>(attr("window")),
       dyn_cast_or_null<FloatAttr>(attr("softcap")),
-      dyn_cast_or_null<IntegerAttr>(attr("num_splits")));
+      dyn_cast_or_null<IntegerAttr>(attr("num_splits")),
+      /*descale_block=*/DenseI64ArrayAttr());
 }
 
 SmallVector<Value> SequenceBuilder::forEachSequence(

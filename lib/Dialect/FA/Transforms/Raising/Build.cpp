@@ -476,7 +476,8 @@ FailureOr<Value> mlir::fa::raising::buildAttention(
       b, outType, lseType, *q, *k, *v, *bias, Value(), Value(), Value(),
       plan.layout, b.getF32FloatAttr(plan.scale), m.causal, align, window,
       plan.softcap ? b.getF32FloatAttr(*plan.softcap) : FloatAttr(),
-      /*num_splits=*/IntegerAttr());
+      /*num_splits=*/IntegerAttr(),
+      /*descale_block=*/DenseI64ArrayAttr());
   if (failed(mlir::verify(attn))) {
     rw.eraseOp(attn);
     why = "the raised op does not verify";

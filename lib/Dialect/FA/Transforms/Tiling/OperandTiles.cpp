@@ -2,6 +2,7 @@
 #include "OperandTiles.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -12,13 +13,34 @@ Value OperandTiles::kvHead(Value h) {
   return arith::DivUIOp::create(tb.b, h, p.group);
 }
 
+bool OperandTiles::isPerBlock(Value descale) {
+  return descale && cast<RankedTensorType>(descale.getType()).getRank() == 3;
+}
+
 Value OperandTiles::descale(Value descale, Value bi, Value hk) {
-  if (!descale)
+  if (!descale || isPerBlock(descale))
     return nullptr;
   auto type = cast<RankedTensorType>(descale.getType());
   if (type.getRank() == 0)
     return tensor::ExtractOp::create(tb.b, descale, ValueRange{});
   return tensor::ExtractOp::create(tb.b, descale, ValueRange{bi, hk});
+}
+
+Value OperandTiles::rowDescales(Value descale, Value bi, Value hk, Value head,
+                                Span rows, int64_t block) {
+  if (!isPerBlock(descale))
+    return this->descale(descale, bi, hk);
+  ImplicitLocOpBuilder &b = tb.b;
+  Value init = tb.emptyF32({rows.len});
+  return tb.generic({}, init, {tb.map(1, {tb.d(0)})},
+                    {utils::IteratorType::parallel}, [&](ValueRange) -> Value {
+                      Value row = tb.add(rows.start,
+                                         linalg::IndexOp::create(b, 0));
+                      Value blk = arith::DivUIOp::create(b, row,
+                                                         tb.index(block));
+                      return tensor::ExtractOp::create(
+                          b, descale, ValueRange{bi, head, blk});
+                    });
 }
 
 Value OperandTiles::rowsF32(Value t, Value bi, Value h, Span rows,

@@ -20,8 +20,15 @@ public:
   /// The key/value head query head `h` reads: h / (heads_q / heads_kv).
   Value kvHead(Value h);
   /// The descale for (bi, kv-head hk) of a per-tensor or per-head descale
-  /// operand; null when `descale` is null.
+  /// operand; null when `descale` is null or per block.
   Value descale(Value descale, Value bi, Value hk);
+  /// The descale of each of `rows` of head `head` (a query head for Q, a
+  /// kv head for K and V) of a per-block descale operand with blocks of
+  /// `block` rows: a [rows.len] f32 tensor; otherwise `descale(...)`. Per
+  /// row, so the tile sizes need not nest with the descale blocks.
+  Value rowDescales(Value descale, Value bi, Value hk, Value head, Span rows,
+                    int64_t block);
+  static bool isPerBlock(Value descale);
   /// [rows.len, dim] f32 rows of head h (times `factor` if not null); a
   /// view of `t` when that is f32 already.
   Value rowsF32(Value t, Value bi, Value h, Span rows, Value factor);

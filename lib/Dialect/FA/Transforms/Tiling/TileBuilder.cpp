@@ -1,5 +1,6 @@
 //===- TileBuilder.cpp - Tensor tiles of an attention problem -------------===//
 #include "TileBuilder.h"
+#include "fa/Dialect/FA/Transforms/Float8.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -122,47 +123,6 @@ SmallVector<OpFoldResult> TileBuilder::sizesOf(Value t) {
   return tensor::getMixedSizes(b, b.getLoc(), t);
 }
 
-/// f8E4M3FN -> f32 by bit manipulation: CPUs (and LLVM's CPU backends)
-/// have no FP8 conversion, and arith.extf from FP8 does not lower to LLVM.
-/// Bits s eeee mmm: e = 0 is subnormal, m * 2^-9; e = 15, m = 7 is NaN;
-/// otherwise the f32 with exponent e - 7 + 127 and mantissa m << 20.
-static Value decodeF8E4M3FN(ImplicitLocOpBuilder &b, Value x) {
-  Type i32 = b.getI32Type();
-  auto c = [&](int64_t v) {
-    return arith::ConstantOp::create(b, b.getI32IntegerAttr(v)).getResult();
-  };
-  Value bits = arith::ExtUIOp::create(
-      b, i32, arith::BitcastOp::create(b, b.getI8Type(), x));
-  Value sign = arith::ShLIOp::create(
-      b, arith::AndIOp::create(b, bits, c(0x80)), c(24));
-  Value exp = arith::AndIOp::create(
-      b, arith::ShRUIOp::create(b, bits, c(3)), c(0xF));
-  Value man = arith::AndIOp::create(b, bits, c(0x7));
-  Value normal = arith::OrIOp::create(
-      b, sign,
-      arith::OrIOp::create(
-          b, arith::ShLIOp::create(b, arith::AddIOp::create(b, exp, c(120)),
-                                   c(23)),
-          arith::ShLIOp::create(b, man, c(20))));
-  Value normalF = arith::BitcastOp::create(b, b.getF32Type(), normal);
-  Value subMag = arith::MulFOp::create(
-      b, arith::UIToFPOp::create(b, b.getF32Type(), man),
-      arith::ConstantOp::create(b, b.getF32FloatAttr(1.0 / 512)));
-  Value isNeg = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, sign, c(0));
-  Value sub = arith::SelectOp::create(
-      b, isNeg, arith::NegFOp::create(b, subMag), subMag);
-  Value isSub = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, exp, c(0));
-  Value isNaN = arith::CmpIOp::create(
-      b, arith::CmpIPredicate::eq, arith::AndIOp::create(b, bits, c(0x7F)),
-      c(0x7F));
-  Value value = arith::SelectOp::create(b, isSub, sub, normalF);
-  return arith::SelectOp::create(
-      b, isNaN,
-      arith::ConstantOp::create(
-          b, b.getF32FloatAttr(std::numeric_limits<float>::quiet_NaN())),
-      value);
-}
-
 Value TileBuilder::extendF32(Value x) {
   if (x.getType().isF32())
     return x;
@@ -195,13 +155,23 @@ Value TileBuilder::toF32(Value tile, Value factor, bool transpose) {
   SmallVector<OpFoldResult> sizes = sizesOf(tile);
   if (transpose)
     std::swap(sizes[0], sizes[1]);
-  AffineMap in = transpose ? map(2, {d(1), d(0)}) : map(2, {d(0), d(1)});
-  return generic({tile}, emptyF32(sizes), {in, map(2, {d(0), d(1)})},
+  SmallVector<Value> ins = {tile};
+  SmallVector<AffineMap> maps = {
+      transpose ? map(2, {d(1), d(0)}) : map(2, {d(0), d(1)})};
+  // A per-row factor follows the tile's rows, the result's columns when
+  // transposed.
+  bool perRow = factor && isa<RankedTensorType>(factor.getType());
+  if (perRow) {
+    ins.push_back(factor);
+    maps.push_back(map(2, {transpose ? d(1) : d(0)}));
+  }
+  maps.push_back(map(2, {d(0), d(1)}));
+  return generic(ins, emptyF32(sizes), maps,
                  {IteratorType::parallel, IteratorType::parallel},
                  [&](ValueRange a) -> Value {
                    Value x = extendF32(a[0]);
                    if (factor)
-                     x = arith::MulFOp::create(b, x, factor);
+                     x = arith::MulFOp::create(b, x, perRow ? a[1] : factor);
                    return x;
                  });
 }

@@ -71,8 +71,9 @@ public:
   Value emptyF32(ArrayRef<OpFoldResult> sizes);
   Value fillF32(ArrayRef<OpFoldResult> sizes, double v);
   SmallVector<OpFoldResult> sizesOf(Value t);
-  /// f32 copy of a 2-D tile, times `factor` (a f32 scalar) when not null,
-  /// transposed when asked.
+  /// f32 copy of a 2-D tile, times `factor` when not null (an f32 scalar,
+  /// or a [rows] tensor: one factor per row of `tile`), transposed when
+  /// asked.
   Value toF32(Value tile, Value factor, bool transpose);
   /// One linalg.generic; `body` gets the block arguments (inputs then the
   /// output) and returns the value to yield.

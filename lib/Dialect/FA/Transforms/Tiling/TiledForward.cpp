@@ -71,7 +71,11 @@ private:
                                    const KeySplit *split = nullptr);
   RunningSoftmax step(const RunningSoftmax &state, Value q, Value bi, Value h,
                       Value hk, Span rows, Span cols);
-
+  /// Entry `i` of 'descale_block' (0: query, 1: key/value); 0 without it.
+  int64_t descaleBlock(unsigned i) {
+    std::optional<ArrayRef<int64_t>> blocks = op.getDescaleBlock();
+    return blocks ? (*blocks)[i] : 0;
+  }
 };
 
 SmallVector<Value> ForwardNest::build() {
@@ -173,7 +177,8 @@ SmallVector<TileWrite> ForwardNest::queryTile(Value bi, Value h, Value qt,
   Value hk = tiles.kvHead(h);
   Span rows = tb.block(qt, options.blockQ, p.seqQ);
   Value q = tiles.rowsF32(op.getQuery(), bi, h, rows,
-                          tiles.descale(op.getQueryDescale(), bi, hk));
+                          tiles.rowDescales(op.getQueryDescale(), bi, hk, h,
+                                            rows, descaleBlock(0)));
 
   RunningSoftmax init = {
       tb.fillF32({rows.len}, -kInf), tb.fillF32({rows.len}, 0.0),
@@ -188,7 +193,8 @@ SmallVector<TileWrite> ForwardNest::queryTile(Value bi, Value h, Value qt,
   Value max = final[0], sum = final[1], acc = final[2];
 
   // O = acc * descale_v / l, written straight into the output's region;
-  // the V descale is constant over the tile.
+  // a per-tensor or per-head V descale is constant over the tile (a
+  // per-block one was applied to V's rows).
   Value vScale = tiles.descale(op.getValueDescale(), bi, hk);
   Value rowFactor = tb.map1d({sum}, sum, [&](ValueRange a) -> Value {
     Value num = vScale ? vScale : tb.f32(1.0);
@@ -240,12 +246,20 @@ RunningSoftmax ForwardNest::step(const RunningSoftmax &state, Value q,
                                  Value bi, Value h, Value hk, Span rows,
                                  Span cols) {
   ImplicitLocOpBuilder &b = tb.b;
-  Value kT = tiles.rowsF32Transposed(op.getKey(), bi, hk, cols,
-                                     tiles.descale(op.getKeyDescale(), bi, hk));
+  Value kT = tiles.rowsF32Transposed(
+      op.getKey(), bi, hk, cols,
+      tiles.rowDescales(op.getKeyDescale(), bi, hk, hk, cols,
+                        descaleBlock(1)));
   // V in f32 once per key tile, so that P V is an f32 contraction, which
   // fa-cpu-tile-blocks vectorizes (one reading bf16 or FP8 stays scalar).
-  // Its descale is applied to O at the end.
-  Value v = tiles.rowsF32(op.getValue(), bi, hk, cols, /*factor=*/nullptr);
+  // A per-block descale varies along the key rows, so it is applied here;
+  // the others are applied to O at the end.
+  Value vDescale = op.getValueDescale();
+  Value v = tiles.rowsF32(
+      op.getValue(), bi, hk, cols,
+      OperandTiles::isPerBlock(vDescale)
+          ? tiles.rowDescales(vDescale, bi, hk, hk, cols, descaleBlock(1))
+          : nullptr);
   Value qk = tb.matmul(q, kT, tb.fillF32({rows.len, cols.len}, 0.0));
   Value s = scores.scores(
       qk, tiles.biasTile(op.getBias(), bi, h, rows, cols), rows, cols);
