@@ -151,4 +151,70 @@ def FARaiseAttention : Pass<"fa-raise-attention"> {
   ];
 }
 
+def FAFp8Quantize : Pass<"fa-fp8-quantize"> {
+  let summary = "Rewrite fa.attention into FP8 (f8E4M3FN) attention: "
+                "optional incoherent processing, quantization, descales";
+  let description = [{
+    Replaces every forward `fa.attention` on f32, f16 or bf16 by: an optional
+    incoherent-processing transform of Q and K, their quantization (and V's)
+    to f8E4M3FN, and an `fa.attention` on the FP8 tensors with the matching
+    descales (FlashAttention-3's accuracy techniques as a compiler step, so
+    that framework IR raised to `fa` gets them by a flag).
+
+    Quantization: scale = amax / 448 (1 where amax = 0), x8 = round(x / scale)
+    to nearest even, descale = scale, computed in IR (`linalg.generic`
+    reductions and maps). Per tensor with `block = 0`, else per block of
+    `block` rows of one head: Q's descales per (batch, query head, block),
+    K's and V's per (batch, kv head, block), `descale_block = [block,
+    block]`.
+
+    Incoherent processing (`incoherent`): Q and K are multiplied along the
+    head dim by M = diag(s) H / sqrt(n), H a Sylvester Hadamard matrix and s
+    random signs (splitmix64 from `seed`, the sign of output i is its top
+    bit). M is orthogonal, so (QM)(KM)ᵀ = QKᵀ and the scores are unchanged in
+    exact arithmetic while outliers spread across the head dim before
+    quantization. A head dim that is not a power of two gets a
+    block-diagonal M, one Hadamard block per set bit of the head dim,
+    largest first (96 = 64 + 32), each normalised by its own size: still
+    orthogonal, outliers spread within each block. V is not transformed.
+
+    FP8 ops stay as they are. Declined, with a remark saying why: ops with a
+    bias whose element type is not f32 (the FP8 op takes only f32 biases),
+    and ops whose results feed an `fa.attention_grad` (the backward would
+    differentiate the quantized forward, not the original). A negative
+    `block` is an error.
+
+    Input: `fa.attention` ops. Output: the same program with each rewritten
+    op preceded by `linalg`, `tensor` and `arith` ops on tensors and
+    replaced by an f8E4M3FN `fa.attention` with the original output type.
+
+    Example:
+    ```mlir
+    %o = fa.attention %q, %k, %v : tensor<1x4x1024x128xbf16>,
+        tensor<1x4x1024x128xbf16>, tensor<1x4x1024x128xbf16>
+        -> tensor<1x4x1024x128xbf16>
+    // with block=128 incoherent=true becomes
+    // %qh = linalg.generic (Q · M) ... %aq = linalg.generic (amax per block)
+    // %q8 = linalg.generic (encode) ... -> tensor<1x4x1024x128xf8E4M3FN>
+    %o = fa.attention %q8, %k8, %v8 : ... descale(%dq, %dk, %dv :
+        tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32>)
+        {descale_block = array<i64: 128, 128>} -> tensor<1x4x1024x128xbf16>
+    ```
+  }];
+  let options = [
+    Option<"block", "block", "int64_t", /*default=*/"0",
+           "Rows per quantization block (one scale per block of each head); "
+           "0: one scale per tensor">,
+    Option<"incoherent", "incoherent", "bool", /*default=*/"false",
+           "Multiply Q and K by a random-sign Hadamard matrix along the "
+           "head dim before quantizing">,
+    Option<"seed", "seed", "uint64_t", /*default=*/"0",
+           "Seed of the incoherent transform's random signs">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // FA_DIALECT_FA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,227 @@
+"""FP8 (float8_e4m3fn) attention: quantize_fp8 makes the inputs with
+FlashAttention-3's block quantization and incoherent processing, as the
+compiler's fa-fp8-quantize pass does, and forward() runs the f8E4M3FN
+fa.attention with their descales (CPU; the sm_90a FP8 kernel is not built).
+"""
+import functools
+from typing import NamedTuple, Optional, Tuple
+
+import torch
+
+from ..arguments import is_int
+from ..config import AttentionConfig, fp8_forward_mlir
+from ..cpu import compile_to_shared_library
+from ..errors import ArgumentError, UnsupportedError
+from ..memref import CompiledFunction
+from . import _convert
+
+E4M3_MAX = 448.0
+PIPELINE = "fa-cpu-pipeline{tiled=true}"
+OUT_DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16",
+              torch.float32: "f32"}
+_M64 = (1 << 64) - 1
+
+
+class FP8Inputs(NamedTuple):
+    """quantize_fp8's result: the FP8 tensors, their descales (the real
+    values are the stored ones times the descale) and the descale blocks
+    (None per tensor), as fa_mlir.torch.attention takes them."""
+    q: torch.Tensor
+    k: torch.Tensor
+    v: torch.Tensor
+    q_descale: torch.Tensor
+    k_descale: torch.Tensor
+    v_descale: torch.Tensor
+    descale_block: Optional[Tuple[int, int]]
+
+
+def _signs(n, seed):
+    """splitmix64 from `seed`: -1 where output i has its top bit set (the
+    signs fa-fp8-quantize draws)."""
+    state, signs = seed & _M64, []
+    for _ in range(n):
+        state = (state + 0x9E3779B97F4A7C15) & _M64
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+        signs.append(-1.0 if (z ^ (z >> 31)) >> 63 else 1.0)
+    return torch.tensor(signs, dtype=torch.float32)
+
+
+def _parity(x):
+    p = torch.zeros_like(x)
+    while bool(x.any()):
+        p ^= x & 1
+        x = x >> 1
+    return p
+
+
+@functools.lru_cache(maxsize=None)
+def incoherent_matrix(n, seed=0):
+    """fa-fp8-quantize's orthogonal n x n float32 matrix diag(s)
+    blockdiag(H_k / sqrt(k)): a Sylvester Hadamard block ((-1)^popcount(i &
+    j)) per set bit of n, largest first; signs s from `seed`."""
+    m = torch.zeros(n, n, dtype=torch.float32)
+    offset = 0
+    for bit in reversed(range(n.bit_length())):
+        k = 1 << bit
+        if not n & k:
+            continue
+        i = torch.arange(k)
+        norm = 1.0 / torch.sqrt(torch.tensor(float(k)))
+        m[offset:offset + k, offset:offset + k] = torch.where(
+            _parity(i[:, None] & i[None, :]) == 1, -norm, norm)
+        offset += k
+    return _signs(n, seed)[:, None] * m
+
+
+def _bhsd(x, layout):
+    return x if layout == "bhsd" else x.transpose(1, 2)
+
+
+def _quantize(x, block):
+    """(x8, descale) of a bhsd tensor: amax / 448 per tensor (block None) or
+    per (batch, head, block of rows); 1 where amax is 0."""
+    x = x.float()
+    if block is None:
+        amax = x.abs().amax()
+        expanded = scale = torch.where(amax == 0, 1.0, amax / E4M3_MAX)
+    else:
+        b, h, s, d = x.shape
+        blocks = -(-s // block)
+        padded = torch.nn.functional.pad(x.abs(), (0, 0, 0, blocks * block - s))
+        amax = padded.view(b, h, blocks, block * d).amax(dim=3)
+        scale = torch.where(amax == 0, 1.0, amax / E4M3_MAX)
+        expanded = scale.repeat_interleave(block, dim=2)[:, :, :s, None]
+    return (x / expanded).to(torch.float8_e4m3fn), scale.to(torch.float32)
+
+
+def dequantize_fp8(x8, descale, block=None, layout="bhsd"):
+    """The float32 values an FP8 tensor and its descale (one of the op's
+    forms; `block`: its rows per block when per block) stand for."""
+    x = _bhsd(x8, layout).float()
+    d = descale.float()
+    if d.dim() == 2:
+        d = d[:, :, None, None]
+    elif d.dim() == 3:
+        d = d.repeat_interleave(block, dim=2)[:, :, :x.shape[2], None]
+    return _bhsd(x * d, layout)
+
+
+def _check_block(where, block):
+    if block is None or (is_int(block) and not isinstance(block, bool)
+                         and block >= 1):
+        return block
+    raise ArgumentError(f"{where}: block must be None (per tensor) or an int "
+                        f">= 1, got {block!r}")
+
+
+def quantize_fp8(q, k, v, *, block=None, incoherent=False, seed=0,
+                 layout="bhsd"):
+    """float32/float16/bfloat16 q, k, v -> FP8Inputs for
+    fa_mlir.torch.attention (what fa-fp8-quantize computes in IR).
+
+    Scales are amax / 448 per tensor (block=None) or per block of `block`
+    rows of one head: q's descale [B, Hq, ceil(Sq / block)], k's and v's
+    [B, Hkv, ceil(Sk / block)]. incoherent: q and k are first multiplied
+    along the head dim by incoherent_matrix(D, seed), which is orthogonal,
+    so q kᵀ is unchanged while outliers spread over the head dim.
+    """
+    where = "fa_mlir.torch.quantize_fp8"
+    _convert.check_inputs(q, k, v, None, layout)
+    block = _check_block(where, block)
+    if not isinstance(incoherent, bool):
+        raise ArgumentError(f"{where}: incoherent must be a bool, got "
+                            f"{incoherent!r}")
+    if not is_int(seed) or not 0 <= seed <= _M64:
+        raise ArgumentError(f"{where}: seed must be an int in [0, 2^64), got "
+                            f"{seed!r}")
+    if incoherent:
+        m = incoherent_matrix(q.shape[3], int(seed)).to(q.device)
+        q, k = q.float() @ m, k.float() @ m
+    out = []
+    for x in (q, k, v):
+        x8, scale = _quantize(_bhsd(x, layout), block)
+        out.append((_bhsd(x8, layout).contiguous(), scale))
+    (q8, dq), (k8, dk), (v8, dv) = out
+    return FP8Inputs(q8, k8, v8, dq, dk, dv,
+                     None if block is None else (block, block))
+
+
+def _descale_forms(sizes, role, block):
+    """The shapes a descale of `role` may have: per tensor, per (batch,
+    kv head), and per block when `block` is given."""
+    b, hkv = sizes["batch"], sizes["heads_kv"]
+    forms = [(), (b, hkv)]
+    if block is not None:
+        heads, seq = ((sizes["heads_q"], sizes["seq_q"]) if role == "q"
+                      else (hkv, sizes["seq_k"]))
+        forms.append((b, heads, -(-seq // block)))
+    return forms
+
+
+def check_descales(where, descales, descale_block, sizes):
+    """The (q, k, v) descales: float32 CPU tensors of one of the op's forms;
+    descale_block (bq, bk) given exactly when one is per block."""
+    if descale_block is not None:
+        if (not isinstance(descale_block, (tuple, list))
+                or len(descale_block) != 2
+                or not all(is_int(x) and x >= 1 for x in descale_block)):
+            raise ArgumentError(f"{where}: descale_block must be (block_q, "
+                                f"block_k), both ints >= 1; got "
+                                f"{descale_block!r}")
+    blocks = descale_block or (None, None)
+    per_block = False
+    for role, d, block in zip("qkv", descales, (blocks[0], blocks[1],
+                                                blocks[1])):
+        name = f"{role}_descale"
+        if not isinstance(d, torch.Tensor):
+            raise ArgumentError(f"{where}: {name} must be a torch.Tensor for "
+                                f"float8_e4m3fn inputs, got "
+                                f"{type(d).__name__}")
+        if d.dtype != torch.float32 or d.device.type != "cpu":
+            raise ArgumentError(f"{where}: {name} must be a float32 CPU "
+                                f"tensor, got {d.dtype} on {d.device}")
+        forms = _descale_forms(sizes, role, block)
+        if tuple(d.shape) not in forms:
+            raise ArgumentError(
+                f"{where}: {name} has shape {tuple(d.shape)}; expected one of "
+                f"{', '.join(str(f) for f in forms)} (per tensor, per (batch, "
+                f"kv head)" + (", per block)" if block else ")"))
+        per_block |= d.dim() == 3
+    if descale_block is not None and not per_block:
+        raise ArgumentError(f"{where}: descale_block is given but no descale "
+                            f"is per block")
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(text):
+    return CompiledFunction(compile_to_shared_library(text, PIPELINE),
+                            "attention")
+
+
+def forward(q, k, v, descales, descale_block, out_dtype, sizes, cfg_options):
+    """[output, lse] of the f8E4M3FN fa.attention on checked CPU tensors."""
+    where = _convert.WHERE
+    if q.device.type != "cpu":
+        raise UnsupportedError(f"{where}: float8_e4m3fn inputs run on the CPU "
+                               "only (the sm_90a FP8 kernel is not built)")
+    if out_dtype not in OUT_DTYPES:
+        raise ArgumentError(f"{where}: out_dtype must be torch.bfloat16, "
+                            f"torch.float16 or torch.float32 for "
+                            f"float8_e4m3fn inputs, got {out_dtype}")
+    check_descales(where, descales, descale_block, sizes)
+    cfg = AttentionConfig(
+        batch=sizes["batch"], heads_q=sizes["heads_q"],
+        heads_kv=sizes["heads_kv"], seq_q=sizes["seq_q"],
+        seq_k=sizes["seq_k"], head_dim=sizes["head_dim"],
+        head_dim_v=sizes["head_dim_v"], **cfg_options)
+    text = fp8_forward_mlir(cfg, [tuple(d.shape) for d in descales],
+                            descale_block, OUT_DTYPES[out_dtype])
+    q, k, v = (t.contiguous().view(torch.uint8) for t in (q, k, v))
+    out = torch.empty(cfg.shape("output"), dtype=out_dtype)
+    lse = torch.empty(cfg.shape("lse"), dtype=torch.float32)
+    arrays = [t.numpy() for t in (q, k, v)]
+    arrays += [d.contiguous().numpy() for d in descales]
+    _compiled(text)(*arrays, _convert.numpy_view(out), lse.numpy())
+    return out, lse
