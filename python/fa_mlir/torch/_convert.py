@@ -49,8 +49,9 @@ def sizes_of(q, k, v, layout):
                 head_dim_v=v.shape[3])
 
 
-def check_inputs(q, k, v, bias, layout):
+def check_inputs(q, k, v, bias, layout, allow_fp8=False):
     """Checks devices, dtypes, ranks and shapes; returns the sizes.
+    `allow_fp8`: float8_e4m3fn inputs are accepted too (dtype "f8E4M3FN").
 
     Raises ArgumentError saying which tensor and which dimension is wrong.
     """
@@ -63,7 +64,8 @@ def check_inputs(q, k, v, bias, layout):
             raise ArgumentError(
                 f"{WHERE}: {name} must have rank 4 ({_layout_text(layout)}), "
                 f"got shape {tuple(t.shape)}")
-    dtype = fa_dtype(q, "query")
+    dtype = ("f8E4M3FN" if allow_fp8 and q.dtype == torch.float8_e4m3fn
+             else fa_dtype(q, "query"))
     for name, t in zip(names[1:], (k, v)):
         if t.dtype != q.dtype:
             raise ArgumentError(f"{WHERE}: {name} has dtype {t.dtype}, expected "

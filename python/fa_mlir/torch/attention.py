@@ -6,6 +6,7 @@ from ..arguments import MAX_SIZE, check_bool, check_f32, is_int
 from ..errors import ArgumentError
 from . import _convert
 from . import _ops
+from . import fp8
 
 
 def _eager(*tensors):
@@ -88,7 +89,8 @@ def mask_options(where, causal, window, mask_alignment):
 
 def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
               bias=None, return_lse=False, mask_alignment=None, layout="bhsd",
-              deterministic=False):
+              deterministic=False, q_descale=None, k_descale=None,
+              v_descale=None, descale_block=None, out_dtype=torch.bfloat16):
     """Exact attention softmax(mask(scale * q kᵀ + bias)) v with FlashAttention
     kernels, differentiable in q, k, v and a floating-point bias.
 
@@ -107,6 +109,14 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     deterministic: the backward accumulates dQ in a fixed order, so repeated
     backward passes are bitwise equal (sm_90a: a little slower; the CPU
     backward always is deterministic). The forward ignores it.
+
+    FP8 (forward only, CPU): float8_e4m3fn q, k, v need q_descale,
+    k_descale and v_descale (float32; the real values are the stored ones
+    times the descale), each () per tensor, [B, Hkv] per (batch, kv head),
+    or per block with descale_block=(block_q, block_k): q's [B, Hq,
+    ceil(Sq / block_q)], k's and v's [B, Hkv, ceil(Sk / block_k)]
+    (fa_mlir.torch.quantize_fp8 makes all of them). The output has
+    out_dtype (bfloat16, float16 or float32); no bias.
     """
     if not isinstance(layout, str) or layout not in ("bhsd", "bshd"):
         raise ArgumentError(f"{_convert.WHERE}: layout must be 'bhsd' or "
@@ -119,9 +129,31 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
         scale = check_f32(_convert.WHERE, "scale", scale)
     if softcap is not None:
         softcap = check_f32(_convert.WHERE, "softcap", softcap, positive=True)
-    _, sizes = _convert.check_inputs(q, k, v, bias, layout)
+    descales = (q_descale, k_descale, v_descale)
+    dtype, sizes = _convert.check_inputs(q, k, v, bias, layout,
+                                         allow_fp8=True)
+    if dtype == "f8E4M3FN":
+        if bias is not None:
+            raise ArgumentError(f"{_convert.WHERE}: bias is not supported "
+                                "with float8_e4m3fn inputs")
+        out, lse = fp8.forward(q, k, v, descales, descale_block, out_dtype,
+                               sizes, _fp8_options(
+                                   layout, causal, scale, wl, wr, softcap,
+                                   mask_alignment))
+        return (out, lse) if return_lse else out
+    for name, d in zip(("q_descale", "k_descale", "v_descale"), descales):
+        if d is not None:
+            raise ArgumentError(f"{_convert.WHERE}: {name} is only for "
+                                f"float8_e4m3fn inputs, not {q.dtype}")
     bias = _convert.prepare_bias(bias, q, sizes)
     out, lse = AttentionFunction.apply(
         q, k, v, bias, causal, scale, wl, wr, softcap, mask_alignment,
         layout, deterministic)
     return (out, lse) if return_lse else out
+
+
+def _fp8_options(layout, causal, scale, wl, wr, softcap, mask_alignment):
+    """AttentionConfig fields of an FP8 call (window sides -1: unbounded)."""
+    return dict(layout=layout, causal=causal, scale=scale,
+                window=_ops._window(wl, wr), softcap=softcap,
+                mask_alignment=mask_alignment or None)

@@ -1,0 +1,148 @@
+"""FP8 on the CPU: fa_mlir.torch.quantize_fp8 (per tensor, per block,
+incoherent) and fa_mlir.torch.attention on float8_e4m3fn inputs with their
+descales, against float64 on the dequantized values; rejected inputs."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import fa_mlir.torch as fat  # noqa: E402
+from fa_mlir import reference  # noqa: E402
+from fa_mlir.config import AttentionConfig  # noqa: E402
+from fa_mlir.errors import ArgumentError, UnsupportedError  # noqa: E402
+
+
+def qkv(b=1, hq=4, hk=2, sq=70, sk=90, d=32, layout="bhsd", seed=0):
+    g = torch.Generator().manual_seed(seed)
+    shapes = [(b, hq, sq, d), (b, hk, sk, d), (b, hk, sk, d)]
+    if layout == "bshd":
+        shapes = [(s[0], s[2], s[1], s[3]) for s in shapes]
+    return [torch.randn(*s, generator=g) for s in shapes]
+
+
+def test_incoherent_matrix_is_orthogonal_for_any_head_dim():
+    for n in (64, 48, 96, 7):
+        m = fat.incoherent_matrix(n, seed=5).double()
+        assert torch.allclose(m @ m.T, torch.eye(n, dtype=torch.float64),
+                              atol=1e-6)
+    assert not torch.equal(fat.incoherent_matrix(64, 1),
+                           fat.incoherent_matrix(64, 2))
+
+
+def test_quantize_shapes_and_scales():
+    q, k, v = qkv()
+    x = fat.quantize_fp8(q, k, v, block=32)
+    assert x.q.dtype == torch.float8_e4m3fn and x.q.shape == q.shape
+    assert x.q_descale.shape == (1, 4, 3) and x.k_descale.shape == (1, 2, 3)
+    assert x.descale_block == (32, 32)
+    # amax / 448 per (head, block of 32 rows): each block's largest code is
+    # ±448, also in the tail block (rows 64..69).
+    codes = torch.nn.functional.pad(x.q.float().abs(), (0, 0, 0, 26))
+    assert (codes.view(1, 4, 3, 32 * 32).amax(dim=3) == 448).all()
+    blocks = torch.nn.functional.pad(q.abs(), (0, 0, 0, 26))
+    assert torch.allclose(x.q_descale,
+                          blocks.view(1, 4, 3, -1).amax(dim=3) / 448)
+    t = fat.quantize_fp8(q, k, v)
+    assert t.q_descale.shape == () and t.descale_block is None
+    assert torch.allclose(t.q_descale, q.abs().max() / 448)
+
+
+def test_quantize_bshd_blocks_run_along_seq():
+    q, k, v = qkv(layout="bshd")
+    x = fat.quantize_fp8(q, k, v, block=16, layout="bshd")
+    assert x.q_descale.shape == (1, 4, 5)
+    back = fat.dequantize_fp8(x.q, x.q_descale, 16, "bshd")
+    assert (back - q).abs().max() <= q.abs().max() / 16
+
+
+@pytest.mark.parametrize("block,incoherent,layout,causal,out_dtype", [
+    (None, False, "bhsd", True, torch.bfloat16),
+    (32, False, "bshd", False, torch.float32),
+    (32, True, "bhsd", True, torch.float16),
+])
+def test_attention_fp8_against_float64(block, incoherent, layout, causal,
+                                       out_dtype):
+    q, k, v = qkv(layout=layout)
+    x = fat.quantize_fp8(q, k, v, block=block, incoherent=incoherent,
+                         seed=3, layout=layout)
+    o, lse = fat.attention(x.q, x.k, x.v, q_descale=x.q_descale,
+                           k_descale=x.k_descale, v_descale=x.v_descale,
+                           descale_block=x.descale_block, causal=causal,
+                           layout=layout, out_dtype=out_dtype,
+                           return_lse=True)
+    assert o.dtype == out_dtype and o.shape == q.shape
+    deq = [fat.dequantize_fp8(t, d, block, layout).double()
+           for t, d in zip(x[:3], x[3:6])]
+    if layout == "bshd":
+        deq = [t.transpose(1, 2) for t in deq]
+        o = o.transpose(1, 2)
+    cfg = AttentionConfig(batch=1, heads_q=4, heads_kv=2, seq_q=70, seq_k=90,
+                          head_dim=32, causal=causal)
+    ref_o, ref_lse = reference.forward(cfg, *(t.numpy() for t in deq))
+    elem = {torch.bfloat16: "bf16", torch.float16: "f16",
+            torch.float32: "f32"}[out_dtype]
+    base = reference.max_error(
+        reference.forward_lowp(cfg, *(t.numpy() for t in deq), dtype=elem),
+        ref_o)
+    assert reference.max_error(o.double().numpy(), ref_o) <= 2 * base + 1e-5
+    assert np.abs(lse.numpy() - ref_lse).max() < 1e-4
+
+
+def fp8_call(**overrides):
+    q, k, v = qkv(sq=40, sk=40)
+    x = fat.quantize_fp8(q, k, v, block=16)
+    args = dict(q_descale=x.q_descale, k_descale=x.k_descale,
+                v_descale=x.v_descale, descale_block=x.descale_block)
+    args.update(overrides)
+    return fat.attention(x.q, x.k, x.v, **args)
+
+
+@pytest.mark.parametrize("overrides,message", [
+    (dict(k_descale=None), "k_descale must be a torch.Tensor"),
+    (dict(v_descale=torch.ones(1, 2, 3, dtype=torch.float64)),
+     "v_descale must be a float32 CPU tensor"),
+    (dict(q_descale=torch.ones(1, 2, 3)), r"q_descale has shape \(1, 2, 3\); "
+     r"expected one of \(\), \(1, 2\), \(1, 4, 3\)"),
+    (dict(k_descale=torch.ones(1, 2, 4)), r"k_descale has shape \(1, 2, 4\)"),
+    (dict(descale_block=None), r"q_descale has shape \(1, 4, 3\); expected "
+     r"one of \(\), \(1, 2\) \(per tensor, per \(batch, kv head\)\)"),
+    (dict(descale_block=(16, 0)), "descale_block must be"),
+    (dict(q_descale=torch.ones(()), k_descale=torch.ones(()),
+          v_descale=torch.ones(())), "descale_block is given but no descale"),
+    (dict(out_dtype=torch.float8_e4m3fn), "out_dtype must be"),
+])
+def test_attention_fp8_rejects(overrides, message):
+    with pytest.raises(ArgumentError, match=message):
+        fp8_call(**overrides)
+
+
+def test_attention_fp8_rejects_bias_and_descales_on_other_dtypes():
+    q, k, v = qkv(sq=8, sk=8)
+    with pytest.raises(ArgumentError, match="q_descale is only for "
+                       "float8_e4m3fn inputs"):
+        fat.attention(q, k, v, q_descale=torch.ones(()))
+    x = fat.quantize_fp8(q, k, v)
+    with pytest.raises(ArgumentError, match="bias is not supported"):
+        fat.attention(x.q, x.k, x.v, q_descale=x.q_descale,
+                      k_descale=x.k_descale, v_descale=x.v_descale,
+                      bias=torch.zeros(8, 8))
+
+
+def test_quantize_rejects():
+    q, k, v = qkv(sq=8, sk=8)
+    with pytest.raises(ArgumentError, match="block must be None"):
+        fat.quantize_fp8(q, k, v, block=0)
+    with pytest.raises(ArgumentError, match="incoherent must be a bool"):
+        fat.quantize_fp8(q, k, v, incoherent=1)
+    with pytest.raises(ArgumentError, match="seed must be an int"):
+        fat.quantize_fp8(q, k, v, seed=-1)
+    with pytest.raises(ArgumentError, match="key has dtype"):
+        fat.quantize_fp8(q, k.double(), v)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_attention_fp8_cuda_is_unsupported():
+    x = fat.quantize_fp8(*(t.cuda() for t in qkv(sq=8, sk=8)))
+    with pytest.raises(UnsupportedError, match="CPU only"):
+        fat.attention(x.q, x.k, x.v, q_descale=x.q_descale,
+                      k_descale=x.k_descale, v_descale=x.v_descale)
