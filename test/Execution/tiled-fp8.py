@@ -4,7 +4,7 @@
 # tile). Compared with the float64
 # reference on the dequantized values (FlashAttention's criterion against a
 # plain f32 implementation of the same values, for outputs f32 and bf16),
-# also with split-KV.
+# also with split-KV, and once through the reference decomposition.
 # RUN: %python %s | FileCheck %s
 # CHECK: 0 failed
 import numpy as np
@@ -91,8 +91,11 @@ CASES = [
     ("per-block split-kv f32-out",
      dict(heads_q=2, heads_kv=2, seq_q=5, seq_k=300, num_splits=3),
      ("tensor", "block", "block"), (64, 33), "f32"),
+    # The reference decomposition (untiled pipeline) reads FP8 too.
+    ("per-block decomposed gqa f32-out", dict(heads_q=4, heads_kv=2, seq_q=70),
+     ("block", "head", "block"), (16, 100), "f32", "fa-cpu-pipeline"),
 ]
-for name, overrides, forms, blocks, out_elem in CASES:
+for name, overrides, forms, blocks, out_elem, *pipeline in CASES:
     cfg = AttentionConfig(**{**dict(batch=2, seq_q=150, seq_k=150,
                                     head_dim=32, dtype="f32"), **overrides})
     rng = np.random.default_rng(len(name))
@@ -115,7 +118,7 @@ for name, overrides, forms, blocks, out_elem in CASES:
 
     fn = CompiledFunction(compile_to_shared_library(
         fp8_forward_mlir(cfg, list(shapes.values()), blocks, out_elem),
-        PIPELINE), "attention")
+        pipeline[0] if pipeline else PIPELINE), "attention")
     storage = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16}[out_elem]
     o = np.zeros(cfg.shape("output"), storage)
     lse = np.zeros(cfg.shape("lse"), np.float32)

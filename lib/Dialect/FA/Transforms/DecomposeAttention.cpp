@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/FA/Transforms/AttentionConfig.h"
+#include "fa/Dialect/FA/Transforms/Float8.h"
 #include "fa/Dialect/FA/Transforms/LowerCombine.h"
 #include "fa/Dialect/FA/Transforms/LowerSequences.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
@@ -156,7 +157,11 @@ Value Decomposer::toF32(Value t, Value descale) {
   return elementwise(ins, maps, tensor::getMixedSizes(b, b.getLoc(), t),
                      b.getF32Type(), [&](ValueRange args) -> Value {
                        Value x = args[0];
-                       if (!x.getType().isF32())
+                       // FP8 is decoded by bits: its arith.extf has no
+                       // CPU lowering, and the oracle must run there.
+                       if (isa<Float8E4M3FNType>(x.getType()))
+                         x = decodeF8E4M3FN(b, x);
+                       else if (!x.getType().isF32())
                          x = arith::ExtFOp::create(b, b.getF32Type(), x);
                        if (args.size() > 1)
                          x = arith::MulFOp::create(b, x, args[1]);
