@@ -18,7 +18,8 @@
 #         (test/Device/bench_attention.py) -> $OUT/bench.csv; with
 #         .devbuild/kernels-prev (PREV_FA_COMPILE at prepare) the previous
 #         compiler's kernels run beside ours in the same process (and its
-#         backward sequences, .devbuild/backward-prev, in stage 6)
+#         backward sequences, .devbuild/backward-prev, in stage 6, and its
+#         ragged-batch kernels, .devbuild/varlen-prev, in stage 8)
 #       3b variant benchmark (test/Device/bench_variants.py: sliding window,
 #         softcap, d256, D192/Dv128, ALiBi bias) next to FA4, cuDNN (SDPA and
 #         frontend), FA2, Flex -> $OUT/variants.csv; FA4 and cudnn-frontend
@@ -99,8 +100,10 @@ prepare() {
     python3 test/Device/gen_attention_inputs.py bench > "$dev/kernels-prev/bench.mlir"
     "$PREV_FA_COMPILE" "$dev/kernels-prev/bench.mlir" -o "$dev/kernels-prev"
     SKIP_REJECTED=1 bash test/Device/build_backward.sh "$PREV_FA_COMPILE" "$dev/backward-prev"
+    rm -rf "$dev/varlen-prev"; mkdir -p "$dev/varlen-prev"
+    "$PREV_FA_COMPILE" "$dev/varlen/varlen.mlir" -o "$dev/varlen-prev"
   else
-    rm -rf "$dev/backward-prev"
+    rm -rf "$dev/backward-prev" "$dev/varlen-prev"
   fi
   # FA4 and cudnn-frontend for stage 3b, packed once into .anchors/ (ignored)
   grep -qx '/.anchors/' .gitignore || echo '/.anchors/' >> .gitignore
@@ -348,9 +351,10 @@ run() {
   fi
   if stage_on 8; then
   echo "== 8 varlen ($((SECONDS - T0)) s so far)"
-  check_with_memcheck varlen "$dev/varlen"
+  check_with_memcheck varlen "$dev/varlen" CHECK_SMALL=1
   ( fa4_env
     [[ -n ${ROUND_SMOKE:-} ]] && export HDIMS=128 SEQLENS=4096
+    [[ -d $dev/varlen-prev ]] && export PREV_VARLEN=$dev/varlen-prev
     timeout "${VARLEN_BENCH_TIMEOUT:-420}" python3 test/Device/bench_varlen.py "$dev/varlen" \
       "$OUT/bench_varlen.csv" ) > "$OUT/bench_varlen.log" 2>&1
   echo "bench varlen rc=$?"; cat "$OUT/bench_varlen.log"

@@ -9,6 +9,10 @@ causal and not.
   mixed lengths: 16k tokens in sequences of random lengths 64 .. 4096
       (seeded), the varlen kernels only; FLOPs summed over the sequences
 
+PREV_VARLEN (a bundle folder of an earlier compiler's varlen.mlir) adds its
+varlen and dense kernels as ours_varlen_prev and ours_dense_prev, timed in
+the same rounds.
+
 Time: the best of three rounds of triton.testing.do_bench medians,
 alternating the implementations, after warming the clocks. TFLOP/s count
 4 N^2 D H per sequence (halved under a causal mask); ratio_to_best_peer is
@@ -51,24 +55,27 @@ def mixed_lengths(total, seed=3):
     return [n for n in lens if n > 0]
 
 
-def calls_for(lens, d, causal, varlen, dense):
+def calls_for(lens, d, causal, kernels):
+    """kernels: suffix -> (varlen bundle, dense bundle or None)."""
     heads = HIDDEN // d
     tq = sum(lens)
     q, k, v = (torch.randn(1, tq, heads, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
     o = torch.empty_like(q)
     lse = torch.empty(1, heads, tq, device="cuda")
     cu = cv.cu(lens)
-    calls = {"ours_varlen": fa_rt.launcher(varlen.runtime, {
-        "query": cv.cd.rt(q), "key": cv.cd.rt(k), "value": cv.cd.rt(v), "output": cv.cd.rt(o),
-        "lse": cv.cd.rt(lse), "cu_seqlens_q": cv.cd.rt(cu), "cu_seqlens_k": cv.cd.rt(cu)},
-        keep=(q, k, v, o, lse, cu))}
-    if dense is not None and len(set(lens)) == 1:
-        b, n = len(lens), lens[0]
-        qd, kd, vd = (t.view(b, n, heads, d) for t in (q, k, v))
-        od, lsed = torch.empty_like(qd), torch.empty(b, heads, n, device="cuda")
-        calls["ours_dense"] = fa_rt.launcher(dense.runtime, {
-            "query": cv.cd.rt(qd), "key": cv.cd.rt(kd), "value": cv.cd.rt(vd),
-            "output": cv.cd.rt(od), "lse": cv.cd.rt(lsed)}, keep=(od, lsed))
+    calls = {}
+    for suffix, (varlen, dense) in kernels.items():
+        calls["ours_varlen" + suffix] = fa_rt.launcher(varlen.runtime, {
+            "query": cv.cd.rt(q), "key": cv.cd.rt(k), "value": cv.cd.rt(v),
+            "output": cv.cd.rt(o), "lse": cv.cd.rt(lse), "cu_seqlens_q": cv.cd.rt(cu),
+            "cu_seqlens_k": cv.cd.rt(cu)}, keep=(q, k, v, o, lse, cu))
+        if dense is not None and len(set(lens)) == 1:
+            b, n = len(lens), lens[0]
+            qd, kd, vd = (t.view(b, n, heads, d) for t in (q, k, v))
+            od, lsed = torch.empty_like(qd), torch.empty(b, heads, n, device="cuda")
+            calls["ours_dense" + suffix] = fa_rt.launcher(dense.runtime, {
+                "query": cv.cd.rt(qd), "key": cv.cd.rt(kd), "value": cv.cd.rt(vd),
+                "output": cv.cd.rt(od), "lse": cv.cd.rt(lsed)}, keep=(od, lsed))
     qp, kp, vp = (t[0] for t in (q, k, v))
     mx = max(lens)
     try:
@@ -84,21 +91,25 @@ def calls_for(lens, d, causal, varlen, dense):
 
 def main(argv):
     print("#", environment())
-    bundles = cv.load_bundles(argv[1], "attention_varlen")
-    dense_bundles = cv.load_bundles(argv[1], "attention_fwd")
+    folders = {"": argv[1]}
+    if os.environ.get("PREV_VARLEN"):
+        folders["_prev"] = os.environ["PREV_VARLEN"]
+    loaded = {s: (cv.load_bundles(f, "attention_varlen"), cv.load_bundles(f, "attention_fwd"))
+              for s, f in folders.items()}
     warm_up_clocks()
     rows = []
     for d in env_ints("HDIMS", "64,128"):
         for causal in (False, True):
-            varlen = find(bundles, "attention_varlen", d, causal)
-            dense = find(dense_bundles, "attention_fwd", d, causal)
-            if varlen is None:
+            kernels = {s: (find(v, "attention_varlen", d, causal), find(f, "attention_fwd", d, causal))
+                       for s, (v, f) in loaded.items()}
+            kernels = {s: k for s, k in kernels.items() if k[0] is not None}
+            if "" not in kernels:
                 print(f"# no varlen bundle for d{d} causal={causal}")
                 continue
             shapes = [(f"{n}", [n] * (TOKENS // n)) for n in env_ints("SEQLENS", "1024,2048,4096,8192")]
             shapes.append(("mixed", mixed_lengths(TOKENS)))
             for label, lens in shapes:
-                times = timed(calls_for(lens, d, causal, varlen, dense), f" d{d} {label}")
+                times = timed(calls_for(lens, d, causal, kernels), f" d{d} {label}")
                 flops = sum(peers.flops(1, HIDDEN // d, n, d, causal) for n in lens)
                 row = {"head_dim": d, "causal": causal, "lengths": label, "num_seqs": len(lens)}
                 for name, t in times.items():
@@ -107,15 +118,17 @@ def main(argv):
                 ours = times.get("ours_varlen")
                 if ours and "ours_dense" in times:
                     row["varlen_over_dense"] = f"{times['ours_dense'] / ours:.3f}"
+                if ours and "ours_varlen_prev" in times:
+                    row["new_over_prev"] = f"{times['ours_varlen_prev'] / ours:.3f}"
                 best = min((times[p] for p in ("fa4", "fa2") if p in times), default=None)
                 if ours and best:
                     row["ratio_to_best_peer"] = f"{best / ours:.3f}"
                 rows.append(row)
                 print("  ".join(f"{k}={v}" for k, v in row.items()), flush=True)
     keys = ["head_dim", "causal", "lengths", "num_seqs"]
-    for name in ("ours_varlen", "ours_dense", "fa4", "fa2"):
+    for name in ("ours_varlen", "ours_dense", "ours_varlen_prev", "ours_dense_prev", "fa4", "fa2"):
         keys += [f"{name}_ms", f"{name}_tflops"]
-    keys += ["varlen_over_dense", "ratio_to_best_peer"]
+    keys += ["varlen_over_dense", "new_over_prev", "ratio_to_best_peer"]
     write_csv(argv[2], keys, rows)
 
 

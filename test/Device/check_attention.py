@@ -253,6 +253,9 @@ def base_cases():
         case(("f16", 64, "bshd", False, None, True), 1, 4, 4, 129, 129),
         case(("bf16", 128, "bshd", False, None, True), 1, 16, 16, 4096, 4096),
         case(("bf16", 64, "bhsd", True, "top_left", True), 4, 16, 16, 1024, 1024),  # GPT-2 medium's config
+        # causal from 4096 rows: a persistent kernel's one-tile-per-CTA path
+        case(("bf16", 64, "bhsd", True, "top_left", True), 1, 4, 4, 4096, 4096),
+        case(("bf16", 128, "bshd", True, "top_left", True), 1, 4, 2, 4133, 4133),
         case(("bf16", 128, "bshd", True, "top_left", True), 2, 4, 2, 1000, 1000, strided=True),
     ]
     return out

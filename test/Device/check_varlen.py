@@ -9,7 +9,9 @@ written, rows of other sequences never. Cases: lengths that are and are not
 multiples of the query and key tiles, sequences without queries or without
 keys, seq_q != seq_k (where the alignment matters), one long sequence with
 many short ones (more than 32 sequences: several steps of the warp scan),
-GQA groups 1 to 4.
+GQA groups 1 to 4, and batches a persistent kernel takes in several rounds
+or one tile per CTA. CHECK_SMALL=1 (under memcheck) skips batches of more
+than 4096 query tokens.
 
 Usage: python3 test/Device/check_varlen.py BUNDLE_DIR [CSV_OUT]
 """
@@ -83,6 +85,11 @@ CASES = [  # heads_q, heads_kv, lengths of the queries, of the keys
     (4, 1, [5] * 40 + [700], [5] * 40 + [700]),
     (2, 2, [513, 64, 1], [100, 64, 700]),
     (8, 8, [192, 191, 193], [192, 191, 193]),
+    # Persistent kernels: several rounds of tiles (688 at d128 over 132 CTAs,
+    # in snake order), and a mean length >= 4096, where each CTA takes one
+    # tile and the grid's bound leaves CTAs without one.
+    (16, 4, [1000, 1500, 777, 2048], [1000, 1500, 777, 2048]),
+    (4, 2, [4096, 5000], [4096, 5000]),
 ]
 
 
@@ -92,6 +99,8 @@ def main(argv):
     for bundle in bundles:
         dtype = cd.DTYPES[bundle.cfg["dtype"]]
         for case in CASES:
+            if os.environ.get("CHECK_SMALL") and sum(case[2]) > 4096:
+                continue  # under memcheck
             try:
                 ok, err, base, why = varlen_case(bundle, dtype, *case)
             except Exception as ex:  # a launch error is a failed case

@@ -259,39 +259,58 @@ void ForwardKernel::forEachTile(const std::function<void(Value qLoads)> &body, b
     body(kb.c32(0)); // the tile of emit()
     return;
   }
-  // Tiles blockIdx.x, + gridDim.x, ... of numBlocks x numHeads x batch.
-  Value total = kb.mul(kb.mul(args.numBlocks, args.numHeads), args.batch);
-  Value first = kb.blockIdX(), stride = kb.gridDimX();
-  Value mine = kb.divUI(kb.add(kb.sub(total, first), kb.sub(stride, kb.c32(1))), stride);
-  // Ragged batches carry a cursor into the sequences (varlenAt).
-  SmallVector<Value> init{kb.c32(0), kb.c32(0)};
-  if (cfg.varlen)
-    init.append({kb.c32(0), kb.c32(0)});
-  kb.forLoop(kb.c32(0), mine, init, [&](Value i, ValueRange st) {
-    Value ring = st[0], qLoads = st[1];
-    Value linear = kb.add(first, kb.mul(i, stride));
-    Value cursor[2];
-    if (cfg.varlen) {
-      cursor[0] = st[2];
-      cursor[1] = st[3];
-      beginVarlenTile(TileScheduler::varlenAt(
-                          kb, cfg, args.cuSeqlensQ, args.cuSeqlensK, args.numSeqs,
-                          kb.remu(linear, args.numBlocks), kb.divUI(linear, args.numBlocks), cursor,
-                          warpWide),
-                      ring);
-    } else {
-      beginTile(TileScheduler::decode(kb, cfg, args.seqQ, linear, args.numBlocks, args.numHeads),
-                ring);
-    }
-    body(qLoads);
-    // A tile without key tiles loads no Q (every role sees the same count).
-    Value loaded = kb.select(kb.cmp(arith::CmpIPredicate::sgt, tiles.count, kb.c32(0)),
-                             kb.c32(1), kb.c32(0));
-    SmallVector<Value> next{kb.add(ring, tiles.count), kb.add(qLoads, loaded)};
+  // Tiles of numBlocks x numHeads x batch (a ragged batch's numBlocks is
+  // the grid's bound; the tiles past its sequences' blocks are empty).
+  Value numBlocks = args.numBlocks;
+  Value total = kb.mul(kb.mul(numBlocks, args.numHeads), args.batch);
+  // Tile `linear` at K/V ring position `ring`; a ragged batch's search
+  // resumes from `cursor`.
+  auto begin = [&](Value linear, Value ring, Value cursor[2]) {
     if (cfg.varlen)
-      next.append({cursor[0], cursor[1]});
-    return next;
-  });
+      beginVarlenTile(TileScheduler::varlenAt(kb, cfg, args.cuSeqlensQ, args.cuSeqlensK,
+                                              args.numSeqs, kb.remu(linear, numBlocks),
+                                              kb.divUI(linear, numBlocks), cursor, warpWide),
+                      ring);
+    else
+      beginTile(TileScheduler::decode(kb, cfg, args.seqQ, linear, numBlocks, args.numHeads),
+                ring);
+  };
+  // One tile per CTA (long sequences: the grid covers every tile): the
+  // code of a one-tile kernel, ring and Q loads constant 0 (the loop's
+  // state cost 2-5 % there, docs/HopperKernel.md).
+  kb.ifThenElse(
+      kb.cmp(arith::CmpIPredicate::uge, kb.gridDimX(), total),
+      [&] {
+        Value x = kb.blockIdX();
+        kb.ifThen(kb.cmp(arith::CmpIPredicate::ult, x, total), [&] {
+          Value cursor[2] = {kb.c32(0), kb.c32(0)};
+          begin(x, kb.c32(0), cursor);
+          body(kb.c32(0));
+        });
+      },
+      [&] {
+        Value mine = TileScheduler::persistentTileCount(kb, total);
+        SmallVector<Value> init{kb.c32(0), kb.c32(0)};
+        if (cfg.varlen)
+          init.append({kb.c32(0), kb.c32(0)});
+        kb.forLoop(kb.c32(0), mine, init, [&](Value i, ValueRange st) {
+          Value ring = st[0], qLoads = st[1];
+          Value cursor[2];
+          if (cfg.varlen) {
+            cursor[0] = st[2];
+            cursor[1] = st[3];
+          }
+          begin(TileScheduler::persistentTile(kb, i), ring, cursor);
+          body(qLoads);
+          // A tile without key tiles loads no Q (every role sees the same count).
+          Value loaded = kb.select(kb.cmp(arith::CmpIPredicate::sgt, tiles.count, kb.c32(0)),
+                                   kb.c32(1), kb.c32(0));
+          SmallVector<Value> next{kb.add(ring, tiles.count), kb.add(qLoads, loaded)};
+          if (cfg.varlen)
+            next.append({cursor[0], cursor[1]});
+          return next;
+        });
+      });
 }
 
 void ForwardKernel::emitProducer() {

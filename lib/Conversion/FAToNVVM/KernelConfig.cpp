@@ -36,10 +36,12 @@ void AttentionKernelConfig::planTiles() {
     producerRegs = 32;
     consumerRegs = 160;
   }
-  // Persistent without a band mask; not with a bias, head dims above 128 or
-  // a V head dim unlike Q's, which spill with the tile loop's state (ptxas:
-  // 12-40 bytes).
-  persistent = !semantics.hasMask() && !bias && qkDim() <= 128 && qkDim() == vDim();
+  // Persistent; not with a bias, head dims above 128 or a V head dim unlike
+  // Q's, which spill with the tile loop's state (ptxas: 12-40 bytes), nor a
+  // ragged batch under a band mask: its tiles' costs vary with the lengths
+  // and a static schedule, even in snake order, ran mixed lengths at 0.78
+  // of the hardware's one tile per CTA (docs/Inference.md, run 5).
+  persistent = !bias && qkDim() <= 128 && qkDim() == vDim() && !(varlen && semantics.hasMask());
   for (int64_t n : {128, 112, 96, 80, 64, 48, 32}) {
     blockN = n;
     // A bias tile is loaded into registers beside S (another n/2).

@@ -193,6 +193,21 @@ TileScheduler::VarlenTile TileScheduler::varlenAt(KernelBuilder &kb,
   return varlenTileOf(kb, cfg, x, head, f);
 }
 
+Value TileScheduler::persistentTile(KernelBuilder &kb, Value round) {
+  Value x = kb.blockIdX(), stride = kb.gridDimX();
+  Value odd = kb.cmp(arith::CmpIPredicate::ne, kb.andi(round, kb.c32(1)), kb.c32(0));
+  Value inRound = kb.select(odd, kb.sub(kb.sub(stride, kb.c32(1)), x), x);
+  return kb.add(kb.mul(round, stride), inRound);
+}
+
+Value TileScheduler::persistentTileCount(KernelBuilder &kb, Value total) {
+  // A tile in each full round, and one in the partial last round if the
+  // snake's position there is below total.
+  Value full = kb.divUI(total, kb.gridDimX());
+  Value inLast = kb.cmp(arith::CmpIPredicate::ult, persistentTile(kb, full), total);
+  return kb.add(full, kb.select(inLast, kb.c32(1), kb.c32(0)));
+}
+
 std::string TileScheduler::gridBlocks(const AttentionKernelConfig &cfg) {
   // Ragged: sum_b ceildiv(len_b, blockM) <= ceildiv(total, blockM) + num_seqs.
   return cfg.varlen ? "(" + queryBlocks(cfg) + " + num_seqs)" : queryBlocks(cfg);

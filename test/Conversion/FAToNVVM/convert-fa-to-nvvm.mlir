@@ -68,16 +68,18 @@ func.func @bf16_d128(%q: tensor<?x?x16x128xbf16>, %k: tensor<?x?x16x128xbf16>, %
 // -----
 
 // f16, head dim 64, causal, GQA, no LSE: three consumer warpgroups (192
-// query rows, 512 threads, grid over 192-row blocks, a 192-row Q box);
-// S is m64n128 (4 k-steps), O m64n64; only tiles crossing the diagonal or
-// seq_k are masked.
+// query rows, 512 threads, a persistent grid over 192-row blocks, a 192-row
+// Q box, the tile count, heads and batch as the last parameters); S is
+// m64n128 (4 k-steps), O m64n64; only tiles crossing the diagonal or seq_k
+// are masked.
 
 // CHECK: \22block\22: [\0A 512,
-// CHECK-SAME: \22ceildiv(seq_q, 192)\22
+// CHECK-SAME: \22grid\22: [\0A \22min((ceildiv(seq_q, 192) * heads_q * batch), max(num_sms,
 // CHECK-SAME: \22box\22: [\0A 64,\0A 192\0A ],{{.*}}\22operand\22: \22query\22
+// CHECK-SAME: \22value\22: \22ceildiv(seq_q, 192)\22{{.*}}\22value\22: \22heads_q\22{{.*}}\22value\22: \22batch\22
 // CHECK-LABEL: func.func @f16_d64_causal
 // CHECK: gpu.module @fa_fwd_f16_d64_bhsd_causal_m192n128s2o
-// CHECK: llvm.func @fa_fwd_f16_d64_bhsd_causal_m192n128s2o(%{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {llvm.noalias}, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32)
+// CHECK: llvm.func @fa_fwd_f16_d64_bhsd_causal_m192n128s2o(%{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {{{.+}}}, %{{.+}}: !llvm.ptr {llvm.noalias}, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32)
 // CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>
 // CHECK: nvvm.setmaxregister  decrease 32
 // CHECK: nvvm.setmaxregister  increase 160

@@ -26,9 +26,9 @@
 // JSON: "cubin": "fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2o.ptx",
 // JSON: "format": "fa-kernel-bundle",
 // JSON: "grid": [
-// JSON-NEXT: "ceildiv(seq_q, 128)",
-// JSON-NEXT: "heads_q",
-// JSON-NEXT: "batch"
+// JSON-NEXT: "min((ceildiv(seq_q, 128) * heads_q * batch), max(num_sms, (ceildiv(seq_q, 128) * heads_q * batch) * min(1, seq_q / 4096)))",
+// JSON-NEXT: 1,
+// JSON-NEXT: 1
 // JSON: "kernel": "fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2o",
 // JSON: "op": "attention_fwd",
 // JSON: "box": [
@@ -47,7 +47,7 @@
 // JSON: "value": "seq_k"
 // JSON: "value": "heads_q / heads_kv"
 // JSON: "ptx": true,
-// JSON: "shared_memory_bytes": 164936,
+// JSON: "shared_memory_bytes": 164944,
 // JSON: "version": 1
 
 // ISA: .entry fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2o(
@@ -60,7 +60,7 @@
 // ISA: ex2.approx.ftz.f32
 // ISA: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.+}}, p, 1, 1, 1;
 
-// FC: "shared_memory_bytes": 230504
+// FC: "shared_memory_bytes": 230512
 
 func.func @attn(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %v: tensor<?x16x?x128xbf16>) -> (tensor<?x16x?x128xbf16>, tensor<?x16x?xf32>) {
   %o, %lse = fa.attention %q, %k, %v : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16> {causal} -> tensor<?x16x?x128xbf16>, tensor<?x16x?xf32>
