@@ -14,12 +14,12 @@ static TileScheduler::WorkTile tileOf(KernelBuilder &kb, const AttentionKernelCo
     // Block bx ends at seq_q - bx * blockM: the last rows (the longest
     // under causal) first, the partial block last.
     Value row0 = kb.sub(seqQ, kb.mul(kb.add(bx, kb.c32(1)), kb.c32(cfg.blockM())));
-    return {bx, head, batch, row0};
+    return {bx, head, batch, row0, Value()};
   }
   // Causal: the longest rows (the last query blocks) first.
   Value mBlock = cfg.semantics.causal ? kb.sub(kb.sub(numBlocks, kb.c32(1)), bx) : bx;
   Value row0 = kb.mul(mBlock, kb.c32(cfg.blockM()));
-  return {mBlock, head, batch, row0};
+  return {mBlock, head, batch, row0, Value()};
 }
 
 TileScheduler::WorkTile TileScheduler::current(KernelBuilder &kb,
