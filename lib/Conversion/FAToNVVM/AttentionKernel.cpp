@@ -261,19 +261,19 @@ void ForwardKernel::forEachTile(const std::function<void(Value qLoads)> &body, b
   }
   // Tiles of numBlocks x numHeads x batch (a ragged batch's numBlocks is
   // the grid's bound; the tiles past its sequences' blocks are empty).
-  Value numBlocks = args.numBlocks;
-  Value total = kb.mul(kb.mul(numBlocks, args.numHeads), args.batch);
+  Value total = kb.mul(kb.mul(args.numBlocks, args.numHeads), args.batch);
   // Tile `linear` at K/V ring position `ring`; a ragged batch's search
   // resumes from `cursor`.
   auto begin = [&](Value linear, Value ring, Value cursor[2]) {
     if (cfg.varlen)
       beginVarlenTile(TileScheduler::varlenAt(kb, cfg, args.cuSeqlensQ, args.cuSeqlensK,
-                                              args.numSeqs, kb.remu(linear, numBlocks),
-                                              kb.divUI(linear, numBlocks), cursor, warpWide),
+                                              args.numSeqs, kb.remu(linear, args.numBlocks),
+                                              kb.divUI(linear, args.numBlocks), cursor,
+                                              warpWide),
                       ring);
     else
-      beginTile(TileScheduler::decode(kb, cfg, args.seqQ, linear, numBlocks, args.numHeads),
-                ring);
+      beginTile(
+          TileScheduler::decode(kb, cfg, args.seqQ, linear, args.numBlocks, args.numHeads), ring);
   };
   // One tile per CTA (long sequences: the grid covers every tile): the
   // code of a one-tile kernel, ring and Q loads constant 0 (the loop's
