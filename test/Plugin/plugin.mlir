@@ -5,7 +5,7 @@
 // The sm_90a conversion is registered by the plugin too; f32 is refused with
 // a diagnostic.
 // RUN: not mlir-opt %s --load-pass-plugin=%fa_libs/libFAPlugin%shlibext --load-dialect-plugin=%fa_libs/libFAPlugin%shlibext --pass-pipeline="builtin.module(convert-fa-to-nvvm)" 2>&1 | FileCheck %s --check-prefix=NVVM
-// NVVM: element type must be bf16 or f16 for the sm_90a kernel
+// NVVM: element type must be bf16, f16 or f8E4M3FN for the sm_90a kernel
 
 // ROUNDTRIP-LABEL: func @attention
 // ROUNDTRIP: fa.attention %{{.+}}, %{{.+}}, %{{.+}} : tensor<1x4x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32> {causal} -> tensor<1x4x16x8xf32>

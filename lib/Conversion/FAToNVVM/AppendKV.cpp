@@ -124,10 +124,6 @@ void emitAppend(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernelCon
   });
 }
 
-Object alignedPtr(StringRef operand) {
-  return Object{{"kind", "ptr"}, {"operand", operand.str()}, {"align", 16}};
-}
-
 } // namespace
 
 std::string mlir::fa::nvvm_kernel::appendKernelName(const AttentionKernelConfig &cfg) {
@@ -151,8 +147,9 @@ void mlir::fa::nvvm_kernel::buildAppendKernel(OpBuilder &builder, Location loc, 
 std::string mlir::fa::nvvm_kernel::appendBundleJson(const AttentionKernelConfig &cfg,
                                                     StringRef chip, StringRef cubinFile) {
   const char *caches[2] = {cfg.keyRole(), cfg.valueRole()};
-  Array params{alignedPtr("key_new"), alignedPtr("value_new"), alignedPtr(caches[0]),
-               alignedPtr(caches[1]), ptrParam("cache_seqlens")};
+  Array params{alignedPtrParam("key_new"), alignedPtrParam("value_new"),
+               alignedPtrParam(caches[0]), alignedPtrParam(caches[1]),
+               ptrParam("cache_seqlens")};
   if (cfg.paged())
     params.push_back(ptrParam("block_table"));
   params.push_back(i32Param("seq_new"));

@@ -45,6 +45,9 @@ struct KernelArgs {
   Value cuSeqlensQ, cuSeqlensK, numSeqs;   // ragged batches only
   Value qPtr, qStrideBatch, qStrideSeq, qStrideHead; // pack-GQA: Q by plain loads
   std::optional<BiasArgs> bias;
+  /// FP8: the Q, K, V descales [batch, heads_kv] and their (batch, head)
+  /// strides.
+  Value descale[3], descaleStride[3][2];
 
   static KernelArgs get(LLVM::LLVMFuncOp fn, const AttentionKernelConfig &cfg) {
     KernelArgs a;
@@ -64,6 +67,9 @@ struct KernelArgs {
       if (cfg.returnLse)
         a.finalLse = next();
     }
+    if (cfg.isFp8())
+      for (Value &d : a.descale)
+        d = next();
     if (cfg.keyLengths)
       a.keyLengths = next();
     if (cfg.paged())
@@ -80,6 +86,10 @@ struct KernelArgs {
       b.strideRow = next();
       a.bias = b;
     }
+    if (cfg.isFp8())
+      for (auto &strides : a.descaleStride)
+        for (Value &st : strides)
+          st = next();
     a.seqQ = next();
     a.seqK = next();
     a.group = next();
@@ -131,6 +141,10 @@ private:
   /// Key tile of iteration t.
   Value keyTile(Value t) { return kb.add(tiles.first, t); }
   void load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t dim, int64_t bytes);
+  /// FP8: V^T's tile of iteration t, [vDim rows x blockN keys] (one box).
+  void loadValueT(Value t);
+  /// FP8: descale i (0 Q, 1 K, 2 V) of this tile's (batch, KV head).
+  Value loadDescale(int64_t i);
   /// Paged caches: the page holding key slot `key` of this batch and the
   /// row in it. The table column is clamped to max_pages - 1 (slots past a
   /// sequence's keys are masked, whatever page they come from); a page
@@ -194,9 +208,9 @@ void ForwardKernel::load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t di
   if (kRowBase)
     row = kb.add(kRowBase, row);
   if (!cfg.paged()) {
-    for (int64_t box = 0; box < dim / AttentionKernelConfig::kBox; ++box)
+    for (int64_t box = 0; box < dim / cfg.boxElems(); ++box)
       tmaLoad(kb, kb.sharedAt(tile, box * cfg.blockN * 128), tensorMap, full,
-              {kb.c32(64 * box), row, headKV, work.batch});
+              {kb.c32(cfg.boxElems() * box), row, headKV, work.batch});
     return;
   }
   // One box per page the tile spans; its rows land where one tall box
@@ -208,6 +222,18 @@ void ForwardKernel::load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t di
       tmaLoad(kb, kb.sharedAt(tile, box * cfg.blockN * 128 + part * rows * 128), tensorMap, full,
               {kb.c32(64 * box), inPage, headKV, page});
   }
+}
+
+void ForwardKernel::loadValueT(Value t) {
+  Value full = vPipe.acquire(t, cfg.vTileBytes());
+  Value key = kb.mul(keyTile(t), kb.c32(cfg.blockN));
+  tmaLoad(kb, vPipe.slot(t), args.tmV, full, {key, kb.c32(0), headKV, work.batch});
+}
+
+Value ForwardKernel::loadDescale(int64_t i) {
+  Value at = kb.add(kb.mul(kb.ext64(work.batch), args.descaleStride[i][0]),
+                    kb.mul(kb.ext64(headKV), args.descaleStride[i][1]));
+  return LLVM::LoadOp::create(kb.b, kb.f32, kb.globalAt(args.descale[i], at, kb.f32), 4);
 }
 
 std::pair<Value, Value> ForwardKernel::pageOf(Value key) {
@@ -325,7 +351,12 @@ void ForwardKernel::produceTile(Value qLoads) {
   kb.ifThen(any, [&] {
     // K_t, then V_{t-1}: the consumer needs K_t first and V_{t-1} one step later.
     auto loadK = [&](Value t) { load(kPipe, args.tmK, t, cfg.qkDim(), cfg.kTileBytes()); };
-    auto loadV = [&](Value t) { load(vPipe, args.tmV, t, cfg.vDim(), cfg.vTileBytes()); };
+    auto loadV = [&](Value t) {
+      if (cfg.isFp8())
+        loadValueT(t);
+      else
+        load(vPipe, args.tmV, t, cfg.vDim(), cfg.vTileBytes());
+    };
     // K_0 needs only a free K slot; Q waits until the consumers are done
     // with the previous tile's (a fresh barrier counts as phase -1 done).
     loadK(kb.c32(0));
@@ -333,9 +364,9 @@ void ForwardKernel::produceTile(Value qLoads) {
       mbarrierWait(kb, qEmptyBarrier(), kb.xori(kb.andi(qLoads, kb.c32(1)), kb.c32(1)));
     if (!cfg.packGqa()) { // packed Q: the consumers load it
       mbarrierArriveExpectTx(kb, qBarrier(), cfg.qTileBytes());
-      for (int64_t box = 0; box < cfg.qkDim() / AttentionKernelConfig::kBox; ++box)
+      for (int64_t box = 0; box < cfg.qkDim() / cfg.boxElems(); ++box)
         tmaLoad(kb, kb.sharedAt(base, box * cfg.blockM() * 128), args.tmQ, qBarrier(),
-                {kb.c32(64 * box), qRowBase ? kb.add(qRowBase, m0) : m0, work.head,
+                {kb.c32(cfg.boxElems() * box), qRowBase ? kb.add(qRowBase, m0) : m0, work.head,
                  work.batch});
     }
     kb.forLoop(kb.c32(1), tiles.count, {}, [&](Value t, ValueRange) {
@@ -464,7 +495,7 @@ void ForwardKernel::emitConsumer() {
 }
 
 void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
-  const int64_t DK = cfg.qkDim(), DV = cfg.vDim(), BN = cfg.blockN, BM = cfg.blockM();
+  const int64_t DV = cfg.vDim(), BN = cfg.blockN, BM = cfg.blockM();
   const int64_t nS = BN / 2, nO = DV / 2;
   Value c = me.c, lane = me.lane;
   Value wgRow0 = kb.add(m0, kb.mul(c, kb.c32(64)));
@@ -474,6 +505,13 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
   FragmentScores scores(kb, cfg, *rule, args.bias, work.batch, work.head, seqQ, seqK,
                         wgRow0, row0, laneCol, cfg.packGqa() ? args.group : Value());
   Value factor = scores.exponentFactor();
+  Value outScale; // FP8: O times V's descale
+  if (cfg.isFp8()) {
+    factor = kb.fmul(factor, kb.fmul(loadDescale(0), loadDescale(1)));
+    outScale = loadDescale(2);
+  }
+  // FP8: P scaled by 2^kFp8PShift before e4m3 (the LSE takes it out).
+  const int64_t pShift = cfg.isFp8() ? AttentionKernelConfig::kFp8PShift : 0;
   if (cfg.stashesLengths())
     scores.reloadLengthsWith([&] { return std::make_pair(reloadStash(0), reloadStash(1)); });
 
@@ -487,7 +525,8 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
     Value kDesc = wgmmaDescriptor(kb, kPipe.slot(t), 16, 1024);
     SmallVector<Value> acc;
     wgmmaFence(kb);
-    for (int64_t kk = 0; kk < DK / 16; ++kk) {
+    // A k-step is 32 bytes of a 128-byte row (16 bf16/f16 or 32 e4m3).
+    for (int64_t kk = 0; kk < cfg.qkSteps(); ++kk) {
       int64_t boxA = (kk / 4) * BM * 128, boxB = (kk / 4) * BN * 128, inRow = (kk % 4) * 32;
       acc = wgmmaSS(kb, acc, wgmmaDescriptorAdd(kb, qDesc, boxA + inRow),
                     wgmmaDescriptorAdd(kb, kDesc, boxB + inRow), BN, kk > 0,
@@ -501,14 +540,22 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
     if (wait)
       vPipe.wait(t);
     zeroValueTail(me, t);
-    // V is MN-major: LBO = next 64-wide dim box, SBO = next 8 kv rows.
-    Value vDesc = wgmmaDescriptor(kb, vPipe.slot(t), BN * 128, 1024);
     SmallVector<Value> acc(o.begin(), o.end());
     if (fence)
       wgmmaFence(kb);
-    for (int64_t kk = 0; kk < BN / 16; ++kk)
-      acc = wgmmaRS(kb, acc, p.slice(4 * kk, 4), wgmmaDescriptorAdd(kb, vDesc, kk * 16 * 128), DV,
-                    /*accumulate=*/true, /*bMNMajor=*/true, cfg.elem);
+    if (cfg.isFp8()) {
+      // V^T is K-major, [DV rows x 128 keys]: k-step kk is 32 bytes in.
+      Value vDesc = wgmmaDescriptor(kb, vPipe.slot(t), 16, 1024);
+      for (int64_t kk = 0; kk < BN / 32; ++kk)
+        acc = wgmmaRS(kb, acc, p.slice(4 * kk, 4), wgmmaDescriptorAdd(kb, vDesc, kk * 32), DV,
+                      /*accumulate=*/true, /*bMNMajor=*/false, cfg.elem);
+    } else {
+      // V is MN-major: LBO = next 64-wide dim box, SBO = next 8 kv rows.
+      Value vDesc = wgmmaDescriptor(kb, vPipe.slot(t), BN * 128, 1024);
+      for (int64_t kk = 0; kk < BN / 16; ++kk)
+        acc = wgmmaRS(kb, acc, p.slice(4 * kk, 4), wgmmaDescriptorAdd(kb, vDesc, kk * 16 * 128),
+                      DV, /*accumulate=*/true, /*bMNMajor=*/true, cfg.elem);
+    }
     wgmmaCommit(kb);
     return acc;
   };
@@ -536,6 +583,17 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
   };
   auto packP = [&](ArrayRef<Value> p) {
     SmallVector<Value> regs;
+    if (cfg.isFp8()) {
+      // k-step kk's A registers: rows r, r + 8 of the 8-column groups
+      // 4 kk .. 4 kk + 3, two groups per register (value_t's key order).
+      for (int64_t g = 0; g < nS / 4; g += 4)
+        for (int64_t half : {0, 2})
+          for (int64_t rowHalf : {0, 2}) {
+            int64_t a = 4 * (g + half) + rowHalf, b = a + 4;
+            regs.push_back(packQuadE4M3(kb, {p[a], p[a + 1], p[b], p[b + 1]}));
+          }
+      return regs;
+    }
     for (int64_t i = 0; i < nS; i += 2)
       regs.push_back(packPair(kb, p[i], p[i + 1], cfg.elem));
     return regs;
@@ -578,7 +636,7 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
             kPipe.release(t);
             s = scores.apply(keyTile(t), s);
             Value rescale[2];
-            softmaxStep(kb, s, rs, factor, rescale, /*first=*/false);
+            softmaxStep(kb, s, rs, factor, rescale, /*first=*/false, pShift);
             rescaleRows(kb, o, rescale);
             o = issuePV(t, o, packP(s), /*fence=*/true);
             wgmmaWait(kb, 0);
@@ -603,7 +661,7 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
         s = scores.apply(keyTile(t0), s);
         RowState rs0;
         Value unused[2];
-        softmaxStep(kb, s, rs0, factor, unused, /*first=*/true);
+        softmaxStep(kb, s, rs0, factor, unused, /*first=*/true, pShift);
         SmallVector<Value> loopInit(zeros);
         loopInit.append({rs0.max[0], rs0.max[1], rs0.sum[0], rs0.sum[1]});
         SmallVector<Value> p0 = packP(s);
@@ -624,7 +682,7 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
               kPipe.release(t);
               st_ = scores.apply(keyTile(t), st_);
               Value rescale[2];
-              softmaxStep(kb, st_, rs, factor, rescale, /*first=*/false);
+              softmaxStep(kb, st_, rs, factor, rescale, /*first=*/false, pShift);
               wgmmaWait(kb, 0);
               vPipe.release(tPrev);
               rescaleRows(kb, o, rescale);
@@ -686,6 +744,7 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
   ea.row0 = row0;
   ea.lane = lane;
   ea.exponentFactor = factor;
+  ea.outScale = outScale;
   ea.rowsMayBeNegative = cfg.slabTiles();
   storeEpilogue(kb, cfg, o, rs, ea);
 }
@@ -761,6 +820,8 @@ LLVM::LLVMFuncOp mlir::fa::nvvm_kernel::buildAttentionKernel(OpBuilder &builder,
     args.push_back(ptr);
   if (cfg.splitKv)
     args.append(cfg.returnLse ? 2 : 1, ptr);
+  if (cfg.isFp8())
+    args.append(3, ptr); // the descales
   if (cfg.keyLengths)
     args.push_back(ptr);
   if (cfg.paged())
@@ -770,6 +831,8 @@ LLVM::LLVMFuncOp mlir::fa::nvvm_kernel::buildAttentionKernel(OpBuilder &builder,
   unsigned numPtrs = args.size();
   if (cfg.bias)
     args.append({ptr, b.getI64Type(), b.getI64Type(), b.getI64Type()});
+  if (cfg.isFp8())
+    args.append(6, b.getI64Type()); // the descales' strides
   args.append({b.getI32Type(), b.getI32Type(), b.getI32Type()});
   if (cfg.splitKv)
     args.push_back(b.getI32Type());
@@ -805,9 +868,15 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   using llvm::json::Object;
   std::string dt = cfg.elemName();
   Array params;
+  const StringRef qkvDims[] = {"dim", "seq", "head", "batch"};
   if (!cfg.packGqa())
-    params.push_back(tensorMapParam("query", dt, cfg.blockM()));
-  if (cfg.paged()) {
+    params.push_back(tensorMapParam("query", dt, cfg.blockM(), qkvDims, cfg.boxElems()));
+  if (cfg.isFp8()) {
+    params.push_back(tensorMapParam("key", dt, cfg.blockN, qkvDims, cfg.boxElems()));
+    // V^T boxes: blockN keys (128 bytes) x the V head dim's rows.
+    params.push_back(tensorMapParam("value_t", dt, cfg.vDim(), {"seq", "dim", "head", "batch"},
+                                    cfg.blockN));
+  } else if (cfg.paged()) {
     for (const char *role : {cfg.keyRole(), cfg.valueRole()})
       params.push_back(tensorMapParam(role, dt, cfg.keyRowsPerLoad(), {"dim", "row", "head", "page"}));
   } else {
@@ -815,7 +884,7 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
     params.push_back(tensorMapParam("value", dt, cfg.blockN));
   }
   if (cfg.packGqa()) // 16-byte loads of Q rows: address and row strides aligned
-    params.push_back(Object{{"kind", "ptr"}, {"operand", "query"}, {"align", 16}});
+    params.push_back(alignedPtrParam("query"));
   params.push_back(ptrParam(cfg.splitKv ? "o_partial" : "output"));
   if (cfg.returnLse || cfg.splitKv)
     params.push_back(ptrParam(cfg.splitKv ? "lse_partial" : "lse"));
@@ -824,6 +893,10 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
     if (cfg.returnLse)
       params.push_back(ptrParam("lse"));
   }
+  static const char *const descales[3] = {"query_descale", "key_descale", "value_descale"};
+  if (cfg.isFp8())
+    for (const char *role : descales)
+      params.push_back(ptrParam(role));
   if (cfg.keyLengths)
     params.push_back(ptrParam("cache_seqlens"));
   if (cfg.paged())
@@ -836,6 +909,9 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
     params.push_back(Object{{"kind", "ptr"}, {"operand", "bias"}});
     appendStrideParams(params, "bias", {"batch", "head", "seq_q"});
   }
+  if (cfg.isFp8())
+    for (const char *role : descales)
+      appendStrideParams(params, role, {"batch", "head"});
   params.push_back(Object{{"kind", "i32"}, {"value", "seq_q"}});
   params.push_back(Object{{"kind", "i32"}, {"value", cfg.keySlotsExpr()}});
   params.push_back(Object{{"kind", "i32"}, {"value", "heads_q / heads_kv"}});
@@ -856,11 +932,7 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
     params.push_back(Object{{"kind", "i32"}, {"value", "heads_q"}});
     params.push_back(Object{{"kind", "i32"}, {"value", "batch"}});
   }
-  Object config = semanticsConfig(dt, cfg.bshd, cfg.headDim, cfg.headDimV, cfg.semantics);
-  config["return_lse"] = cfg.returnLse;
-  config["bias"] = cfg.bias.has_value();
-  if (cfg.bias)
-    config["bias_dtype"] = cfg.biasName();
+  Object config = forwardBundleConfig(cfg);
   if (cfg.splitKv)
     config["num_splits"] = cfg.numSplits;
   if (cfg.paged())
@@ -876,5 +948,18 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
       scratch.push_back(splitScratchEntry(cfg, name));
     root["scratch"] = std::move(scratch);
   }
+  if (cfg.isFp8())
+    root["scratch"] = Array{valueTransposeWorkspace(cfg, /*withInit=*/false)};
   return printJson(std::move(root));
+}
+
+llvm::json::Object mlir::fa::nvvm_kernel::forwardBundleConfig(const AttentionKernelConfig &cfg) {
+  llvm::json::Object config =
+      semanticsConfig(cfg.elemName(), cfg.bshd, cfg.headDim, cfg.headDimV, cfg.semantics);
+  config["out_dtype"] = AttentionKernelConfig::elemTypeName(cfg.outElem());
+  config["return_lse"] = cfg.returnLse;
+  config["bias"] = cfg.bias.has_value();
+  if (cfg.bias)
+    config["bias_dtype"] = cfg.biasName();
+  return config;
 }

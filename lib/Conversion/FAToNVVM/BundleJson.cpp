@@ -10,13 +10,13 @@ using llvm::json::Array;
 using llvm::json::Object;
 
 Object mlir::fa::nvvm_kernel::tensorMapParam(StringRef operand, StringRef dtype, int64_t rows,
-                                             ArrayRef<StringRef> dims) {
+                                             ArrayRef<StringRef> dims, int64_t boxInner) {
   Array dimNames;
   for (StringRef d : dims)
     dimNames.push_back(d.str());
   return Object{{"kind", "tensor_map"},
                 {"operand", operand.str()},
-                {"box", Array{AttentionKernelConfig::kBox, rows}},
+                {"box", Array{boxInner, rows}},
                 {"dims", std::move(dimNames)},
                 {"swizzle", "128B"},
                 {"dtype", dtype.str()}};
@@ -42,6 +42,10 @@ Object mlir::fa::nvvm_kernel::kernelBundleRoot(StringRef chip, StringRef cubinFi
 
 Object mlir::fa::nvvm_kernel::ptrParam(StringRef operand) {
   return Object{{"kind", "ptr"}, {"operand", operand.str()}};
+}
+
+Object mlir::fa::nvvm_kernel::alignedPtrParam(StringRef operand) {
+  return Object{{"kind", "ptr"}, {"operand", operand.str()}, {"align", 16}};
 }
 
 Object mlir::fa::nvvm_kernel::i32Param(StringRef value) {

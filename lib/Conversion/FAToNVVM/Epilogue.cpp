@@ -6,9 +6,11 @@
 using namespace mlir;
 using namespace mlir::fa::nvvm_kernel;
 
-/// O /= row sum, and (withLse) the natural-log LSE of the two rows.
+/// O *= outScale / row sum (outScale null: 1), and (withLse) the
+/// natural-log LSE of the two rows, whose P were scaled by 2^log2Shift.
 static void normalizeRows(KernelBuilder &kb, SmallVectorImpl<Value> &o, RowState &state,
-                          Value exponentFactor, bool withLse, Value lse[2]) {
+                          Value exponentFactor, bool withLse, Value lse[2],
+                          int64_t log2Shift = 0, Value outScale = Value()) {
   Value zero = kb.cf32(0.0);
   Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
   Value inv[2];
@@ -16,11 +18,15 @@ static void normalizeRows(KernelBuilder &kb, SmallVectorImpl<Value> &o, RowState
     Value sum = quadReduceSum(kb, state.sum[r]);
     // Fully masked rows (sum 0): output 0 and log-sum-exp -inf, never NaN.
     Value empty = kb.fcmp(arith::CmpFPredicate::OEQ, sum, zero);
-    inv[r] = kb.select(empty, zero, kb.rcp(sum));
+    Value rcp = kb.rcp(sum);
+    inv[r] = kb.select(empty, zero, outScale ? kb.fmul(rcp, outScale) : rcp);
     if (withLse) {
       Value safeSum = kb.select(empty, kb.cf32(1.0), sum);
       Value safeMax = kb.select(empty, zero, state.max[r]);
-      Value lse2 = kb.fma(safeMax, exponentFactor, kb.log2(safeSum));
+      Value log2Sum = kb.log2(safeSum);
+      if (log2Shift)
+        log2Sum = kb.fadd(log2Sum, kb.cf32(-static_cast<double>(log2Shift)));
+      Value lse2 = kb.fma(safeMax, exponentFactor, log2Sum);
       lse[r] = kb.select(empty, negInf, kb.fmul(lse2, kb.cf32(0.6931471805599453)));
     }
   }
@@ -41,12 +47,13 @@ Value mlir::fa::nvvm_kernel::lseIndex(KernelBuilder &kb, const RowCoords &c) {
 /// (bf16/f16) from element `first` of `outPtr`.
 static void storeOutputRow(KernelBuilder &kb, const AttentionKernelConfig &cfg,
                            SmallVectorImpl<Value> &o, int r, Value outPtr, Value first) {
-  Type half = cfg.elem == ElemType::BF16 ? Type(kb.b.getBF16Type()) : Type(kb.b.getF16Type());
+  ElemType out = cfg.outElem();
+  Type half = out == ElemType::BF16 ? Type(kb.b.getBF16Type()) : Type(kb.b.getF16Type());
   for (size_t i = 0; i < o.size(); i += 2) {
     // Columns of the zero-filled padding up to whole 64-column boxes.
     if (fragRowHalf(i) != r || fragColOffset(i) >= cfg.headDimV)
       continue;
-    Value packed = packPair(kb, o[i], o[i + 1], cfg.elem);
+    Value packed = packPair(kb, o[i], o[i + 1], out);
     Value p = kb.globalAt(outPtr, kb.add(first, kb.c64(fragColOffset(i))), half);
     LLVM::StoreOp::create(kb.b, packed, p, /*alignment=*/4);
   }
@@ -56,7 +63,8 @@ void mlir::fa::nvvm_kernel::storeEpilogue(KernelBuilder &kb, const AttentionKern
                                           SmallVectorImpl<Value> &o, RowState &state,
                                           const EpilogueArgs &args) {
   Value lse[2];
-  normalizeRows(kb, o, state, args.exponentFactor, cfg.returnLse, lse);
+  normalizeRows(kb, o, state, args.exponentFactor, cfg.returnLse, lse,
+                cfg.isFp8() ? AttentionKernelConfig::kFp8PShift : 0, args.outScale);
 
   Value colBase = kb.ext64(kb.mul(kb.andi(args.lane, kb.c32(3)), kb.c32(2)));
   RowCoords coords{kb.ext64(args.batch), kb.ext64(args.head), kb.ext64(args.numHeads),

@@ -31,13 +31,44 @@ static std::optional<BiasType> biasTypeOf(Type t) {
   return std::nullopt;
 }
 
-/// The element type both kernels take, or none.
-static std::optional<ElemType> elemTypeOf(Type e) {
+/// The element type both kernels take (the dense forward also e4m3), or
+/// none.
+static std::optional<ElemType> elemTypeOf(Type e, bool allowFp8 = false) {
   if (e.isBF16())
     return ElemType::BF16;
   if (e.isF16())
     return ElemType::F16;
+  if (allowFp8 && isa<Float8E4M3FNType>(e))
+    return ElemType::E4M3;
   return std::nullopt;
+}
+
+/// FP8 forward: what the sm_90a kernel takes beyond the 16-bit one's, or
+/// an error naming what it does not do (yet).
+LogicalResult checkFp8Forward(AttentionOp op, AttentionKernelConfig &cfg) {
+  auto fail = [&](const Twine &what) {
+    return op.emitOpError("convert-fa-to-nvvm: ") << what, failure();
+  };
+  std::optional<ElemType> out =
+      elemTypeOf(cast<ShapedType>(op.getOutput().getType()).getElementType());
+  if (!out)
+    return fail("the output of f8E4M3FN inputs must be bf16 or f16 for the sm_90a kernel");
+  cfg.fp8OutElem = *out;
+  if (op.getDescaleBlock())
+    return fail("per-block descales (descale_block) are not supported by the sm_90a FP8 "
+                "kernel yet; it takes per-tensor or per-(batch, kv-head) descales");
+  if (op.getBias())
+    return fail("a bias with f8E4M3FN inputs is not supported by the sm_90a kernel");
+  if (op.getSoftcap())
+    return fail("softcap with f8E4M3FN inputs is not supported by the sm_90a kernel yet");
+  if (op.getNumSplits())
+    return fail("num_splits with f8E4M3FN inputs is not supported by the sm_90a kernel yet");
+  auto qTy = cast<ShapedType>(op.getQuery().getType());
+  auto vTy = cast<ShapedType>(op.getValue().getType());
+  if (qTy.getDimSize(3) % 16 || vTy.getDimSize(3) % 16)
+    return fail("head dims of f8E4M3FN Q, K and V must be multiples of 16 for the sm_90a "
+                "kernel (16-byte rows of V^T chunks and TMA boxes)");
+  return success();
 }
 
 /// TMA rows must be whole multiples of 16 bytes; one wgmma is at most 256 wide.
@@ -80,24 +111,24 @@ FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVM
   auto oTy = cast<RankedTensorType>(op.getOutput().getType());
   AttentionKernelConfig cfg;
   Type e = qTy.getElementType();
-  std::optional<ElemType> elem = elemTypeOf(e);
+  std::optional<ElemType> elem = elemTypeOf(e, /*allowFp8=*/true);
   if (!elem)
-    return fail("element type must be bf16 or f16 for the sm_90a kernel");
+    return fail("element type must be bf16, f16 or f8E4M3FN for the sm_90a kernel");
   cfg.elem = *elem;
-  if (oTy.getElementType() != e)
+  if (cfg.elem != ElemType::E4M3 && oTy.getElementType() != e)
     return fail("output element type must match the inputs");
   if (qTy.getRank() != 4 || vTy.getRank() != 4)
     return fail("Q, K and V must be rank 4");
   int64_t d = qTy.getDimSize(3), dv = vTy.getDimSize(3);
   if (failed(checkForwardHeadDims(op, d, dv)))
     return failure();
+  if (cfg.isFp8() && failed(checkFp8Forward(op, cfg)))
+    return failure();
   if (Value bias = op.getBias()) {
     cfg.bias = biasTypeOf(cast<ShapedType>(bias.getType()).getElementType());
     if (!cfg.bias)
       return fail("bias element type must be f32, bf16 or f16");
   }
-  if (op.getQueryDescale() || op.getKeyDescale() || op.getValueDescale())
-    return fail("descales (fp8) are not supported by the sm_90a kernel yet");
   if (failed(checkForwardOptions(op, opts)))
     return failure();
   cfg.headDim = d;
@@ -326,7 +357,27 @@ private:
       return failure();
     if (cfg->splitKv)
       return lowerSplit(op.getLoc(), *cfg, "attention_fwd");
+    if (cfg->isFp8())
+      return lowerFp8(op.getLoc(), *cfg);
     return lowerForward(op.getLoc(), *cfg);
+  }
+
+  /// An FP8 forward: the V^T pre-kernel and the attention kernel in one
+  /// gpu.module, a sequence (named like it) and their bundles.
+  std::string lowerFp8(Location loc, const AttentionKernelConfig &cfg) {
+    std::string name = cfg.kernelName();
+    return lowerOnce(loc, name, "+ptx80", [&](OpBuilder &builder, Block &body) {
+      buildTransposeValueKernel(builder, loc, body, cfg);
+      buildAttentionKernel(builder, loc, body, cfg);
+      std::string cubin = name + ".cubin";
+      SmallVector<NamedAttribute> files{
+          builder.getNamedAttr(name, builder.getStringAttr(fp8SequenceJson(cfg, chip))),
+          builder.getNamedAttr(name + "_transpose_v",
+                               builder.getStringAttr(transposeValueBundleJson(cfg, chip, cubin))),
+          builder.getNamedAttr(cfg.attentionKernelName(),
+                               builder.getStringAttr(bundleJson(cfg, chip, cubin)))};
+      bundles.push_back(builder.getNamedAttr(name, builder.getDictionaryAttr(files)));
+    });
   }
 
   /// The forward of a ragged batch: one bundle.

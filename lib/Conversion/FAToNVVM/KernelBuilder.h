@@ -22,7 +22,10 @@
 
 namespace mlir::fa::nvvm_kernel {
 
-enum class ElemType { BF16, F16 };
+/// Element types of the operands a kernel reads: 16-bit, or FP8 e4m3
+/// (k32 wgmma steps; K-major operands only).
+enum class ElemType { BF16, F16, E4M3 };
+inline int64_t elemBytes(ElemType e) { return e == ElemType::E4M3 ? 1 : 2; }
 
 /// The shared ScalarBuilder on i32 (what the semantic layer emits into),
 /// plus shared memory pointers, special registers and structured control flow.
@@ -123,16 +126,21 @@ Value wgmmaDescriptorAdd(KernelBuilder &kb, Value desc, int64_t bytes);
 void wgmmaFence(KernelBuilder &kb);
 void wgmmaCommit(KernelBuilder &kb);
 void wgmmaWait(KernelBuilder &kb, int64_t pending);
-/// acc = A B (+ acc): m64 x n x k16, A and B in shared memory (SS). acc
-/// holds n/2 f32 values; `accumulate` false ignores the incoming acc.
+/// acc = A B (+ acc): m64 x n x k16 (k32 for E4M3), A and B in shared
+/// memory (SS). acc holds n/2 f32 values; `accumulate` false ignores the
+/// incoming acc. E4M3 operands must be K-major (bMNMajor false).
 SmallVector<Value> wgmmaSS(KernelBuilder &kb, ValueRange acc, Value descA, Value descB,
                            int64_t n, bool accumulate, bool bMNMajor, ElemType elem);
-/// acc = A B + acc with A (4 x b32 of packed 16-bit pairs) in registers (RS),
-/// emitted as inline PTX since nvvm.wgmma.mma_async is SS only.
+/// acc = A B + acc with A (4 x b32 of packed 16-bit pairs, or of e4m3
+/// quads: packQuadE4M3) in registers (RS), emitted as inline PTX since
+/// nvvm.wgmma.mma_async is SS only.
 SmallVector<Value> wgmmaRS(KernelBuilder &kb, ValueRange acc, ValueRange aRegs, Value descB,
                            int64_t n, bool accumulate, bool bMNMajor, ElemType elem);
 /// Two f32 -> one b32 holding two bf16/f16 (lo in bits 0-15).
 Value packPair(KernelBuilder &kb, Value lo, Value hi, ElemType elem);
+/// Four f32 -> one b32 of four e4m3 (v[0] in bits 0-7), rounded to nearest
+/// and saturated to +-448 (cvt.rn.satfinite.e4m3x2.f32).
+Value packQuadE4M3(KernelBuilder &kb, ArrayRef<Value> v);
 
 /// Row and column of accumulator register i of an m64nN f32 fragment (checked
 /// on the H200): row = 16 warp + lane/4 + 8 ((i >> 1) & 1),
@@ -199,8 +207,9 @@ void maskScores(KernelBuilder &kb, SmallVectorImpl<Value> &s, Value colLo[2], Va
 /// per-row rescale factor for O in `rescale`, and overwrites S with P (f32).
 /// P = exp2(factor * (S - max)): `factor` is log2(e) * scale when S holds raw
 /// q.k (Log2Score::linearFactor), 1 when S is already in the log2 domain.
+/// `log2Shift`: P (and so the sums) are 2^log2Shift times that.
 void softmaxStep(KernelBuilder &kb, SmallVectorImpl<Value> &s, RowState &state,
-                 Value factor, Value rescale[2], bool first);
+                 Value factor, Value rescale[2], bool first, int64_t log2Shift = 0);
 /// Multiplies O fragments by the per-row factors.
 void rescaleRows(KernelBuilder &kb, SmallVectorImpl<Value> &o, Value factor[2]);
 /// Butterfly max/sum over the 4 lanes of a quad (they share rows).

@@ -42,6 +42,13 @@ void AttentionKernelConfig::planTiles() {
   // and a static schedule, even in snake order, ran mixed lengths at 0.78
   // of the hardware's one tile per CTA (docs/Inference.md, run 5).
   persistent = !bias && qkDim() <= 128 && qkDim() == vDim() && !(varlen && semantics.hasMask());
+  if (isFp8()) {
+    // One 128-byte swizzle row of e4m3 keys per V^T row: P V's k-steps
+    // need whole rows. At head dim 256 the accumulators take 208 of the
+    // 240 registers (O 128, S 64, P 16).
+    blockN = 128;
+    return;
+  }
   for (int64_t n : {128, 112, 96, 80, 64, 48, 32}) {
     blockN = n;
     // A bias tile is loaded into registers beside S (another n/2).
@@ -125,6 +132,8 @@ std::string AttentionKernelConfig::kernelName() const {
   n += semanticsTag(semantics);
   if (bias)
     n += std::string("_bias") + biasName();
+  if (isFp8())
+    n += std::string("_o") + elemTypeName(fp8OutElem);
   if (returnLse)
     n += "_lse";
   n += llvm::formatv("_m{0}n{1}s{2}{3}{4}", blockM(), blockN, stages, overlap ? "o" : "",
@@ -143,5 +152,6 @@ std::string AttentionKernelConfig::kernelName() const {
 }
 
 std::string AttentionKernelConfig::attentionKernelName() const {
-  return kernelName() + (splitKv ? "_partial" : "");
+  // (A split-KV or FP8 sequence is named kernelName().)
+  return kernelName() + (splitKv ? "_partial" : isFp8() ? "_main" : "");
 }

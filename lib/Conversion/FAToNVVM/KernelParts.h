@@ -40,7 +40,13 @@ enum class BiasType { F32, BF16, F16 };
 /// Everything the forward kernel is specialised on. Sequence lengths, batch
 /// and head counts stay dynamic (kernel parameters and grid).
 struct AttentionKernelConfig {
-  ElemType elem = ElemType::BF16;
+  ElemType elem = ElemType::BF16; // of Q, K, V (and O unless E4M3)
+  /// FP8 (elem E4M3, docs/HopperKernel.md "FP8 forward"): O's type, and
+  /// the descales of Q, K, V ([batch, heads_kv] f32 through strides) that
+  /// the scores and O are multiplied by. V is read as V^T, a workspace the
+  /// sequence's first kernel writes (buildTransposeValueKernel), since FP8
+  /// wgmma takes K-major operands only.
+  ElemType fp8OutElem = ElemType::BF16;
   int64_t headDim = 128;  // of Q and K
   int64_t headDimV = 128; // of V and O
   bool bshd = false;      // layout of Q, K, V, O; else bhsd
@@ -86,6 +92,15 @@ struct AttentionKernelConfig {
   /// Query rows per CTA.
   int64_t blockM() const { return 64 * consumers; }
   static constexpr int64_t kBox = 64; // 16-bit elements per 128B-swizzled row
+  bool isFp8() const { return elem == ElemType::E4M3; }
+  ElemType outElem() const { return isFp8() ? fp8OutElem : elem; }
+  /// Elements per 128B-swizzled row (a TMA box's inner extent): kBox, or
+  /// 128 e4m3.
+  int64_t boxElems() const { return 128 / elemBytes(elem); }
+  /// FP8: P is scaled by 2^kFp8PShift before it is rounded to e4m3 (its
+  /// largest value 256 < 448), so that probabilities down to 2^-14 stay
+  /// normal numbers; O's normalisation cancels it, the LSE subtracts it.
+  static constexpr int64_t kFp8PShift = 8;
   /// Dynamic shared memory an sm_90a CTA may use.
   static constexpr int64_t kSharedMemoryLimit = 227 * 1024;
 
@@ -130,12 +145,16 @@ struct AttentionKernelConfig {
   std::string kernelName() const;
   /// The attention kernel's symbol: kernelName(), "_partial" with split-KV.
   std::string attentionKernelName() const;
-  /// Head dims rounded up to whole 64-column boxes; TMA zero-fills the rest.
-  int64_t qkDim() const { return llvm::alignTo(headDim, kBox); }
+  /// Head dims rounded up to whole boxes (V's: 64 columns, or FP8 V^T's
+  /// rows); TMA zero-fills the rest.
+  int64_t qkDim() const { return llvm::alignTo(headDim, boxElems()); }
   int64_t vDim() const { return llvm::alignTo(headDimV, kBox); }
-  int64_t qTileBytes() const { return blockM() * qkDim() * 2; }
-  int64_t kTileBytes() const { return blockN * qkDim() * 2; }
-  int64_t vTileBytes() const { return blockN * vDim() * 2; }
+  /// The k-steps of Q K^T: 16 elements (32 for e4m3) each, the padding up
+  /// to a whole box skipped where the step size allows.
+  int64_t qkSteps() const { return llvm::divideCeil(headDim, 16 * 2 / elemBytes(elem)); }
+  int64_t qTileBytes() const { return blockM() * qkDim() * elemBytes(elem); }
+  int64_t kTileBytes() const { return blockN * qkDim() * elemBytes(elem); }
+  int64_t vTileBytes() const { return blockN * vDim() * elemBytes(elem); }
   /// Offsets inside the (1024-aligned) dynamic shared memory.
   int64_t kOffset() const { return qTileBytes(); }
   int64_t vOffset() const { return kOffset() + stages * kTileBytes(); }
@@ -158,7 +177,10 @@ struct AttentionKernelConfig {
   int64_t sharedMemoryBytes() const {
     return stashOffset() + (stashesLengths() ? 16 : 0) + 1024;
   }
-  const char *elemName() const { return elem == ElemType::BF16 ? "bf16" : "f16"; }
+  const char *elemName() const { return elemTypeName(elem); }
+  static const char *elemTypeName(ElemType e) {
+    return e == ElemType::BF16 ? "bf16" : e == ElemType::F16 ? "f16" : "f8e4m3fn";
+  }
   const char *biasName() const;
   int64_t biasBytes() const { return bias == BiasType::F32 ? 4 : 2; }
 };
@@ -353,6 +375,8 @@ struct EpilogueArgs {
   Value lane;  // lane id (0..31)
   bool rowsMayBeNegative = false; // a first block that starts before row 0
   Value exponentFactor;
+  /// FP8: V's descale, which O is multiplied by (null otherwise).
+  Value outScale;
   /// Ragged batches: rows [0, seqQ) of the sequence are packed rows
   /// rowBase + row of an O [1, packedSeqQ, heads, dv] and LSE [1, heads,
   /// packedSeqQ]; null otherwise.
@@ -438,6 +462,24 @@ std::string appendKernelName(const AttentionKernelConfig &cfg);
 std::string appendBundleJson(const AttentionKernelConfig &cfg, StringRef chip,
                              StringRef cubinFile);
 
+/// FP8: the pre-kernel `cfg.kernelName() + "_transpose_v"` that writes
+/// value_t [batch, heads_kv, head_dim_v, valueTKeys] from V, keys permuted
+/// within each 16 (fp8ValueKey) so that P's accumulator registers are the
+/// e4m3 A operand of P V as they are (TransposeV.cpp); its bundle JSON, the
+/// sequence's, and value_t's workspace entry.
+void buildTransposeValueKernel(OpBuilder &builder, Location loc, Block &moduleBody,
+                               const AttentionKernelConfig &cfg);
+std::string transposeValueBundleJson(const AttentionKernelConfig &cfg, StringRef chip,
+                                     StringRef cubinFile);
+std::string fp8SequenceJson(const AttentionKernelConfig &cfg, StringRef chip);
+llvm::json::Object valueTransposeWorkspace(const AttentionKernelConfig &cfg, bool withInit);
+/// value_t's key extent: seq_k rounded up to whole 64-key pre-kernel tiles.
+constexpr const char *kValueTKeys = "ceildiv(seq_k, 64) * 64";
+/// The key of V that column j of a 16-key group of value_t holds: P's
+/// accumulator registers hold keys (2 t, 2 t + 1, 2 t + 8, 2 t + 9) of each
+/// 16 where the e4m3 A operand wants (4 t .. 4 t + 3).
+inline int64_t fp8ValueKey(int64_t j) { return 2 * (j / 4) + (j & 1) + 8 * ((j >> 1) & 1); }
+
 /// Appends to `moduleBody` the kernel `cfg.kernelName()` as an llvm.func plus
 /// its shared memory symbol.
 LLVM::LLVMFuncOp buildAttentionKernel(OpBuilder &builder, Location loc, Block &moduleBody,
@@ -448,7 +490,8 @@ LLVM::LLVMFuncOp buildAttentionKernel(OpBuilder &builder, Location loc, Block &m
 /// A tensor_map parameter over a rank-4 operand: 128B-swizzled boxes of
 /// [64 elements x rows]; `dims` innermost first (default: a Q/K/V/O role's).
 llvm::json::Object tensorMapParam(StringRef operand, StringRef dtype, int64_t rows,
-                                  ArrayRef<StringRef> dims = {"dim", "seq", "head", "batch"});
+                                  ArrayRef<StringRef> dims = {"dim", "seq", "head", "batch"},
+                                  int64_t boxInner = AttentionKernelConfig::kBox);
 /// A kernel bundle's fields (one CTA per cluster); the caller adds any
 /// `scratch`.
 llvm::json::Object kernelBundleRoot(StringRef chip, StringRef cubinFile, StringRef kernel,
@@ -457,6 +500,9 @@ llvm::json::Object kernelBundleRoot(StringRef chip, StringRef cubinFile, StringR
                                     llvm::json::Array params);
 /// A ptr parameter of `operand`; an i32 parameter of the expression `value`.
 llvm::json::Object ptrParam(StringRef operand);
+/// A ptr parameter whose address and strides the kernel reads 16 bytes at
+/// a time from (the runtime checks the alignment).
+llvm::json::Object alignedPtrParam(StringRef operand);
 llvm::json::Object i32Param(StringRef value);
 /// i64 parameters "stride(operand, dim)" for each of `dims`.
 void appendStrideParams(llvm::json::Array &params, StringRef operand, ArrayRef<StringRef> dims);
@@ -466,6 +512,8 @@ llvm::json::Object semanticsConfig(StringRef dtype, bool bshd, int64_t headDim, 
 /// Indented JSON text.
 std::string printJson(llvm::json::Value value);
 
+/// The `config` of a forward kernel's bundle (an FP8 sequence's too).
+llvm::json::Object forwardBundleConfig(const AttentionKernelConfig &cfg);
 /// The bundle JSON (docs/BundleFormat.md) for the kernel, with `cubinFile`.
 std::string bundleJson(const AttentionKernelConfig &cfg, StringRef chip, StringRef cubinFile);
 

@@ -56,7 +56,7 @@ void mlir::fa::nvvm_kernel::maskScores(KernelBuilder &kb, SmallVectorImpl<Value>
 
 void mlir::fa::nvvm_kernel::softmaxStep(KernelBuilder &kb, SmallVectorImpl<Value> &s,
                                         RowState &state, Value factor, Value rescale[2],
-                                        bool first) {
+                                        bool first, int64_t log2Shift) {
   Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
   Value zero = kb.cf32(0.0);
   Value negScaledMax[2];
@@ -76,8 +76,13 @@ void mlir::fa::nvvm_kernel::softmaxStep(KernelBuilder &kb, SmallVectorImpl<Value
       rescale[r] = kb.exp2(kb.fma(state.max[r], factor, negScaledMax[r]));
     state.max[r] = mNew;
   }
+  // P alone takes the shift; the rescale of O and the sums stays exact.
+  Value pOffset[2] = {negScaledMax[0], negScaledMax[1]};
+  if (log2Shift)
+    for (Value &v : pOffset)
+      v = kb.fadd(v, kb.cf32(static_cast<double>(log2Shift)));
   for (size_t i = 0; i < s.size(); ++i)
-    s[i] = kb.exp2(kb.fma(s[i], factor, negScaledMax[fragRowHalf(i)]));
+    s[i] = kb.exp2(kb.fma(s[i], factor, pOffset[fragRowHalf(i)]));
   for (int r = 0; r < 2; ++r) {
     SmallVector<Value> row;
     for (size_t i = 0; i < s.size(); ++i)

@@ -5,7 +5,8 @@
 // Checked on the H200 (test/Device/primitives):
 //  * K-major operand, 128B swizzle, rows of 64 x 16-bit = 128 B: SBO = 1024
 //    (next 8-row group), LBO unused (16); k-step kk of 16 elements starts
-//    (kk % 4) * 32 B into the row, box kk / 4 of the tile.
+//    (kk % 4) * 32 B into the row, box kk / 4 of the tile. The same bytes
+//    for e4m3 rows of 128 x 8-bit with k-steps of 32 elements.
 //  * MN-major B (V in P V: [kv, dim] with dim contiguous): start = row
 //    16 kk of the tile, SBO = 1024 (next 8 kv rows), LBO = distance to the
 //    next 64-wide dim box. Swapping LBO and SBO gives wrong results
@@ -65,11 +66,13 @@ SmallVector<Value> mlir::fa::nvvm_kernel::wgmmaSS(KernelBuilder &kb, ValueRange 
   MLIRContext *ctx = kb.b.getContext();
   auto ty = accStructType(kb, n / 2);
   Value in = accumulate ? packStruct(kb, ty, acc) : Value(LLVM::ZeroOp::create(kb.b, ty));
-  auto t = NVVM::WGMMATypesAttr::get(ctx, elem == ElemType::BF16 ? NVVM::WGMMATypes::bf16
-                                                                 : NVVM::WGMMATypes::f16);
+  NVVM::WGMMATypes type = elem == ElemType::BF16  ? NVVM::WGMMATypes::bf16
+                          : elem == ElemType::F16 ? NVVM::WGMMATypes::f16
+                                                  : NVVM::WGMMATypes::e4m3;
+  auto t = NVVM::WGMMATypesAttr::get(ctx, type);
   auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
   auto op = NVVM::WgmmaMmaAsyncOp::create(
-      kb.b, ty, in, descA, descB, NVVM::MMAShapeAttr::get(ctx, 64, n, 16), t, t,
+      kb.b, ty, in, descA, descB, NVVM::MMAShapeAttr::get(ctx, 64, n, 32 / elemBytes(elem)), t, t,
       NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
       NVVM::WGMMAScaleOutAttr::get(ctx, accumulate ? NVVM::WGMMAScaleOut::one
                                                    : NVVM::WGMMAScaleOut::zero),
@@ -94,12 +97,14 @@ SmallVector<Value> mlir::fa::nvvm_kernel::wgmmaRS(KernelBuilder &kb, ValueRange 
   // Tied inputs take operand numbers count .. 2 count - 1.
   for (int64_t i = 0; i < 4; ++i)
     a += (i ? ", $" : "$") + std::to_string(2 * count + i);
-  const char *e = elem == ElemType::BF16 ? "bf16" : "f16";
+  const char *e = elem == ElemType::BF16 ? "bf16" : elem == ElemType::F16 ? "f16" : "e4m3";
+  // 8-bit types take no transpose immediate: B is K-major.
+  std::string trans = elem == ElemType::E4M3 ? "" : std::string(", ") + (bMNMajor ? "1" : "0");
   std::string asmStr = "{\n.reg .pred p;\nsetp.ne.b32 p, " + std::to_string(accumulate ? 1 : 0) +
-                       ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
-                       "k16.f32." + e + "." + e + " {" + d + "}, {" + a + "}, $" +
-                       std::to_string(2 * count + 4) + ", p, 1, 1, " +
-                       std::to_string(bMNMajor ? 1 : 0) + ";\n}\n";
+                       ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k" +
+                       std::to_string(32 / elemBytes(elem)) + ".f32." + e + "." + e + " {" + d +
+                       "}, {" + a + "}, $" + std::to_string(2 * count + 4) + ", p, 1, 1" + trans +
+                       ";\n}\n";
   std::string cons;
   for (int64_t i = 0; i < count; ++i)
     cons += "=f,";
@@ -132,4 +137,18 @@ Value mlir::fa::nvvm_kernel::packPair(KernelBuilder &kb, Value lo, Value hi, Ele
   v = LLVM::InsertElementOp::create(kb.b, v, hi, kb.c32(1));
   Value h = LLVM::FPTruncOp::create(kb.b, v2h, v);
   return LLVM::BitcastOp::create(kb.b, kb.i32, h);
+}
+
+Value mlir::fa::nvvm_kernel::packQuadE4M3(KernelBuilder &kb, ArrayRef<Value> v) {
+  // cvt ...e4m3x2.f32 d, a, b puts a in the upper byte of d. Pure: LLVM may
+  // schedule it freely.
+  auto op = LLVM::InlineAsmOp::create(
+      kb.b, TypeRange{kb.i32}, ValueRange{v[0], v[1], v[2], v[3]},
+      "{\n.reg .b16 lo, hi;\ncvt.rn.satfinite.e4m3x2.f32 lo, $2, $1;\n"
+      "cvt.rn.satfinite.e4m3x2.f32 hi, $4, $3;\nmov.b32 $0, {lo, hi};\n}",
+      "=r,f,f,f,f", /*has_side_effects=*/false, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(kb.b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  return op.getResult(0);
 }

@@ -1,7 +1,7 @@
 // RUN: fa-opt %s --split-input-file --convert-fa-to-nvvm --verify-diagnostics
 
 func.func @f32(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>) -> tensor<1x4x128x64xf32> {
-  // expected-error @+1 {{convert-fa-to-nvvm: element type must be bf16 or f16 for the sm_90a kernel}}
+  // expected-error @+1 {{convert-fa-to-nvvm: element type must be bf16, f16 or f8E4M3FN for the sm_90a kernel}}
   %o = fa.attention %q, %k, %v : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>
   return %o : tensor<1x4x128x64xf32>
 }
@@ -133,10 +133,50 @@ func.func @varlen_head_dim(%q: tensor<?x8x60xbf16>, %k: tensor<?x2x60xbf16>, %v:
 
 // -----
 
-// FP8 in any descale form (here per block) is refused: its element type
-// comes first (only f8E4M3FN takes descales, so that check decides).
+// FP8: the sm_90a kernel takes per-tensor and per-(batch, kv-head)
+// descales (convert-fa-to-nvvm-fp8.mlir); per block is refused.
 func.func @fp8_block_descales(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64xf8E4M3FN>, %v: tensor<1x4x128x64xf8E4M3FN>, %dq: tensor<1x4x2xf32>, %dk: tensor<1x4x1xf32>) -> tensor<1x4x128x64xbf16> {
-  // expected-error @+1 {{convert-fa-to-nvvm: element type must be bf16 or f16 for the sm_90a kernel}}
+  // expected-error @+1 {{convert-fa-to-nvvm: per-block descales (descale_block) are not supported by the sm_90a FP8 kernel yet; it takes per-tensor or per-(batch, kv-head) descales}}
   %o = fa.attention %q, %k, %v : tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN> descale(%dq, %dk, %dk : tensor<1x4x2xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>) {descale_block = array<i64: 64, 128>} -> tensor<1x4x128x64xbf16>
+  return %o : tensor<1x4x128x64xbf16>
+}
+
+// -----
+
+func.func @fp8_f32_output(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64xf8E4M3FN>, %v: tensor<1x4x128x64xf8E4M3FN>, %d: tensor<f32>) -> tensor<1x4x128x64xf32> {
+  // expected-error @+1 {{convert-fa-to-nvvm: the output of f8E4M3FN inputs must be bf16 or f16 for the sm_90a kernel}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN> descale(%d, %d, %d : tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<1x4x128x64xf32>
+  return %o : tensor<1x4x128x64xf32>
+}
+
+// -----
+
+func.func @fp8_softcap(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64xf8E4M3FN>, %v: tensor<1x4x128x64xf8E4M3FN>, %d: tensor<f32>) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: softcap with f8E4M3FN inputs is not supported by the sm_90a kernel yet}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN> descale(%d, %d, %d : tensor<f32>, tensor<f32>, tensor<f32>) {softcap = 30.0 : f32} -> tensor<1x4x128x64xbf16>
+  return %o : tensor<1x4x128x64xbf16>
+}
+
+// -----
+
+func.func @fp8_bias(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64xf8E4M3FN>, %v: tensor<1x4x128x64xf8E4M3FN>, %b: tensor<1x4x128x128xf32>, %d: tensor<f32>) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: a bias with f8E4M3FN inputs is not supported by the sm_90a kernel}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN> bias(%b : tensor<1x4x128x128xf32>) descale(%d, %d, %d : tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<1x4x128x64xbf16>
+  return %o : tensor<1x4x128x64xbf16>
+}
+
+// -----
+
+func.func @fp8_head_dim_72(%q: tensor<1x4x128x72xf8E4M3FN>, %k: tensor<1x4x128x72xf8E4M3FN>, %v: tensor<1x4x128x72xf8E4M3FN>, %d: tensor<f32>) -> tensor<1x4x128x72xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: head dims of f8E4M3FN Q, K and V must be multiples of 16 for the sm_90a kernel}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x72xf8E4M3FN>, tensor<1x4x128x72xf8E4M3FN>, tensor<1x4x128x72xf8E4M3FN> descale(%d, %d, %d : tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<1x4x128x72xbf16>
+  return %o : tensor<1x4x128x72xbf16>
+}
+
+// -----
+
+func.func @fp8_num_splits(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64xf8E4M3FN>, %v: tensor<1x4x128x64xf8E4M3FN>, %d: tensor<f32>) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: num_splits with f8E4M3FN inputs is not supported by the sm_90a kernel yet}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN> descale(%d, %d, %d : tensor<f32>, tensor<f32>, tensor<f32>) {num_splits = 2 : i64} -> tensor<1x4x128x64xbf16>
   return %o : tensor<1x4x128x64xbf16>
 }
