@@ -1,7 +1,10 @@
 """FP8 (float8_e4m3fn) attention: quantize_fp8 makes the inputs with
 FlashAttention-3's block quantization and incoherent processing, as the
 compiler's fa-fp8-quantize pass does, and forward() runs the f8E4M3FN
-fa.attention with their descales (CPU; the sm_90a FP8 kernel is not built).
+fa.attention with their descales: on the CPU a kernel compiled for the
+call's shapes (every descale form, any output dtype), on CUDA the sm_90a
+FP8 forward bundle (per-tensor or per-(batch, kv-head) descales, bf16 or
+f16 out). Forward only: a backward through it raises UnsupportedError.
 """
 import functools
 from typing import NamedTuple, Optional, Tuple
@@ -9,11 +12,13 @@ from typing import NamedTuple, Optional, Tuple
 import torch
 
 from ..arguments import is_int
-from ..config import AttentionConfig, fp8_forward_mlir
+from ..config import DESCALES, AttentionConfig, fp8_forward_mlir
 from ..cpu import compile_to_shared_library
 from ..errors import ArgumentError, UnsupportedError
 from ..memref import CompiledFunction
+from ..spec import FP8, KernelConfig
 from . import _convert
+from . import _ops
 
 E4M3_MAX = 448.0
 PIPELINE = "fa-cpu-pipeline{tiled=true}"
@@ -160,9 +165,10 @@ def _descale_forms(sizes, role, block):
     return forms
 
 
-def check_descales(where, descales, descale_block, sizes):
-    """The (q, k, v) descales: float32 CPU tensors of one of the op's forms;
-    descale_block (bq, bk) given exactly when one is per block."""
+def check_descales(where, descales, descale_block, sizes, device):
+    """The (q, k, v) descales: float32 tensors on `device` (query's) of one
+    of the op's forms; descale_block (bq, bk) given exactly when one is per
+    block."""
     if descale_block is not None:
         if (not isinstance(descale_block, (tuple, list))
                 or len(descale_block) != 2
@@ -179,9 +185,12 @@ def check_descales(where, descales, descale_block, sizes):
             raise ArgumentError(f"{where}: {name} must be a torch.Tensor for "
                                 f"float8_e4m3fn inputs, got "
                                 f"{type(d).__name__}")
-        if d.dtype != torch.float32 or d.device.type != "cpu":
-            raise ArgumentError(f"{where}: {name} must be a float32 CPU "
-                                f"tensor, got {d.dtype} on {d.device}")
+        if d.dtype != torch.float32:
+            raise ArgumentError(f"{where}: {name} must be a float32 tensor, "
+                                f"got {d.dtype}")
+        if d.device != device:
+            raise ArgumentError(f"{where}: {name} is on {d.device}, expected "
+                                f"{device} (the device of query)")
         forms = _descale_forms(sizes, role, block)
         if tuple(d.shape) not in forms:
             raise ArgumentError(
@@ -201,16 +210,45 @@ def _compiled(text):
 
 
 def forward(q, k, v, descales, descale_block, out_dtype, sizes, cfg_options):
-    """[output, lse] of the f8E4M3FN fa.attention on checked CPU tensors."""
+    """(output, lse) of the f8E4M3FN fa.attention on checked q, k, v: the
+    CPU kernel or, on CUDA, the sm_90a one. The output is attached to the
+    graph when q, k or v needs a gradient, so that a backward through it
+    fails with UnsupportedError instead of leaving the gradients out."""
     where = _convert.WHERE
-    if q.device.type != "cpu":
-        raise UnsupportedError(f"{where}: float8_e4m3fn inputs run on the CPU "
-                               "only (the sm_90a FP8 kernel is not built)")
     if out_dtype not in OUT_DTYPES:
         raise ArgumentError(f"{where}: out_dtype must be torch.bfloat16, "
                             f"torch.float16 or torch.float32 for "
                             f"float8_e4m3fn inputs, got {out_dtype}")
-    check_descales(where, descales, descale_block, sizes)
+    check_descales(where, descales, descale_block, sizes, q.device)
+    run = _cuda_forward if q.device.type == "cuda" else _cpu_forward
+
+    def compute():
+        return run(q, k, v, descales, descale_block, out_dtype, sizes,
+                   cfg_options)
+    if torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v)):
+        return _ForwardOnly.apply(compute, q, k, v)
+    return compute()
+
+
+class _ForwardOnly(torch.autograd.Function):
+    """The FP8 forward in an autograd graph: there is no FP8 backward."""
+
+    @staticmethod
+    def forward(ctx, compute, q, k, v):
+        out, lse = compute()
+        ctx.mark_non_differentiable(lse)
+        return out, lse
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_lse):
+        raise UnsupportedError(f"{_convert.WHERE}: float8_e4m3fn attention "
+                               "is forward only (no FP8 backward kernel); "
+                               "train in bfloat16 or float16")
+
+
+def _cpu_forward(q, k, v, descales, descale_block, out_dtype, sizes,
+                 cfg_options):
+    """The CPU kernel compiled for this call's shapes and descale forms."""
     cfg = AttentionConfig(
         batch=sizes["batch"], heads_q=sizes["heads_q"],
         heads_kv=sizes["heads_kv"], seq_q=sizes["seq_q"],
@@ -225,3 +263,65 @@ def forward(q, k, v, descales, descale_block, out_dtype, sizes, cfg_options):
     arrays += [d.contiguous().numpy() for d in descales]
     _compiled(text)(*arrays, _convert.numpy_view(out), lse.numpy())
     return out, lse
+
+
+@functools.lru_cache(maxsize=None)
+def _cuda_config(heads_q, heads_kv, head_dim, head_dim_v, out_elem,
+                 options):
+    return KernelConfig(op="forward", dtype=FP8, out_dtype=out_elem,
+                        heads_q=heads_q, heads_kv=heads_kv,
+                        head_dim=head_dim, head_dim_v=head_dim_v,
+                        **dict(options))
+
+
+def cuda_config(sizes, out_dtype, cfg_options):
+    """The KernelConfig of an FP8 call on CUDA: static heads and head dims
+    (the descales are [batch, heads_kv]), dynamic batch and sequences."""
+    return _cuda_config(sizes["heads_q"], sizes["heads_kv"],
+                        sizes["head_dim"], sizes["head_dim_v"],
+                        OUT_DTYPES[out_dtype],
+                        tuple(sorted(cfg_options.items())))
+
+
+def descale_operand(d, batch, heads_kv):
+    """A checked descale as the kernel's [batch, heads_kv] f32 operand: a
+    per-tensor one is broadcast along batch (stride 0). Its heads are a
+    copy: libfa_runtime wants a unit innermost stride on every operand."""
+    if d.dim() == 0:
+        return d.reshape(1, 1).expand(1, heads_kv).contiguous().expand(
+            batch, heads_kv)
+    return d if d.stride(-1) == 1 or heads_kv == 1 else d.contiguous()
+
+
+def _cuda_forward(q, k, v, descales, descale_block, out_dtype, sizes,
+                  cfg_options):
+    """The sm_90a FP8 bundle (a sequence: V transposed into the value_t
+    workspace, then the attention) on checked CUDA tensors."""
+    where = _convert.WHERE
+    if descale_block is not None:
+        raise UnsupportedError(
+            f"{where}: descale_block {tuple(descale_block)}: the sm_90a FP8 "
+            "kernel takes per-tensor or per-(batch, kv-head) descales; use "
+            "the CPU, or quantize_fp8 with block=None")
+    if out_dtype == torch.float32:
+        raise UnsupportedError(f"{where}: out_dtype torch.float32: the sm_90a "
+                               "FP8 kernel writes torch.bfloat16 or "
+                               "torch.float16 (the CPU writes float32 too)")
+    target = _ops._target(q)
+    kcfg = cuda_config(sizes, out_dtype, cfg_options)
+    kcfg.check_target(target)  # softcap, head dims: before any lookup
+    bundle = _ops.get_bundle(kcfg, target)
+    q, k, v = _ops._dense(q), _ops._dense(k), _ops._dense(v)
+    layout = cfg_options["layout"]
+    out_shape, lse_shape = _ops._shapes(q, v, layout)
+    tensors = {"query": q, "key": k, "value": v,
+               "output": torch.empty(out_shape, dtype=out_dtype,
+                                     device=q.device),
+               "lse": torch.empty(lse_shape, dtype=torch.float32,
+                                  device=q.device)}
+    for role, d in zip(DESCALES, descales):
+        tensors[role] = descale_operand(d, sizes["batch"], sizes["heads_kv"])
+    symbols = _convert.sizes_of(q, k, v, layout)
+    tensors.update(_ops._workspace(bundle, symbols, q.device))
+    _ops._launch(bundle, tensors, q.device)
+    return tensors["output"], tensors["lse"]
