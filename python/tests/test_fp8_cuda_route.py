@@ -9,6 +9,7 @@ cubin; the compiler's contract as the Python half codes against it);
 test_compiled_bundle_passes_both_readers compiles a real one. The launch
 itself is python/tests/gpu/test_gpu_fp8.py.
 """
+import dataclasses
 import os
 import subprocess
 
@@ -371,3 +372,39 @@ def test_backward_through_fp8_is_unsupported():
     with torch.no_grad():
         tensors[0].requires_grad_(True)
         assert call(tensors).grad_fn is None
+
+
+# -- the GPU tests' kernels are built ahead of time ----------------------------
+
+def _gpu_fp8_tests():
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gpu",
+                        "test_gpu_fp8.py")
+    spec = importlib.util.spec_from_file_location("fa_test_gpu_fp8", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GPU = _gpu_fp8_tests()
+
+
+@pytest.mark.parametrize("case", GPU.CASES, ids=[c.name for c in GPU.CASES])
+def test_gpu_case_kernel_is_built_ahead_of_time(monkeypatch, case):
+    import json
+    from fa_mlir import aot
+    with open(os.path.join(os.path.dirname(GPU.__file__),
+                           "configs.json")) as f:
+        built = [kcfg for kcfg, target in aot.expand(json.load(f), "sm_90a")
+                 if target == "sm_90a"]
+    routed = Routed(monkeypatch)
+    small = dataclasses.replace(case, sq=16, sk=16)
+    x = GPU.inputs(small, device="cpu")
+    x = x._replace(**{f: fake_cuda(getattr(x, f)) for f in
+                      ("q", "k", "v", "q_descale", "k_descale",
+                       "v_descale")})
+    with pytest.raises(LookupError):
+        GPU.call(small, x)
+    assert routed.asked[0] in built, (
+        f"{case.name} asks for {routed.asked[0].key()}, which configs.json "
+        "does not build")

@@ -84,11 +84,18 @@ def _bhsd(x, layout):
     return x if layout == "bhsd" else x.transpose(1, 2)
 
 
-def _quantize(x, block):
-    """(x8, descale) of a bhsd tensor: amax / 448 per tensor (block None) or
-    per (batch, head, block of rows); 1 where amax is 0."""
+def _quantize(x, block, heads_kv):
+    """(x8, descale) of a bhsd tensor: amax / 448 per tensor (block None),
+    per (batch, kv head) (block "head": the query heads of one kv head
+    share it) or per (batch, head, block of rows); 1 where amax is 0."""
     x = x.float()
-    if block is None:
+    if block == "head":
+        b, h, s, d = x.shape
+        amax = x.abs().reshape(b, heads_kv, -1).amax(dim=2)
+        scale = torch.where(amax == 0, 1.0, amax / E4M3_MAX)
+        expanded = scale.repeat_interleave(h // heads_kv, dim=1)[..., None,
+                                                                  None]
+    elif block is None:
         amax = x.abs().amax()
         expanded = scale = torch.where(amax == 0, 1.0, amax / E4M3_MAX)
     else:
@@ -106,19 +113,21 @@ def dequantize_fp8(x8, descale, block=None, layout="bhsd"):
     forms; `block`: its rows per block when per block) stand for."""
     x = _bhsd(x8, layout).float()
     d = descale.float()
-    if d.dim() == 2:
-        d = d[:, :, None, None]
+    if d.dim() == 2:  # per (batch, kv head): shared by its query heads
+        d = d.repeat_interleave(x.shape[1] // d.shape[1], dim=1)[..., None,
+                                                                 None]
     elif d.dim() == 3:
         d = d.repeat_interleave(block, dim=2)[:, :, :x.shape[2], None]
     return _bhsd(x * d, layout)
 
 
 def _check_block(where, block):
-    if block is None or (is_int(block) and not isinstance(block, bool)
-                         and block >= 1):
+    if block is None or block == "head" or (
+            is_int(block) and not isinstance(block, bool) and block >= 1):
         return block
-    raise ArgumentError(f"{where}: block must be None (per tensor) or an int "
-                        f">= 1, got {block!r}")
+    raise ArgumentError(f"{where}: block must be None (per tensor), 'head' "
+                        f"(per (batch, kv head)) or an int >= 1, got "
+                        f"{block!r}")
 
 
 def quantize_fp8(q, k, v, *, block=None, incoherent=False, seed=0,
@@ -126,8 +135,10 @@ def quantize_fp8(q, k, v, *, block=None, incoherent=False, seed=0,
     """float32/float16/bfloat16 q, k, v -> FP8Inputs for
     fa_mlir.torch.attention (what fa-fp8-quantize computes in IR).
 
-    Scales are amax / 448 per tensor (block=None) or per block of `block`
-    rows of one head: q's descale [B, Hq, ceil(Sq / block)], k's and v's
+    Scales are amax / 448 per tensor (block=None), per (batch, kv head)
+    (block="head": [B, Hkv] each, q's over the query heads of a kv head;
+    the sm_90a kernel takes these two forms) or per block of `block` rows
+    of one head: q's descale [B, Hq, ceil(Sq / block)], k's and v's
     [B, Hkv, ceil(Sk / block)]. incoherent: q and k are first multiplied
     along the head dim by incoherent_matrix(D, seed), which is orthogonal,
     so q kᵀ is unchanged while outliers spread over the head dim.
@@ -144,13 +155,39 @@ def quantize_fp8(q, k, v, *, block=None, incoherent=False, seed=0,
     if incoherent:
         m = incoherent_matrix(q.shape[3], int(seed)).to(q.device)
         q, k = q.float() @ m, k.float() @ m
+    heads_kv = k.shape[1 if layout == "bhsd" else 2]
     out = []
     for x in (q, k, v):
-        x8, scale = _quantize(_bhsd(x, layout), block)
+        x8, scale = _quantize(_bhsd(x, layout), block, heads_kv)
         out.append((_bhsd(x8, layout).contiguous(), scale))
     (q8, dq), (k8, dk), (v8, dv) = out
     return FP8Inputs(q8, k8, v8, dq, dk, dv,
-                     None if block is None else (block, block))
+                     None if block in (None, "head") else (block, block))
+
+
+def emulated_fp8_attention(q8, k8, v8, descales, *, causal=False,
+                           bottom_right=False, scale=None, layout="bhsd",
+                           out_dtype=torch.bfloat16, p_scale=256.0):
+    """A plain FP8 attention in torch, the baseline of FlashAttention's
+    criterion adapted to FP8 (and issue 12's "standard" FP8 attention):
+    S = (q dq)(k dk)ᵀ in float32, its softmax in float32, P rounded to
+    float8_e4m3fn as p_scale * P (as a kernel stores P for its FP8 P V
+    product), O = P (v dv) in float32, then out_dtype. Per-tensor or per
+    (batch, kv head) descales; the output in `layout`."""
+    q, k, v = (_bhsd(dequantize_fp8(t, d, None, layout), layout)
+               for t, d in zip((q8, k8, v8), descales))
+    group = q.shape[1] // k.shape[1]
+    k, v = (t.repeat_interleave(group, dim=1) for t in (k, v))
+    s = q @ k.transpose(-1, -2) * (scale or q.shape[-1] ** -0.5)
+    if causal:
+        sq, sk = s.shape[-2:]
+        offset = sk - sq if bottom_right else 0
+        hidden = torch.ones(sq, sk, dtype=torch.bool,
+                            device=s.device).triu(1 + offset)
+        s = s.masked_fill(hidden, float("-inf"))
+    p = torch.softmax(s, dim=-1).nan_to_num(0.0)
+    p = (p * p_scale).to(torch.float8_e4m3fn).float() / p_scale
+    return _bhsd((p @ v).to(out_dtype), layout)
 
 
 def _descale_forms(sizes, role, block):
