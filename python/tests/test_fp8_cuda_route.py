@@ -408,3 +408,47 @@ def test_gpu_case_kernel_is_built_ahead_of_time(monkeypatch, case):
     assert routed.asked[0] in built, (
         f"{case.name} asks for {routed.asked[0].key()}, which configs.json "
         "does not build")
+
+
+def _bench_fp8():
+    import importlib.util
+    import sys
+    device = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "test", "Device")
+    sys.path.insert(0, device)
+    try:
+        spec = importlib.util.spec_from_file_location(
+            "fa_bench_fp8", os.path.join(device, "bench_fp8.py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(device)
+    return module, os.path.join(device, "fp8_configs.json")
+
+
+@pytest.mark.parametrize("d", [64, 128, 256])
+@pytest.mark.parametrize("causal", [False, True])
+def test_bench_kernels_are_prepared(monkeypatch, d, causal):
+    # The stage-9 bench launches the kernel fa_mlir.torch.attention asks
+    # for, and prepare builds it (test/Device/fp8_configs.json).
+    import json
+    pytest.importorskip("triton")
+    bench, configs = _bench_fp8()
+    from fa_mlir import aot
+    with open(configs) as f:
+        built = [kcfg for kcfg, _ in aot.expand(json.load(f), "sm_90a")]
+    heads = 2048 // d
+    routed = Routed(monkeypatch)
+    x = fat.quantize_fp8(*(torch.randn(1, heads, 16, d) for _ in range(3)))
+    x = x._replace(**{f: fake_cuda(getattr(x, f)) for f in
+                      ("q", "k", "v", "q_descale", "k_descale",
+                       "v_descale")})
+    with pytest.raises(LookupError):
+        bench.ours_api(x, causal)()
+    with pytest.raises(LookupError):
+        bench.ours_launch(x, causal)
+    assert routed.asked[0] == routed.asked[1] and routed.asked[0] in built
+    bf16 = fake_cuda(torch.randn(1, heads, 16, d, dtype=torch.bfloat16))
+    with pytest.raises(LookupError):
+        fat.attention(bf16, bf16, bf16, causal=causal)
+    assert registry.candidates(routed.asked[2])[-1] in built

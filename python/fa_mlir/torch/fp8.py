@@ -344,6 +344,17 @@ def _cuda_forward(q, k, v, descales, descale_block, out_dtype, sizes,
         raise UnsupportedError(f"{where}: out_dtype torch.float32: the sm_90a "
                                "FP8 kernel writes torch.bfloat16 or "
                                "torch.float16 (the CPU writes float32 too)")
+    bundle, tensors = cuda_operands(q, k, v, descales, out_dtype, sizes,
+                                    cfg_options)
+    _ops._launch(bundle, tensors, q.device)
+    return tensors["output"], tensors["lse"]
+
+
+def cuda_operands(q, k, v, descales, out_dtype, sizes, cfg_options):
+    """(bundle, operands by role) of an FP8 call on CUDA: fresh output and
+    LSE, the descales as [batch, heads_kv], the value_t workspace from
+    torch's allocator. What a launch takes (test/Device/bench_fp8.py times
+    the launch alone with them)."""
     target = _ops._target(q)
     kcfg = cuda_config(sizes, out_dtype, cfg_options)
     kcfg.check_target(target)  # softcap, head dims: before any lookup
@@ -360,5 +371,4 @@ def _cuda_forward(q, k, v, descales, descale_block, out_dtype, sizes,
         tensors[role] = descale_operand(d, sizes["batch"], sizes["heads_kv"])
     symbols = _convert.sizes_of(q, k, v, layout)
     tensors.update(_ops._workspace(bundle, symbols, q.device))
-    _ops._launch(bundle, tensors, q.device)
-    return tensors["output"], tensors["lse"]
+    return bundle, tensors
