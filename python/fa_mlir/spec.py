@@ -268,7 +268,9 @@ class KernelConfig:
         if unsupported:
             raise UnsupportedError(
                 f"{where}: the {FP8} forward kernel does not take "
-                f"{'; '.join(unsupported)}; the CPU path does")
+                f"{'; '.join(unsupported)} (on the CPU, "
+                "fa_mlir.torch.attention takes per-block descales, softcap, "
+                "a float32 output and any head dim)")
 
     # -- derived ------------------------------------------------------------
     @property
