@@ -458,3 +458,18 @@ def test_bench_kernels_are_prepared(monkeypatch, d, causal):
     with pytest.raises(LookupError):
         fat.attention(bf16, bf16, bf16, causal=causal)
     assert registry.candidates(routed.asked[2])[-1] in built
+
+
+@pytest.mark.parametrize("name", ["d64-causal-1000-per-head",
+                                  "d256-bshd-causal-br-333x100-f16",
+                                  "d128-bshd-full-300x517-per-head"])
+def test_gpu_checks_hold_for_the_cpu_kernel(monkeypatch, name):
+    # The GPU test's assertions (criterion, LSE, hidden rows) on a correct
+    # implementation: the CPU FP8 kernel, at smaller sizes.
+    case = {c.name: c for c in GPU.CASES}[name]
+    small = dataclasses.replace(case, sq=120, sk=40 if case.bottom_right
+                                else 150)
+    inputs = GPU.inputs
+    monkeypatch.setattr(GPU, "inputs", lambda c: inputs(c, device="cpu"))
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    GPU.test_fp8_forward_against_float64(small)
