@@ -235,6 +235,8 @@ def _gpu_config_view(kcfg):
             "deterministic": kcfg.deterministic}
     if kcfg.op == "backward":
         del view["return_lse"]  # a forward notion; the backward reads LSE
+    if kcfg.out_dtype is not None:  # FP8: the output has its own type
+        view["out_dtype"] = kcfg.out_dtype
     return view
 
 
@@ -274,6 +276,11 @@ class GpuBundle(Bundle):
             got = {k: doc["config"].get(k, want[k]) for k in want}
             got["scale"], got["softcap"] = (_f32(got["scale"]),
                                             _f32(got["softcap"]))
+            # Dtype names match case-insensitively (the runtime's rule):
+            # the compiler writes "f8e4m3fn" for KernelConfig's "f8E4M3FN".
+            for k in ("dtype", "out_dtype"):
+                if isinstance(got.get(k), str):
+                    got[k], want[k] = got[k].lower(), want[k].lower()
             if got != want:
                 raise BundleError(f"{json_path}: its config {got} does not "
                                   f"match the manifest's {want}")

@@ -25,7 +25,7 @@ from .cpu import (OPT_FLAGS, _repo_root, block_options, find_fa_opt,
 from .arguments import check_bool
 from .errors import ArgumentError, CompileError, UnsupportedError
 from .signature import signature
-from .spec import TARGETS, KernelConfig
+from .spec import FP8, TARGETS, KernelConfig
 
 _FUNCTION = {"forward": "attention", "backward": "attention_grad",
              "kvcache": "attention_kvcache", "varlen": "attention_varlen"}
@@ -139,6 +139,7 @@ def compile(config=None, *, target="cpu", cache=True, cache_dir=None,
     """
     _check_compile_options(target, cache, cache_dir)
     kcfg = make_config(config, **fields)
+    kcfg.check_target(target)
     version = target_version(target)
     key = fa_cache.entry_key(kcfg, target, version)
     final = fa_cache.entry_dir(key, target, cache_dir)
@@ -158,6 +159,7 @@ def compile(config=None, *, target="cpu", cache=True, cache_dir=None,
 
 def build_bundle(kcfg, target, out_dir, version=None):
     """Writes the bundle of `kcfg` for `target` into `out_dir` (no cache)."""
+    kcfg.check_target(target)
     os.makedirs(out_dir, exist_ok=True)
     version = version or target_version(target)
     manifest = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION,
@@ -252,13 +254,25 @@ def _sm90a_mlir(kcfg):
             f"-> {result_types}\n  return {results} : {result_types}\n}}\n")
 
 
+def sm90a_fp8_mlir(kcfg):
+    """The FP8 forward as fa-compile takes it: the memref function of the
+    CPU path, with the three descales [batch, heads_kv] (batch '?' when
+    dynamic), the form the sm_90a kernel reads (per tensor: broadcast)."""
+    acfg = kcfg.attention_config()
+    batch = "?" if "batch" in kcfg.dynamic else kcfg.batch
+    shape = (batch, kcfg.heads_kv)
+    return fa_config.fp8_forward_mlir(acfg, [shape] * 3, None,
+                                      kcfg.out_dtype, _FUNCTION["forward"])
+
+
 def _sm90a_format(kcfg):
     """What fa-compile writes for `kcfg`: one document of this format (and
     the files it names). The split-KV forms (kvcache, a forward with
     num_splits) are two kernels, partial and combine; so is the backward
-    (pre, main, post). The varlen kernel is one bundle."""
-    if kcfg.op == "varlen" or (kcfg.op == "forward" and
-                               kcfg.num_splits is None):
+    (pre, main, post), and the FP8 forward (V transposed, then the
+    attention). The varlen kernel is one bundle."""
+    if kcfg.op == "varlen" or (kcfg.op == "forward" and kcfg.dtype != FP8
+                               and kcfg.num_splits is None):
         return KERNEL_BUNDLE
     return KERNEL_SEQUENCE
 
@@ -287,8 +301,12 @@ def _build_sm90a(kcfg, out_dir):
     acfg = kcfg.attention_config()
     # fa-compile takes the memref function the CPU target compiles too (its
     # fa.attention_grad is what the NVVM pipeline lowers).
-    text = (fa_config.backward_mlir(acfg, _FUNCTION["backward"])
-            if kcfg.op == "backward" else _sm90a_mlir(kcfg))
+    if kcfg.op == "backward":
+        text = fa_config.backward_mlir(acfg, _FUNCTION["backward"])
+    elif kcfg.dtype == FP8:
+        text = sm90a_fp8_mlir(kcfg)
+    else:
+        text = _sm90a_mlir(kcfg)
     with open(src, "w") as f:
         f.write(text)
     proc = subprocess.run(fa_compile_command(tool, src, out_dir, kcfg),

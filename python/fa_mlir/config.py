@@ -295,11 +295,12 @@ DESCALES = ("query_descale", "key_descale", "value_descale")
 
 def fp8_forward_mlir(cfg, descale_shapes, descale_block=None,
                      out_elem="bf16", name="attention"):
-    """func @name(q, k, v, q/k/v descales, output, lse) computing an
+    """func @name(q, k, v, q/k/v descales, output[, lse]) computing an
     f8E4M3FN fa.attention: `cfg.dtype` is ignored for Q, K, V (f8E4M3FN) and
-    the output has `out_elem`. `descale_shapes`: the three descales' shapes
-    (() per tensor, (B, Hkv) per head, (B, H, blocks) per block, which needs
-    `descale_block` = (block_q, block_k))."""
+    the output has `out_elem`; the LSE is there when cfg.return_lse.
+    `descale_shapes`: the three descales' shapes (() per tensor, (B, Hkv)
+    per head, (B, H, blocks) per block, which needs `descale_block` =
+    (block_q, block_k)); a dim may be "?" (dynamic)."""
     def ty(role, kind="tensor"):
         if role in DESCALES:
             dims = "".join(f"{s}x" for s in descale_shapes[DESCALES.index(role)])
@@ -308,7 +309,7 @@ def fp8_forward_mlir(cfg, descale_shapes, descale_block=None,
         return cfg.type_of(role, elem, kind)
 
     ins = ["query", "key", "value", *DESCALES]
-    outs = ["output", "lse"]
+    outs = forward_outputs(cfg)
     body = "".join(f"  %{r}_t = bufferization.to_tensor %{r} restrict : "
                    f"{ty(r, 'memref')} to {ty(r)}\n" for r in ins)
     attrs = cfg.attributes()
@@ -316,11 +317,12 @@ def fp8_forward_mlir(cfg, descale_shapes, descale_block=None,
         block = (f"descale_block = array<i64: {descale_block[0]}, "
                  f"{descale_block[1]}>")
         attrs = f"{attrs[:-1]}, {block}}}" if attrs else f"{{{block}}}"
-    body += (f"  %output_r, %lse_r = fa.attention %query_t, %key_t, %value_t"
+    body += (f"  {', '.join(f'%{r}_r' for r in outs)} = fa.attention "
+             f"%query_t, %key_t, %value_t"
              f" : {ty('query')}, {ty('key')}, {ty('value')} descale("
              f"{', '.join(f'%{r}_t' for r in DESCALES)} : "
              f"{', '.join(ty(r) for r in DESCALES)}) {attrs} -> "
-             f"{ty('output')}, {ty('lse')}\n")
+             f"{', '.join(ty(r) for r in outs)}\n")
     body += "".join(
         f"  bufferization.materialize_in_destination %{r}_r in restrict "
         f"writable %{r} : ({ty(r)}, {ty(r, 'memref')}) -> ()\n" for r in outs)

@@ -12,6 +12,7 @@ import threading
 
 from .bundle import load_bundle
 from .errors import BundleError, CompileError
+from .spec import FP8
 
 INDEX = "index.json"
 INDEX_FORMAT = "fa-mlir-bundle-index"
@@ -54,9 +55,10 @@ def read_index(path):
 
 def candidates(kcfg):
     """kcfg, then the same kernel with dynamic head counts (which serves any
-    heads; callers pass static heads because the CPU pipeline needs them)."""
+    heads; callers pass static heads because the CPU pipeline needs them).
+    An FP8 kernel keeps its heads: its descales are [batch, heads_kv]."""
     out = [kcfg]
-    if kcfg.heads_q is not None:
+    if kcfg.heads_q is not None and kcfg.dtype != FP8:
         out.append(kcfg.with_(heads_q=None, heads_kv=None))
     return out
 
@@ -110,6 +112,7 @@ def get_bundle(kcfg, target):
         with _lock:
             if key in _loaded:
                 return _loaded[key]
+    kcfg.check_target(target)
     path = find_aot(kcfg, target)
     if path is not None:
         bundle = load_bundle(path)

@@ -30,6 +30,10 @@ _FIXED = {
     # batches (varlen)*); SEQ_BOUND stands for that size.
     "cu_seqlens_q": ("seq_bound",),
     "cu_seqlens_k": ("seq_bound",),
+    # FP8: per (batch, kv head), a per-tensor one broadcast (stride 0).
+    "query_descale": ("batch", "heads_kv"),
+    "key_descale": ("batch", "heads_kv"),
+    "value_descale": ("batch", "heads_kv"),
 }
 SEQ_BOUND = "seq_bound"
 # The standard roles (and the CPU backward's grad_bias) Python reads.
@@ -63,8 +67,10 @@ def role_dims(kcfg, role):
 
 def role_dtype(kcfg, role):
     base = _GRAD_OF.get(role, role)
-    if base == "lse":
+    if base == "lse" or base in fa_config.DESCALES:
         return "f32"
+    if base == "output" and kcfg.out_dtype is not None:
+        return kcfg.out_dtype
     if base in INT32_ROLES:
         return "i32"
     if base == "bias":
@@ -89,6 +95,8 @@ def _static(kcfg, sym):
 def signature(kcfg):
     """[{"role", "dtype", "shape", "output"}] in the kernel's argument order."""
     ins, outs = fa_config.op_roles(kcfg.op, kcfg.attention_config())
+    if kcfg.out_dtype is not None:  # FP8: the descales follow Q, K, V
+        ins = ins + list(fa_config.DESCALES)
     sig = []
     for role in ins + outs:
         shape = [(_static(kcfg, d) if _static(kcfg, d) is not None else d)

@@ -12,7 +12,7 @@ from typing import Optional, Tuple
 
 from . import arguments
 from .config import AttentionConfig
-from .errors import ArgumentError
+from .errors import ArgumentError, UnsupportedError
 
 # "kvcache": fa.attention_kvcache over a contiguous or paged cache, with or
 # without an in-place append (sm_90a only). "varlen": fa.attention_varlen,
@@ -20,6 +20,10 @@ from .errors import ArgumentError
 OPS = ("forward", "backward", "kvcache", "varlen")
 TARGETS = ("cpu", "sm_90a")
 DTYPES = ("f32", "f16", "bf16")
+# FP8 (float8_e4m3fn) Q, K, V with their descales: the forward only, its
+# output of out_dtype (docs/Python.md, *FP8*).
+FP8 = "f8E4M3FN"
+FP8_OUT_DTYPES = ("bf16", "f16", "f32")
 LAYOUTS = ("bhsd", "bshd")
 ALIGNMENTS = (None, "top_left", "bottom_right")
 # Sizes that may be dynamic, grouped as the generated MLIR names them: a
@@ -30,7 +34,22 @@ _SIZES = tuple(s for group in SIZE_GROUPS.values() for s in group)
 # Fields added after the first bundles were cached, and their defaults:
 # to_dict leaves them out at the default, so that every kernel that does not
 # use them keeps its cache key and AOT index entry.
-_ADDED_FIELDS = {"page_size": None, "append": False}
+_ADDED_FIELDS = {"page_size": None, "append": False, "out_dtype": None,
+                 "descale_block": None}
+# What the sm_90a FP8 forward kernel takes (the CPU path takes the rest).
+SM90A_FP8_OUT_DTYPES = ("bf16", "f16")
+SM90A_HEAD_DIMS = range(16, 257, 16)
+
+
+def _check_descale_block(where, block):
+    if block is None:
+        return
+    if (not isinstance(block, (tuple, list)) or len(block) != 2 or
+            not all(arguments.is_int(b) and not isinstance(b, bool) and b >= 1
+                    for b in block)):
+        raise ArgumentError(f"{where}: descale_block must be None or "
+                            f"(block_q, block_k), both ints >= 1; got "
+                            f"{block!r}")
 
 
 @dataclass(frozen=True)
@@ -64,6 +83,12 @@ class KernelConfig:
     # appended length are dynamic.
     page_size: Optional[int] = None
     append: bool = False
+    # dtype f8E4M3FN only: the output's element type (None: bf16), and the
+    # rows per descale block of Q and of K/V (None: the descales are per
+    # tensor or per (batch, kv head), which the kernel reads alike as
+    # [batch, heads_kv] f32 operands).
+    out_dtype: Optional[str] = None
+    descale_block: Optional[Tuple[int, int]] = None
     batch: Optional[int] = None
     heads_q: Optional[int] = None
     heads_kv: Optional[int] = None
@@ -76,6 +101,10 @@ class KernelConfig:
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
         if self.window is not None:
             set_("window", tuple(int(w) for w in self.window))
+        if self.descale_block is not None:
+            set_("descale_block", tuple(int(b) for b in self.descale_block))
+        if self.dtype == FP8 and self.out_dtype is None:
+            set_("out_dtype", "bf16")
         if self.bias is not None:
             set_("bias", tuple(bool(b) for b in self.bias))
             set_("bias_dtype", self.bias_dtype or "f32")
@@ -123,7 +152,9 @@ class KernelConfig:
         arguments.check_window(where, self.window)
         arguments.check_bias_flags(where, self.bias)
         arguments.check_score_floats(where, self.scale, self.softcap)
-        for name, known in (("op", OPS), ("dtype", DTYPES),
+        _check_descale_block(where, self.descale_block)
+        for name, known in (("op", OPS), ("dtype", DTYPES + (FP8,)),
+                            ("out_dtype", (None,) + FP8_OUT_DTYPES),
                             ("layout", LAYOUTS),
                             ("mask_alignment", ALIGNMENTS),
                             ("bias_dtype", (None,) + DTYPES)):
@@ -153,6 +184,23 @@ class KernelConfig:
                 f"in-place appends), got op {self.op!r}")
         if self.op == "varlen":
             self._validate_varlen(bad)
+        if self.dtype == FP8:
+            self._validate_fp8(bad)
+        elif self.out_dtype is not None or self.descale_block is not None:
+            bad(f"out_dtype and descale_block are for dtype {FP8} (FP8 "
+                f"inputs), got dtype {self.dtype!r}")
+
+    def _validate_fp8(self, bad):
+        """What an FP8 forward is on every target: fa.attention over
+        f8E4M3FN Q, K, V and their descales, with static heads (the
+        descales are [batch, heads_kv]) and no bias."""
+        if self.op != "forward":
+            bad(f"dtype {FP8} is forward only, got op {self.op!r}")
+        if self.bias is not None:
+            bad(f"bias: the dtype {FP8} forward takes no bias")
+        if self.heads_q is None:
+            bad(f"dtype {FP8} needs static heads_q and heads_kv (its "
+                "descales are [batch, heads_kv] tensors)")
 
     def _validate_serving(self, bad):
         """What the serving ops (kvcache, varlen) share: bshd operands, no
@@ -188,6 +236,41 @@ class KernelConfig:
             bad("op kvcache with page_size takes no seq_q/seq_k: paged caches "
                 "have no capacity dim (a sequence's keys are max_pages * "
                 "page_size); leave them None")
+
+    def check_target(self, target):
+        """UnsupportedError for a valid configuration that `target` has no
+        kernel for, naming the field, before any tool runs. Only FP8 has
+        such rules here; fa-compile's diagnostics say the rest."""
+        if self.dtype != FP8:
+            return
+        where = f"KernelConfig for target {target}"
+        if target == "cpu":
+            raise UnsupportedError(
+                f"{where}: dtype {FP8} compiles for sm_90a only; on the CPU "
+                "fa_mlir.torch.attention compiles the FP8 forward for each "
+                "call's shapes itself")
+        unsupported = []
+        if self.descale_block is not None:
+            unsupported.append("descale_block: the sm_90a FP8 kernel takes "
+                               "per-tensor or per-(batch, kv-head) descales")
+        if self.softcap is not None:
+            unsupported.append("softcap")
+        if self.out_dtype not in SM90A_FP8_OUT_DTYPES:
+            unsupported.append(f"out_dtype {self.out_dtype} (the kernel "
+                               "writes bf16 or f16)")
+        if self.num_splits is not None:
+            unsupported.append("num_splits (the FP8 forward is unsplit)")
+        for name in ("head_dim", "head_dim_v"):
+            size = self.head_dim if name == "head_dim" else self.dv
+            if size not in SM90A_HEAD_DIMS:
+                unsupported.append(f"{name} {size} (a multiple of 16 in "
+                                   "[16, 256])")
+        if unsupported:
+            raise UnsupportedError(
+                f"{where}: the {FP8} forward kernel does not take "
+                f"{'; '.join(unsupported)} (on the CPU, "
+                "fa_mlir.torch.attention takes per-block descales, softcap, "
+                "a float32 output and any head dim)")
 
     # -- derived ------------------------------------------------------------
     @property
@@ -231,7 +314,7 @@ class KernelConfig:
     # -- JSON ---------------------------------------------------------------
     def to_dict(self):
         d = asdict(self)
-        for k in ("window", "bias"):
+        for k in ("window", "bias", "descale_block"):
             if d[k] is not None:
                 d[k] = list(d[k])
         for k, default in _ADDED_FIELDS.items():

@@ -14,7 +14,8 @@ TORCH_DTYPE = {v: k for k, v in FA_DTYPE.items()}
 # Element types of runtime operands beyond the attention dtypes (workspace
 # buffers: i32 semaphores, ...).
 RUNTIME_DTYPE = {**FA_DTYPE, torch.float64: "f64", torch.int32: "i32",
-                 torch.int64: "i64", torch.int8: "i8", torch.uint8: "u8"}
+                 torch.int64: "i64", torch.int8: "i8", torch.uint8: "u8",
+                 torch.float8_e4m3fn: "f8e4m3fn"}
 TORCH_RUNTIME_DTYPE = {v: k for k, v in RUNTIME_DTYPE.items()}
 WHERE = "fa_mlir.torch.attention"
 
@@ -39,6 +40,12 @@ def runtime_tensor(t):
     """(address, dtype, sizes, strides) of a CUDA tensor for libfa_runtime."""
     return (t.data_ptr(), RUNTIME_DTYPE.get(t.dtype, "f32"), tuple(t.shape),
             tuple(t.stride()))
+
+
+def torch_runtime_dtype(name):
+    """The torch dtype of a runtime dtype name (workspace entries), matched
+    case-insensitively as libfa_runtime matches them ("f8E4M3FN")."""
+    return TORCH_RUNTIME_DTYPE[name.lower()]
 
 
 def sizes_of(q, k, v, layout):

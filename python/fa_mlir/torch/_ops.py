@@ -300,7 +300,7 @@ def _workspace(bundle, symbols, device):
     the stream, so torch.empty is enough."""
     shapes = bundle.workspace_shapes(symbols)
     return {name: torch.empty(sizes, device=device,
-                              dtype=_convert.TORCH_RUNTIME_DTYPE[dtype])
+                              dtype=_convert.torch_runtime_dtype(dtype))
             for name, (sizes, dtype) in shapes.items()}
 
 

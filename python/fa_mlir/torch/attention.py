@@ -110,13 +110,16 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     backward passes are bitwise equal (sm_90a: a little slower; the CPU
     backward always is deterministic). The forward ignores it.
 
-    FP8 (forward only, CPU): float8_e4m3fn q, k, v need q_descale,
-    k_descale and v_descale (float32; the real values are the stored ones
-    times the descale), each () per tensor, [B, Hkv] per (batch, kv head),
-    or per block with descale_block=(block_q, block_k): q's [B, Hq,
+    FP8 (forward only): float8_e4m3fn q, k, v need q_descale, k_descale
+    and v_descale (float32, on q's device; the real values are the stored
+    ones times the descale), each () per tensor, [B, Hkv] per (batch, kv
+    head), or per block with descale_block=(block_q, block_k): q's [B, Hq,
     ceil(Sq / block_q)], k's and v's [B, Hkv, ceil(Sk / block_k)]
     (fa_mlir.torch.quantize_fp8 makes all of them). The output has
-    out_dtype (bfloat16, float16 or float32); no bias.
+    out_dtype (bfloat16, float16 or float32); no bias; a backward through
+    it raises UnsupportedError. On CUDA (sm_90a) the descales are per
+    tensor or per (batch, kv head), out_dtype bfloat16 or float16, no
+    softcap, head dims multiples of 16 up to 256; the CPU takes every form.
     """
     if not isinstance(layout, str) or layout not in ("bhsd", "bshd"):
         raise ArgumentError(f"{_convert.WHERE}: layout must be 'bhsd' or "

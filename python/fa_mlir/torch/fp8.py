@@ -1,7 +1,10 @@
 """FP8 (float8_e4m3fn) attention: quantize_fp8 makes the inputs with
 FlashAttention-3's block quantization and incoherent processing, as the
 compiler's fa-fp8-quantize pass does, and forward() runs the f8E4M3FN
-fa.attention with their descales (CPU; the sm_90a FP8 kernel is not built).
+fa.attention with their descales: on the CPU a kernel compiled for the
+call's shapes (every descale form, any output dtype), on CUDA the sm_90a
+FP8 forward bundle (per-tensor or per-(batch, kv-head) descales, bf16 or
+f16 out). Forward only: a backward through it raises UnsupportedError.
 """
 import functools
 from typing import NamedTuple, Optional, Tuple
@@ -9,11 +12,13 @@ from typing import NamedTuple, Optional, Tuple
 import torch
 
 from ..arguments import is_int
-from ..config import AttentionConfig, fp8_forward_mlir
+from ..config import DESCALES, AttentionConfig, fp8_forward_mlir
 from ..cpu import compile_to_shared_library
 from ..errors import ArgumentError, UnsupportedError
 from ..memref import CompiledFunction
+from ..spec import FP8, KernelConfig
 from . import _convert
+from . import _ops
 
 E4M3_MAX = 448.0
 PIPELINE = "fa-cpu-pipeline{tiled=true}"
@@ -79,11 +84,18 @@ def _bhsd(x, layout):
     return x if layout == "bhsd" else x.transpose(1, 2)
 
 
-def _quantize(x, block):
-    """(x8, descale) of a bhsd tensor: amax / 448 per tensor (block None) or
-    per (batch, head, block of rows); 1 where amax is 0."""
+def _quantize(x, block, heads_kv):
+    """(x8, descale) of a bhsd tensor: amax / 448 per tensor (block None),
+    per (batch, kv head) (block "head": the query heads of one kv head
+    share it) or per (batch, head, block of rows); 1 where amax is 0."""
     x = x.float()
-    if block is None:
+    if block == "head":
+        b, h, s, d = x.shape
+        amax = x.abs().reshape(b, heads_kv, -1).amax(dim=2)
+        scale = torch.where(amax == 0, 1.0, amax / E4M3_MAX)
+        expanded = scale.repeat_interleave(h // heads_kv, dim=1)[..., None,
+                                                                  None]
+    elif block is None:
         amax = x.abs().amax()
         expanded = scale = torch.where(amax == 0, 1.0, amax / E4M3_MAX)
     else:
@@ -101,19 +113,21 @@ def dequantize_fp8(x8, descale, block=None, layout="bhsd"):
     forms; `block`: its rows per block when per block) stand for."""
     x = _bhsd(x8, layout).float()
     d = descale.float()
-    if d.dim() == 2:
-        d = d[:, :, None, None]
+    if d.dim() == 2:  # per (batch, kv head): shared by its query heads
+        d = d.repeat_interleave(x.shape[1] // d.shape[1], dim=1)[..., None,
+                                                                 None]
     elif d.dim() == 3:
         d = d.repeat_interleave(block, dim=2)[:, :, :x.shape[2], None]
     return _bhsd(x * d, layout)
 
 
 def _check_block(where, block):
-    if block is None or (is_int(block) and not isinstance(block, bool)
-                         and block >= 1):
+    if block is None or block == "head" or (
+            is_int(block) and not isinstance(block, bool) and block >= 1):
         return block
-    raise ArgumentError(f"{where}: block must be None (per tensor) or an int "
-                        f">= 1, got {block!r}")
+    raise ArgumentError(f"{where}: block must be None (per tensor), 'head' "
+                        f"(per (batch, kv head)) or an int >= 1, got "
+                        f"{block!r}")
 
 
 def quantize_fp8(q, k, v, *, block=None, incoherent=False, seed=0,
@@ -121,8 +135,10 @@ def quantize_fp8(q, k, v, *, block=None, incoherent=False, seed=0,
     """float32/float16/bfloat16 q, k, v -> FP8Inputs for
     fa_mlir.torch.attention (what fa-fp8-quantize computes in IR).
 
-    Scales are amax / 448 per tensor (block=None) or per block of `block`
-    rows of one head: q's descale [B, Hq, ceil(Sq / block)], k's and v's
+    Scales are amax / 448 per tensor (block=None), per (batch, kv head)
+    (block="head": [B, Hkv] each, q's over the query heads of a kv head;
+    the sm_90a kernel takes these two forms) or per block of `block` rows
+    of one head: q's descale [B, Hq, ceil(Sq / block)], k's and v's
     [B, Hkv, ceil(Sk / block)]. incoherent: q and k are first multiplied
     along the head dim by incoherent_matrix(D, seed), which is orthogonal,
     so q kᵀ is unchanged while outliers spread over the head dim.
@@ -139,13 +155,39 @@ def quantize_fp8(q, k, v, *, block=None, incoherent=False, seed=0,
     if incoherent:
         m = incoherent_matrix(q.shape[3], int(seed)).to(q.device)
         q, k = q.float() @ m, k.float() @ m
+    heads_kv = k.shape[1 if layout == "bhsd" else 2]
     out = []
     for x in (q, k, v):
-        x8, scale = _quantize(_bhsd(x, layout), block)
+        x8, scale = _quantize(_bhsd(x, layout), block, heads_kv)
         out.append((_bhsd(x8, layout).contiguous(), scale))
     (q8, dq), (k8, dk), (v8, dv) = out
     return FP8Inputs(q8, k8, v8, dq, dk, dv,
-                     None if block is None else (block, block))
+                     None if block in (None, "head") else (block, block))
+
+
+def emulated_fp8_attention(q8, k8, v8, descales, *, causal=False,
+                           bottom_right=False, scale=None, layout="bhsd",
+                           out_dtype=torch.bfloat16, p_scale=256.0):
+    """A plain FP8 attention in torch, the baseline of FlashAttention's
+    criterion adapted to FP8 (and issue 12's "standard" FP8 attention):
+    S = (q dq)(k dk)ᵀ in float32, its softmax in float32, P rounded to
+    float8_e4m3fn as p_scale * P (as a kernel stores P for its FP8 P V
+    product), O = P (v dv) in float32, then out_dtype. Per-tensor or per
+    (batch, kv head) descales; the output in `layout`."""
+    q, k, v = (_bhsd(dequantize_fp8(t, d, None, layout), layout)
+               for t, d in zip((q8, k8, v8), descales))
+    group = q.shape[1] // k.shape[1]
+    k, v = (t.repeat_interleave(group, dim=1) for t in (k, v))
+    s = q @ k.transpose(-1, -2) * (scale or q.shape[-1] ** -0.5)
+    if causal:
+        sq, sk = s.shape[-2:]
+        offset = sk - sq if bottom_right else 0
+        hidden = torch.ones(sq, sk, dtype=torch.bool,
+                            device=s.device).triu(1 + offset)
+        s = s.masked_fill(hidden, float("-inf"))
+    p = torch.softmax(s, dim=-1).nan_to_num(0.0)
+    p = (p * p_scale).to(torch.float8_e4m3fn).float() / p_scale
+    return _bhsd((p @ v).to(out_dtype), layout)
 
 
 def _descale_forms(sizes, role, block):
@@ -160,9 +202,10 @@ def _descale_forms(sizes, role, block):
     return forms
 
 
-def check_descales(where, descales, descale_block, sizes):
-    """The (q, k, v) descales: float32 CPU tensors of one of the op's forms;
-    descale_block (bq, bk) given exactly when one is per block."""
+def check_descales(where, descales, descale_block, sizes, device):
+    """The (q, k, v) descales: float32 tensors on `device` (query's) of one
+    of the op's forms; descale_block (bq, bk) given exactly when one is per
+    block."""
     if descale_block is not None:
         if (not isinstance(descale_block, (tuple, list))
                 or len(descale_block) != 2
@@ -179,9 +222,12 @@ def check_descales(where, descales, descale_block, sizes):
             raise ArgumentError(f"{where}: {name} must be a torch.Tensor for "
                                 f"float8_e4m3fn inputs, got "
                                 f"{type(d).__name__}")
-        if d.dtype != torch.float32 or d.device.type != "cpu":
-            raise ArgumentError(f"{where}: {name} must be a float32 CPU "
-                                f"tensor, got {d.dtype} on {d.device}")
+        if d.dtype != torch.float32:
+            raise ArgumentError(f"{where}: {name} must be a float32 tensor, "
+                                f"got {d.dtype}")
+        if d.device != device:
+            raise ArgumentError(f"{where}: {name} is on {d.device}, expected "
+                                f"{device} (the device of query)")
         forms = _descale_forms(sizes, role, block)
         if tuple(d.shape) not in forms:
             raise ArgumentError(
@@ -201,16 +247,45 @@ def _compiled(text):
 
 
 def forward(q, k, v, descales, descale_block, out_dtype, sizes, cfg_options):
-    """[output, lse] of the f8E4M3FN fa.attention on checked CPU tensors."""
+    """(output, lse) of the f8E4M3FN fa.attention on checked q, k, v: the
+    CPU kernel or, on CUDA, the sm_90a one. The output is attached to the
+    graph when q, k or v needs a gradient, so that a backward through it
+    fails with UnsupportedError instead of leaving the gradients out."""
     where = _convert.WHERE
-    if q.device.type != "cpu":
-        raise UnsupportedError(f"{where}: float8_e4m3fn inputs run on the CPU "
-                               "only (the sm_90a FP8 kernel is not built)")
     if out_dtype not in OUT_DTYPES:
         raise ArgumentError(f"{where}: out_dtype must be torch.bfloat16, "
                             f"torch.float16 or torch.float32 for "
                             f"float8_e4m3fn inputs, got {out_dtype}")
-    check_descales(where, descales, descale_block, sizes)
+    check_descales(where, descales, descale_block, sizes, q.device)
+    run = _cuda_forward if q.device.type == "cuda" else _cpu_forward
+
+    def compute():
+        return run(q, k, v, descales, descale_block, out_dtype, sizes,
+                   cfg_options)
+    if torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v)):
+        return _ForwardOnly.apply(compute, q, k, v)
+    return compute()
+
+
+class _ForwardOnly(torch.autograd.Function):
+    """The FP8 forward in an autograd graph: there is no FP8 backward."""
+
+    @staticmethod
+    def forward(ctx, compute, q, k, v):
+        out, lse = compute()
+        ctx.mark_non_differentiable(lse)
+        return out, lse
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_lse):
+        raise UnsupportedError(f"{_convert.WHERE}: float8_e4m3fn attention "
+                               "is forward only (no FP8 backward kernel); "
+                               "train in bfloat16 or float16")
+
+
+def _cpu_forward(q, k, v, descales, descale_block, out_dtype, sizes,
+                 cfg_options):
+    """The CPU kernel compiled for this call's shapes and descale forms."""
     cfg = AttentionConfig(
         batch=sizes["batch"], heads_q=sizes["heads_q"],
         heads_kv=sizes["heads_kv"], seq_q=sizes["seq_q"],
@@ -225,3 +300,75 @@ def forward(q, k, v, descales, descale_block, out_dtype, sizes, cfg_options):
     arrays += [d.contiguous().numpy() for d in descales]
     _compiled(text)(*arrays, _convert.numpy_view(out), lse.numpy())
     return out, lse
+
+
+@functools.lru_cache(maxsize=None)
+def _cuda_config(heads_q, heads_kv, head_dim, head_dim_v, out_elem,
+                 options):
+    return KernelConfig(op="forward", dtype=FP8, out_dtype=out_elem,
+                        heads_q=heads_q, heads_kv=heads_kv,
+                        head_dim=head_dim, head_dim_v=head_dim_v,
+                        **dict(options))
+
+
+def cuda_config(sizes, out_dtype, cfg_options):
+    """The KernelConfig of an FP8 call on CUDA: static heads and head dims
+    (the descales are [batch, heads_kv]), dynamic batch and sequences."""
+    return _cuda_config(sizes["heads_q"], sizes["heads_kv"],
+                        sizes["head_dim"], sizes["head_dim_v"],
+                        OUT_DTYPES[out_dtype],
+                        tuple(sorted(cfg_options.items())))
+
+
+def descale_operand(d, batch, heads_kv):
+    """A checked descale as the kernel's [batch, heads_kv] f32 operand: a
+    per-tensor one is broadcast along batch (stride 0). Its heads are a
+    copy: libfa_runtime wants a unit innermost stride on every operand."""
+    if d.dim() == 0:
+        return d.reshape(1, 1).expand(1, heads_kv).contiguous().expand(
+            batch, heads_kv)
+    return d if d.stride(-1) == 1 or heads_kv == 1 else d.contiguous()
+
+
+def _cuda_forward(q, k, v, descales, descale_block, out_dtype, sizes,
+                  cfg_options):
+    """The sm_90a FP8 bundle (a sequence: V transposed into the value_t
+    workspace, then the attention) on checked CUDA tensors."""
+    where = _convert.WHERE
+    if descale_block is not None:
+        raise UnsupportedError(
+            f"{where}: descale_block {tuple(descale_block)}: the sm_90a FP8 "
+            "kernel takes per-tensor or per-(batch, kv-head) descales; use "
+            "the CPU, or quantize_fp8 with block=None")
+    if out_dtype == torch.float32:
+        raise UnsupportedError(f"{where}: out_dtype torch.float32: the sm_90a "
+                               "FP8 kernel writes torch.bfloat16 or "
+                               "torch.float16 (the CPU writes float32 too)")
+    bundle, tensors = cuda_operands(q, k, v, descales, out_dtype, sizes,
+                                    cfg_options)
+    _ops._launch(bundle, tensors, q.device)
+    return tensors["output"], tensors["lse"]
+
+
+def cuda_operands(q, k, v, descales, out_dtype, sizes, cfg_options):
+    """(bundle, operands by role) of an FP8 call on CUDA: fresh output and
+    LSE, the descales as [batch, heads_kv], the value_t workspace from
+    torch's allocator. What a launch takes (test/Device/bench_fp8.py times
+    the launch alone with them)."""
+    target = _ops._target(q)
+    kcfg = cuda_config(sizes, out_dtype, cfg_options)
+    kcfg.check_target(target)  # softcap, head dims: before any lookup
+    bundle = _ops.get_bundle(kcfg, target)
+    q, k, v = _ops._dense(q), _ops._dense(k), _ops._dense(v)
+    layout = cfg_options["layout"]
+    out_shape, lse_shape = _ops._shapes(q, v, layout)
+    tensors = {"query": q, "key": k, "value": v,
+               "output": torch.empty(out_shape, dtype=out_dtype,
+                                     device=q.device),
+               "lse": torch.empty(lse_shape, dtype=torch.float32,
+                                  device=q.device)}
+    for role, d in zip(DESCALES, descales):
+        tensors[role] = descale_operand(d, sizes["batch"], sizes["heads_kv"])
+    symbols = _convert.sizes_of(q, k, v, layout)
+    tensors.update(_ops._workspace(bundle, symbols, q.device))
+    return bundle, tensors

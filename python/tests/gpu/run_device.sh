@@ -4,11 +4,13 @@
 #   (a configuration fa-compile rejects is listed in out/failed.txt and left
 #   out; the tests that need it fail on the GPU with "no sm_90a bundle")
 # On the GPU machine (no MLIR; carry python/tests/gpu/out):
-#   bash python/tests/gpu/run_device.sh test
+#   bash python/tests/gpu/run_device.sh test [PYTEST_ARGS...]
+#   (default: the whole folder; e.g. python/tests/gpu/test_gpu_fp8.py)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 out=${GPU_TEST_BUNDLES:-python/tests/gpu/out}
-case "${1:-test}" in
+(( $# > 1 )) || set -- "${1:-test}" python/tests/gpu
+case "$1" in
   build)
     py=${PYTHON:-.venv/bin/python}
     rm -rf "$out"
@@ -19,5 +21,5 @@ case "${1:-test}" in
       echo "run_device.sh: kernels that did not build (their tests fail):"; cat "$out/failed.txt"
     fi
     FA_MLIR_BUNDLE_PATH="$(cd "$out" && pwd)" FA_BUILD_DIR=/nonexistent PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} \
-      python3 -m pytest -q -p no:cacheprovider python/tests/gpu ;;
+      python3 -m pytest -q -p no:cacheprovider "${@:2}" ;;
 esac
