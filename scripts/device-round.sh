@@ -50,7 +50,9 @@
 #         per sequence, memcheck on them, then varlen prefill next to our
 #         dense kernel, FA4 and FA2 (test/Device/bench_varlen.py) ->
 #         $OUT/bench_varlen.csv
-#       9 the FP8 forward (sm_90a, float8_e4m3fn): the Python GPU tests of
+#       9 the FP8 forward (sm_90a, float8_e4m3fn): every FP8 kernel family
+#         through libfa_runtime against float64 (test/Device/
+#         check_fp8_sequences.py, .devbuild/fp8-check), the Python GPU tests of
 #         FP8 (python/tests/gpu/test_gpu_fp8.py; only when stage 5 is not
 #         run, which has them), memcheck on its small cases, then the FP8
 #         benchmark next to cuDNN FP8, our bf16 and FA4 bf16, each shape
@@ -126,6 +128,11 @@ prepare() {
   rm -rf "$dev/fp8"
   FA_BUILD_DIR="$root/$BUILD_DIR" PYTHONPATH=python "$root/.venv/bin/python" -m fa_mlir.aot \
     --configs test/Device/fp8_configs.json --out "$dev/fp8" --target sm_90a --keep-going
+  # The FP8 sequences' own check (stage 9): every kernel family through
+  # libfa_runtime, without the Python package's route.
+  rm -rf "$dev/fp8-check"; mkdir -p "$dev/fp8-check"
+  python3 test/Device/check_fp8_sequences.py gen > "$dev/fp8-check/fp8.mlir"
+  "$BUILD_DIR/bin/fa-compile" "$dev/fp8-check/fp8.mlir" -o "$dev/fp8-check"
   cp "$BUILD_DIR/lib/libfa_runtime.so" "$dev/lib/"
   FA_BUILD_DIR="$root/$BUILD_DIR" GPU_TEST_BUNDLES="$dev/gpu-tests" \
     bash python/tests/gpu/run_device.sh build
@@ -378,6 +385,10 @@ run() {
   if stage_on 9; then
   echo "== 9 FP8 forward ($((SECONDS - T0)) s so far)"
   [[ -s $dev/fp8/failed.txt ]] && { echo "FP8 bench kernels fa-compile rejected:"; cat "$dev/fp8/failed.txt"; }
+  timeout "${FP8_CHECK_TIMEOUT:-240}" python3 test/Device/check_fp8_sequences.py run "$dev/fp8-check" \
+    > "$OUT/check_fp8.log" 2>&1
+  echo "check fp8 sequences rc=$?: $(tail -1 "$OUT/check_fp8.log")"
+  grep MISS "$OUT/check_fp8.log" || true
   if ! stage_on 5; then  # stage 5 runs the whole folder, FP8 included
     GPU_TEST_BUNDLES="$dev/gpu-tests" timeout "${FP8_PYTEST_TIMEOUT:-180}" bash python/tests/gpu/run_device.sh test \
       python/tests/gpu/test_gpu_fp8.py > "$OUT/pytest-gpu-fp8.log" 2>&1

@@ -236,12 +236,6 @@ def test_runtime_wants_a_unit_stride_along_heads():
 
 @pytest.mark.skipif(not os.path.exists(FA_COMPILE),
                     reason="no fa-compile in this build")
-@pytest.mark.xfail(
-    strict=True, raises=UnsupportedError,
-    reason="the sm_90a FP8 compiler (commit 'FAToNVVM: sm_90a FP8 forward') "
-    "is not on main yet: convert-fa-to-nvvm says 'element type must be bf16 "
-    "or f16 for the sm_90a kernel'. Strict: once it lands this XPASSes and "
-    "fails, so the mark is removed then")
 def test_compiled_bundle_passes_both_readers(tmp_path):
     # What fa-compile writes for the generated MLIR: a sequence bundle that
     # fa_mlir's reader (manifest, schemas, config view) and libfa_runtime

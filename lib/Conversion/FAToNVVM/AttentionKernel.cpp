@@ -227,7 +227,10 @@ void ForwardKernel::load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t di
 void ForwardKernel::loadValueT(Value t) {
   Value full = vPipe.acquire(t, cfg.vTileBytes());
   Value key = kb.mul(keyTile(t), kb.c32(cfg.blockN));
-  tmaLoad(kb, vPipe.slot(t), args.tmV, full, {key, kb.c32(0), headKV, work.batch});
+  // One box of 128 keys (a swizzle row) x the head dim's rows per 128 keys.
+  for (int64_t box = 0; box < cfg.vTileKeys() / 128; ++box)
+    tmaLoad(kb, kb.sharedAt(vPipe.slot(t), box * cfg.vDim() * 128), args.tmV, full,
+            {kb.add(key, kb.c32(128 * box)), kb.c32(0), headKV, work.batch});
 }
 
 Value ForwardKernel::loadDescale(int64_t i) {
@@ -544,10 +547,12 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
     if (fence)
       wgmmaFence(kb);
     if (cfg.isFp8()) {
-      // V^T is K-major, [DV rows x 128 keys]: k-step kk is 32 bytes in.
+      // V^T is K-major, boxes of [DV rows x 128 keys]: k-step kk is 32
+      // bytes into a row of box kk / 4.
       Value vDesc = wgmmaDescriptor(kb, vPipe.slot(t), 16, 1024);
       for (int64_t kk = 0; kk < BN / 32; ++kk)
-        acc = wgmmaRS(kb, acc, p.slice(4 * kk, 4), wgmmaDescriptorAdd(kb, vDesc, kk * 32), DV,
+        acc = wgmmaRS(kb, acc, p.slice(4 * kk, 4),
+                      wgmmaDescriptorAdd(kb, vDesc, (kk / 4) * DV * 128 + (kk % 4) * 32), DV,
                       /*accumulate=*/true, /*bMNMajor=*/false, cfg.elem);
     } else {
       // V is MN-major: LBO = next 64-wide dim box, SBO = next 8 kv rows.
@@ -580,6 +585,30 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
     }
     kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, c, kb.c32(0)),
               [&] { NVVM::BarrierArriveOp::create(kb.b, otherTurn, kb.c32(256)); });
+  };
+  // O *= the rows' rescale. FP8: only when a row of this warp has a new
+  // max (FA4's conditional rescaling, threshold 0: the 2^8 shift of P
+  // leaves e4m3 no room for a stale max). Past the first tiles most rows'
+  // maxima stand, and the nO multiplies are skipped.
+  auto rescaleO = [&](SmallVector<Value> &o, Value rescale[2]) {
+    if (!cfg.isFp8()) {
+      rescaleRows(kb, o, rescale);
+      return;
+    }
+    Value one = kb.cf32(1.0);
+    Value changed = kb.ori(kb.fcmp(arith::CmpFPredicate::UNE, rescale[0], one),
+                           kb.fcmp(arith::CmpFPredicate::UNE, rescale[1], one));
+    Value any = NVVM::VoteSyncOp::create(kb.b, kb.b.getI1Type(), kb.c32(-1), changed,
+                                         NVVM::VoteSyncKind::any);
+    SmallVector<Type> types(o.size(), kb.f32);
+    o = kb.ifThenElseValues(
+        any, types,
+        [&]() {
+          SmallVector<Value> scaled(o);
+          rescaleRows(kb, scaled, rescale);
+          return scaled;
+        },
+        [&]() { return o; });
   };
   auto packP = [&](ArrayRef<Value> p) {
     SmallVector<Value> regs;
@@ -637,7 +666,7 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
             s = scores.apply(keyTile(t), s);
             Value rescale[2];
             softmaxStep(kb, s, rs, factor, rescale, /*first=*/false, pShift);
-            rescaleRows(kb, o, rescale);
+            rescaleO(o, rescale);
             o = issuePV(t, o, packP(s), /*fence=*/true);
             wgmmaWait(kb, 0);
             vPipe.release(t);
@@ -685,7 +714,7 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
               softmaxStep(kb, st_, rs, factor, rescale, /*first=*/false, pShift);
               wgmmaWait(kb, 0);
               vPipe.release(tPrev);
-              rescaleRows(kb, o, rescale);
+              rescaleO(o, rescale);
               SmallVector<Value> next(o);
               next.append({rs.max[0], rs.max[1], rs.sum[0], rs.sum[1]});
               SmallVector<Value> pt = packP(st_);
@@ -875,7 +904,7 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
     params.push_back(tensorMapParam("key", dt, cfg.blockN, qkvDims, cfg.boxElems()));
     // V^T boxes: blockN keys (128 bytes) x the V head dim's rows.
     params.push_back(tensorMapParam("value_t", dt, cfg.vDim(), {"seq", "dim", "head", "batch"},
-                                    cfg.blockN));
+                                    128));
   } else if (cfg.paged()) {
     for (const char *role : {cfg.keyRole(), cfg.valueRole()})
       params.push_back(tensorMapParam(role, dt, cfg.keyRowsPerLoad(), {"dim", "row", "head", "page"}));

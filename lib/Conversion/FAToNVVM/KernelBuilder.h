@@ -157,6 +157,10 @@ inline int64_t fragColOffset(int64_t i) { return 8 * (i >> 2) + (i & 1); }
 /// null (no result).
 Value inlinePtx(KernelBuilder &kb, Type result, ValueRange operands, StringRef ptx,
                 StringRef constraints, bool clobbersMemory = true);
+/// PTX computing `result` from `operands` alone (no side effects: LLVM may
+/// move, merge or drop it like an arithmetic op).
+Value pureInlinePtx(KernelBuilder &kb, Type result, ValueRange operands, StringRef ptx,
+                    StringRef constraints);
 /// stmatrix.sync.aligned.m8n8.x4.trans.shared.b16: four 8x8 16-bit matrices
 /// held as accumulator-fragment pairs (`regs`, one b32 each) stored
 /// transposed; lane l gives the address of row l % 8 of matrix l / 8.

@@ -43,10 +43,21 @@ void AttentionKernelConfig::planTiles() {
   // of the hardware's one tile per CTA (docs/Inference.md, run 5).
   persistent = !bias && qkDim() <= 128 && qkDim() == vDim() && !(varlen && semantics.hasMask());
   if (isFp8()) {
-    // One 128-byte swizzle row of e4m3 keys per V^T row: P V's k-steps
-    // need whole rows. At head dim 256 the accumulators take 208 of the
-    // 240 registers (O 128, S 64, P 16).
-    blockN = 128;
+    // V^T tiles are whole 128-key boxes (one 128-byte swizzle row of e4m3
+    // keys per V^T row). Above head dim 64, 192-key tiles (FA3's choice is
+    // of that size too): measured 898 TFLOP/s at d128 16k against 742 with
+    // 128 and 792 with 256 (which spills under the overlap: S 128 + O 64 +
+    // P 32 registers) in one run (docs/HopperKernel.md, "FP8 forward"); the
+    // second box of a 192-key tile is half used. At head dim 256 the
+    // accumulators of 128 keys take 208 of the 240 registers.
+    blockN = headDim > 64 && headDim <= 128 ? 192 : 128;
+    // Head dim 64: three consumers (192-row blocks), as the 16-bit kernel;
+    // O 32, S 64 and P 16 fit their 160 registers.
+    if (headDim <= 64 && headDimV <= 64 && !bias && !pingPong) {
+      consumers = 3;
+      producerRegs = 32;
+      consumerRegs = 160;
+    }
     return;
   }
   for (int64_t n : {128, 112, 96, 80, 64, 48, 32}) {

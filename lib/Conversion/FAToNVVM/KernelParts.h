@@ -149,12 +149,17 @@ struct AttentionKernelConfig {
   /// rows); TMA zero-fills the rest.
   int64_t qkDim() const { return llvm::alignTo(headDim, boxElems()); }
   int64_t vDim() const { return llvm::alignTo(headDimV, kBox); }
-  /// The k-steps of Q K^T: 16 elements (32 for e4m3) each, the padding up
-  /// to a whole box skipped where the step size allows.
-  int64_t qkSteps() const { return llvm::divideCeil(headDim, 16 * 2 / elemBytes(elem)); }
+  /// The k-steps of Q K^T: 16 elements over the whole padded boxes, or 32
+  /// e4m3 up to the head dim (d64 pads Q and K to one 128-byte box; its
+  /// zero half is not multiplied). (The 16-bit kernels could skip their
+  /// padding's steps too, d32/d40/d80/d96: not measured yet.)
+  int64_t qkSteps() const { return isFp8() ? llvm::divideCeil(headDim, 32) : qkDim() / 16; }
   int64_t qTileBytes() const { return blockM() * qkDim() * elemBytes(elem); }
   int64_t kTileBytes() const { return blockN * qkDim() * elemBytes(elem); }
-  int64_t vTileBytes() const { return blockN * vDim() * elemBytes(elem); }
+  /// FP8's V^T tiles are whole boxes of 128 keys (the P V k-steps past
+  /// blockN are not issued).
+  int64_t vTileKeys() const { return isFp8() ? llvm::alignTo(blockN, 128) : blockN; }
+  int64_t vTileBytes() const { return vTileKeys() * vDim() * elemBytes(elem); }
   /// Offsets inside the (1024-aligned) dynamic shared memory.
   int64_t kOffset() const { return qTileBytes(); }
   int64_t vOffset() const { return kOffset() + stages * kTileBytes(); }

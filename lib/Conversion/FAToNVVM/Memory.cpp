@@ -25,6 +25,16 @@ Value mlir::fa::nvvm_kernel::inlinePtx(KernelBuilder &kb, Type result, ValueRang
   return result ? op.getResult(0) : Value();
 }
 
+Value mlir::fa::nvvm_kernel::pureInlinePtx(KernelBuilder &kb, Type result, ValueRange operands,
+                                           StringRef ptx, StringRef constraints) {
+  auto op = LLVM::InlineAsmOp::create(
+      kb.b, TypeRange{result}, operands, ptx, constraints, /*has_side_effects=*/false,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(kb.b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  return op.getResult(0);
+}
+
 void mlir::fa::nvvm_kernel::stmatrixX4Trans(KernelBuilder &kb, Value rowAddress, ValueRange regs) {
   assert(regs.size() == 4 && "stmatrix .x4 takes four registers");
   // A 32-bit shared-window address (the "r" operand of a .shared access).

@@ -140,15 +140,9 @@ Value mlir::fa::nvvm_kernel::packPair(KernelBuilder &kb, Value lo, Value hi, Ele
 }
 
 Value mlir::fa::nvvm_kernel::packQuadE4M3(KernelBuilder &kb, ArrayRef<Value> v) {
-  // cvt ...e4m3x2.f32 d, a, b puts a in the upper byte of d. Pure: LLVM may
-  // schedule it freely.
-  auto op = LLVM::InlineAsmOp::create(
-      kb.b, TypeRange{kb.i32}, ValueRange{v[0], v[1], v[2], v[3]},
-      "{\n.reg .b16 lo, hi;\ncvt.rn.satfinite.e4m3x2.f32 lo, $2, $1;\n"
-      "cvt.rn.satfinite.e4m3x2.f32 hi, $4, $3;\nmov.b32 $0, {lo, hi};\n}",
-      "=r,f,f,f,f", /*has_side_effects=*/false, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(kb.b.getContext(), LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
-  return op.getResult(0);
+  // cvt ...e4m3x2.f32 d, a, b puts a in the upper byte of d.
+  return pureInlinePtx(kb, kb.i32, {v[0], v[1], v[2], v[3]},
+                       "{\n.reg .b16 lo, hi;\ncvt.rn.satfinite.e4m3x2.f32 lo, $2, $1;\n"
+                       "cvt.rn.satfinite.e4m3x2.f32 hi, $4, $3;\nmov.b32 $0, {lo, hi};\n}",
+                       "=r,f,f,f,f");
 }

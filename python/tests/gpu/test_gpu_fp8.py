@@ -20,6 +20,7 @@ from fa_mlir.errors import ArgumentError, UnsupportedError  # noqa: E402
 # The output dtype's rounding of values of about 1 (the baseline has it too).
 SLACK = {torch.bfloat16: 1e-3, torch.float16: 1e-4}
 MEAN_SLACK = {torch.bfloat16: 1e-4, torch.float16: 1e-5}
+LSE_TOLERANCE = 2e-3  # natural log, as test/Device/check_fp8_sequences.py
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,9 @@ def test_fp8_forward_against_float64(case):
     assert mean <= 2 * base_mean + MEAN_SLACK[case.out], (mean, base_mean)
     hidden = torch.isneginf(ref_lse)
     assert torch.equal(torch.isneginf(lse), hidden)
-    assert (lse.double()[~hidden] - ref_lse[~hidden]).abs().max() < 1e-3
+    # FP8 wgmma accumulates Q K^T in less than f32's precision (about 14
+    # significand bits on Hopper): at d256 the LSE moves by ~1e-3.
+    assert (lse.double()[~hidden] - ref_lse[~hidden]).abs().max() < LSE_TOLERANCE
     assert torch.count_nonzero(o[hidden]) == 0  # fully hidden rows give 0
     if case.bottom_right and case.sq > case.sk:
         assert hidden.any()  # the case has the rows it means to test
