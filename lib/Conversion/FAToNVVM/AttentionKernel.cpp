@@ -543,20 +543,20 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
     if (wait)
       vPipe.wait(t);
     zeroValueTail(me, t);
+    // V^T (FP8) is K-major, boxes of [DV rows x 128 keys]: k-step kk is 32
+    // bytes into a row of box kk / 4. V is MN-major: LBO = next 64-wide dim
+    // box, SBO = next 8 kv rows.
+    Value vDesc = cfg.isFp8() ? wgmmaDescriptor(kb, vPipe.slot(t), 16, 1024)
+                              : wgmmaDescriptor(kb, vPipe.slot(t), BN * 128, 1024);
     SmallVector<Value> acc(o.begin(), o.end());
     if (fence)
       wgmmaFence(kb);
     if (cfg.isFp8()) {
-      // V^T is K-major, boxes of [DV rows x 128 keys]: k-step kk is 32
-      // bytes into a row of box kk / 4.
-      Value vDesc = wgmmaDescriptor(kb, vPipe.slot(t), 16, 1024);
       for (int64_t kk = 0; kk < BN / 32; ++kk)
         acc = wgmmaRS(kb, acc, p.slice(4 * kk, 4),
                       wgmmaDescriptorAdd(kb, vDesc, (kk / 4) * DV * 128 + (kk % 4) * 32), DV,
                       /*accumulate=*/true, /*bMNMajor=*/false, cfg.elem);
     } else {
-      // V is MN-major: LBO = next 64-wide dim box, SBO = next 8 kv rows.
-      Value vDesc = wgmmaDescriptor(kb, vPipe.slot(t), BN * 128, 1024);
       for (int64_t kk = 0; kk < BN / 16; ++kk)
         acc = wgmmaRS(kb, acc, p.slice(4 * kk, 4), wgmmaDescriptorAdd(kb, vDesc, kk * 16 * 128),
                       DV, /*accumulate=*/true, /*bMNMajor=*/true, cfg.elem);
