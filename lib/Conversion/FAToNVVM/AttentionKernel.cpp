@@ -141,7 +141,7 @@ private:
   /// Key tile of iteration t.
   Value keyTile(Value t) { return kb.add(tiles.first, t); }
   void load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t dim, int64_t bytes);
-  /// FP8: V^T's tile of iteration t, [vDim rows x blockN keys] (one box).
+  /// FP8: V^T's tile of iteration t, vTileKeys / kValueTBoxKeys boxes.
   void loadValueT(Value t);
   /// FP8: descale i (0 Q, 1 K, 2 V) of this tile's (batch, KV head).
   Value loadDescale(int64_t i);
@@ -227,10 +227,10 @@ void ForwardKernel::load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t di
 void ForwardKernel::loadValueT(Value t) {
   Value full = vPipe.acquire(t, cfg.vTileBytes());
   Value key = kb.mul(keyTile(t), kb.c32(cfg.blockN));
-  // One box of 128 keys (a swizzle row) x the head dim's rows per 128 keys.
-  for (int64_t box = 0; box < cfg.vTileKeys() / 128; ++box)
-    tmaLoad(kb, kb.sharedAt(vPipe.slot(t), box * cfg.vDim() * 128), args.tmV, full,
-            {kb.add(key, kb.c32(128 * box)), kb.c32(0), headKV, work.batch});
+  const int64_t keys = AttentionKernelConfig::kValueTBoxKeys;
+  for (int64_t box = 0; box < cfg.vTileKeys() / keys; ++box)
+    tmaLoad(kb, kb.sharedAt(vPipe.slot(t), box * cfg.vDim() * keys), args.tmV, full,
+            {kb.add(key, kb.c32(keys * box)), kb.c32(0), headKV, work.batch});
 }
 
 Value ForwardKernel::loadDescale(int64_t i) {
@@ -543,9 +543,9 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
     if (wait)
       vPipe.wait(t);
     zeroValueTail(me, t);
-    // V^T (FP8) is K-major, boxes of [DV rows x 128 keys]: k-step kk is 32
-    // bytes into a row of box kk / 4. V is MN-major: LBO = next 64-wide dim
-    // box, SBO = next 8 kv rows.
+    // V^T (FP8) is K-major, boxes of [DV rows x kValueTBoxKeys keys]:
+    // k-step kk is 32 bytes into a row of box kk / 4. V is MN-major: LBO =
+    // next 64-wide dim box, SBO = next 8 kv rows.
     Value vDesc = cfg.isFp8() ? wgmmaDescriptor(kb, vPipe.slot(t), 16, 1024)
                               : wgmmaDescriptor(kb, vPipe.slot(t), BN * 128, 1024);
     SmallVector<Value> acc(o.begin(), o.end());
@@ -554,7 +554,10 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
     if (cfg.isFp8()) {
       for (int64_t kk = 0; kk < BN / 32; ++kk)
         acc = wgmmaRS(kb, acc, p.slice(4 * kk, 4),
-                      wgmmaDescriptorAdd(kb, vDesc, (kk / 4) * DV * 128 + (kk % 4) * 32), DV,
+                      wgmmaDescriptorAdd(kb, vDesc,
+                                         (kk / 4) * DV * AttentionKernelConfig::kValueTBoxKeys +
+                                             (kk % 4) * 32),
+                      DV,
                       /*accumulate=*/true, /*bMNMajor=*/false, cfg.elem);
     } else {
       for (int64_t kk = 0; kk < BN / 16; ++kk)
@@ -900,17 +903,16 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   const StringRef qkvDims[] = {"dim", "seq", "head", "batch"};
   if (!cfg.packGqa())
     params.push_back(tensorMapParam("query", dt, cfg.blockM(), qkvDims, cfg.boxElems()));
-  if (cfg.isFp8()) {
-    params.push_back(tensorMapParam("key", dt, cfg.blockN, qkvDims, cfg.boxElems()));
-    // V^T boxes: blockN keys (128 bytes) x the V head dim's rows.
-    params.push_back(tensorMapParam("value_t", dt, cfg.vDim(), {"seq", "dim", "head", "batch"},
-                                    128));
-  } else if (cfg.paged()) {
+  if (cfg.paged()) {
     for (const char *role : {cfg.keyRole(), cfg.valueRole()})
       params.push_back(tensorMapParam(role, dt, cfg.keyRowsPerLoad(), {"dim", "row", "head", "page"}));
   } else {
-    params.push_back(tensorMapParam("key", dt, cfg.blockN));
-    params.push_back(tensorMapParam("value", dt, cfg.blockN));
+    params.push_back(tensorMapParam("key", dt, cfg.blockN, qkvDims, cfg.boxElems()));
+    if (cfg.isFp8()) // V^T boxes: keys (128 bytes) x the V head dim's rows
+      params.push_back(tensorMapParam("value_t", dt, cfg.vDim(), {"seq", "dim", "head", "batch"},
+                                      AttentionKernelConfig::kValueTBoxKeys));
+    else
+      params.push_back(tensorMapParam("value", dt, cfg.blockN));
   }
   if (cfg.packGqa()) // 16-byte loads of Q rows: address and row strides aligned
     params.push_back(alignedPtrParam("query"));

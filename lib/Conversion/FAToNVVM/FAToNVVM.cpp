@@ -115,7 +115,7 @@ FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVM
   if (!elem)
     return fail("element type must be bf16, f16 or f8E4M3FN for the sm_90a kernel");
   cfg.elem = *elem;
-  if (cfg.elem != ElemType::E4M3 && oTy.getElementType() != e)
+  if (!cfg.isFp8() && oTy.getElementType() != e)
     return fail("output element type must match the inputs");
   if (qTy.getRank() != 4 || vTy.getRank() != 4)
     return fail("Q, K and V must be rank 4");

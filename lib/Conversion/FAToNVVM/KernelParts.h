@@ -156,9 +156,11 @@ struct AttentionKernelConfig {
   int64_t qkSteps() const { return isFp8() ? llvm::divideCeil(headDim, 32) : qkDim() / 16; }
   int64_t qTileBytes() const { return blockM() * qkDim() * elemBytes(elem); }
   int64_t kTileBytes() const { return blockN * qkDim() * elemBytes(elem); }
-  /// FP8's V^T tiles are whole boxes of 128 keys (the P V k-steps past
+  /// FP8's V^T boxes: kValueTBoxKeys e4m3 keys (one 128B-swizzled row) x
+  /// the V head dim's rows. A tile is whole boxes (the P V k-steps past
   /// blockN are not issued).
-  int64_t vTileKeys() const { return isFp8() ? llvm::alignTo(blockN, 128) : blockN; }
+  static constexpr int64_t kValueTBoxKeys = 128;
+  int64_t vTileKeys() const { return isFp8() ? llvm::alignTo(blockN, kValueTBoxKeys) : blockN; }
   int64_t vTileBytes() const { return vTileKeys() * vDim() * elemBytes(elem); }
   /// Offsets inside the (1024-aligned) dynamic shared memory.
   int64_t kOffset() const { return qTileBytes(); }
