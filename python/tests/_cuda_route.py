@@ -2,6 +2,10 @@
 GPU: operands shaped by Python's reader for libfa_runtime's host check, and
 CPU tensors posing as CUDA whose launch is that check
 (test_kvcache_paged.py, test_varlen_cuda_route.py)."""
+import os
+import subprocess
+
+import pytest
 import torch
 
 from fa_mlir import compiler, registry
@@ -34,6 +38,21 @@ def runtime_operands(kcfg, sizes, **changes):
     return {r: (0x10000000 * (i + 1), dtype, shape, _strides(shape))
             for i, (r, (dtype, shape)) in enumerate(ops.items())}
 
+
+
+FA_OPT = os.path.join(compiler.build_dir(), "bin", "fa-opt")
+needs_fa_opt = pytest.mark.skipif(not os.path.exists(FA_OPT),
+                                  reason="no fa-opt in this build")
+
+
+def fa_opt_output(mlir_text, tmp_path):
+    """fa-opt's output for `mlir_text`, which must parse and verify (the
+    ops' syntax and verifiers in FAOps.td / InferenceOps.td)."""
+    src = tmp_path / "k.mlir"
+    src.write_text(mlir_text)
+    proc = subprocess.run([FA_OPT, str(src)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
 
 
 class Routed:

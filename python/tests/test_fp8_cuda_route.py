@@ -11,7 +11,6 @@ itself is python/tests/gpu/test_gpu_fp8.py.
 """
 import dataclasses
 import os
-import subprocess
 
 import pytest
 
@@ -28,7 +27,8 @@ from fa_mlir.signature import signature  # noqa: E402
 from fa_mlir.spec import FP8, KernelConfig  # noqa: E402
 from fa_mlir.torch import fp8  # noqa: E402
 
-from _cuda_route import Routed, runtime_operands  # noqa: E402
+from _cuda_route import (Routed, fa_opt_output, needs_fa_opt,  # noqa: E402
+                         runtime_operands)
 from _fake_compiler import INPUTS  # noqa: E402
 from _fake_cuda import fake_cuda  # noqa: E402
 
@@ -38,7 +38,6 @@ KCFG = KernelConfig(dtype=FP8, head_dim=128, causal=True,
 SIZES = dict(batch=3, seq_q=300, seq_k=170, heads_q=8, heads_kv=2,
              head_dim=128, head_dim_v=128)
 FA_COMPILE = os.path.join(compiler.build_dir(), "bin", "fa-compile")
-FA_OPT = os.path.join(compiler.build_dir(), "bin", "fa-opt")
 
 
 def stub_bundle():
@@ -172,8 +171,7 @@ def test_fp8_bundle_is_a_sequence():
     assert compiler._sm90a_format(KCFG) == KERNEL_SEQUENCE
 
 
-@pytest.mark.skipif(not os.path.exists(FA_OPT), reason="no fa-opt in this "
-                    "build")
+@needs_fa_opt
 @pytest.mark.parametrize("kcfg", [
     KCFG, KCFG.with_(layout="bshd", mask_alignment="bottom_right",
                      out_dtype="f16", scale=0.1, batch=2),
@@ -181,12 +179,8 @@ def test_fp8_bundle_is_a_sequence():
                return_lse=False),
 ], ids=["causal_tl", "bshd_br_f16", "d64_no_lse"])
 def test_fp8_mlir_verifies(kcfg, tmp_path):
-    # fa-opt parses and verifies the op (FAOps.td's syntax and verifier).
-    src = tmp_path / "k.mlir"
-    src.write_text(compiler.sm90a_fp8_mlir(kcfg))
-    proc = subprocess.run([FA_OPT, str(src)], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert "descale(" in proc.stdout
+    text = compiler.sm90a_fp8_mlir(kcfg)
+    assert "descale(" in fa_opt_output(text, tmp_path)
 
 
 # -- the readers --------------------------------------------------------------

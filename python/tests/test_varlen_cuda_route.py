@@ -10,7 +10,6 @@ cubin, docs/BundleFormat.md *Ragged batches (varlen)*), which a mocked
 fa-compile "writes"; the launch itself is python/tests/gpu/test_gpu_varlen.py.
 """
 import os
-import subprocess
 
 import pytest
 
@@ -27,8 +26,8 @@ from fa_mlir.signature import bind, signature, symbols_of  # noqa: E402
 from fa_mlir.spec import KernelConfig  # noqa: E402
 from fa_mlir.torch import _ops  # noqa: E402
 
-from _cuda_route import (Routed, refusing_compiler,  # noqa: E402
-                         runtime_operands)
+from _cuda_route import (Routed, fa_opt_output, needs_fa_opt,  # noqa: E402
+                         refusing_compiler, runtime_operands)
 from _fake_compiler import INPUTS, fake_fa_compile  # noqa: E402
 from _fake_cuda import fake_cuda  # noqa: E402
 
@@ -205,10 +204,7 @@ def test_varlen_mlir():
     assert "-> tensor<?x?x128xbf16>, tensor<?x?xf32>\n" in dv
 
 
-FA_OPT = os.path.join(compiler.build_dir(), "bin", "fa-opt")
-
-
-@pytest.mark.skipif(not os.path.exists(FA_OPT), reason="no fa-opt in this build")
+@needs_fa_opt
 @pytest.mark.parametrize("kcfg", [
     KCFG, KCFG.with_(heads_q=8, heads_kv=2, window=(100, 0), softcap=30.0,
                      scale=0.1),
@@ -216,12 +212,8 @@ FA_OPT = os.path.join(compiler.build_dir(), "bin", "fa-opt")
     KCFG.with_(mask_alignment="top_left", heads_q=4, heads_kv=4),
 ], ids=["causal_br", "gqa_window_softcap", "f16_d64", "top_left"])
 def test_mlir_verifies(kcfg, tmp_path):
-    # fa-opt parses and verifies the op (FAOps.td's syntax and verifier).
-    src = tmp_path / "k.mlir"
-    src.write_text(compiler._sm90a_mlir(kcfg))
-    proc = subprocess.run([FA_OPT, str(src)], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert "fa.attention_varlen" in proc.stdout
+    text = compiler._sm90a_mlir(kcfg)
+    assert "fa.attention_varlen" in fa_opt_output(text, tmp_path)
 
 
 def test_cpu_target_refuses_varlen(tmp_path):
