@@ -74,6 +74,11 @@ bool isCuSeqlens(const std::string &role) {
   return role == "cu_seqlens_q" || role == "cu_seqlens_k";
 }
 
+bool isDescale(const std::string &role) {
+  return role == "query_descale" || role == "key_descale" ||
+         role == "value_descale";
+}
+
 std::vector<std::string> operandDims(const BundleSpec &spec,
                                      const std::string &role) {
   if (followsLayout(role)) {
@@ -89,9 +94,11 @@ std::vector<std::string> operandDims(const BundleSpec &spec,
     return {"batch", "head", "seq"};
   if (role == "bias")
     return {"batch", "head", "seq_q", "seq_k"};
-  if (role == "query_descale" || role == "key_descale" ||
-      role == "value_descale")
+  if (isDescale(role)) {
+    if (spec.config.descaleBlock)
+      return {"batch", "head", "block"};
     return {"batch", "head"};
+  }
   if (role == "cache_seqlens")
     return {"batch"};
   if (isCuSeqlens(role))
@@ -109,8 +116,7 @@ std::optional<DType> operandDType(const BundleSpec &spec,
     return c.outDType;
   if (followsLayout(role) || isPagedCache(role))
     return c.dtype;
-  if (role == "lse" || role == "query_descale" || role == "key_descale" ||
-      role == "value_descale")
+  if (role == "lse" || isDescale(role))
     return DType::F32;
   if (role == "bias")
     return c.biasDType;
@@ -187,6 +193,42 @@ Status parseHeader(const ObjectReader &r, const std::string &format,
   return parseChip(chip, spec);
 }
 
+static bool isFp8(DType dtype) {
+  return dtype == DType::F8E4M3FN || dtype == DType::F8E5M2;
+}
+
+/// config.descale_block: [block_q, block_k], which makes the descales per
+/// block of rows; only FP8 inputs have descales.
+static Status parseDescaleBlock(const ObjectReader &r, BundleConfig &c) {
+  const Value *v = r.get("descale_block");
+  if (!v)
+    return Status::success();
+  std::string field = r.field("descale_block");
+  constexpr int64_t kMaxRows = int64_t(1) << 20;
+  if (!v->is_array() || v->size() != 2)
+    return invalid(field, "expected [block_q, block_k], two integers in "
+                          "[1, " + std::to_string(kMaxRows) + "]");
+  std::array<int64_t, 2> block{};
+  for (size_t i = 0; i < 2; ++i) {
+    const Value &item = (*v)[i];
+    std::string what = std::string(i ? "block_k" : "block_q") +
+                       ", an integer in [1, " + std::to_string(kMaxRows) + "]";
+    std::string at = field + "[" + std::to_string(i) + "]";
+    if (!json::isInt64(item))
+      return invalid(at, "expected " + what + ", got " + json::kindName(item));
+    block[i] = json::asInt64(item);
+    if (block[i] < 1 || block[i] > kMaxRows)
+      return invalid(at, "expected " + what + ", got " +
+                             std::to_string(block[i]));
+  }
+  if (!isFp8(c.dtype))
+    return invalid(field, std::string("per-block descales are for FP8 "
+                                      "inputs, but config.dtype is ") +
+                              dtypeName(c.dtype));
+  c.descaleBlock = block;
+  return Status::success();
+}
+
 Status parseConfig(const Value &v, BundleSpec &spec) {
   if (!v.is_object())
     return wrongType("config", "an object", v);
@@ -219,6 +261,7 @@ Status parseConfig(const Value &v, BundleSpec &spec) {
   FA_RETURN_IF_ERROR(r.integer("head_dim_v", c.headDimV, 1, 1 << 16, false));
   FA_RETURN_IF_ERROR(r.boolean("return_lse", c.returnLse));
   FA_RETURN_IF_ERROR(r.integer("page_size", c.pageSize, 1, 1 << 20, false));
+  FA_RETURN_IF_ERROR(parseDescaleBlock(r, c));
 
   // Descriptive fields: the runtime does not use them, but their types are
   // part of the format.

@@ -49,6 +49,12 @@ bool sameScratch(const ScratchSpec &a, const ScratchSpec &b,
   return true;
 }
 
+std::string descaleBlockText(const std::optional<std::array<int64_t, 2>> &b) {
+  if (!b)
+    return "absent";
+  return "[" + std::to_string((*b)[0]) + ", " + std::to_string((*b)[1]) + "]";
+}
+
 /// The config fields that decide how operands are read must agree, since
 /// the caller's tensors are checked once against the sequence's config.
 Status sameConfig(const BundleConfig &k, const BundleConfig &s,
@@ -73,6 +79,11 @@ Status sameConfig(const BundleConfig &k, const BundleConfig &s,
   if (k.headDimV != s.headDimV)
     return differs("head_dim_v", std::to_string(k.headDimV),
                    std::to_string(s.headDimV));
+  // It decides the descales' rank: a kernel without it would read them as
+  // [batch, heads_kv].
+  if (k.descaleBlock != s.descaleBlock)
+    return differs("descale_block", descaleBlockText(k.descaleBlock),
+                   descaleBlockText(s.descaleBlock));
   return Status::success();
 }
 

@@ -29,11 +29,14 @@ std::string hexAddress(uint64_t address) {
 }
 
 /// Which shape symbol each logical dimension of a standard role defines.
-/// Null entries are not symbols (bias broadcast dims are handled apart).
-std::vector<const char *> symbolsOf(const std::string &role, Layout layout) {
+/// Null entries are not symbols: a per-block descale's block count is
+/// checked against ceildiv(seq, block) once the symbols are bound (bias
+/// broadcast dims are handled apart).
+std::vector<const char *> symbolsOf(const std::string &role,
+                                    const BundleConfig &config) {
   auto qkvo = [&](const char *seq, const char *head,
                   const char *dim) -> std::vector<const char *> {
-    if (layout == Layout::BSHD)
+    if (config.layout == Layout::BSHD)
       return {"batch", seq, head, dim};
     return {"batch", head, seq, dim};
   };
@@ -59,8 +62,13 @@ std::vector<const char *> symbolsOf(const std::string &role, Layout layout) {
     return {"batch", "heads_q", "seq_q"};
   if (role == "bias")
     return {"batch", "heads_q", "seq_q", "seq_k"};
-  if (role == "query_descale" || role == "key_descale" ||
-      role == "value_descale")
+  // Per block, a query head has its own descales; per (batch, kv head), the
+  // query heads of a kv head share one.
+  if (config.descaleBlock && role == "query_descale")
+    return {"batch", "heads_q", nullptr};
+  if (config.descaleBlock && isDescale(role))
+    return {"batch", "heads_kv", nullptr};
+  if (isDescale(role))
     return {"batch", "heads_kv"};
   if (role == "cache_seqlens")
     return {"batch"};
@@ -75,12 +83,19 @@ std::vector<const char *> symbolsOf(const std::string &role, Layout layout) {
 const SymbolTable::Hints &symbolHints() {
   static const SymbolTable::Hints hints = [] {
     std::vector<std::string> definers[kNumSymbols];
-    for (const std::string &role : standardRoles())
-      for (const char *name : symbolsOf(role, Layout::BSHD)) {
-        std::vector<std::string> &roles = definers[int(*parseSymbol(name))];
-        if (std::find(roles.begin(), roles.end(), role) == roles.end())
-          roles.push_back(role);
-      }
+    // Both descale forms: per block, query_descale gives heads_q.
+    BundleConfig perBlock;
+    perBlock.descaleBlock = std::array<int64_t, 2>{1, 1};
+    for (const BundleConfig &config : {BundleConfig(), perBlock}) {
+      for (const std::string &role : standardRoles())
+        for (const char *name : symbolsOf(role, config)) {
+          if (!name)
+            continue;
+          std::vector<std::string> &roles = definers[int(*parseSymbol(name))];
+          if (std::find(roles.begin(), roles.end(), role) == roles.end())
+            roles.push_back(role);
+        }
+    }
     SymbolTable::Hints out;
     for (int i = 0; i < kNumSymbols; ++i)
       if (!definers[i].empty())
@@ -267,6 +282,35 @@ Status checkTmaOperand(const BundleSpec &spec, const TensorArg &t,
   return Status::success();
 }
 
+/// Per-block descales: dimension 2 holds one descale per block of rows,
+/// ceildiv(seq_q, block_q) for Q's, ceildiv(seq_k, block_k) for K's and V's.
+Status checkDescaleBlocks(const BundleSpec &spec, const OperandSet &set) {
+  const std::array<int64_t, 2> &block = *spec.config.descaleBlock;
+  for (const char *role : {"query_descale", "key_descale", "value_descale"}) {
+    auto it = set.byRole.find(role);
+    if (it == set.byRole.end())
+      continue;
+    bool isQuery = std::string(role) == "query_descale";
+    const char *seqName = isQuery ? "seq_q" : "seq_k";
+    int64_t rows = block[isQuery ? 0 : 1];
+    std::optional<int64_t> seq = set.symbols.get(*parseSymbol(seqName));
+    if (!seq)
+      return tensorError(role, std::string("its block count is ceildiv(") +
+                                   seqName + ", " + std::to_string(rows) +
+                                   "), but no operand of this launch gives " +
+                                   seqName);
+    int64_t want = *seq / rows + (*seq % rows != 0);
+    int64_t got = it->second->sizes[2];
+    if (got != want)
+      return tensorError(role, "dimension 2 (block) is " +
+                                   std::to_string(got) + ", expected " +
+                                   std::to_string(want) + " (ceildiv(" +
+                                   seqName + ", " + std::to_string(rows) +
+                                   "))");
+  }
+  return Status::success();
+}
+
 } // namespace
 
 Expected<OperandSet> checkOperands(const BundleSpec &spec,
@@ -326,9 +370,11 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
       FA_RETURN_IF_ERROR(binder.bindBounds(role, t.sizes[0]));
       continue;
     }
-    std::vector<const char *> syms = symbolsOf(role, spec.config.layout);
+    std::vector<const char *> syms = symbolsOf(role, spec.config);
     std::vector<std::string> dims = operandDims(spec, role);
     for (size_t i = 0; i < syms.size(); ++i) {
+      if (!syms[i])
+        continue;
       bool broadcastable = role == "bias" && i < 2;
       FA_RETURN_IF_ERROR(binder.bind(role, i, dims[i], syms[i], t.sizes[i],
                                      broadcastable));
@@ -336,6 +382,8 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
   }
 
   set.symbols.setUnsetHints(&symbolHints());
+  if (spec.config.descaleBlock)
+    FA_RETURN_IF_ERROR(checkDescaleBlocks(spec, set));
 
   std::optional<int64_t> hq = set.symbols.get(Symbol::HeadsQ);
   std::optional<int64_t> hkv = set.symbols.get(Symbol::HeadsKV);

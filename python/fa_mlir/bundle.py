@@ -237,6 +237,8 @@ def _gpu_config_view(kcfg):
         del view["return_lse"]  # a forward notion; the backward reads LSE
     if kcfg.out_dtype is not None:  # FP8: the output has its own type
         view["out_dtype"] = kcfg.out_dtype
+    if kcfg.descale_block is not None:  # FP8: the descales are per block
+        view["descale_block"] = list(kcfg.descale_block)
     return view
 
 
@@ -274,6 +276,10 @@ class GpuBundle(Bundle):
         if self.config is not None:
             want = _gpu_config_view(self.config)
             got = {k: doc["config"].get(k, want[k]) for k in want}
+            # Absent means per (batch, kv head): no default to fall back on.
+            if "descale_block" in want or "descale_block" in doc["config"]:
+                want.setdefault("descale_block", None)
+                got["descale_block"] = doc["config"].get("descale_block")
             got["scale"], got["softcap"] = (_f32(got["scale"]),
                                             _f32(got["softcap"]))
             # Dtype names match case-insensitively (the runtime's rule):

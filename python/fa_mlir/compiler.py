@@ -256,12 +256,22 @@ def _sm90a_mlir(kcfg):
 
 def sm90a_fp8_mlir(kcfg):
     """The FP8 forward as fa-compile takes it: the memref function of the
-    CPU path, with the three descales [batch, heads_kv] (batch '?' when
-    dynamic), the form the sm_90a kernel reads (per tensor: broadcast)."""
+    CPU path, with the three descales in the form the sm_90a kernel reads:
+    [batch, heads_kv] (per tensor: broadcast), or with descale_block
+    (bq, bk) per block, Q's [batch, heads_q, ceil(seq_q / bq)] and K's, V's
+    [batch, heads_kv, ceil(seq_k / bk)]. Batch and the block counts are
+    '?' when batch and the sequences are dynamic."""
     acfg = kcfg.attention_config()
     batch = "?" if "batch" in kcfg.dynamic else kcfg.batch
-    shape = (batch, kcfg.heads_kv)
-    return fa_config.fp8_forward_mlir(acfg, [shape] * 3, None,
+    shapes = [(batch, kcfg.heads_kv)] * 3
+    if kcfg.descale_block is not None:
+        def blocks(seq, rows):
+            return "?" if "seq" in kcfg.dynamic else -(-seq // rows)
+        bq, bk = kcfg.descale_block
+        k_shape = (batch, kcfg.heads_kv, blocks(kcfg.seq_k, bk))
+        shapes = [(batch, kcfg.heads_q, blocks(kcfg.seq_q, bq)), k_shape,
+                  k_shape]
+    return fa_config.fp8_forward_mlir(acfg, shapes, kcfg.descale_block,
                                       kcfg.out_dtype, _FUNCTION["forward"])
 
 

@@ -56,7 +56,7 @@ def read_index(path):
 def candidates(kcfg):
     """kcfg, then the same kernel with dynamic head counts (which serves any
     heads; callers pass static heads because the CPU pipeline needs them).
-    An FP8 kernel keeps its heads: its descales are [batch, heads_kv]."""
+    An FP8 kernel keeps its heads: its descales' shapes have them."""
     out = [kcfg]
     if kcfg.heads_q is not None and kcfg.dtype != FP8:
         out.append(kcfg.with_(heads_q=None, heads_kv=None))

@@ -48,6 +48,10 @@ _DIM_NAMES = {"batch": "batch", "heads_q": "heads", "heads_kv": "heads",
               "seq_new": "seq_new", "seq_bound": "seq_bound"}
 # Sizes no KernelConfig field fixes: always read at launch.
 _LAUNCH_SIZES = ("num_pages", "max_pages", "seq_new", "seq_bound")
+# FP8 with descale_block (bq, bk): the descales' block counts,
+# ceil(seq_q / bq) and ceil(seq_k / bk) (static when the sequences are).
+DESCALE_BLOCKS = {"descale_blocks_q": ("seq_q", 0),
+                  "descale_blocks_k": ("seq_k", 1)}
 
 
 def role_dims(kcfg, role):
@@ -57,6 +61,11 @@ def role_dims(kcfg, role):
         per_batch, per_head = kcfg.bias
         return (("batch" if per_batch else 1), ("heads_q" if per_head else 1),
                 "seq_q", "seq_k")
+    if base in fa_config.DESCALES and kcfg.descale_block is not None:
+        # Per block, each query head has its own descales.
+        if base == "query_descale":
+            return ("batch", "heads_q", "descale_blocks_q")
+        return ("batch", "heads_kv", "descale_blocks_k")
     if base in _FIXED:
         return _FIXED[base]
     dims = _BHSD[base]
@@ -87,6 +96,10 @@ def _static(kcfg, sym):
         return kcfg.dv
     if sym in _LAUNCH_SIZES:
         return None
+    if sym in DESCALE_BLOCKS:
+        seq, i = DESCALE_BLOCKS[sym]
+        size = getattr(kcfg, seq)
+        return None if size is None else -(-size // kcfg.descale_block[i])
     if sym == "batch" and kcfg.op == "varlen":
         return 1  # the packed tokens are one batch row
     return getattr(kcfg, sym)  # None when dynamic (page_size: static)

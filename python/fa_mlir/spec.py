@@ -41,6 +41,25 @@ SM90A_FP8_OUT_DTYPES = ("bf16", "f16")
 SM90A_HEAD_DIMS = range(16, 257, 16)
 
 
+def sm90a_key_blocks(head_dim):
+    """The key tiles of the sm_90a FP8 kernel at `head_dim`: 128 keys,
+    or 192 when 64 < head_dim <= 128."""
+    return (128, 192) if 64 < head_dim <= 128 else (128,)
+
+
+def sm90a_descale_block_rule(descale_block, head_dim):
+    """None when the sm_90a FP8 kernel takes per-block descales of
+    `descale_block` (block_q, block_k), else what it needs: block_k a
+    multiple of one of its key tiles, so that every tile of keys lies in
+    one K/V descale block (block_q: any)."""
+    tiles = sm90a_key_blocks(head_dim)
+    if any(descale_block[1] % t == 0 for t in tiles):
+        return None
+    return (f"descale_block {tuple(descale_block)}: block_k must be a "
+            f"multiple of {' or '.join(str(t) for t in tiles)} at head_dim "
+            f"{head_dim} (a tile of keys lies in one K/V descale block)")
+
+
 def _check_descale_block(where, block):
     if block is None:
         return
@@ -86,7 +105,8 @@ class KernelConfig:
     # dtype f8E4M3FN only: the output's element type (None: bf16), and the
     # rows per descale block of Q and of K/V (None: the descales are per
     # tensor or per (batch, kv head), which the kernel reads alike as
-    # [batch, heads_kv] f32 operands).
+    # [batch, heads_kv] f32 operands; with it all three are per block,
+    # [batch, heads_q | heads_kv, ceil(seq / block)]).
     out_dtype: Optional[str] = None
     descale_block: Optional[Tuple[int, int]] = None
     batch: Optional[int] = None
@@ -193,7 +213,7 @@ class KernelConfig:
     def _validate_fp8(self, bad):
         """What an FP8 forward is on every target: fa.attention over
         f8E4M3FN Q, K, V and their descales, with static heads (the
-        descales are [batch, heads_kv]) and no bias."""
+        descales' shapes have them) and no bias."""
         if self.op != "forward":
             bad(f"dtype {FP8} is forward only, got op {self.op!r}")
         if self.bias is not None:
@@ -251,8 +271,10 @@ class KernelConfig:
                 "call's shapes itself")
         unsupported = []
         if self.descale_block is not None:
-            unsupported.append("descale_block: the sm_90a FP8 kernel takes "
-                               "per-tensor or per-(batch, kv-head) descales")
+            rule = sm90a_descale_block_rule(self.descale_block,
+                                            self.head_dim)
+            if rule:
+                unsupported.append(rule)
         if self.softcap is not None:
             unsupported.append("softcap")
         if self.out_dtype not in SM90A_FP8_OUT_DTYPES:
@@ -269,7 +291,7 @@ class KernelConfig:
             raise UnsupportedError(
                 f"{where}: the {FP8} forward kernel does not take "
                 f"{'; '.join(unsupported)} (on the CPU, "
-                "fa_mlir.torch.attention takes per-block descales, softcap, "
+                "fa_mlir.torch.attention takes any descale block, softcap, "
                 "a float32 output and any head dim)")
 
     # -- derived ------------------------------------------------------------

@@ -134,12 +134,36 @@ def test_quantize_rejects():
         fat.quantize_fp8(q, k, v, block=0)
     with pytest.raises(ArgumentError, match="'head' .per .batch, kv head.."):
         fat.quantize_fp8(q, k, v, block="tensor")
+    for block in ((64, 0), (64,), (64, 128, 1), (64.0, 128), (True, 128)):
+        with pytest.raises(ArgumentError, match="a tuple .block_q, block_k. "
+                           "of them, got"):
+            fat.quantize_fp8(q, k, v, block=block)
     with pytest.raises(ArgumentError, match="incoherent must be a bool"):
         fat.quantize_fp8(q, k, v, incoherent=1)
     with pytest.raises(ArgumentError, match="seed must be an int"):
         fat.quantize_fp8(q, k, v, seed=-1)
     with pytest.raises(ArgumentError, match="key has dtype"):
         fat.quantize_fp8(q, k.double(), v)
+
+
+def test_quantize_with_blocks_of_their_own_for_q_and_kv():
+    # block=(block_q, block_k): q's descales as with block=block_q, k's and
+    # v's as with block=block_k.
+    q, k, v = qkv(b=2, layout="bshd")
+    x = fat.quantize_fp8(q, k, v, block=(16, 64), layout="bshd")
+    assert x.descale_block == (16, 64)
+    assert x.q_descale.shape == (2, 4, 5) and x.k_descale.shape == (2, 2, 2)
+    by_q = fat.quantize_fp8(q, k, v, block=16, layout="bshd")
+    by_k = fat.quantize_fp8(q, k, v, block=64, layout="bshd")
+    assert torch.equal(x.q_descale, by_q.q_descale)
+    assert torch.equal(x.q.view(torch.uint8), by_q.q.view(torch.uint8))
+    for got, want in ((x.k_descale, by_k.k_descale),
+                      (x.v_descale, by_k.v_descale)):
+        assert torch.equal(got, want)
+    assert fat.quantize_fp8(q, k, v, block=[16, 64],
+                            layout="bshd").descale_block == (16, 64)
+    back = fat.dequantize_fp8(x.k, x.k_descale, 64, layout="bshd")
+    assert (back - k).abs().max() <= k.abs().max() / 16
 
 
 def test_quantize_per_kv_head_and_attention_on_it():

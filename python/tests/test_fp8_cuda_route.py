@@ -4,7 +4,8 @@ of its sequence bundle (descales [batch, heads_kv], the value_t workspace),
 and fa_mlir.torch.attention's CUDA route on CPU tensors posing as CUDA up to
 libfa_runtime's check of the operands it launches.
 
-The stub sequence is test/Runtime/Inputs/fp8_fwd.json (over the stub
+The stub sequences are test/Runtime/Inputs/fp8_fwd.json and, with per-block
+descales (config.descale_block [64, 128]), fp8_block_fwd.json (over the stub
 cubin; the compiler's contract as the Python half codes against it);
 test_compiled_bundle_passes_both_readers compiles a real one. The launch
 itself is python/tests/gpu/test_gpu_fp8.py.
@@ -38,10 +39,18 @@ KCFG = KernelConfig(dtype=FP8, head_dim=128, causal=True,
 SIZES = dict(batch=3, seq_q=300, seq_k=170, heads_q=8, heads_kv=2,
              head_dim=128, head_dim_v=128)
 FA_COMPILE = os.path.join(compiler.build_dir(), "bin", "fa-compile")
+# What the per-block stub sequence was "compiled" for: 5 query blocks of 64
+# rows (300 queries), 2 key blocks of 128 (170 keys).
+KCFG_BLOCK = KCFG.with_(descale_block=(64, 128))
+SIZES_BLOCK = dict(SIZES, descale_blocks_q=5, descale_blocks_k=2)
 
 
 def stub_bundle():
     return fa_mlir.load_bundle(os.path.join(INPUTS, "fp8_fwd.json"))
+
+
+def block_stub_bundle():
+    return fa_mlir.load_bundle(os.path.join(INPUTS, "fp8_block_fwd.json"))
 
 
 # -- KernelConfig -----------------------------------------------------------
@@ -81,8 +90,16 @@ def test_config_refuses(change, message):
 
 
 @pytest.mark.parametrize("change, message", [
-    (dict(descale_block=(64, 64)), "descale_block: the sm_90a FP8 kernel "
-     "takes per-tensor or per-.batch, kv-head. descales"),
+    (dict(descale_block=(64, 64)), r"does not take descale_block \(64, 64\): "
+     "block_k must be a multiple of 128 or 192 at head_dim 128 .a tile of "
+     "keys lies in one K/V descale block."),
+    (dict(descale_block=(128, 320)), r"descale_block \(128, 320\): block_k "
+     "must be a multiple of 128 or 192 at head_dim 128"),
+    # The 192-key tile is the 64 < D <= 128 kernel's only.
+    (dict(descale_block=(64, 192), head_dim=64), r"descale_block \(64, "
+     r"192\): block_k must be a multiple of 128 at head_dim 64"),
+    (dict(descale_block=(64, 192), head_dim=256), r"descale_block \(64, "
+     r"192\): block_k must be a multiple of 128 at head_dim 256"),
     (dict(softcap=30.0), "does not take softcap"),
     (dict(out_dtype="f32"), "does not take out_dtype f32"),
     (dict(num_splits=2), r"does not take num_splits \(the FP8 forward is "
@@ -95,6 +112,15 @@ def test_sm90a_refuses_what_its_kernel_lacks(change, message):
     kcfg = KCFG.with_(**change)  # valid: the CPU path takes it
     with pytest.raises(UnsupportedError, match=message):
         kcfg.check_target("sm_90a")
+
+
+@pytest.mark.parametrize("head_dim, block", [
+    (128, (128, 128)), (128, (64, 192)), (128, (1, 384)), (128, (300, 576)),
+    (96, (64, 192)), (64, (128, 256)), (64, (64, 128)), (256, (7, 128)),
+    (16, (128, 128)),
+])
+def test_sm90a_takes_descale_blocks_its_key_tiles_divide(head_dim, block):
+    KCFG.with_(head_dim=head_dim, descale_block=block).check_target("sm_90a")
 
 
 def test_sm90a_refusal_comes_before_any_tool(monkeypatch, tmp_path):
@@ -167,6 +193,26 @@ def test_fp8_mlir_static_batch_bshd_and_no_lse():
     assert "%output_r = fa.attention" in text
 
 
+def test_fp8_mlir_has_descales_per_block():
+    text = compiler.sm90a_fp8_mlir(KCFG.with_(descale_block=(64, 192)))
+    assert ("%query_descale: memref<?x8x?xf32>, %key_descale: "
+            "memref<?x2x?xf32>, %value_descale: memref<?x2x?xf32>") in text
+    assert ("descale(%query_descale_t, %key_descale_t, %value_descale_t : "
+            "tensor<?x8x?xf32>, tensor<?x2x?xf32>, tensor<?x2x?xf32>) "
+            "{causal, mask_alignment = #fa<mask_alignment top_left>, "
+            "descale_block = array<i64: 64, 192>} -> ") in text
+
+
+def test_fp8_mlir_per_block_static_sizes():
+    # Static sequences: static block counts, ceil(300 / 64), ceil(170 / 128).
+    kcfg = KCFG_BLOCK.with_(batch=3, seq_q=300, seq_k=170, causal=False,
+                            mask_alignment=None)
+    text = compiler.sm90a_fp8_mlir(kcfg)
+    assert ("%query_descale: memref<3x8x5xf32>, %key_descale: "
+            "memref<3x2x2xf32>, %value_descale: memref<3x2x2xf32>") in text
+    assert "{descale_block = array<i64: 64, 128>}" in text
+
+
 def test_fp8_bundle_is_a_sequence():
     assert compiler._sm90a_format(KCFG) == KERNEL_SEQUENCE
 
@@ -177,7 +223,10 @@ def test_fp8_bundle_is_a_sequence():
                      out_dtype="f16", scale=0.1, batch=2),
     KCFG.with_(causal=False, mask_alignment=None, head_dim=64,
                return_lse=False),
-], ids=["causal_tl", "bshd_br_f16", "d64_no_lse"])
+    KCFG_BLOCK, KCFG.with_(descale_block=(64, 192), layout="bshd"),
+    KCFG_BLOCK.with_(batch=3, seq_q=300, seq_k=170),
+], ids=["causal_tl", "bshd_br_f16", "d64_no_lse", "per_block",
+        "per_block_bshd", "per_block_static"])
 def test_fp8_mlir_verifies(kcfg, tmp_path):
     text = compiler.sm90a_fp8_mlir(kcfg)
     assert "descale(" in fa_opt_output(text, tmp_path)
@@ -193,6 +242,17 @@ def test_signature():
     assert sig["output"]["dtype"] == "f16"
     assert sig["key_descale"] == {"role": "key_descale", "dtype": "f32",
                                   "shape": ["batch", 2], "output": False}
+
+
+def test_signature_per_block():
+    sig = {a["role"]: a for a in signature(KCFG_BLOCK)}
+    assert sig["query_descale"]["shape"] == ["batch", 8, "descale_blocks_q"]
+    assert sig["key_descale"]["shape"] == ["batch", 2, "descale_blocks_k"]
+    assert sig["value_descale"]["shape"] == ["batch", 2, "descale_blocks_k"]
+    static = {a["role"]: a for a in signature(KCFG_BLOCK.with_(
+        batch=3, seq_q=300, seq_k=170))}
+    assert static["query_descale"]["shape"] == [3, 8, 5]
+    assert static["value_descale"]["shape"] == [3, 2, 2]
 
 
 def test_stub_sequence_loads_and_both_readers_agree():
@@ -228,6 +288,42 @@ def test_runtime_wants_a_unit_stride_along_heads():
         stub_bundle().check(ops)
 
 
+def test_runtime_takes_per_block_descales():
+    bundle = block_stub_bundle()
+    ops = runtime_operands(KCFG_BLOCK, SIZES_BLOCK)
+    assert ops["query_descale"][2] == (3, 8, 5)
+    assert bundle.check(ops) == (2, 2, 3)
+    # One set of blocks for every batch row (stride 0) is fine.
+    addr = ops["key_descale"][0]
+    ops["key_descale"] = (addr, "f32", (3, 2, 2), (0, 2, 1))
+    assert bundle.check(ops) == (2, 2, 3)
+
+
+@pytest.mark.parametrize("role, shape, message", [
+    ("query_descale", (3, 8, 4), r"operand 'query_descale': dimension 2 "
+     r"\(block\) is 4, expected 5 \(ceildiv\(seq_q, 64\)\)"),
+    ("key_descale", (3, 2, 3), r"operand 'key_descale': dimension 2 "
+     r"\(block\) is 3, expected 2 \(ceildiv\(seq_k, 128\)\)"),
+    ("query_descale", (3, 2, 5), r"operand 'query_descale': dimension 1 "
+     r"\(head\) is 2, expected 8 \(heads_q"),
+    ("value_descale", (3, 2), r"operand 'value_descale': expected rank 3 "
+     r"\[batch, head, block\], got rank 2"),
+])
+def test_runtime_refuses_per_block_descales_of_other_shapes(role, shape,
+                                                            message):
+    ops = runtime_operands(KCFG_BLOCK, SIZES_BLOCK, **{role: ("f32", shape)})
+    with pytest.raises(RuntimeLibraryError, match=message):
+        block_stub_bundle().check(ops)
+
+
+def test_python_reader_wants_the_manifests_descale_block():
+    # A GPU bundle whose config lacks the manifest's descale_block would
+    # read the descales as [batch, heads_kv]: the reader refuses it.
+    from fa_mlir.bundle import _gpu_config_view
+    assert _gpu_config_view(KCFG_BLOCK)["descale_block"] == [64, 128]
+    assert "descale_block" not in _gpu_config_view(KCFG)
+
+
 @pytest.mark.skipif(not os.path.exists(FA_COMPILE),
                     reason="no fa-compile in this build")
 def test_compiled_bundle_passes_both_readers(tmp_path):
@@ -246,6 +342,32 @@ def test_compiled_bundle_passes_both_readers(tmp_path):
     assert all(n >= 1 for n in bundle.check(ops))
     shapes = bundle.workspace_shapes(sizes)
     assert shapes["value_t"][1].lower() == "f8e4m3fn"
+
+
+@pytest.mark.skipif(not os.path.exists(FA_COMPILE),
+                    reason="no fa-compile in this build")
+@pytest.mark.parametrize("head_dim, block", [(128, (64, 192)), (64, (128, 128))])
+def test_compiled_per_block_bundle_passes_both_readers(tmp_path, head_dim,
+                                                       block):
+    # The per-block kernel: config.descale_block, three strides per descale.
+    kcfg = KCFG.with_(head_dim=head_dim, descale_block=block)
+    try:
+        compiler.build_bundle(kcfg, "sm_90a", str(tmp_path / "b"))
+    except UnsupportedError as e:
+        if "per-block descales (descale_block) are not supported" in str(e):
+            pytest.skip("this fa-compile has no per-block FP8 kernel yet")
+        raise
+    bundle = fa_mlir.load_bundle(str(tmp_path / "b"))
+    assert bundle.config == kcfg and bundle.is_sequence
+    sizes = dict(SIZES, head_dim=head_dim, head_dim_v=head_dim,
+                 descale_blocks_q=-(-300 // block[0]),
+                 descale_blocks_k=-(-170 // block[1]))
+    ops = runtime_operands(kcfg, sizes)
+    assert all(n >= 1 for n in bundle.check(ops))
+    ops = runtime_operands(kcfg, dict(sizes, descale_blocks_k=7))
+    with pytest.raises(RuntimeLibraryError, match="operand 'key_descale': "
+                       "dimension 2 .block. is 7"):
+        bundle.check(ops)
 
 
 # -- fa_mlir.torch.attention on CUDA ------------------------------------------
@@ -306,6 +428,89 @@ def test_cuda_route_launches_what_the_runtime_accepts(monkeypatch):
     assert routed.symbols[0]["seq_k"] == 170
 
 
+def test_cuda_route_launches_per_block_descales(monkeypatch):
+    routed = Routed(monkeypatch, block_stub_bundle())
+    tensors, block = fp8_inputs(block=(64, 128))
+    assert block == (64, 128)
+    out, lse = call(tensors, descale_block=block, return_lse=True)
+    assert out.shape == (3, 8, 300, 128) and lse.shape == (3, 8, 300)
+    assert routed.asked == [KCFG_BLOCK.with_(mask_alignment=None)]
+    assert routed.grids == [(2, 2, 3)]  # libfa_runtime's host check passed
+    launched = routed.launched[0]
+    # Already in the kernel's form: passed as they are.
+    for role, d in zip(("query_descale", "key_descale", "value_descale"),
+                       tensors[3:6]):
+        assert launched[role].data_ptr() == d.data_ptr()
+    assert launched["query_descale"].shape == (3, 8, 5)
+    assert launched["key_descale"].shape == (3, 2, 2)
+
+
+def direct_block_form(d, heads, blocks, group):
+    """A per-tensor or per-(batch, kv head) descale written out per block,
+    element by element: [b, h, n] holds the value of kv head h // group."""
+    out = torch.empty(3, heads, blocks)
+    for b in range(3):
+        for h in range(heads):
+            value = d if d.dim() == 0 else d[b, h // group]
+            out[b, h, :] = value
+    return out
+
+
+def test_cuda_route_expands_other_forms_to_blocks(monkeypatch):
+    # With descale_block every descale is passed per block: q per (batch,
+    # kv head), k per tensor, v per block.
+    routed = Routed(monkeypatch, block_stub_bundle())
+    tensors, block = fp8_inputs(block=(64, 128))
+    q_per_head = torch.rand(3, 2) + 0.5
+    k_per_tensor = torch.tensor(0.25)
+    tensors[3], tensors[4] = fake_cuda(q_per_head), fake_cuda(k_per_tensor)
+    call(tensors, descale_block=block)
+    assert routed.grids == [(2, 2, 3)]
+    launched = routed.launched[0]
+    q_d, k_d = launched["query_descale"], launched["key_descale"]
+    assert q_d.shape == (3, 8, 5) and q_d.stride(-1) == 1
+    assert torch.equal(q_d.cpu(), direct_block_form(q_per_head, 8, 5, 4))
+    assert k_d.shape == (3, 2, 2) and k_d.stride(-1) == 1
+    assert torch.equal(k_d.cpu(), direct_block_form(k_per_tensor, 2, 2, 1))
+    assert launched["value_descale"].data_ptr() == tensors[5].data_ptr()
+
+
+@pytest.mark.parametrize("form", ["tensor", "head", "block"])
+@pytest.mark.parametrize("role", ["q", "k", "v"])
+def test_block_descale_operand(role, form):
+    sizes = dict(SIZES, seq_q=129, seq_k=257)  # tails: 3 and 3 blocks
+    heads = 8 if role == "q" else 2
+    blocks = 3
+    d = {"tensor": torch.tensor(3.0), "head": torch.rand(3, 2),
+         "block": torch.rand(3, heads, blocks)}[form]
+    got = fp8.block_descale_operand(d, role, sizes, (64, 128))
+    assert got.shape == (3, heads, blocks) and got.stride(-1) == 1
+    want = d if form == "block" else direct_block_form(
+        d, heads, blocks, 4 if role == "q" else 1)
+    assert torch.equal(got, want)
+
+
+def test_block_descale_operand_makes_the_block_dim_dense():
+    d = torch.rand(3, 5, 8).transpose(1, 2)  # [3, 8, 5], block stride 8
+    dense = fp8.block_descale_operand(d, "q", SIZES, (64, 128))
+    assert dense.stride(-1) == 1 and torch.equal(dense, d)
+    one = torch.rand(3, 1, 2).transpose(1, 2)  # one block: any stride
+    assert fp8.block_descale_operand(one, "k", dict(SIZES, seq_k=100),
+                                     (64, 128)) is one
+
+
+def test_cuda_config_keys_on_the_descale_block():
+    options = dict(layout="bhsd", causal=True, scale=None)
+    per_head = fp8.cuda_config(SIZES, torch.bfloat16, options)
+    per_block = fp8.cuda_config(SIZES, torch.bfloat16, options, [64, 128])
+    assert per_block.descale_block == (64, 128)
+    assert per_block == fp8.cuda_config(SIZES, torch.bfloat16, options,
+                                        (64, 128))
+    assert per_head.descale_block is None
+    assert per_head.key() != per_block.key()
+    assert '"descale_block": [64, 128]' in per_block.key()
+
+
 def test_transposed_per_head_descale_is_made_dense():
     d = torch.rand(2, 3).t()  # [3, 2] with strides (1, 3)
     dense = fp8.descale_operand(d, 3, 2)
@@ -334,13 +539,25 @@ def test_cuda_route_rejects(monkeypatch, change, error, message):
     assert routed.launched == []
 
 
-def test_cuda_route_rejects_per_block_descales(monkeypatch):
-    routed = Routed(monkeypatch, stub_bundle())
+def test_cuda_route_rejects_blocks_off_the_key_tiles(monkeypatch):
+    routed = Routed(monkeypatch, block_stub_bundle())
     tensors, block = fp8_inputs(block=64)
     with pytest.raises(UnsupportedError, match=r"descale_block \(64, 64\): "
-                       "the sm_90a FP8 kernel takes per-tensor or "
-                       r"per-\(batch, kv-head\) descales; use the CPU"):
+                       "block_k must be a multiple of 128 or 192 at head_dim "
+                       "128"):
         call(tensors, descale_block=block)
+    assert routed.asked == [] and routed.launched == []
+
+
+def test_cuda_route_rejects_a_block_count_off_descale_block(monkeypatch):
+    # Blocks of 128 query rows passed as blocks of 64: the shape check
+    # (fa_mlir's, before any lookup) names the forms it takes.
+    routed = Routed(monkeypatch, block_stub_bundle())
+    tensors, _ = fp8_inputs(block=(128, 128))
+    with pytest.raises(ArgumentError, match=r"q_descale has shape \(3, 8, "
+                       r"3\); expected one of \(\), \(3, 2\), \(3, 8, "
+                       r"5\)"):
+        call(tensors, descale_block=(64, 128))
     assert routed.asked == [] and routed.launched == []
 
 
@@ -448,9 +665,12 @@ def test_bench_kernels_are_prepared(monkeypatch, d, causal):
     assert registry.candidates(routed.asked[2])[-1] in built
 
 
-@pytest.mark.parametrize("name", ["d64-causal-1000-per-head",
-                                  "d256-bshd-causal-br-333x100-f16",
-                                  "d128-bshd-full-300x517-per-head"])
+@pytest.mark.parametrize("name", [
+    "d64-causal-1000-per-head", "d256-bshd-causal-br-333x100-f16",
+    "d128-bshd-full-300x517-per-head",
+    "d128-bshd-causal-br-333x1000-blocks-64x192-f16",
+    "d128-causal-1000-q-per-head-kv-blocks-128x128",
+    "d128-full-300x517-q-per-tensor-kv-blocks-64x192"])
 def test_gpu_checks_hold_for_the_cpu_kernel(monkeypatch, name):
     # The GPU test's assertions (criterion, LSE, hidden rows) on a correct
     # implementation: the CPU FP8 kernel, at smaller sizes.

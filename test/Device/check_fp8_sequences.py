@@ -17,7 +17,8 @@ import math
 import os
 import sys
 
-# (head dim, layout, causal, alignment, out dtype): one kernel each.
+# (head dim, layout, causal, alignment, out dtype[, descale_block]): one
+# kernel each; with descale_block every descale is per block.
 KERNELS = [
     (64, "bhsd", False, None, "bf16"),
     (64, "bhsd", True, "top_left", "bf16"),
@@ -26,6 +27,13 @@ KERNELS = [
     (128, "bshd", True, "bottom_right", "f16"),
     (256, "bhsd", False, None, "bf16"),
     (256, "bhsd", True, "top_left", "bf16"),
+    # Per block: 192-key tiles in 192-key blocks; 128-key tiles at d128;
+    # d64's three consumers under a causal mask (slabs that start before
+    # row 0); d256 bshd bottom-right in 256-key blocks.
+    (128, "bhsd", True, "top_left", "bf16", (128, 192)),
+    (128, "bhsd", False, None, "bf16", (64, 128)),
+    (64, "bhsd", True, "top_left", "bf16", (128, 128)),
+    (256, "bshd", True, "bottom_right", "f16", (96, 256)),
 ]
 
 # (kernel index, B, Hq, Hkv, Sq, Sk, per-(batch, kv head) descales)
@@ -45,25 +53,43 @@ CASES = [
     (5, 2, 2, 2, 64, 300, False),
     (6, 1, 4, 4, 1000, 1000, False),
     (6, 1, 2, 1, 2048, 2048, True),
+    (7, 2, 8, 2, 1000, 1000, False),
+    (7, 1, 4, 4, 2100, 2100, False),
+    (8, 2, 4, 2, 777, 1500, False),
+    (8, 1, 2, 2, 4096, 4096, False),
+    (9, 2, 4, 2, 77, 77, False),
+    (9, 1, 8, 8, 1000, 1000, False),
+    (10, 2, 8, 2, 300, 200, False),  # bottom-right: the first 100 rows see no key
+    (10, 1, 4, 1, 1000, 1000, False),
 ]
 
 
+def descale_block(k):
+    return k[5] if len(k) > 5 else None
+
+
 def kernel_name(k):
-    d, layout, causal, align, out = k
+    d, layout, causal, align, out = k[:5]
     n = f"fa_fwd_f8e4m3fn_d{d}_{layout}"
     if causal:
         n += "_causal_br" if align == "bottom_right" else "_causal"
-    return n + f"_o{out}_lse"
+    n += f"_o{out}"
+    if descale_block(k):
+        n += "_dblk{}x{}".format(*descale_block(k))
+    return n + "_lse"
 
 
 def gen():
-    for i, (d, layout, causal, align, out) in enumerate(KERNELS):
+    for i, k in enumerate(KERNELS):
+        d, layout, causal, align, out = k[:5]
         t = f"tensor<?x?x?x{d}xf8E4M3FN>"
         to = f"tensor<?x?x?x{d}x{out}>"
-        s = "tensor<f32>"
+        s = "tensor<?x?x?xf32>" if descale_block(k) else "tensor<f32>"
         attrs = [f"layout = #fa<layout {layout}>"]
         if causal:
             attrs += ["causal", f"mask_alignment = #fa<mask_alignment {align}>"]
+        if descale_block(k):
+            attrs.append("descale_block = array<i64: {}, {}>".format(*descale_block(k)))
         print(f"func.func @fp8_{i}(%q: {t}, %k: {t}, %v: {t}, %dq: {s}, %dk: {s}, %dv: {s}) "
               f"-> ({to}, tensor<?x?x?xf32>) {{\n"
               f"  %o, %lse = fa.attention %q, %k, %v : {t}, {t}, {t} descale(%dq, %dk, %dv : "
@@ -87,10 +113,11 @@ def run_dir(folder):
 
     misses = 0
     for ki, B, Hq, Hkv, Sq, Sk, per_head in CASES:
-        d, layout, causal, align, out = KERNELS[ki]
+        d, layout, causal, align, out = KERNELS[ki][:5]
+        block = descale_block(KERNELS[ki])
         seq = fc.Sequence(find_sequence(folder, KERNELS[ki]))
         torch.manual_seed(1000 + ki * 31 + Sq)
-        x = fc.Inputs(B, Hq, Hkv, Sq, Sk, d, layout, per_head)
+        x = fc.Inputs(B, Hq, Hkv, Sq, Sk, d, layout, per_head, block=block)
         o, lse = seq(x, getattr(torch, {"bf16": "bfloat16", "f16": "float16"}[out]))
         torch.cuda.synchronize()
         keep = fc.visible(Sq, Sk, causal, align, x.q.device)
@@ -106,8 +133,10 @@ def run_dir(folder):
         ok = (err[0] <= 2 * base[0] + 1e-3 and err[1] <= 2 * base[1] + 1e-4 and lse_err < 2e-3
               and hidden_ok and bool(torch.isfinite(o).all()) and bool(finite[..., ~hidden].all()))
         misses += not ok
+        form = ("per block {}x{}".format(*block) if block
+                else "per-head" if per_head else "per-tensor")
         print(f"{'ok  ' if ok else 'MISS'} {os.path.basename(seq.path)} B{B} H{Hq}/{Hkv} "
-              f"Sq{Sq} Sk{Sk} {'per-head' if per_head else 'per-tensor'}: max {err[0]:.2e} "
+              f"Sq{Sq} Sk{Sk} {form}: max {err[0]:.2e} "
               f"(plain {base[0]:.2e}) mean {err[1]:.2e} (plain {base[1]:.2e}) lse {lse_err:.1e}"
               f"{' hidden rows ok' if hidden.any() and hidden_ok else ''}", flush=True)
     print(f"fp8 check: {len(CASES) - misses}/{len(CASES)} passed")

@@ -22,23 +22,45 @@ def bhsd(t, layout):
     return t if layout == "bhsd" else t.transpose(1, 2)
 
 
-class Inputs:
-    """Random N(0, 1) q, k, v in `layout`, quantized to e4m3 per tensor or
-    per (batch, kv head) (quantize_fp8), and their dequantized values as
-    float64 bhsd tensors (q, k, v)."""
+def spread_rows(x, layout, run=32):
+    """x with each run of `run` rows of a head scaled by 2^u, u uniform in
+    [-3, 3]: per-block descales then differ from block to block, so a
+    kernel that read the wrong block's descale would miss."""
+    t = bhsd(x, layout)
+    b, h, s, _ = t.shape
+    u = torch.randint(-3, 4, (b, h, -(-s // run)), device=x.device).float()
+    scale = torch.exp2(u).repeat_interleave(run, dim=2)[:, :, :s, None]
+    return bhsd(t * scale, layout)
 
-    def __init__(self, B, Hq, Hkv, Sq, Sk, d, layout, per_head, device="cuda"):
-        self.layout, self.d, self.group = layout, d, Hq // Hkv
+
+class Inputs:
+    """Random N(0, 1) q, k, v in `layout`, quantized to e4m3 per tensor,
+    per (batch, kv head) or, with `block` (block_q, block_k), per block of
+    rows (rows then spread over 2^[-3, 3], spread_rows) by quantize_fp8, and
+    their dequantized values as float64 bhsd tensors (q, k, v)."""
+
+    def __init__(self, B, Hq, Hkv, Sq, Sk, d, layout, per_head, device="cuda", block=None,
+                 spread=True):
+        self.layout, self.d, self.group, self.block = layout, d, Hq // Hkv, block
         shapes = [(B, h, s, d) for h, s in ((Hq, Sq), (Hkv, Sk), (Hkv, Sk))]
         if layout == "bshd":
             shapes = [(b, s, h, dd) for b, h, s, dd in shapes]
         raw = [torch.randn(*s, device=device) for s in shapes]
-        x = fat.quantize_fp8(*raw, block="head" if per_head else None, layout=layout)
-        self.q8, self.k8, self.v8 = x.q, x.k, x.v
-        self.descales = (x.q_descale, x.k_descale, x.v_descale)
+        if block and spread:
+            raw = [spread_rows(t, layout) for t in raw]
+            xq = fat.quantize_fp8(*raw, block=block[0], layout=layout)
+            xk = fat.quantize_fp8(*raw, block=block[1], layout=layout)
+            self.q8, self.k8, self.v8 = xq.q, xk.k, xk.v
+            self.descales = (xq.q_descale, xk.k_descale, xk.v_descale)
+            blocks = (block[0], block[1], block[1])
+        else:
+            x = fat.quantize_fp8(*raw, block="head" if per_head else None, layout=layout)
+            self.q8, self.k8, self.v8 = x.q, x.k, x.v
+            self.descales = (x.q_descale, x.k_descale, x.v_descale)
+            blocks = (None, None, None)
         self.q, self.k, self.v = (
-            bhsd(fat.dequantize_fp8(t, s, layout=layout), layout).double()
-            for t, s in zip((self.q8, self.k8, self.v8), self.descales))
+            bhsd(fat.dequantize_fp8(t, s, block=b, layout=layout), layout).double()
+            for t, s, b in zip((self.q8, self.k8, self.v8), self.descales, blocks))
 
 
 def visible(Sq, Sk, causal, align, device):
@@ -66,7 +88,8 @@ def plain_fp8(x, causal, align, out_dtype):
     (P scaled by 2^8 before e4m3, as the kernel does), in x's layout."""
     return fat.emulated_fp8_attention(
         x.q8, x.k8, x.v8, x.descales, causal=causal,
-        bottom_right=align == "bottom_right", layout=x.layout, out_dtype=out_dtype)
+        bottom_right=align == "bottom_right", layout=x.layout, out_dtype=out_dtype,
+        descale_block=x.block)
 
 
 def errors(o, ref):
@@ -82,6 +105,13 @@ class Sequence:
         self.rt = gpu_runtime.RuntimeBundle(path)
 
     def __call__(self, x, out_dtype, stream=None):
+        launch, o, lse = self.launcher(x, out_dtype, stream)
+        launch()
+        return o, lse
+
+    def launcher(self, x, out_dtype, stream=None):
+        """(launch, o, lse): a call that launches the sequence on x's
+        operands, prepared once."""
         q8 = x.q8
         B, Dv = q8.shape[0], x.v8.shape[3]
         if x.layout == "bhsd":
@@ -93,9 +123,9 @@ class Sequence:
         lse = torch.empty(B, Hq, Sq, dtype=torch.float32, device=q8.device)
         tensors = {"query": q8, "key": x.k8, "value": x.v8, "output": o, "lse": lse}
         # The kernel's [batch, heads_kv] descale operands, as the Python
-        # route makes them.
+        # route makes them; per block as quantize_fp8 made them.
         for role, d in zip(("query_descale", "key_descale", "value_descale"), x.descales):
-            tensors[role] = fa_fp8.descale_operand(d, B, Hkv)
-        self.rt.launch({r: runtime_tensor(t) for r, t in tensors.items()},
-                       stream if stream is not None else torch.cuda.current_stream().cuda_stream)
-        return o, lse
+            tensors[role] = d.contiguous() if x.block else fa_fp8.descale_operand(d, B, Hkv)
+        operands = {r: runtime_tensor(t) for r, t in tensors.items()}
+        stream = stream if stream is not None else torch.cuda.current_stream().cuda_stream
+        return (lambda: self.rt.launch(operands, stream)), o, lse

@@ -67,6 +67,10 @@ struct BundleConfig {
   /// A paged cache's rows per page (config.page_size), 0 when absent: the
   /// kernel is tiled by it, so a launch's caches must have it.
   int64_t pageSize = 0;
+  /// FP8 only: the rows per descale block of Q and of K/V
+  /// (config.descale_block). With it the three descales are per block,
+  /// [batch, heads, ceildiv(seq, block)]; without it, [batch, heads_kv].
+  std::optional<std::array<int64_t, 2>> descaleBlock;
 };
 
 struct BundleSpec {
@@ -119,6 +123,8 @@ std::vector<std::string> opOperands(const std::string &op);
 /// Empty when the role is unknown to the spec.
 std::vector<std::string> operandDims(const BundleSpec &spec,
                                      const std::string &role);
+/// query_descale, key_descale, value_descale.
+bool isDescale(const std::string &role);
 /// Expected element type of an operand (nullopt when unknown).
 std::optional<DType> operandDType(const BundleSpec &spec,
                                   const std::string &role);

@@ -46,8 +46,8 @@ struct KernelArgs {
   Value qPtr, qStrideBatch, qStrideSeq, qStrideHead; // pack-GQA: Q by plain loads
   std::optional<BiasArgs> bias;
   /// FP8: the Q, K, V descales [batch, heads_kv] and their (batch, head)
-  /// strides.
-  Value descale[3], descaleStride[3][2];
+  /// strides; per block [batch, heads, blocks] and (batch, head, block).
+  Value descale[3], descaleStride[3][3];
 
   static KernelArgs get(LLVM::LLVMFuncOp fn, const AttentionKernelConfig &cfg) {
     KernelArgs a;
@@ -88,8 +88,8 @@ struct KernelArgs {
     }
     if (cfg.isFp8())
       for (auto &strides : a.descaleStride)
-        for (Value &st : strides)
-          st = next();
+        for (int64_t i = 0; i < (cfg.blockDescales() ? 3 : 2); ++i)
+          strides[i] = next();
     a.seqQ = next();
     a.seqK = next();
     a.group = next();
@@ -145,6 +145,8 @@ private:
   void loadValueT(Value t);
   /// FP8: descale i (0 Q, 1 K, 2 V) of this tile's (batch, KV head).
   Value loadDescale(int64_t i);
+  /// FP8 per-block descales: descale i's entry [batch, head, block].
+  Value loadBlockDescale(int64_t i, Value head, Value block);
   /// Paged caches: the page holding key slot `key` of this batch and the
   /// row in it. The table column is clamped to max_pages - 1 (slots past a
   /// sequence's keys are masked, whatever page they come from); a page
@@ -236,6 +238,14 @@ void ForwardKernel::loadValueT(Value t) {
 Value ForwardKernel::loadDescale(int64_t i) {
   Value at = kb.add(kb.mul(kb.ext64(work.batch), args.descaleStride[i][0]),
                     kb.mul(kb.ext64(headKV), args.descaleStride[i][1]));
+  return LLVM::LoadOp::create(kb.b, kb.f32, kb.globalAt(args.descale[i], at, kb.f32), 4);
+}
+
+Value ForwardKernel::loadBlockDescale(int64_t i, Value head, Value block) {
+  const Value *stride = args.descaleStride[i];
+  Value at = kb.add(kb.add(kb.mul(kb.ext64(work.batch), stride[0]),
+                           kb.mul(kb.ext64(head), stride[1])),
+                    kb.mul(kb.ext64(block), stride[2]));
   return LLVM::LoadOp::create(kb.b, kb.f32, kb.globalAt(args.descale[i], at, kb.f32), 4);
 }
 
@@ -509,12 +519,59 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
                         wgRow0, row0, laneCol, cfg.packGqa() ? args.group : Value());
   Value factor = scores.exponentFactor();
   Value outScale; // FP8: O times V's descale
-  if (cfg.isFp8()) {
+  if (cfg.isFp8() && !cfg.blockDescales()) {
     factor = kb.fmul(factor, kb.fmul(loadDescale(0), loadDescale(1)));
     outScale = loadDescale(2);
   }
   // FP8: P scaled by 2^kFp8PShift before e4m3 (the LSE takes it out).
   const int64_t pShift = cfg.isFp8() ? AttentionKernelConfig::kFp8PShift : 0;
+  // FP8 per-block descales: Q's per row, loaded once the tile has key tiles
+  // (a sequence without rows has no Q block); K's and V's per key tile.
+  const bool perBlock = cfg.blockDescales();
+  Value rowFactor[2];
+  auto loadRowFactors = [&] {
+    for (int r = 0; r < 2; ++r) {
+      Value row = kb.maxSI(kb.minSI(kb.add(row0, kb.c32(8 * r)), kb.sub(seqQ, kb.c32(1))),
+                           kb.c32(0));
+      Value block = kb.divUI(row, kb.c32(cfg.descaleBlockQ));
+      rowFactor[r] = kb.fmul(factor, loadBlockDescale(0, work.head, block));
+    }
+  };
+  struct TileDescales {
+    Value key, value;
+  };
+  // Loaded at the start of an iteration, ahead of the wgmma waits.
+  auto loadTileDescales = [&](Value t) -> TileDescales {
+    if (!perBlock)
+      return {};
+    Value block = kb.divUI(kb.mul(keyTile(t), kb.c32(BN)), kb.c32(cfg.descaleBlockK));
+    return {loadBlockDescale(1, headKV, block), loadBlockDescale(2, headKV, block)};
+  };
+  // The softmax of one S. Per block, O is kept in units of V's descale of
+  // the latest tile with a nonzero one (`valueUnit`, 1 before any), so that
+  // P V accumulates unscaled: O's rescale also converts to the new unit.
+  auto softmax = [&](SmallVectorImpl<Value> &s, RowState &rs, Value rescale[2], bool first,
+                     TileDescales d, Value &valueUnit) {
+    if (!perBlock) {
+      softmaxStep(kb, s, rs, factor, rescale, first, pShift);
+      return;
+    }
+    // A zero descale (all-zero Q or K block) gives scores 0 at any factor;
+    // the smallest normal keeps -inf * factor from becoming NaN.
+    Value f[2];
+    for (int r = 0; r < 2; ++r)
+      f[r] = kb.fmax(kb.fmul(rowFactor[r], d.key),
+                     kb.cf32(std::numeric_limits<float>::min()));
+    softmaxStepLog2Max(kb, s, rs, f, rescale, first, pShift);
+    Value unit = kb.select(kb.fcmp(arith::CmpFPredicate::UNE, d.value, kb.cf32(0.0)), d.value,
+                           valueUnit);
+    if (!first) {
+      Value ratio = arith::DivFOp::create(kb.b, valueUnit, unit);
+      for (int r = 0; r < 2; ++r)
+        rescale[r] = kb.fmul(rescale[r], ratio);
+    }
+    valueUnit = unit;
+  };
   if (cfg.stashesLengths())
     scores.reloadLengthsWith([&] { return std::make_pair(reloadStash(0), reloadStash(1)); });
 
@@ -631,11 +688,25 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
     return regs;
   };
 
-  // Loop state: O (nO), then max[2], sum[2] (+ P (nS/2) with overlap).
-  SmallVector<Type> stateTypes(nO + 4, kb.f32);
+  // Loop state: O (nO), then max[2], sum[2] (per block: O's unit) (+ P
+  // (nS/2) with overlap).
+  const int64_t nRow = perBlock ? 5 : 4;
+  SmallVector<Type> stateTypes(nO + nRow, kb.f32);
   SmallVector<Value> zeros(nO, kb.cf32(0.0));
   SmallVector<Value> initState(zeros);
   initState.append({negInf, negInf, kb.cf32(0.0), kb.cf32(0.0)});
+  if (perBlock)
+    initState.push_back(kb.cf32(1.0));
+  // The row state of a loop's state `st` and back.
+  auto rowState = [&](ValueRange st) {
+    return RowState{{st[nO], st[nO + 1]}, {st[nO + 2], st[nO + 3]}};
+  };
+  auto unitOf = [&](ValueRange st) { return perBlock ? st[nO + 4] : Value(); };
+  auto appendRowState = [&](SmallVectorImpl<Value> &st, const RowState &rs, Value unit) {
+    st.append({rs.max[0], rs.max[1], rs.sum[0], rs.sum[1]});
+    if (perBlock)
+      st.push_back(unit);
+  };
 
   // Without skipping, iterations [0, count).
   bool skips = cfg.slabTiles();
@@ -655,6 +726,8 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
   SmallVector<Value> fin = kb.ifThenElseValues(
       any, stateTypes,
       [&]() -> SmallVector<Value> {
+        if (perBlock)
+          loadRowFactors();
         if (cfg.packGqa())
           loadPackedQuery(me);
         else
@@ -662,18 +735,20 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
         if (!cfg.overlap) {
           SmallVector<Value> res = kb.forLoop(begin, end, initState, [&](Value t, ValueRange st) {
             SmallVector<Value> o(st.take_front(nO));
-            RowState rs{{st[nO], st[nO + 1]}, {st[nO + 2], st[nO + 3]}};
+            RowState rs = rowState(st);
+            Value unit = unitOf(st);
+            TileDescales d = loadTileDescales(t);
             SmallVector<Value> s = issueS(t);
             wgmmaWait(kb, 0);
             kPipe.release(t);
             s = scores.apply(keyTile(t), s);
             Value rescale[2];
-            softmaxStep(kb, s, rs, factor, rescale, /*first=*/false, pShift);
+            softmax(s, rs, rescale, /*first=*/false, d, unit);
             rescaleO(o, rescale);
             o = issuePV(t, o, packP(s), /*fence=*/true);
             wgmmaWait(kb, 0);
             vPipe.release(t);
-            o.append({rs.max[0], rs.max[1], rs.sum[0], rs.sum[1]});
+            appendRowState(o, rs, unit);
             return o;
           });
           doneWithQ();
@@ -684,6 +759,7 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
         if (cfg.pingPong)
           kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, c, kb.c32(1)),
                     [&] { NVVM::BarrierArriveOp::create(kb.b, otherTurn, kb.c32(256)); });
+        TileDescales d0 = loadTileDescales(t0);
         kPipe.wait(t0);
         turnBegin();
         SmallVector<Value> s = issueS(t0, /*wait=*/false);
@@ -693,17 +769,20 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
         s = scores.apply(keyTile(t0), s);
         RowState rs0;
         Value unused[2];
-        softmaxStep(kb, s, rs0, factor, unused, /*first=*/true, pShift);
+        Value unit0 = unitOf(initState);
+        softmax(s, rs0, unused, /*first=*/true, d0, unit0);
         SmallVector<Value> loopInit(zeros);
-        loopInit.append({rs0.max[0], rs0.max[1], rs0.sum[0], rs0.sum[1]});
+        appendRowState(loopInit, rs0, unit0);
         SmallVector<Value> p0 = packP(s);
         loopInit.append(p0.begin(), p0.end());
         SmallVector<Value> res =
             kb.forLoop(kb.add(begin, kb.c32(1)), end, loopInit, [&](Value t, ValueRange st) {
               SmallVector<Value> o(st.take_front(nO));
-              RowState rs{{st[nO], st[nO + 1]}, {st[nO + 2], st[nO + 3]}};
-              ValueRange p = st.drop_front(nO + 4);
+              RowState rs = rowState(st);
+              Value unit = unitOf(st);
+              ValueRange p = st.drop_front(nO + nRow);
               Value tPrev = kb.sub(t, kb.c32(1));
+              TileDescales d = loadTileDescales(t);
               kPipe.wait(t);
               vPipe.wait(tPrev);
               turnBegin();
@@ -714,12 +793,12 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
               kPipe.release(t);
               st_ = scores.apply(keyTile(t), st_);
               Value rescale[2];
-              softmaxStep(kb, st_, rs, factor, rescale, /*first=*/false, pShift);
+              softmax(st_, rs, rescale, /*first=*/false, d, unit);
               wgmmaWait(kb, 0);
               vPipe.release(tPrev);
               rescaleO(o, rescale);
               SmallVector<Value> next(o);
-              next.append({rs.max[0], rs.max[1], rs.sum[0], rs.sum[1]});
+              appendRowState(next, rs, unit);
               SmallVector<Value> pt = packP(st_);
               next.append(pt.begin(), pt.end());
               return next;
@@ -729,12 +808,12 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
         Value last = kb.sub(end, kb.c32(1));
         vPipe.wait(last);
         turnBegin();
-        o = issuePV(last, o, ArrayRef<Value>(res).drop_front(nO + 4), /*fence=*/true,
+        o = issuePV(last, o, ArrayRef<Value>(res).drop_front(nO + nRow), /*fence=*/true,
                     /*wait=*/false);
         turnEnd(/*last=*/true);
         wgmmaWait(kb, 0);
         vPipe.release(last);
-        o.append(res.begin() + nO, res.begin() + nO + 4);
+        o.append(res.begin() + nO, res.begin() + nO + nRow);
         return o;
       },
       [&]() {
@@ -752,7 +831,7 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
     skipIterations(end, tiles.count);
 
   SmallVector<Value> o(ArrayRef<Value>(fin).take_front(nO));
-  RowState rs{{fin[nO], fin[nO + 1]}, {fin[nO + 2], fin[nO + 3]}};
+  RowState rs = rowState(fin);
   if (cfg.splitKv) {
     PartialEpilogueArgs pa{args.outPtr, args.lsePtr, args.finalOut, args.finalLse,
                            work.split,  args.numSplits,
@@ -775,8 +854,10 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
   }
   ea.row0 = row0;
   ea.lane = lane;
-  ea.exponentFactor = factor;
-  ea.outScale = outScale;
+  // Per block the max is already in the log2 domain, and O in units of
+  // the last V descale.
+  ea.exponentFactor = perBlock ? kb.cf32(1.0) : factor;
+  ea.outScale = perBlock ? unitOf(fin) : outScale;
   ea.rowsMayBeNegative = cfg.slabTiles();
   storeEpilogue(kb, cfg, o, rs, ea);
 }
@@ -864,7 +945,7 @@ LLVM::LLVMFuncOp mlir::fa::nvvm_kernel::buildAttentionKernel(OpBuilder &builder,
   if (cfg.bias)
     args.append({ptr, b.getI64Type(), b.getI64Type(), b.getI64Type()});
   if (cfg.isFp8())
-    args.append(6, b.getI64Type()); // the descales' strides
+    args.append(cfg.blockDescales() ? 9 : 6, b.getI64Type()); // the descales' strides
   args.append({b.getI32Type(), b.getI32Type(), b.getI32Type()});
   if (cfg.splitKv)
     args.push_back(b.getI32Type());
@@ -940,9 +1021,11 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
     params.push_back(Object{{"kind", "ptr"}, {"operand", "bias"}});
     appendStrideParams(params, "bias", {"batch", "head", "seq_q"});
   }
+  static const StringRef descaleDims[3] = {"batch", "head", "block"};
   if (cfg.isFp8())
     for (const char *role : descales)
-      appendStrideParams(params, role, {"batch", "head"});
+      appendStrideParams(params, role,
+                         ArrayRef<StringRef>(descaleDims).take_front(cfg.blockDescales() ? 3 : 2));
   params.push_back(Object{{"kind", "i32"}, {"value", "seq_q"}});
   params.push_back(Object{{"kind", "i32"}, {"value", cfg.keySlotsExpr()}});
   params.push_back(Object{{"kind", "i32"}, {"value", "heads_q / heads_kv"}});
@@ -989,6 +1072,8 @@ llvm::json::Object mlir::fa::nvvm_kernel::forwardBundleConfig(const AttentionKer
       semanticsConfig(cfg.elemName(), cfg.bshd, cfg.headDim, cfg.headDimV, cfg.semantics);
   config["out_dtype"] = AttentionKernelConfig::elemTypeName(cfg.outElem());
   config["return_lse"] = cfg.returnLse;
+  if (cfg.blockDescales())
+    config["descale_block"] = llvm::json::Array{cfg.descaleBlockQ, cfg.descaleBlockK};
   config["bias"] = cfg.bias.has_value();
   if (cfg.bias)
     config["bias_dtype"] = cfg.biasName();

@@ -54,9 +54,23 @@ LogicalResult checkFp8Forward(AttentionOp op, AttentionKernelConfig &cfg) {
   if (!out)
     return fail("the output of f8E4M3FN inputs must be bf16 or f16 for the sm_90a kernel");
   cfg.fp8OutElem = *out;
-  if (op.getDescaleBlock())
-    return fail("per-block descales (descale_block) are not supported by the sm_90a FP8 "
-                "kernel yet; it takes per-tensor or per-(batch, kv-head) descales");
+  if (std::optional<ArrayRef<int64_t>> block = op.getDescaleBlock()) {
+    // One kernel form: Q's descale per row, K's and V's per key tile.
+    for (auto [d, name] : {std::pair{op.getQueryDescale(), "query_descale"},
+                           {op.getKeyDescale(), "key_descale"},
+                           {op.getValueDescale(), "value_descale"}})
+      if (cast<ShapedType>(d.getType()).getRank() != 3)
+        return fail(Twine("with descale_block the sm_90a FP8 kernel takes every descale per "
+                          "block; '") +
+                    name + "' is not (expand it to the per-block form)");
+    int64_t headDim = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
+    if (!AttentionKernelConfig::fp8KeyTile(headDim, (*block)[1]))
+      return fail("descale_block's block_k " + Twine((*block)[1]) +
+                  " must be a multiple of 128 (or of 192 at head dims above 64 up to 128) for the "
+                  "sm_90a FP8 kernel: each key tile lies in one descale block");
+    cfg.descaleBlockQ = (*block)[0];
+    cfg.descaleBlockK = (*block)[1];
+  }
   if (op.getBias())
     return fail("a bias with f8E4M3FN inputs is not supported by the sm_90a kernel");
   if (op.getSoftcap())

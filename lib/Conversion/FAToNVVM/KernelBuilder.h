@@ -200,7 +200,7 @@ void releaseAdd(KernelBuilder &kb, Value ptr, Value v);
 
 /// Per-thread softmax state for the two rows a thread holds.
 struct RowState {
-  Value max[2]; // running max of raw scores (-inf at start)
+  Value max[2]; // running max of raw scores (-inf at start; softmaxStepLog2Max: scaled)
   Value sum[2]; // this thread's partial running sum of exp2
 };
 
@@ -214,6 +214,11 @@ void maskScores(KernelBuilder &kb, SmallVectorImpl<Value> &s, Value colLo[2], Va
 /// `log2Shift`: P (and so the sums) are 2^log2Shift times that.
 void softmaxStep(KernelBuilder &kb, SmallVectorImpl<Value> &s, RowState &state,
                  Value factor, Value rescale[2], bool first, int64_t log2Shift = 0);
+/// softmaxStep with a factor per row half (> 0) that may change from step
+/// to step (FP8 per-block descales): the running max is kept in the log2
+/// domain, max(s * factor), so that steps with different factors compare.
+void softmaxStepLog2Max(KernelBuilder &kb, SmallVectorImpl<Value> &s, RowState &state,
+                        Value factor[2], Value rescale[2], bool first, int64_t log2Shift = 0);
 /// Multiplies O fragments by the per-row factors.
 void rescaleRows(KernelBuilder &kb, SmallVectorImpl<Value> &o, Value factor[2]);
 /// Butterfly max/sum over the 4 lanes of a quad (they share rows).

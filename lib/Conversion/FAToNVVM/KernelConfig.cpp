@@ -50,7 +50,7 @@ void AttentionKernelConfig::planTiles() {
     // P 32 registers) in one run (docs/HopperKernel.md, "FP8 forward"); the
     // second box of a 192-key tile is half used. At head dim 256 the
     // accumulators of 128 keys take 208 of the 240 registers.
-    blockN = headDim > 64 && headDim <= 128 ? 192 : 128;
+    blockN = fp8KeyTile(headDim, descaleBlockK);
     // Head dim 64: three consumers (192-row blocks), as the 16-bit kernel;
     // O 32, S 64 and P 16 fit their 160 registers.
     if (headDim <= 64 && headDimV <= 64 && !bias && !pingPong) {
@@ -69,6 +69,14 @@ void AttentionKernelConfig::planTiles() {
     if (regsFit && sharedMemoryBytes() <= kSharedMemoryLimit && pagesFitTiles())
       return;
   }
+}
+
+int64_t AttentionKernelConfig::fp8KeyTile(int64_t headDim, int64_t descaleBlockK) {
+  for (int64_t n : {192, 128})
+    if ((n == 128 || (headDim > 64 && headDim <= 128)) &&
+        (descaleBlockK == 0 || descaleBlockK % n == 0))
+      return n;
+  return 0;
 }
 
 bool AttentionKernelConfig::slabTiles() const {
@@ -145,6 +153,8 @@ std::string AttentionKernelConfig::kernelName() const {
     n += std::string("_bias") + biasName();
   if (isFp8())
     n += std::string("_o") + elemTypeName(fp8OutElem);
+  if (blockDescales())
+    n += llvm::formatv("_dblk{0}x{1}", descaleBlockQ, descaleBlockK).str();
   if (returnLse)
     n += "_lse";
   n += llvm::formatv("_m{0}n{1}s{2}{3}{4}", blockM(), blockN, stages, overlap ? "o" : "",

@@ -47,6 +47,14 @@ struct AttentionKernelConfig {
   /// sequence's first kernel writes (buildTransposeValueKernel), since FP8
   /// wgmma takes K-major operands only.
   ElemType fp8OutElem = ElemType::BF16;
+  /// FP8 per-block descales (the op's descale_block [block_q, block_k];
+  /// 0 without): Q's descale [batch, heads_q, q blocks] is read per query
+  /// row, K's and V's [batch, heads_kv, k blocks] per key tile, which lies
+  /// in one block (fp8KeyTile). The softmax keeps its running max in the
+  /// log2 domain (the factor changes with the tile) and O in units of the
+  /// current tile's V descale (docs/HopperKernel.md, "Per-block descales").
+  int64_t descaleBlockQ = 0, descaleBlockK = 0;
+  bool blockDescales() const { return descaleBlockK > 0; }
   int64_t headDim = 128;  // of Q and K
   int64_t headDimV = 128; // of V and O
   bool bshd = false;      // layout of Q, K, V, O; else bhsd
@@ -126,6 +134,10 @@ struct AttentionKernelConfig {
   /// group, row r = query (r / group), head (r % group); the consumers load
   /// Q with plain loads (the group is a run-time value, no TMA box).
   bool packGqa() const { return splitKv; }
+  /// FP8: the key tile at `headDim` (192 above 64 up to 128, else 128);
+  /// with per-block descales the largest of those that divides
+  /// `descaleBlockK`, 0 when none does.
+  static int64_t fp8KeyTile(int64_t headDim, int64_t descaleBlockK);
   /// Sequences from which a persistent kernel runs one tile per CTA.
   static constexpr int64_t kPersistentBelowSeqQ = 4096;
 

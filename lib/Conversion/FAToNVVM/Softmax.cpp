@@ -54,6 +54,33 @@ void mlir::fa::nvvm_kernel::maskScores(KernelBuilder &kb, SmallVectorImpl<Value>
   }
 }
 
+/// The values of row half `r` of S.
+static SmallVector<Value> rowOf(ArrayRef<Value> s, int r) {
+  SmallVector<Value> row;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (fragRowHalf(i) == r)
+      row.push_back(s[i]);
+  return row;
+}
+
+/// S -> P = exp2(s * factor[row] + pOffset[row] + log2Shift), and the rows'
+/// running sums (rescaled unless `first`).
+static void exponentiateAndSum(KernelBuilder &kb, SmallVectorImpl<Value> &s, RowState &state,
+                               Value factor[2], Value negScaledMax[2], Value rescale[2],
+                               bool first, int64_t log2Shift) {
+  // P alone takes the shift; the rescale of O and the sums stays exact.
+  Value pOffset[2] = {negScaledMax[0], negScaledMax[1]};
+  if (log2Shift)
+    for (Value &v : pOffset)
+      v = kb.fadd(v, kb.cf32(static_cast<double>(log2Shift)));
+  for (size_t i = 0; i < s.size(); ++i)
+    s[i] = kb.exp2(kb.fma(s[i], factor[fragRowHalf(i)], pOffset[fragRowHalf(i)]));
+  for (int r = 0; r < 2; ++r) {
+    Value rowSum = treeReduce(kb, rowOf(s, r), /*isMax=*/false);
+    state.sum[r] = first ? rowSum : kb.fma(state.sum[r], rescale[r], rowSum);
+  }
+}
+
 void mlir::fa::nvvm_kernel::softmaxStep(KernelBuilder &kb, SmallVectorImpl<Value> &s,
                                         RowState &state, Value factor, Value rescale[2],
                                         bool first, int64_t log2Shift) {
@@ -61,11 +88,7 @@ void mlir::fa::nvvm_kernel::softmaxStep(KernelBuilder &kb, SmallVectorImpl<Value
   Value zero = kb.cf32(0.0);
   Value negScaledMax[2];
   for (int r = 0; r < 2; ++r) {
-    SmallVector<Value> row;
-    for (size_t i = 0; i < s.size(); ++i)
-      if (fragRowHalf(i) == r)
-        row.push_back(s[i]);
-    Value mx = quadReduceMax(kb, treeReduce(kb, row, /*isMax=*/true));
+    Value mx = quadReduceMax(kb, treeReduce(kb, rowOf(s, r), /*isMax=*/true));
     Value mNew = first ? mx : kb.fmax(state.max[r], mx);
     // A row with every score masked so far keeps max -inf; subtract 0 then,
     // so that exp2 gives 0 rather than NaN.
@@ -76,21 +99,29 @@ void mlir::fa::nvvm_kernel::softmaxStep(KernelBuilder &kb, SmallVectorImpl<Value
       rescale[r] = kb.exp2(kb.fma(state.max[r], factor, negScaledMax[r]));
     state.max[r] = mNew;
   }
-  // P alone takes the shift; the rescale of O and the sums stays exact.
-  Value pOffset[2] = {negScaledMax[0], negScaledMax[1]};
-  if (log2Shift)
-    for (Value &v : pOffset)
-      v = kb.fadd(v, kb.cf32(static_cast<double>(log2Shift)));
-  for (size_t i = 0; i < s.size(); ++i)
-    s[i] = kb.exp2(kb.fma(s[i], factor, pOffset[fragRowHalf(i)]));
+  Value factors[2] = {factor, factor};
+  exponentiateAndSum(kb, s, state, factors, negScaledMax, rescale, first, log2Shift);
+}
+
+void mlir::fa::nvvm_kernel::softmaxStepLog2Max(KernelBuilder &kb, SmallVectorImpl<Value> &s,
+                                               RowState &state, Value factor[2],
+                                               Value rescale[2], bool first,
+                                               int64_t log2Shift) {
+  Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
+  Value zero = kb.cf32(0.0);
+  Value negMax[2];
   for (int r = 0; r < 2; ++r) {
-    SmallVector<Value> row;
-    for (size_t i = 0; i < s.size(); ++i)
-      if (fragRowHalf(i) == r)
-        row.push_back(s[i]);
-    Value rowSum = treeReduce(kb, row, /*isMax=*/false);
-    state.sum[r] = first ? rowSum : kb.fma(state.sum[r], rescale[r], rowSum);
+    // factor > 0: the row max of s * factor is the scaled row max.
+    Value mx = kb.fmul(quadReduceMax(kb, treeReduce(kb, rowOf(s, r), /*isMax=*/true)),
+                       factor[r]);
+    Value mNew = first ? mx : kb.fmax(state.max[r], mx);
+    Value allMasked = kb.fcmp(arith::CmpFPredicate::OEQ, mNew, negInf);
+    negMax[r] = arith::NegFOp::create(kb.b, kb.select(allMasked, zero, mNew));
+    if (!first)
+      rescale[r] = kb.exp2(kb.fadd(state.max[r], negMax[r]));
+    state.max[r] = mNew;
   }
+  exponentiateAndSum(kb, s, state, factor, negMax, rescale, first, log2Shift);
 }
 
 void mlir::fa::nvvm_kernel::rescaleRows(KernelBuilder &kb, SmallVectorImpl<Value> &o,

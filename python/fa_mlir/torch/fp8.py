@@ -3,8 +3,9 @@ FlashAttention-3's block quantization and incoherent processing, as the
 compiler's fa-fp8-quantize pass does, and forward() runs the f8E4M3FN
 fa.attention with their descales: on the CPU a kernel compiled for the
 call's shapes (every descale form, any output dtype), on CUDA the sm_90a
-FP8 forward bundle (per-tensor or per-(batch, kv-head) descales, bf16 or
-f16 out). Forward only: a backward through it raises UnsupportedError.
+FP8 forward bundle (every descale form too, a block_k the kernel's key
+tiles divide; bf16 or f16 out). Forward only: a backward through it raises
+UnsupportedError.
 """
 import functools
 from typing import NamedTuple, Optional, Tuple
@@ -121,13 +122,22 @@ def dequantize_fp8(x8, descale, block=None, layout="bhsd"):
     return _bhsd(x * d, layout)
 
 
+def _is_rows(n):
+    return is_int(n) and not isinstance(n, bool) and n >= 1
+
+
 def _check_block(where, block):
-    if block is None or block == "head" or (
-            is_int(block) and not isinstance(block, bool) and block >= 1):
-        return block
+    """block as (q's rows, k's and v's rows), or None / "head"."""
+    if block is None or block == "head":
+        return block, block
+    if _is_rows(block):
+        return int(block), int(block)
+    if (isinstance(block, (tuple, list)) and len(block) == 2 and
+            all(_is_rows(b) for b in block)):
+        return int(block[0]), int(block[1])
     raise ArgumentError(f"{where}: block must be None (per tensor), 'head' "
-                        f"(per (batch, kv head)) or an int >= 1, got "
-                        f"{block!r}")
+                        f"(per (batch, kv head)), an int >= 1 or a tuple "
+                        f"(block_q, block_k) of them, got {block!r}")
 
 
 def quantize_fp8(q, k, v, *, block=None, incoherent=False, seed=0,
@@ -139,13 +149,15 @@ def quantize_fp8(q, k, v, *, block=None, incoherent=False, seed=0,
     (block="head": [B, Hkv] each, q's over the query heads of a kv head;
     the sm_90a kernel takes these two forms) or per block of `block` rows
     of one head: q's descale [B, Hq, ceil(Sq / block)], k's and v's
-    [B, Hkv, ceil(Sk / block)]. incoherent: q and k are first multiplied
+    [B, Hkv, ceil(Sk / block)]; block=(block_q, block_k) gives q and k, v
+    blocks of their own (the sm_90a kernel wants block_k a multiple of 128,
+    or of 192 at 64 < D <= 128). incoherent: q and k are first multiplied
     along the head dim by incoherent_matrix(D, seed), which is orthogonal,
     so q kᵀ is unchanged while outliers spread over the head dim.
     """
     where = "fa_mlir.torch.quantize_fp8"
     _convert.check_inputs(q, k, v, None, layout)
-    block = _check_block(where, block)
+    blocks = _check_block(where, block)
     if not isinstance(incoherent, bool):
         raise ArgumentError(f"{where}: incoherent must be a bool, got "
                             f"{incoherent!r}")
@@ -157,25 +169,29 @@ def quantize_fp8(q, k, v, *, block=None, incoherent=False, seed=0,
         q, k = q.float() @ m, k.float() @ m
     heads_kv = k.shape[1 if layout == "bhsd" else 2]
     out = []
-    for x in (q, k, v):
-        x8, scale = _quantize(_bhsd(x, layout), block, heads_kv)
+    for x, rows in zip((q, k, v), (blocks[0], blocks[1], blocks[1])):
+        x8, scale = _quantize(_bhsd(x, layout), rows, heads_kv)
         out.append((_bhsd(x8, layout).contiguous(), scale))
     (q8, dq), (k8, dk), (v8, dv) = out
     return FP8Inputs(q8, k8, v8, dq, dk, dv,
-                     None if block in (None, "head") else (block, block))
+                     None if blocks[0] in (None, "head") else blocks)
 
 
 def emulated_fp8_attention(q8, k8, v8, descales, *, causal=False,
                            bottom_right=False, scale=None, layout="bhsd",
-                           out_dtype=torch.bfloat16, p_scale=256.0):
+                           out_dtype=torch.bfloat16, p_scale=256.0,
+                           descale_block=None):
     """A plain FP8 attention in torch, the baseline of FlashAttention's
     criterion adapted to FP8 (and issue 12's "standard" FP8 attention):
     S = (q dq)(k dk)ᵀ in float32, its softmax in float32, P rounded to
     float8_e4m3fn as p_scale * P (as a kernel stores P for its FP8 P V
-    product), O = P (v dv) in float32, then out_dtype. Per-tensor or per
-    (batch, kv head) descales; the output in `layout`."""
-    q, k, v = (_bhsd(dequantize_fp8(t, d, None, layout), layout)
-               for t, d in zip((q8, k8, v8), descales))
+    product), O = P (v dv) in float32, then out_dtype. Descales of any of
+    the op's forms (per block ones with descale_block (block_q, block_k));
+    the output in `layout`."""
+    rows = descale_block or (None, None)
+    q, k, v = (_bhsd(dequantize_fp8(t, d, block, layout), layout)
+               for t, d, block in zip((q8, k8, v8), descales,
+                                      (rows[0], rows[1], rows[1])))
     group = q.shape[1] // k.shape[1]
     k, v = (t.repeat_interleave(group, dim=1) for t in (k, v))
     s = q @ k.transpose(-1, -2) * (scale or q.shape[-1] ** -0.5)
@@ -304,19 +320,22 @@ def _cpu_forward(q, k, v, descales, descale_block, out_dtype, sizes,
 
 @functools.lru_cache(maxsize=None)
 def _cuda_config(heads_q, heads_kv, head_dim, head_dim_v, out_elem,
-                 options):
+                 descale_block, options):
     return KernelConfig(op="forward", dtype=FP8, out_dtype=out_elem,
                         heads_q=heads_q, heads_kv=heads_kv,
                         head_dim=head_dim, head_dim_v=head_dim_v,
-                        **dict(options))
+                        descale_block=descale_block, **dict(options))
 
 
-def cuda_config(sizes, out_dtype, cfg_options):
+def cuda_config(sizes, out_dtype, cfg_options, descale_block=None):
     """The KernelConfig of an FP8 call on CUDA: static heads and head dims
-    (the descales are [batch, heads_kv]), dynamic batch and sequences."""
+    (the descales' shapes have them), dynamic batch and sequences; with
+    descale_block, the kernel of per-block descales."""
+    if descale_block is not None:
+        descale_block = tuple(int(b) for b in descale_block)
     return _cuda_config(sizes["heads_q"], sizes["heads_kv"],
                         sizes["head_dim"], sizes["head_dim_v"],
-                        OUT_DTYPES[out_dtype],
+                        OUT_DTYPES[out_dtype], descale_block,
                         tuple(sorted(cfg_options.items())))
 
 
@@ -330,34 +349,53 @@ def descale_operand(d, batch, heads_kv):
     return d if d.stride(-1) == 1 or heads_kv == 1 else d.contiguous()
 
 
+def block_descale_operand(d, role, sizes, descale_block):
+    """A checked descale of `role` ("q", "k" or "v") as the per-block
+    kernel's [B, H, blocks] f32 operand (q: H = Hq, blocks = ceil(Sq / bq);
+    k, v: H = Hkv, blocks = ceil(Sk / bk)): a per-tensor or per-(batch, kv
+    head) one is expanded, each query head taking its kv head's value. The
+    copies are small (one float per block); the block dim is dense, as
+    libfa_runtime wants."""
+    b, hq, hkv = sizes["batch"], sizes["heads_q"], sizes["heads_kv"]
+    if role == "q":
+        heads, blocks = hq, -(-sizes["seq_q"] // descale_block[0])
+    else:
+        heads, blocks = hkv, -(-sizes["seq_k"] // descale_block[1])
+    if d.dim() == 3:
+        return d if d.stride(-1) == 1 or blocks == 1 else d.contiguous()
+    if d.dim() == 0:
+        return d.reshape(1, 1, 1).expand(1, 1, blocks).contiguous().expand(
+            b, heads, blocks)
+    per_head = d.repeat_interleave(heads // hkv, dim=1)  # [B, heads]
+    return per_head[..., None].expand(b, heads, blocks).contiguous()
+
+
 def _cuda_forward(q, k, v, descales, descale_block, out_dtype, sizes,
                   cfg_options):
     """The sm_90a FP8 bundle (a sequence: V transposed into the value_t
     workspace, then the attention) on checked CUDA tensors."""
     where = _convert.WHERE
-    if descale_block is not None:
-        raise UnsupportedError(
-            f"{where}: descale_block {tuple(descale_block)}: the sm_90a FP8 "
-            "kernel takes per-tensor or per-(batch, kv-head) descales; use "
-            "the CPU, or quantize_fp8 with block=None")
     if out_dtype == torch.float32:
         raise UnsupportedError(f"{where}: out_dtype torch.float32: the sm_90a "
                                "FP8 kernel writes torch.bfloat16 or "
                                "torch.float16 (the CPU writes float32 too)")
     bundle, tensors = cuda_operands(q, k, v, descales, out_dtype, sizes,
-                                    cfg_options)
+                                    cfg_options, descale_block)
     _ops._launch(bundle, tensors, q.device)
     return tensors["output"], tensors["lse"]
 
 
-def cuda_operands(q, k, v, descales, out_dtype, sizes, cfg_options):
+def cuda_operands(q, k, v, descales, out_dtype, sizes, cfg_options,
+                  descale_block=None):
     """(bundle, operands by role) of an FP8 call on CUDA: fresh output and
-    LSE, the descales as [batch, heads_kv], the value_t workspace from
-    torch's allocator. What a launch takes (test/Device/bench_fp8.py times
-    the launch alone with them)."""
+    LSE, the descales as [batch, heads_kv] (or, with descale_block, all
+    three per block), the value_t workspace from torch's allocator. What a
+    launch takes (test/Device/bench_fp8.py times the launch alone with
+    them)."""
     target = _ops._target(q)
-    kcfg = cuda_config(sizes, out_dtype, cfg_options)
-    kcfg.check_target(target)  # softcap, head dims: before any lookup
+    kcfg = cuda_config(sizes, out_dtype, cfg_options, descale_block)
+    # softcap, head dims, descale_block: before any lookup
+    kcfg.check_target(target)
     bundle = _ops.get_bundle(kcfg, target)
     q, k, v = _ops._dense(q), _ops._dense(k), _ops._dense(v)
     layout = cfg_options["layout"]
@@ -368,7 +406,10 @@ def cuda_operands(q, k, v, descales, out_dtype, sizes, cfg_options):
                "lse": torch.empty(lse_shape, dtype=torch.float32,
                                   device=q.device)}
     for role, d in zip(DESCALES, descales):
-        tensors[role] = descale_operand(d, sizes["batch"], sizes["heads_kv"])
+        tensors[role] = (
+            descale_operand(d, sizes["batch"], sizes["heads_kv"])
+            if descale_block is None else
+            block_descale_operand(d, role[0], sizes, descale_block))
     symbols = _convert.sizes_of(q, k, v, layout)
     tensors.update(_ops._workspace(bundle, symbols, q.device))
     return bundle, tensors

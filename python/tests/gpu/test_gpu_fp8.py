@@ -4,11 +4,15 @@ dequantized inputs, with FlashAttention's criterion adapted to FP8: our max
 and mean absolute errors are at most 2x those of a plain FP8 attention
 (fa_mlir.torch.emulated_fp8_attention: fp32 scores and softmax, P rounded
 to float8_e4m3fn, fp32 P V, then the output dtype) plus a small slack.
+Descales per tensor, per (batch, kv head) and per block (descale_block:
+tails of both sequences, the 128- and 192-key tiles, q in another form
+than k and v).
 
 Every kernel these tests ask for is in configs.json (compiled ahead of time
 by run_device.sh build); python/tests/test_fp8_cuda_route.py checks that on
 the CPU for CASES."""
 from dataclasses import dataclass, replace
+from typing import Optional, Tuple
 
 import pytest
 
@@ -37,9 +41,16 @@ class Case:
     b: int = 2
     hq: int = 8
     hk: int = 2
+    # Per-block descales (block_q, block_k): the kernel of descale_block;
+    # q_form "head" or "tensor" gives q's descale in that form instead (it
+    # is then expanded to blocks for the kernel).
+    descale_block: Optional[Tuple[int, int]] = None
+    q_form: Optional[str] = None
 
     @property
     def block(self):
+        if self.descale_block is not None:
+            return self.descale_block
         return "head" if self.per_head else None
 
 
@@ -65,6 +76,26 @@ CASES = [
     Case("d256-bshd-causal-br-333x100-f16", 333, 100, 256, causal=True,
          bottom_right=True, layout="bshd", out=torch.float16),
     Case("d128-mha-full-1000", 1000, 1000, 128, hq=4, hk=4),
+    # Per-block descales: tails of both sequences (300 = 2 * 128 + 44, 517
+    # = 4 * 128 + 5; 1000 = 5 * 192 + 40), the 192-key tile of d128.
+    Case("d128-causal-300x517-blocks-128x128", 300, 517, 128, causal=True,
+         descale_block=(128, 128)),
+    Case("d128-full-1000-blocks-64x192", 1000, 1000, 128,
+         descale_block=(64, 192)),
+    Case("d128-bshd-causal-br-333x1000-blocks-64x192-f16", 333, 1000, 128,
+         causal=True, bottom_right=True, layout="bshd", out=torch.float16,
+         descale_block=(64, 192)),
+    Case("d128-mha-causal-1000-blocks-128x128", 1000, 1000, 128, causal=True,
+         hq=4, hk=4, descale_block=(128, 128)),
+    Case("d64-causal-1000-blocks-128x256", 1000, 1000, 64, causal=True,
+         descale_block=(128, 256)),
+    Case("d256-full-77x1000-blocks-32x128", 77, 1000, 256,
+         descale_block=(32, 128)),
+    # Mixed forms: q per (batch, kv head) or per tensor, k and v per block.
+    Case("d128-causal-1000-q-per-head-kv-blocks-128x128", 1000, 1000, 128,
+         causal=True, descale_block=(128, 128), q_form="head"),
+    Case("d128-full-300x517-q-per-tensor-kv-blocks-64x192", 300, 517, 128,
+         descale_block=(64, 192), q_form="tensor"),
 ]
 
 
@@ -76,7 +107,12 @@ def inputs(case, device="cuda", seed=0):
     if case.layout == "bshd":
         shapes = [(s[0], s[2], s[1], s[3]) for s in shapes]
     q, k, v = (torch.randn(*s, generator=g, device=device) for s in shapes)
-    return fat.quantize_fp8(q, k, v, block=case.block, layout=case.layout)
+    x = fat.quantize_fp8(q, k, v, block=case.block, layout=case.layout)
+    if case.q_form is not None:
+        own = fat.quantize_fp8(q, k, v, layout=case.layout,
+                               block="head" if case.q_form == "head" else None)
+        x = x._replace(q=own.q, q_descale=own.q_descale)
+    return x
 
 
 def call(case, x, **kw):
@@ -84,13 +120,16 @@ def call(case, x, **kw):
         x.q, x.k, x.v, q_descale=x.q_descale, k_descale=x.k_descale,
         v_descale=x.v_descale, causal=case.causal, layout=case.layout,
         mask_alignment="bottom_right" if case.bottom_right else None,
-        out_dtype=case.out, return_lse=True, **kw)
+        out_dtype=case.out, return_lse=True, descale_block=x.descale_block,
+        **kw)
 
 
 def reference(case, x):
     """float64 output and LSE (bhsd) of the dequantized inputs."""
-    q, k, v = (fat.dequantize_fp8(t, d, layout=case.layout).double()
-               for t, d in zip(x[:3], x[3:6]))
+    rows = x.descale_block or (None, None)
+    q, k, v = (fat.dequantize_fp8(t, d, block, layout=case.layout).double()
+               for t, d, block in zip(x[:3], x[3:6],
+                                      (rows[0], rows[1], rows[1])))
     if case.layout == "bshd":
         q, k, v = (t.transpose(1, 2) for t in (q, k, v))
     group = case.hq // case.hk
@@ -123,7 +162,7 @@ def test_fp8_forward_against_float64(case):
     base = fat.emulated_fp8_attention(
         x.q, x.k, x.v, x[3:6], causal=case.causal,
         bottom_right=case.bottom_right, layout=case.layout,
-        out_dtype=case.out)
+        out_dtype=case.out, descale_block=x.descale_block)
     if case.layout == "bshd":
         o, base = o.transpose(1, 2), base.transpose(1, 2)
     (err, mean), (base_err, base_mean) = errors(o, ref), errors(base, ref)
@@ -164,9 +203,11 @@ def test_rejected_on_cuda():
     with pytest.raises(ArgumentError, match="k_descale is on cpu, expected "
                        "cuda"):
         call(case, x._replace(k_descale=x.k_descale.cpu()))
-    blocks = fat.quantize_fp8(*(t.float() for t in x[:3]), block=128)
-    with pytest.raises(UnsupportedError, match="descale_block"):
-        call(case, blocks, descale_block=blocks.descale_block)
+    # Blocks of 64 keys: a key tile (128 or 192 at d128) would span two.
+    blocks = fat.quantize_fp8(*(t.float() for t in x[:3]), block=64)
+    with pytest.raises(UnsupportedError, match=r"descale_block \(64, 64\): "
+                       "block_k must be a multiple of 128 or 192"):
+        call(case, blocks)
     with pytest.raises(UnsupportedError, match="out_dtype torch.float32"):
         call(replace(case, out=torch.float32), x)
 

@@ -133,12 +133,31 @@ func.func @varlen_head_dim(%q: tensor<?x8x60xbf16>, %k: tensor<?x2x60xbf16>, %v:
 
 // -----
 
-// FP8: the sm_90a kernel takes per-tensor and per-(batch, kv-head)
-// descales (convert-fa-to-nvvm-fp8.mlir); per block is refused.
-func.func @fp8_block_descales(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64xf8E4M3FN>, %v: tensor<1x4x128x64xf8E4M3FN>, %dq: tensor<1x4x2xf32>, %dk: tensor<1x4x1xf32>) -> tensor<1x4x128x64xbf16> {
-  // expected-error @+1 {{convert-fa-to-nvvm: per-block descales (descale_block) are not supported by the sm_90a FP8 kernel yet; it takes per-tensor or per-(batch, kv-head) descales}}
-  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN> descale(%dq, %dk, %dk : tensor<1x4x2xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>) {descale_block = array<i64: 64, 128>} -> tensor<1x4x128x64xbf16>
+// FP8 per-block descales (convert-fa-to-nvvm-fp8-block.mlir): every
+// descale per block, so one kernel form reads them ...
+func.func @fp8_block_descales_mixed(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64xf8E4M3FN>, %v: tensor<1x4x128x64xf8E4M3FN>, %dq: tensor<1x4x2xf32>, %dk: tensor<1x4xf32>, %dv: tensor<1x4x1xf32>) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: with descale_block the sm_90a FP8 kernel takes every descale per block; 'key_descale' is not (expand it to the per-block form)}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN> descale(%dq, %dk, %dv : tensor<1x4x2xf32>, tensor<1x4xf32>, tensor<1x4x1xf32>) {descale_block = array<i64: 64, 128>} -> tensor<1x4x128x64xbf16>
   return %o : tensor<1x4x128x64xbf16>
+}
+
+// -----
+
+// ... and each key tile lies in one K/V descale block.
+func.func @fp8_block_k_not_a_tile_multiple(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64xf8E4M3FN>, %v: tensor<1x4x128x64xf8E4M3FN>, %dq: tensor<1x4x2xf32>, %dk: tensor<1x4x2xf32>) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: descale_block's block_k 64 must be a multiple of 128 (or of 192 at head dims above 64 up to 128) for the sm_90a FP8 kernel: each key tile lies in one descale block}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN> descale(%dq, %dk, %dk : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>) {descale_block = array<i64: 64, 64>} -> tensor<1x4x128x64xbf16>
+  return %o : tensor<1x4x128x64xbf16>
+}
+
+// -----
+
+// 192-key blocks fit the 192-key tiles of head dims above 64 up to 128
+// only; head dim 256 uses 128-key tiles.
+func.func @fp8_block_k_192_at_d256(%q: tensor<1x4x384x256xf8E4M3FN>, %k: tensor<1x4x384x256xf8E4M3FN>, %v: tensor<1x4x384x256xf8E4M3FN>, %dq: tensor<1x4x3xf32>, %dk: tensor<1x4x2xf32>) -> tensor<1x4x384x256xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: descale_block's block_k 192 must be a multiple of 128}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x384x256xf8E4M3FN>, tensor<1x4x384x256xf8E4M3FN>, tensor<1x4x384x256xf8E4M3FN> descale(%dq, %dk, %dk : tensor<1x4x3xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>) {descale_block = array<i64: 128, 192>} -> tensor<1x4x384x256xbf16>
+  return %o : tensor<1x4x384x256xbf16>
 }
 
 // -----
