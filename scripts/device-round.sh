@@ -133,6 +133,14 @@ prepare() {
   rm -rf "$dev/fp8-check"; mkdir -p "$dev/fp8-check"
   python3 test/Device/check_fp8_sequences.py gen > "$dev/fp8-check/fp8.mlir"
   "$BUILD_DIR/bin/fa-compile" "$dev/fp8-check/fp8.mlir" -o "$dev/fp8-check"
+  # The same kernels from the previous compiler, for stage 9's A/B (the
+  # kernels it refuses are left out).
+  rm -rf "$dev/fp8-check-prev"
+  if [[ -n ${PREV_FA_COMPILE:-} ]]; then
+    mkdir -p "$dev/fp8-check-prev"
+    "$PREV_FA_COMPILE" "$dev/fp8-check/fp8.mlir" -o "$dev/fp8-check-prev" ||
+      echo "prepare: the previous fa-compile refused some FP8 check kernels" >&2
+  fi
   cp "$BUILD_DIR/lib/libfa_runtime.so" "$dev/lib/"
   FA_BUILD_DIR="$root/$BUILD_DIR" GPU_TEST_BUNDLES="$dev/gpu-tests" \
     bash python/tests/gpu/run_device.sh build
@@ -400,6 +408,17 @@ run() {
       python/tests/gpu/test_gpu_fp8.py -k "77 or 300x100 or 333x100" > "$OUT/memcheck_fp8.log" 2>&1
     echo "memcheck fp8 rc=$?: $(grep -E 'ERROR SUMMARY|passed|failed' "$OUT/memcheck_fp8.log" | tr '\n' ' ')"
   fi
+  # The A/B at d128: per-block against per-tensor kernels, and the same
+  # kernels from another compiler (FP8_AB_DIR, default the previous
+  # compiler's, .devbuild/fp8-check-prev, when prepare made it).
+  fp8_b=${FP8_AB_DIR:-$dev/fp8-check-prev}
+  [[ -d $fp8_b ]] || fp8_b=
+  ( fa4_env "cudnn_fe"
+    [[ -n ${ROUND_SMOKE:-} ]] && export SEQLENS=4096
+    BENCH_COMMAND="bash scripts/device-round.sh run" timeout "${FP8_AB_TIMEOUT:-240}" \
+      python3 test/Device/bench_fp8_ab.py "$dev/fp8-check" ${fp8_b:+"$fp8_b"} "$OUT/bench_fp8_ab.csv" ) \
+    > "$OUT/bench_fp8_ab.log" 2>&1
+  echo "bench fp8 A/B rc=$? (B: ${fp8_b:-none})"; grep -vE "Warning|exe_args" "$OUT/bench_fp8_ab.log"
   ( fa4_env "FA4 and cudnn_fe"
     [[ -n ${ROUND_SMOKE:-} ]] && export SEQLENS=4096 HDIMS=128 RMSE_SHAPE=2,16,1024,128
     BENCH_COMMAND="bash scripts/device-round.sh run" timeout "${FP8_BENCH_TIMEOUT:-480}" \

@@ -21,8 +21,10 @@ Accuracy (FP8_RMSE, default on): FA3's distribution (N(0, 1), plus N(0,
 float64 attention on those bf16 values for the plain per-tensor FP8
 attention (quantize, then standard attention in torch with P in FP8),
 ours per tensor, ours per (batch, kv head), ours with incoherent processing
-(per tensor), cuDNN FP8 (per tensor; its FP8 output scaled by its own amax
-of a first run), and our bf16 kernel for reference. Printed as a table and
+(per tensor), the plain attention and ours with block quantization (128
+rows of Q, K and V per descale), ours with both, cuDNN FP8 (per tensor; its
+FP8 output scaled by its own amax of a first run), and our bf16 kernel for
+reference. Printed as a table and
 written to RMSE_CSV.
 
 Usage: python3 test/Device/bench_fp8.py BUNDLE_DIR CSV_OUT [RMSE_CSV]
@@ -270,6 +272,8 @@ def accuracy(rmse_csv):
     ref = torch.softmax(s, -1) @ v.double()
     del s
     per_tensor = fat.quantize_fp8(q, k, v)
+    per_block = fat.quantize_fp8(q, k, v, block=128)
+    incoherent_block = fat.quantize_fp8(q, k, v, block=128, incoherent=True, seed=1)
     methods = {
         "plain FP8 attention, per tensor": lambda: fat.emulated_fp8_attention(
             per_tensor.q, per_tensor.k, per_tensor.v, per_tensor[3:6],
@@ -279,6 +283,12 @@ def accuracy(rmse_csv):
             fat.quantize_fp8(q, k, v, block="head"), False)(),
         "ours, incoherent, per tensor": lambda: ours_api(
             fat.quantize_fp8(q, k, v, incoherent=True, seed=1), False)(),
+        "plain FP8 attention, per block 128": lambda: fat.emulated_fp8_attention(
+            per_block.q, per_block.k, per_block.v, per_block[3:6], p_scale=P_SCALE,
+            descale_block=per_block.descale_block),
+        "ours, per block 128": lambda: ours_api(per_block, False, per_block.descale_block)(),
+        "ours, incoherent, per block 128": lambda: ours_api(
+            incoherent_block, False, incoherent_block.descale_block)(),
         "cuDNN FP8, per tensor": lambda: cudnn_fp8_output(per_tensor, False),
         "ours bf16 (reference)": lambda: fat.attention(q, k, v),
     }
