@@ -409,16 +409,17 @@ run() {
     echo "memcheck fp8 rc=$?: $(grep -E 'ERROR SUMMARY|passed|failed' "$OUT/memcheck_fp8.log" | tr '\n' ' ')"
   fi
   # The A/B at d128: per-block against per-tensor kernels, and the same
-  # kernels from another compiler (FP8_AB_DIR, default the previous
-  # compiler's, .devbuild/fp8-check-prev, when prepare made it).
-  fp8_b=${FP8_AB_DIR:-$dev/fp8-check-prev}
-  [[ -d $fp8_b ]] || fp8_b=
+  # kernels from other compilers (FP8_AB_DIR, folders separated by spaces;
+  # default the previous compiler's, .devbuild/fp8-check-prev, when prepare
+  # made it).
+  fp8_b=()
+  for d in ${FP8_AB_DIR:-$dev/fp8-check-prev}; do [[ -d $d ]] && fp8_b+=("$d"); done
   ( fa4_env "cudnn_fe"
     [[ -n ${ROUND_SMOKE:-} ]] && export SEQLENS=4096
     BENCH_COMMAND="bash scripts/device-round.sh run" timeout "${FP8_AB_TIMEOUT:-240}" \
-      python3 test/Device/bench_fp8_ab.py "$dev/fp8-check" ${fp8_b:+"$fp8_b"} "$OUT/bench_fp8_ab.csv" ) \
+      python3 test/Device/bench_fp8_ab.py "$dev/fp8-check" "${fp8_b[@]}" "$OUT/bench_fp8_ab.csv" ) \
     > "$OUT/bench_fp8_ab.log" 2>&1
-  echo "bench fp8 A/B rc=$? (B: ${fp8_b:-none})"; grep -vE "Warning|exe_args" "$OUT/bench_fp8_ab.log"
+  echo "bench fp8 A/B rc=$? (B..: ${fp8_b[*]:-none})"; grep -vE "Warning|exe_args" "$OUT/bench_fp8_ab.log"
   ( fa4_env "FA4 and cudnn_fe"
     [[ -n ${ROUND_SMOKE:-} ]] && export SEQLENS=4096 HDIMS=128 RMSE_SHAPE=2,16,1024,128
     BENCH_COMMAND="bash scripts/device-round.sh run" timeout "${FP8_BENCH_TIMEOUT:-480}" \

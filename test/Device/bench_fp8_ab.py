@@ -1,15 +1,15 @@
 """FP8 kernel A/B in one process: the sequences check_fp8_sequences.py
-compiles (its KERNELS, dynamic shapes), from one or two bundle folders,
+compiles (its KERNELS, dynamic shapes), from one or more bundle folders,
 next to cuDNN's FP8 attention, at d128 and 16k tokens, hidden 2048.
 
 What it answers: what a tile-plan change costs or gains (folder A from one
-compiler, B from another: `ours_b` over `ours_a`), and what per-block
+compiler, B, C, ... from others: `ours_b` over `ours_a`), and what per-block
 descales cost against the per-tensor kernel of the same mask (KERNELS
 pairs of one head dim, layout and mask). The launch alone is timed
 (operands prepared once), median of triton.testing.do_bench(warmup=25 ms,
 rep=100 ms); inputs N(0, 1), unspread, bhsd, bf16 out.
 
-Usage: python3 test/Device/bench_fp8_ab.py DIR_A [DIR_B] CSV_OUT
+Usage: python3 test/Device/bench_fp8_ab.py DIR_A [DIR_B ...] CSV_OUT
 Env: SEQLENS (4096,8192,16384), BENCH_COMMAND (the CSV's comment).
 """
 import os
@@ -40,7 +40,7 @@ def median_ms(call):
 
 def main():
     args = sys.argv[1:]
-    if len(args) not in (2, 3):
+    if len(args) < 2:
         raise SystemExit(__doc__)
     folders, csv_out = args[:-1], args[-1]
     torch.zeros(1, device="cuda")
@@ -59,8 +59,8 @@ def main():
                 torch.manual_seed(N + ki)
                 x = fc.Inputs(B, H, H, N, N, D, "bhsd", False, block=block, spread=False)
                 res = {}
-                for tag, folder in zip("ab", folders):
-                    try:  # folder B may leave a kernel out
+                for tag, folder in zip("abcdefgh", folders):
+                    try:  # folders B.. may leave a kernel out
                         path = cs.find_sequence(folder, k)
                     except FileNotFoundError:
                         continue
