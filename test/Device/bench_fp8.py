@@ -147,13 +147,7 @@ def fa4_bf16(q, k, v, causal):
 
 def reference_rows(x, causal, rows):
     """float64 output of the first `rows` query rows (dequantized inputs)."""
-    q, k, v = (fat.dequantize_fp8(t, d).double() for t, d in zip(x[:3], x[3:6]))
-    q = q[:, :, :rows]
-    s = q @ k.transpose(-1, -2) * q.shape[-1] ** -0.5
-    if causal:
-        s = s.masked_fill(torch.ones(rows, k.shape[2], dtype=torch.bool,
-                                     device=s.device).triu(1), float("-inf"))
-    return torch.softmax(s, -1) @ v
+    return fat.reference_fp8_attention(*x[:3], x[3:6], causal=causal, rows=rows)[0]
 
 
 def check_shape(x, causal, out):

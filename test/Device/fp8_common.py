@@ -4,7 +4,6 @@ fa_mlir.torch.quantize_fp8, our FP8 sequences launched through libfa_runtime
 reference on the dequantized inputs, and the plain low-precision baseline
 (fa_mlir.torch.emulated_fp8_attention).
 """
-import math
 import os
 import sys
 
@@ -36,31 +35,23 @@ def spread_rows(x, layout, run=32):
 class Inputs:
     """Random N(0, 1) q, k, v in `layout`, quantized to e4m3 per tensor,
     per (batch, kv head) or, with `block` (block_q, block_k), per block of
-    rows (rows then spread over 2^[-3, 3], spread_rows) by quantize_fp8, and
-    their dequantized values as float64 bhsd tensors (q, k, v)."""
+    rows (then, unless `spread` is False, the rows are first spread over
+    2^[-3, 3], spread_rows) by quantize_fp8."""
 
     def __init__(self, B, Hq, Hkv, Sq, Sk, d, layout, per_head, device="cuda", block=None,
                  spread=True):
-        self.layout, self.d, self.group, self.block = layout, d, Hq // Hkv, block
+        self.layout, self.block = layout, block
         shapes = [(B, h, s, d) for h, s in ((Hq, Sq), (Hkv, Sk), (Hkv, Sk))]
         if layout == "bshd":
             shapes = [(b, s, h, dd) for b, h, s, dd in shapes]
         raw = [torch.randn(*s, device=device) for s in shapes]
         if block and spread:
             raw = [spread_rows(t, layout) for t in raw]
-            xq = fat.quantize_fp8(*raw, block=block[0], layout=layout)
-            xk = fat.quantize_fp8(*raw, block=block[1], layout=layout)
-            self.q8, self.k8, self.v8 = xq.q, xk.k, xk.v
-            self.descales = (xq.q_descale, xk.k_descale, xk.v_descale)
-            blocks = (block[0], block[1], block[1])
-        else:
-            x = fat.quantize_fp8(*raw, block="head" if per_head else None, layout=layout)
-            self.q8, self.k8, self.v8 = x.q, x.k, x.v
-            self.descales = (x.q_descale, x.k_descale, x.v_descale)
-            blocks = (None, None, None)
-        self.q, self.k, self.v = (
-            bhsd(fat.dequantize_fp8(t, s, block=b, layout=layout), layout).double()
-            for t, s, b in zip((self.q8, self.k8, self.v8), self.descales, blocks))
+        form = tuple(block) if block else "head" if per_head else None
+        x = fat.quantize_fp8(*raw, block=form, layout=layout)
+        self.q8, self.k8, self.v8 = x.q, x.k, x.v
+        self.descales = (x.q_descale, x.k_descale, x.v_descale)
+
 
 
 def visible(Sq, Sk, causal, align, device):
@@ -73,14 +64,11 @@ def visible(Sq, Sk, causal, align, device):
     return j <= i + shift
 
 
-def reference(x, keep):
+def reference(x, causal, align):
     """(O, LSE) in float64, bhsd: O 0 and LSE -inf on rows that see no key."""
-    k = x.k.repeat_interleave(x.group, dim=1)
-    s = (x.q @ k.transpose(-1, -2)) / math.sqrt(x.d)
-    s = s.masked_fill(~keep, -math.inf)
-    lse = torch.logsumexp(s, dim=-1)
-    p = torch.exp(s - lse[..., None]).nan_to_num(0.0)
-    return p @ x.v.repeat_interleave(x.group, dim=1), lse
+    return fat.reference_fp8_attention(
+        x.q8, x.k8, x.v8, x.descales, causal=causal, bottom_right=align == "bottom_right",
+        layout=x.layout, descale_block=x.block)
 
 
 def plain_fp8(x, causal, align, out_dtype):

@@ -177,6 +177,32 @@ def quantize_fp8(q, k, v, *, block=None, incoherent=False, seed=0,
                      None if blocks[0] in (None, "head") else blocks)
 
 
+def _dequantized_bhsd(q8, k8, v8, descales, descale_block, layout, dtype):
+    """q, k, v as the values their descales (any of the op's forms) make
+    them, bhsd, k and v repeated over the query heads of their kv head; the
+    product is rounded to float32 first (as a kernel's f32 arithmetic
+    sees it), then taken to `dtype`."""
+    rows = descale_block or (None, None)
+    q, k, v = (_bhsd(dequantize_fp8(t, d, block, layout), layout).to(dtype)
+               for t, d, block in zip((q8, k8, v8), descales,
+                                      (rows[0], rows[1], rows[1])))
+    group = q.shape[1] // k.shape[1]
+    return (q,) + tuple(t.repeat_interleave(group, dim=1) for t in (k, v))
+
+
+def _masked_scores(q, k, scale, causal, bottom_right, seq_q):
+    """scale q kᵀ of q's rows (the first rows of seq_q queries), -inf
+    where the causal mask hides a key."""
+    s = q @ k.transpose(-1, -2) * (scale or q.shape[-1] ** -0.5)
+    if causal:
+        rows, sk = s.shape[-2:]
+        offset = sk - seq_q if bottom_right else 0
+        hidden = torch.ones(rows, sk, dtype=torch.bool,
+                            device=s.device).triu(1 + offset)
+        s = s.masked_fill(hidden, float("-inf"))
+    return s
+
+
 def emulated_fp8_attention(q8, k8, v8, descales, *, causal=False,
                            bottom_right=False, scale=None, layout="bhsd",
                            out_dtype=torch.bfloat16, p_scale=256.0,
@@ -188,22 +214,28 @@ def emulated_fp8_attention(q8, k8, v8, descales, *, causal=False,
     product), O = P (v dv) in float32, then out_dtype. Descales of any of
     the op's forms (per block ones with descale_block (block_q, block_k));
     the output in `layout`."""
-    rows = descale_block or (None, None)
-    q, k, v = (_bhsd(dequantize_fp8(t, d, block, layout), layout)
-               for t, d, block in zip((q8, k8, v8), descales,
-                                      (rows[0], rows[1], rows[1])))
-    group = q.shape[1] // k.shape[1]
-    k, v = (t.repeat_interleave(group, dim=1) for t in (k, v))
-    s = q @ k.transpose(-1, -2) * (scale or q.shape[-1] ** -0.5)
-    if causal:
-        sq, sk = s.shape[-2:]
-        offset = sk - sq if bottom_right else 0
-        hidden = torch.ones(sq, sk, dtype=torch.bool,
-                            device=s.device).triu(1 + offset)
-        s = s.masked_fill(hidden, float("-inf"))
+    q, k, v = _dequantized_bhsd(q8, k8, v8, descales, descale_block, layout,
+                                torch.float32)
+    s = _masked_scores(q, k, scale, causal, bottom_right, q.shape[2])
     p = torch.softmax(s, dim=-1).nan_to_num(0.0)
     p = (p * p_scale).to(torch.float8_e4m3fn).float() / p_scale
     return _bhsd((p @ v).to(out_dtype), layout)
+
+
+def reference_fp8_attention(q8, k8, v8, descales, *, causal=False,
+                            bottom_right=False, scale=None, layout="bhsd",
+                            descale_block=None, rows=None):
+    """The float64 attention of what FP8 inputs stand for (their dequantized
+    values): (O, LSE), both bhsd, O 0 and LSE -inf on rows that see no key.
+    `rows`: of the first `rows` queries only (long sequences). The reference
+    of the FP8 tests and benchmarks."""
+    q, k, v = _dequantized_bhsd(q8, k8, v8, descales, descale_block, layout,
+                                torch.float64)
+    seq_q = q.shape[2]
+    s = _masked_scores(q[:, :, :rows], k, scale, causal, bottom_right, seq_q)
+    lse = torch.logsumexp(s, dim=-1)
+    p = torch.exp(s - lse[..., None]).nan_to_num(0.0)
+    return p @ v, lse
 
 
 def _descale_forms(sizes, role, block):

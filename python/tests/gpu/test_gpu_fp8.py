@@ -126,23 +126,9 @@ def call(case, x, **kw):
 
 def reference(case, x):
     """float64 output and LSE (bhsd) of the dequantized inputs."""
-    rows = x.descale_block or (None, None)
-    q, k, v = (fat.dequantize_fp8(t, d, block, layout=case.layout).double()
-               for t, d, block in zip(x[:3], x[3:6],
-                                      (rows[0], rows[1], rows[1])))
-    if case.layout == "bshd":
-        q, k, v = (t.transpose(1, 2) for t in (q, k, v))
-    group = case.hq // case.hk
-    k, v = (t.repeat_interleave(group, dim=1) for t in (k, v))
-    s = q @ k.transpose(-1, -2) * case.d ** -0.5
-    if case.causal:
-        offset = case.sk - case.sq if case.bottom_right else 0
-        hidden = torch.ones(case.sq, case.sk, dtype=torch.bool,
-                            device=s.device).triu(1 + offset)
-        s = s.masked_fill(hidden, float("-inf"))
-    lse = torch.logsumexp(s, -1)
-    p = torch.exp(s - lse[..., None]).nan_to_num(0.0)
-    return p @ v, lse
+    return fat.reference_fp8_attention(
+        *x[:3], x[3:6], causal=case.causal, bottom_right=case.bottom_right,
+        layout=case.layout, descale_block=x.descale_block)
 
 
 def errors(o, ref):
