@@ -14,7 +14,6 @@ Env: SEQLENS (4096,8192,16384), BENCH_COMMAND (the CSV's comment).
 """
 import os
 import sys
-import types
 
 import torch
 from triton.testing import do_bench
@@ -22,6 +21,7 @@ from triton.testing import do_bench
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_fp8  # noqa: E402
+import fa_mlir.torch as fat  # noqa: E402
 import check_fp8_sequences as cs  # noqa: E402
 import fp8_common as fc  # noqa: E402
 import peers  # noqa: E402
@@ -67,9 +67,8 @@ def main():
                     launch, _, _ = fc.Sequence(path).launcher(x, torch.bfloat16)
                     res[f"ours_{tag}"] = median_ms(launch)
                 if not block:  # cuDNN's FP8 takes per-tensor descales
-                    q = types.SimpleNamespace(q=x.q8, k=x.k8, v=x.v8, q_descale=x.descales[0],
-                                              k_descale=x.descales[1], v_descale=x.descales[2])
-                    res["cudnn_fp8"] = median_ms(bench_fp8.cudnn_fp8(q, causal)[0])
+                    fp8_inputs = fat.FP8Inputs(x.q8, x.k8, x.v8, *x.descales, None)
+                    res["cudnn_fp8"] = median_ms(bench_fp8.cudnn_fp8(fp8_inputs, causal)[0])
                 base, peer = res["ours_a"], res.get("cudnn_fp8")
                 blk = "x".join(map(str, block)) if block else ""
                 for name, ms in res.items():
