@@ -43,8 +43,8 @@ SM90A_HEAD_DIMS = range(16, 257, 16)
 
 def sm90a_key_blocks(head_dim):
     """The key tiles of the sm_90a FP8 kernel at `head_dim`: 128 keys,
-    or 192 when 64 < head_dim <= 128."""
-    return (128, 192) if 64 < head_dim <= 128 else (128,)
+    or 192 or 224 when 64 < head_dim <= 128."""
+    return (128, 192, 224) if 64 < head_dim <= 128 else (128,)
 
 
 def sm90a_descale_block_rule(descale_block, head_dim):

@@ -91,10 +91,10 @@ def test_config_refuses(change, message):
 
 @pytest.mark.parametrize("change, message", [
     (dict(descale_block=(64, 64)), r"does not take descale_block \(64, 64\): "
-     "block_k must be a multiple of 128 or 192 at head_dim 128 .a tile of "
+     "block_k must be a multiple of 128 or 192 or 224 at head_dim 128 .a tile of "
      "keys lies in one K/V descale block."),
     (dict(descale_block=(128, 320)), r"descale_block \(128, 320\): block_k "
-     "must be a multiple of 128 or 192 at head_dim 128"),
+     "must be a multiple of 128 or 192 or 224 at head_dim 128"),
     # The 192-key tile is the 64 < D <= 128 kernel's only.
     (dict(descale_block=(64, 192), head_dim=64), r"descale_block \(64, "
      r"192\): block_k must be a multiple of 128 at head_dim 64"),
@@ -543,7 +543,7 @@ def test_cuda_route_rejects_blocks_off_the_key_tiles(monkeypatch):
     routed = Routed(monkeypatch, block_stub_bundle())
     tensors, block = fp8_inputs(block=64)
     with pytest.raises(UnsupportedError, match=r"descale_block \(64, 64\): "
-                       "block_k must be a multiple of 128 or 192 at head_dim "
+                       "block_k must be a multiple of 128 or 192 or 224 at head_dim "
                        "128"):
         call(tensors, descale_block=block)
     assert routed.asked == [] and routed.launched == []

@@ -44,12 +44,12 @@ void AttentionKernelConfig::planTiles() {
   persistent = !bias && qkDim() <= 128 && qkDim() == vDim() && !(varlen && semantics.hasMask());
   if (isFp8()) {
     // V^T tiles are whole 128-key boxes (one 128-byte swizzle row of e4m3
-    // keys per V^T row). Above head dim 64, 192-key tiles (FA3's choice is
-    // of that size too): measured 898 TFLOP/s at d128 16k against 742 with
-    // 128 and 792 with 256 (which spills under the overlap: S 128 + O 64 +
-    // P 32 registers) in one run (docs/HopperKernel.md, "FP8 forward"); the
-    // second box of a 192-key tile is half used. At head dim 256 the
-    // accumulators of 128 keys take 208 of the 240 registers.
+    // keys per V^T row). Above head dim 64, 224-key tiles (FA3's): 916
+    // TFLOP/s at d128 16k against 879 with 192 in one A/B (742 with 128,
+    // 792 with 256, which spills under the overlap: S 128 + O 64 + P 32
+    // registers; docs/HopperKernel.md, "FP8 forward"); the second box of a
+    // 224-key tile is 3/4 used. At head dim 256 the accumulators of 128
+    // keys take 208 of the 240 registers.
     blockN = fp8KeyTile(headDim, descaleBlockK);
     // Head dim 64: three consumers (192-row blocks), as the 16-bit kernel;
     // O 32, S 64 and P 16 fit their 160 registers.
@@ -72,7 +72,7 @@ void AttentionKernelConfig::planTiles() {
 }
 
 int64_t AttentionKernelConfig::fp8KeyTile(int64_t headDim, int64_t descaleBlockK) {
-  for (int64_t n : {192, 128})
+  for (int64_t n : {224, 192, 128})
     if ((n == 128 || (headDim > 64 && headDim <= 128)) &&
         (descaleBlockK == 0 || descaleBlockK % n == 0))
       return n;

@@ -134,9 +134,9 @@ struct AttentionKernelConfig {
   /// group, row r = query (r / group), head (r % group); the consumers load
   /// Q with plain loads (the group is a run-time value, no TMA box).
   bool packGqa() const { return splitKv; }
-  /// FP8: the key tile at `headDim` (192 above 64 up to 128, else 128);
-  /// with per-block descales the largest of those that divides
-  /// `descaleBlockK`, 0 when none does.
+  /// FP8: the key tile at `headDim` (224 above 64 up to 128, else 128);
+  /// with per-block descales the largest of 224, 192 (both above 64 up to
+  /// 128 only) and 128 that divides `descaleBlockK`, 0 when none does.
   static int64_t fp8KeyTile(int64_t headDim, int64_t descaleBlockK);
   /// Sequences from which a persistent kernel runs one tile per CTA.
   static constexpr int64_t kPersistentBelowSeqQ = 4096;

@@ -118,7 +118,7 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     (fa_mlir.torch.quantize_fp8 makes all of them). The output has
     out_dtype (bfloat16, float16 or float32); no bias; a backward through
     it raises UnsupportedError. On CUDA (sm_90a): every descale form (with
-    descale_block, block_k a multiple of 128, or of 192 at 64 < D <= 128;
+    descale_block, block_k a multiple of 128, or of 192 or 224 at 64 < D <= 128;
     per-tensor and per-head descales given with it are expanded to
     blocks), out_dtype bfloat16 or float16, no softcap, head dims multiples
     of 16 up to 256; the CPU takes every form and block.

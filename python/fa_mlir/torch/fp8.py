@@ -151,7 +151,7 @@ def quantize_fp8(q, k, v, *, block=None, incoherent=False, seed=0,
     of one head: q's descale [B, Hq, ceil(Sq / block)], k's and v's
     [B, Hkv, ceil(Sk / block)]; block=(block_q, block_k) gives q and k, v
     blocks of their own (the sm_90a kernel wants block_k a multiple of 128,
-    or of 192 at 64 < D <= 128). incoherent: q and k are first multiplied
+    or of 192 or 224 at 64 < D <= 128). incoherent: q and k are first multiplied
     along the head dim by incoherent_matrix(D, seed), which is orthogonal,
     so q kᵀ is unchanged while outliers spread over the head dim.
     """

@@ -145,7 +145,7 @@ func.func @fp8_block_descales_mixed(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<
 
 // ... and each key tile lies in one K/V descale block.
 func.func @fp8_block_k_not_a_tile_multiple(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64xf8E4M3FN>, %v: tensor<1x4x128x64xf8E4M3FN>, %dq: tensor<1x4x2xf32>, %dk: tensor<1x4x2xf32>) -> tensor<1x4x128x64xbf16> {
-  // expected-error @+1 {{convert-fa-to-nvvm: descale_block's block_k 64 must be a multiple of 128 (or of 192 at head dims above 64 up to 128) for the sm_90a FP8 kernel: each key tile lies in one descale block}}
+  // expected-error @+1 {{convert-fa-to-nvvm: descale_block's block_k 64 must be a multiple of 128 (or of 192 or 224 at head dims above 64 up to 128) for the sm_90a FP8 kernel: each key tile lies in one descale block}}
   %o = fa.attention %q, %k, %v : tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN> descale(%dq, %dk, %dk : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>) {descale_block = array<i64: 64, 64>} -> tensor<1x4x128x64xbf16>
   return %o : tensor<1x4x128x64xbf16>
 }

@@ -6,11 +6,11 @@
 // workspace holds V^T. Both descale forms give the same kernel: the bundle
 // reads every descale as [batch, heads_kv] through its strides.
 
-// CHECK: fa.kernel_bundles = {fa_fwd_f8e4m3fn_d128_bhsd_causal_obf16_lse_m128n192s2o = {fa_fwd_f8e4m3fn_d128_bhsd_causal_obf16_lse_m128n192s2o = "
+// CHECK: fa.kernel_bundles = {fa_fwd_f8e4m3fn_d128_bhsd_causal_obf16_lse_m128n224s2o = {fa_fwd_f8e4m3fn_d128_bhsd_causal_obf16_lse_m128n224s2o = "
 // CHECK-SAME: \22dtype\22: \22f8e4m3fn\22
 // CHECK-SAME: \22out_dtype\22: \22bf16\22
 // CHECK-SAME: \22format\22: \22fa-kernel-sequence\22
-// CHECK-SAME: \22kernels\22: [\0A    \22fa_fwd_f8e4m3fn_d128_bhsd_causal_obf16_lse_m128n192s2o_transpose_v.json\22,\0A    \22fa_fwd_f8e4m3fn_d128_bhsd_causal_obf16_lse_m128n192s2o_main.json\22
+// CHECK-SAME: \22kernels\22: [\0A    \22fa_fwd_f8e4m3fn_d128_bhsd_causal_obf16_lse_m128n224s2o_transpose_v.json\22,\0A    \22fa_fwd_f8e4m3fn_d128_bhsd_causal_obf16_lse_m128n224s2o_main.json\22
 // CHECK-SAME: \22op\22: \22attention_fwd\22
 // V^T: [batch, heads_kv, head_dim_v, keys in whole 64-key tiles], written
 // whole by the pre-kernel.
@@ -18,7 +18,7 @@
 // CHECK-SAME: \22init\22: \22none\22,\0A      \22name\22: \22value_t\22
 // CHECK-SAME: \22heads_kv\22,\0A        128,\0A        \22ceildiv(seq_k, 64) * 64\22
 // The attention kernel: Q and K boxes of 128 e4m3 (one 128-byte swizzle
-// row), V^T boxes of 128 keys x the head dim's rows (two per 192-key tile),
+// row), V^T boxes of 128 keys x the head dim's rows (two per 224-key tile),
 // the descales.
 // CHECK-SAME: _main = "
 // CHECK-SAME: \22op\22: \22attention_fwd\22
@@ -45,14 +45,14 @@
 // CHECK-SAME: \22out_dtype\22: \22f16\22
 
 // The pre-kernel stores 16 keys of one dim row at a time.
-// CHECK-LABEL: llvm.func @fa_fwd_f8e4m3fn_d128_bhsd_causal_obf16_lse_m128n192s2o_transpose_v
+// CHECK-LABEL: llvm.func @fa_fwd_f8e4m3fn_d128_bhsd_causal_obf16_lse_m128n224s2o_transpose_v
 // CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr{{$}}
 
-// Q K^T by FP8 wgmma (k32, both K-major) over 192-key tiles at d128; P to
+// Q K^T by FP8 wgmma (k32, both K-major) over 224-key tiles at d128; P to
 // e4m3 in registers; P V by FP8 wgmma with P in registers and V^T K-major
 // (no transpose immediate).
-// CHECK-LABEL: llvm.func @fa_fwd_f8e4m3fn_d128_bhsd_causal_obf16_lse_m128n192s2o_main
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 192, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK-LABEL: llvm.func @fa_fwd_f8e4m3fn_d128_bhsd_causal_obf16_lse_m128n224s2o_main
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 224, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
 // CHECK: cvt.rn.satfinite.e4m3x2.f32 lo, $2, $1
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
 // CHECK-NOT: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k16
