@@ -88,7 +88,7 @@ struct KernelArgs {
     }
     if (cfg.isFp8())
       for (auto &strides : a.descaleStride)
-        for (int64_t i = 0; i < (cfg.blockDescales() ? 3 : 2); ++i)
+        for (int64_t i = 0; i < cfg.descaleRank(); ++i)
           strides[i] = next();
     a.seqQ = next();
     a.seqK = next();
@@ -143,10 +143,9 @@ private:
   void load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t dim, int64_t bytes);
   /// FP8: V^T's tile of iteration t, vTileKeys / kValueTBoxKeys boxes.
   void loadValueT(Value t);
-  /// FP8: descale i (0 Q, 1 K, 2 V) of this tile's (batch, KV head).
-  Value loadDescale(int64_t i);
-  /// FP8 per-block descales: descale i's entry [batch, head, block].
-  Value loadBlockDescale(int64_t i, Value head, Value block);
+  /// FP8: descale i (0 Q, 1 K, 2 V) of this tile's batch at `head`, and
+  /// with per-block descales at `block`.
+  Value loadDescale(int64_t i, Value head, Value block = Value());
   /// Paged caches: the page holding key slot `key` of this batch and the
   /// row in it. The table column is clamped to max_pages - 1 (slots past a
   /// sequence's keys are masked, whatever page they come from); a page
@@ -235,17 +234,11 @@ void ForwardKernel::loadValueT(Value t) {
             {kb.add(key, kb.c32(keys * box)), kb.c32(0), headKV, work.batch});
 }
 
-Value ForwardKernel::loadDescale(int64_t i) {
-  Value at = kb.add(kb.mul(kb.ext64(work.batch), args.descaleStride[i][0]),
-                    kb.mul(kb.ext64(headKV), args.descaleStride[i][1]));
-  return LLVM::LoadOp::create(kb.b, kb.f32, kb.globalAt(args.descale[i], at, kb.f32), 4);
-}
-
-Value ForwardKernel::loadBlockDescale(int64_t i, Value head, Value block) {
+Value ForwardKernel::loadDescale(int64_t i, Value head, Value block) {
   const Value *stride = args.descaleStride[i];
-  Value at = kb.add(kb.add(kb.mul(kb.ext64(work.batch), stride[0]),
-                           kb.mul(kb.ext64(head), stride[1])),
-                    kb.mul(kb.ext64(block), stride[2]));
+  Value at = kb.add(kb.mul(kb.ext64(work.batch), stride[0]), kb.mul(kb.ext64(head), stride[1]));
+  if (block)
+    at = kb.add(at, kb.mul(kb.ext64(block), stride[2]));
   return LLVM::LoadOp::create(kb.b, kb.f32, kb.globalAt(args.descale[i], at, kb.f32), 4);
 }
 
@@ -520,8 +513,8 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
   Value factor = scores.exponentFactor();
   Value outScale; // FP8: O times V's descale
   if (cfg.isFp8() && !cfg.blockDescales()) {
-    factor = kb.fmul(factor, kb.fmul(loadDescale(0), loadDescale(1)));
-    outScale = loadDescale(2);
+    factor = kb.fmul(factor, kb.fmul(loadDescale(0, headKV), loadDescale(1, headKV)));
+    outScale = loadDescale(2, headKV);
   }
   // FP8: P scaled by 2^kFp8PShift before e4m3 (the LSE takes it out).
   const int64_t pShift = cfg.isFp8() ? AttentionKernelConfig::kFp8PShift : 0;
@@ -534,7 +527,7 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
       Value row = kb.maxSI(kb.minSI(kb.add(row0, kb.c32(8 * r)), kb.sub(seqQ, kb.c32(1))),
                            kb.c32(0));
       Value block = kb.divUI(row, kb.c32(cfg.descaleBlockQ));
-      rowFactor[r] = kb.fmul(factor, loadBlockDescale(0, work.head, block));
+      rowFactor[r] = kb.fmul(factor, loadDescale(0, work.head, block));
     }
   };
   struct TileDescales {
@@ -545,7 +538,7 @@ void ForwardKernel::consumeTile(const ConsumerThread &me, Value qLoads) {
     if (!perBlock)
       return {};
     Value block = kb.divUI(kb.mul(keyTile(t), kb.c32(BN)), kb.c32(cfg.descaleBlockK));
-    return {loadBlockDescale(1, headKV, block), loadBlockDescale(2, headKV, block)};
+    return {loadDescale(1, headKV, block), loadDescale(2, headKV, block)};
   };
   // The softmax of one S. Per block, O is kept in units of V's descale of
   // the latest tile with a nonzero one (`valueUnit`, 1 before any), so that
@@ -945,7 +938,7 @@ LLVM::LLVMFuncOp mlir::fa::nvvm_kernel::buildAttentionKernel(OpBuilder &builder,
   if (cfg.bias)
     args.append({ptr, b.getI64Type(), b.getI64Type(), b.getI64Type()});
   if (cfg.isFp8())
-    args.append(cfg.blockDescales() ? 9 : 6, b.getI64Type()); // the descales' strides
+    args.append(3 * cfg.descaleRank(), b.getI64Type()); // the descales' strides
   args.append({b.getI32Type(), b.getI32Type(), b.getI32Type()});
   if (cfg.splitKv)
     args.push_back(b.getI32Type());
@@ -1025,7 +1018,7 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   if (cfg.isFp8())
     for (const char *role : descales)
       appendStrideParams(params, role,
-                         ArrayRef<StringRef>(descaleDims).take_front(cfg.blockDescales() ? 3 : 2));
+                         ArrayRef<StringRef>(descaleDims).take_front(cfg.descaleRank()));
   params.push_back(Object{{"kind", "i32"}, {"value", "seq_q"}});
   params.push_back(Object{{"kind", "i32"}, {"value", cfg.keySlotsExpr()}});
   params.push_back(Object{{"kind", "i32"}, {"value", "heads_q / heads_kv"}});

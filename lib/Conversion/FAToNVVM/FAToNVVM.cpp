@@ -66,8 +66,8 @@ LogicalResult checkFp8Forward(AttentionOp op, AttentionKernelConfig &cfg) {
     int64_t headDim = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
     if (!AttentionKernelConfig::fp8KeyTile(headDim, (*block)[1]))
       return fail("descale_block's block_k " + Twine((*block)[1]) +
-                  " must be a multiple of 128 (or of 192 or 224 at head dims above 64 up to 128) for the "
-                  "sm_90a FP8 kernel: each key tile lies in one descale block");
+                  " must be a multiple of 128 (or of 192 or 224 at head dims above 64 up to "
+                  "128) for the sm_90a FP8 kernel: each key tile lies in one descale block");
     cfg.descaleBlockQ = (*block)[0];
     cfg.descaleBlockK = (*block)[1];
   }

@@ -55,6 +55,9 @@ struct AttentionKernelConfig {
   /// current tile's V descale (docs/HopperKernel.md, "Per-block descales").
   int64_t descaleBlockQ = 0, descaleBlockK = 0;
   bool blockDescales() const { return descaleBlockK > 0; }
+  /// Dims of each descale operand, and so its strides: (batch, head) or
+  /// (batch, head, block).
+  int64_t descaleRank() const { return blockDescales() ? 3 : 2; }
   int64_t headDim = 128;  // of Q and K
   int64_t headDimV = 128; // of V and O
   bool bshd = false;      // layout of Q, K, V, O; else bhsd
