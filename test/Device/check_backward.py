@@ -1,9 +1,9 @@
-"""The sm_90a backward on the GPU: dQ, dK, dV of our kernel sequences
-(build_backward.sh) against float64 autograd, with FlashAttention's
-criterion (our max error <= 2x a plain bf16/f16 implementation's, plus
-1e-5), over tails, GQA, both layouts, causal in both alignments, windows,
-fully masked rows; deterministic kernels run three times and must be
-bitwise equal.
+"""The sm_90a backward on the GPU: dQ, dK, dV (and dBias) of our kernel
+sequences (build_backward.sh) against float64 autograd, with
+FlashAttention's criterion (our max error <= 2x a plain bf16/f16
+implementation's, plus 1e-5), over tails, GQA, both layouts, causal in both
+alignments, windows, biases (per batch and head or broadcast), fully masked
+rows; deterministic kernels run three times and must be bitwise equal.
 
   check_backward.py BUNDLES [--csv OUT] [--quick]
 
@@ -68,13 +68,15 @@ class Sequence:
             out[w["name"]] = make(shape, dtype=DTYPES[w["dtype"]], device=device)
         return out
 
-    def __call__(self, do, q, k, v, o, lse, dq, dk, dv, sym):
+    def __call__(self, do, q, k, v, o, lse, dq, dk, dv, sym, bias=None, dbias=None):
         """One fa_bundle_launch of the sequence (the runtime zeroes the
         init:zero buffers and launches the three kernels in order), with the
         workspace from torch; FA_SYNC_EACH=1 launches the kernels one by
         one instead and synchronises after each, to tell which one faults."""
         ops = dict(grad_output=do, query=q, key=k, value=v, output=o, lse=lse,
                    grad_query=dq, grad_key=dk, grad_value=dv)
+        if bias is not None:
+            ops.update(bias=bias, grad_bias=dbias)
         ops.update(self.workspace(sym, q.device))
         stream = torch.cuda.current_stream().cuda_stream
         if not os.environ.get("FA_SYNC_EACH"):
@@ -90,12 +92,14 @@ class Sequence:
                 raise RuntimeError(f"{kern.kernel_name}: {e}") from None
 
 
-def attention(q, k, v, scale, keep, softcap=None):
+def attention(q, k, v, scale, keep, softcap=None, bias=None):
     """Standard attention in q's dtype (bhsd), rows without keys 0."""
     hq, hk = q.shape[1], k.shape[1]
     k = k.repeat_interleave(hq // hk, dim=1)
     v = v.repeat_interleave(hq // hk, dim=1)
     s = (q @ k.transpose(-1, -2)) * scale
+    if bias is not None:
+        s = s + bias
     if softcap:
         s = softcap * torch.tanh(s / softcap)
     if keep is None:
@@ -108,10 +112,12 @@ def attention(q, k, v, scale, keep, softcap=None):
     return p @ v, lse
 
 
-def grads(q, k, v, do, scale, keep, dtype, softcap=None):
-    """(dq, dk, dv) of standard attention computed in `dtype` (bhsd)."""
-    leaves = [t.detach().to(dtype).requires_grad_() for t in (q, k, v)]
-    o, _ = attention(*leaves, scale, keep, softcap)
+def grads(q, k, v, do, scale, keep, dtype, softcap=None, bias=None):
+    """(dq, dk, dv[, dbias]) of standard attention computed in `dtype`
+    (bhsd)."""
+    inputs = (q, k, v) if bias is None else (q, k, v, bias)
+    leaves = [t.detach().to(dtype).requires_grad_() for t in inputs]
+    o, _ = attention(*leaves[:3], scale, keep, softcap, *leaves[3:])
     o.backward(do.to(dtype))
     return [t.grad.double() for t in leaves]
 
@@ -142,7 +148,14 @@ def run_case(seq, B, Hq, Hkv, Sq, Sk, runs=1, unaligned=False):
                                c["align"], xp=torch).to(dev) if masked else None)
     qb, kb, vb, dob = (to_bhsd(t) for t in (q, k, v, do))
     cap = c.get("softcap")
-    o64, lse64 = attention(qb.double(), kb.double(), vb.double(), scale, keep, cap)
+    bias = None
+    if c.get("bias"):
+        per_batch, per_head, bt = c["bias"]
+        # Spread like a learned relative-position bias: a few units.
+        bias = (2 * torch.randn(B if per_batch else 1, Hq if per_head else 1, Sq, Sk,
+                                device=dev)).to(DTYPES[bt])
+    o64, lse64 = attention(qb.double(), kb.double(), vb.double(), scale, keep, cap,
+                           None if bias is None else bias.double())
     o = o64.to(dt)
     o = (o.transpose(1, 2) if bshd else o).contiguous()
     lse = lse64.float().contiguous()
@@ -153,18 +166,20 @@ def run_case(seq, B, Hq, Hkv, Sq, Sk, runs=1, unaligned=False):
     outs = []
     for _ in range(runs):
         dq, dk, dvv = (torch.full_like(t, float("nan")) for t in (q, k, v))
+        dbias = None if bias is None else torch.full_like(bias, float("nan"))
         if unaligned:
             dq = offset_copy(dq)
-        seq(do, q, k, v, o, lse, dq, dk, dvv, sym)
+        seq(do, q, k, v, o, lse, dq, dk, dvv, sym, bias, dbias)
         torch.cuda.synchronize()
-        outs.append((dq, dk, dvv))
-    ref = grads(qb, kb, vb, dob, scale, keep, torch.float64, cap)
-    plain = grads(qb, kb, vb, dob, scale, keep, dt, cap)
+        outs.append((dq, dk, dvv) if bias is None else (dq, dk, dvv, dbias))
+    ref = grads(qb, kb, vb, dob, scale, keep, torch.float64, cap,
+                None if bias is None else bias.double())
+    plain = grads(qb, kb, vb, dob, scale, keep, dt, cap, bias)
     row = dict(config=os.path.basename(seq.folder), B=B, Hq=Hq, Hkv=Hkv, Sq=Sq, Sk=Sk,
                unaligned=unaligned)
     ok = True
-    for name, ours, r, p in zip(("dq", "dk", "dv"), outs[0], ref, plain):
-        ours = to_bhsd(ours).double()
+    for name, ours, r, p in zip(("dq", "dk", "dv", "dbias"), outs[0], ref, plain):
+        ours = (ours if name == "dbias" else to_bhsd(ours)).double()
         finite = bool(torch.isfinite(ours).all().item())
         err = (ours - r).abs().max().item() if ours.numel() else 0.0
         err_plain = (p - r).abs().max().item() if ours.numel() else 0.0
@@ -215,7 +230,7 @@ def main():
                          Sq=Sq, Sk=Sk, unaligned=unaligned, ok=False, error=str(e)[:300])
             rows.append(r)
             errs = " ".join(f"{n}={r.get('err_' + n, float('nan')):.2e}/{r.get('plain_' + n, float('nan')):.2e}"
-                            for n in ("dq", "dk", "dv"))
+                            for n in ("dq", "dk", "dv", "dbias") if "err_" + n in r)
             print(f"{'PASS' if r['ok'] else 'FAIL'} {r['config']} B{B} H{Hq}/{Hkv} {Sq}x{Sk}"
                   f"{' unaligned' if unaligned else ''} "
                   f"{errs} {r.get('error', '')}{' bitwise' if r.get('bitwise_equal_runs') else ''}",

@@ -11,9 +11,10 @@ import sys
 from collections import namedtuple
 
 # window (left, right) or None; det: compiled with --deterministic; softcap
-# or None.
-Bwd = namedtuple("Bwd", "dtype d dv layout causal align window det softcap",
-                 defaults=(False, None))
+# or None; bias: None or (per_batch, per_head, dtype) of a
+# [B|1, Hq|1, Sq, Sk] bias (dBias is checked too).
+Bwd = namedtuple("Bwd", "dtype d dv layout causal align window det softcap bias",
+                 defaults=(False, None, None))
 
 
 def configs():
@@ -36,6 +37,14 @@ def configs():
         Bwd("bf16", 128, 128, "bhsd", True, "top_left", None, softcap=30.0),
         Bwd("bf16", 64, 64, "bshd", False, "bottom_right", (64, 16), softcap=5.0),
         Bwd("f16", 64, 64, "bhsd", False, "top_left", None, softcap=2.0),
+        # Biases: stored once per element (per batch and head) or added with
+        # atomics where they broadcast; f32 or the inputs' type.
+        Bwd("bf16", 128, 128, "bhsd", True, "top_left", None, bias=(True, True, "f32")),
+        Bwd("bf16", 64, 64, "bshd", False, "top_left", None, bias=(False, True, "bf16")),
+        Bwd("bf16", 64, 64, "bhsd", True, "bottom_right", None, softcap=30.0,
+            bias=(True, False, "f32")),
+        Bwd("f16", 128, 128, "bhsd", False, "top_left", (96, 32), bias=(False, False, "f16")),
+        Bwd("bf16", 64, 64, "bhsd", True, "top_left", None, True, bias=(True, True, "bf16")),
     ]
     return out
 
@@ -48,6 +57,8 @@ def name(c):
         n += f"_w{c.window[0]}_{c.window[1]}" + ("_br" if c.align == "bottom_right" and not c.causal else "")
     if c.softcap:
         n += f"_cap{c.softcap:g}"
+    if c.bias:
+        n += "_bias" + ("B" if c.bias[0] else "1") + ("H" if c.bias[1] else "1") + c.bias[2]
     return n + ("_det" if c.det else "")
 
 
@@ -67,11 +78,19 @@ def mlir(c):
         attrs.append(f"softcap = {c.softcap:.1f} : f32")
     a = " {" + ", ".join(attrs) + "}"
     lse = "tensor<?x?x?xf32>"
+    if not c.bias:
+        return (f"// {name(c)}\n"
+                f"func.func @g(%do: {v}, %q: {q}, %k: {q}, %v: {v}, %o: {v}, %l: {lse}) -> ({q}, {q}, {v}) {{\n"
+                f"  %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %l : {v}, {q}, {q}, {v}, {v}, {lse}{a}"
+                f" -> {q}, {q}, {v}\n"
+                f"  return %dq, %dk, %dv : {q}, {q}, {v}\n}}\n")
+    per_batch, per_head, bt = c.bias
+    b = f"tensor<{'?' if per_batch else 1}x{'?' if per_head else 1}x?x?x{bt}>"
     return (f"// {name(c)}\n"
-            f"func.func @g(%do: {v}, %q: {q}, %k: {q}, %v: {v}, %o: {v}, %l: {lse}) -> ({q}, {q}, {v}) {{\n"
-            f"  %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %l : {v}, {q}, {q}, {v}, {v}, {lse}{a}"
-            f" -> {q}, {q}, {v}\n"
-            f"  return %dq, %dk, %dv : {q}, {q}, {v}\n}}\n")
+            f"func.func @g(%do: {v}, %q: {q}, %k: {q}, %v: {v}, %o: {v}, %l: {lse}, %b: {b}) -> ({q}, {q}, {v}, {b}) {{\n"
+            f"  %dq, %dk, %dv, %db = fa.attention_grad %do, %q, %k, %v, %o, %l : {v}, {q}, {q}, {v}, {v}, {lse}"
+            f" bias(%b : {b}){a} -> {q}, {q}, {v}, {b}\n"
+            f"  return %dq, %dk, %dv, %db : {q}, {q}, {v}, {b}\n}}\n")
 
 
 def main(argv):

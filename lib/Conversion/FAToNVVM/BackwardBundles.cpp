@@ -22,6 +22,11 @@ std::string BackwardKernelConfig::name() const {
     n += llvm::formatv("v{0}", headDimV).str();
   n += bshd ? "_bshd" : "_bhsd";
   n += semanticsTag(semantics);
+  if (bias) {
+    n += std::string("_bias") + biasTypeName(*bias);
+    if (biasBroadcasts())
+      n += std::string("_bc") + (biasBroadcastBatch ? "b" : "") + (biasBroadcastHead ? "h" : "");
+  }
   n += llvm::formatv("_m{0}n{1}s{2}", kBlockM, kBlockN, kStages).str();
   if (deterministic)
     n += "_det";
@@ -33,11 +38,17 @@ void mlir::fa::nvvm_kernel::buildBackwardKernels(OpBuilder &builder, Location lo
   buildBackwardPreKernel(builder, loc, moduleBody, cfg);
   buildBackwardMainKernel(builder, loc, moduleBody, cfg);
   buildBackwardPostKernel(builder, loc, moduleBody, cfg);
+  if (cfg.bias)
+    buildBackwardBiasGradKernel(builder, loc, moduleBody, cfg);
 }
 
 namespace {
 
 constexpr const char *kSeqPad = "ceildiv(seq_q, 64) * 64";
+
+/// The extents of grad_bias's (and dbias_accum's) batch and head dims.
+const char *biasBatches(const BK &cfg) { return cfg.biasBroadcastBatch ? "1" : "batch"; }
+const char *biasHeads(const BK &cfg) { return cfg.biasBroadcastHead ? "1" : "heads_q"; }
 
 /// The workspace buffers, as the sequence declares them (with `init`) and
 /// as a kernel's `scratch` names them (without).
@@ -48,6 +59,11 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
                {"dtype", "f32"},
                {"dims", Array{"batch", "head", "seq", "dim"}},
                {"shape", Array{"batch", "heads_q", kSeqPad, std::to_string(cfg.qkDim())}}};
+  else if (name == "dbias_accum")
+    o = Object{{"name", name.str()},
+               {"dtype", "f32"},
+               {"dims", Array{"batch", "head", "seq_q", "seq_k"}},
+               {"shape", Array{biasBatches(cfg), biasHeads(cfg), "seq_q", "seq_k"}}};
   else if (name == "dq_semaphore")
     o = Object{{"name", name.str()},
                {"dtype", "i32"},
@@ -59,7 +75,7 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
                {"dims", Array{"batch", "head", "seq"}},
                {"shape", Array{"batch", "heads_q", kSeqPad}}};
   if (withInit)
-    o["init"] = (name == "dq_accum" || name == "dq_semaphore") ? "zero" : "none";
+    o["init"] = (name == "lse_log2" || name == "softmax_d") ? "none" : "zero";
   return o;
 }
 
@@ -67,6 +83,8 @@ SmallVector<StringRef> workspaceNames(const BK &cfg) {
   SmallVector<StringRef> names{"dq_accum", "lse_log2", "softmax_d"};
   if (cfg.deterministic)
     names.push_back("dq_semaphore");
+  if (cfg.bias)
+    names.push_back("dbias_accum");
   return names;
 }
 
@@ -74,12 +92,22 @@ Object backwardConfig(const BK &cfg) {
   Object config =
       semanticsConfig(cfg.elemName(), cfg.bshd, cfg.headDim, cfg.headDimV, cfg.semantics);
   config["deterministic"] = cfg.deterministic;
+  if (cfg.bias) {
+    config["bias"] = true;
+    config["bias_dtype"] = biasTypeName(*cfg.bias);
+    Array broadcast;
+    if (cfg.biasBroadcastBatch)
+      broadcast.push_back("batch");
+    if (cfg.biasBroadcastHead)
+      broadcast.push_back("head");
+    config["bias_broadcast"] = std::move(broadcast);
+  }
   return config;
 }
 
-void appendStridedOperand(Array &params, StringRef operand) {
+void appendStridedOperand(Array &params, StringRef operand, StringRef rowDim = "seq") {
   params.push_back(ptrParam(operand));
-  appendStrideParams(params, operand, {"batch", "head", "seq"});
+  appendStrideParams(params, operand, {"batch", "head", rowDim});
 }
 
 /// A [64]-row box of a [batch, head, seq] f32 workspace buffer.
@@ -137,6 +165,10 @@ KernelJson mainKernel(const BK &cfg) {
   k.params.push_back(ptrParam("dq_accum"));
   if (cfg.deterministic)
     k.params.push_back(ptrParam("dq_semaphore"));
+  if (cfg.bias) {
+    appendStridedOperand(k.params, "bias", "seq_q");
+    k.params.push_back(ptrParam("dbias_accum"));
+  }
   k.params.push_back(i32Param("seq_q"));
   k.params.push_back(i32Param("seq_k"));
   k.params.push_back(i32Param("heads_q / heads_kv"));
@@ -153,12 +185,31 @@ KernelJson postKernel() {
   return k;
 }
 
+/// One CTA per (row, head, batch) of grad_bias (heads and batch 1 where the
+/// bias broadcasts).
+KernelJson biasGradKernel(const BK &cfg) {
+  KernelJson k{"_dbias", "attention_bwd_dbias", {}, {}, {"dbias_accum"}, BK::kAuxThreads, 0};
+  k.params.push_back(ptrParam("dbias_accum"));
+  appendStridedOperand(k.params, "grad_bias", "seq_q");
+  k.params.push_back(i32Param("seq_q"));
+  k.params.push_back(i32Param("seq_k"));
+  k.grid = Array{"seq_q", biasHeads(cfg), biasBatches(cfg)};
+  return k;
+}
+
+std::vector<KernelJson> kernelJsons(const BK &cfg) {
+  std::vector<KernelJson> ks{preKernel(), mainKernel(cfg), postKernel()};
+  if (cfg.bias)
+    ks.push_back(biasGradKernel(cfg));
+  return ks;
+}
+
 } // namespace
 
 std::vector<std::pair<std::string, std::string>>
 mlir::fa::nvvm_kernel::backwardBundleJsons(const BK &cfg, StringRef chip, StringRef cubinFile) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (KernelJson k : {preKernel(), mainKernel(cfg), postKernel()}) {
+  for (KernelJson k : kernelJsons(cfg)) {
     std::string name = cfg.name() + k.suffix.str();
     out.emplace_back(name, kernelBundle(cfg, chip, cubinFile, std::move(k)));
   }
@@ -169,8 +220,8 @@ std::string mlir::fa::nvvm_kernel::backwardSequenceJson(const BK &cfg, StringRef
   Array workspace, kernels;
   for (StringRef name : workspaceNames(cfg))
     workspace.push_back(workspaceBuffer(name, cfg, /*withInit=*/true));
-  for (const char *suffix : {"_pre", "_main", "_post"})
-    kernels.push_back(cfg.name() + suffix + ".json");
+  for (const KernelJson &k : kernelJsons(cfg))
+    kernels.push_back(cfg.name() + k.suffix.str() + ".json");
   Object root{{"format", "fa-kernel-sequence"},
               {"version", 1},
               {"chip", chip},

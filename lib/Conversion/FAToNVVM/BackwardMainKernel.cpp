@@ -11,7 +11,9 @@
 //                  S^T  = K_w Q_i^T          (SS)
 //                  dP^T = V_w dO_i^T         (SS)
 //                  P^T  = exp2(S^T c - LSE2), dS^T = P^T o (dP^T - D)
-//                         (o (1 - (score / softcap)^2) with a softcap)
+//                         (o (1 - (score / softcap)^2) with a softcap;
+//                         a bias is added to S^T, and dS^T is its
+//                         gradient, stored or added into dbias_accum)
 //                  dV_w += P^T dO_i          (RS, dO MN-major)
 //                  dK_w += dS^T Q_i          (RS, Q MN-major)
 //                dS^T goes to shared memory transposed (stmatrix .trans) as
@@ -29,6 +31,8 @@
 //===----------------------------------------------------------------------===//
 #include "BackwardParts.h"
 
+#include <array>
+#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -44,6 +48,8 @@ struct MainArgs {
   Value tmQ, tmK, tmV, tmDO, tmLse2, tmD;
   Value dK, dKStride[3], dV, dVStride[3];
   Value dqAccum, semaphore; // semaphore only when deterministic
+  BiasArgs bias;            // with a bias only, as dbiasAccum
+  Value dbiasAccum;
   Value seqQ, seqK, group;
 
   static constexpr unsigned kTensorMaps = 6;
@@ -63,6 +69,11 @@ struct MainArgs {
     a.dqAccum = next();
     if (cfg.deterministic)
       a.semaphore = next();
+    if (cfg.bias) {
+      for (Value *v : {&a.bias.ptr, &a.bias.strideBatch, &a.bias.strideHead, &a.bias.strideRow,
+                       &a.dbiasAccum})
+        *v = next();
+    }
     a.seqQ = next();
     a.seqK = next();
     a.group = next();
@@ -76,6 +87,8 @@ struct MainArgs {
     t.append({ptr, i64, i64, i64, ptr, i64, i64, i64, ptr});
     if (cfg.deterministic)
       t.push_back(ptr);
+    if (cfg.bias)
+      t.append({ptr, i64, i64, i64, ptr});
     t.append({i32, i32, i32});
     return t;
   }
@@ -110,6 +123,12 @@ private:
   /// The f32 statistic at byte `offset` of the slot's statistics for each
   /// accumulator register of an m64n64 fragment (columns 8 j + laneCol + e).
   SmallVector<Value> loadRowStats(Value stats, int64_t offset, Value laneCol);
+  /// Loads the bias (f32) of S^T register i of step `s`: rows past seq_q
+  /// and keys past seq_k read the last ones (their P is 0 or never used).
+  std::function<Value(int64_t)> biasLoader(const QueryStep &s, Value keyRow0, Value laneCol);
+  /// dS^T (dBias) of step `s` into dbias_accum, within seq_q x seq_k.
+  void storeBiasGrad(const QueryStep &s, Value slab0, Value keyRow0, Value laneCol,
+                     ArrayRef<Value> ds);
   /// The consumer's dQ partial of step `s` (64-column box `box` of the
   /// tile) staged in shared memory and added into the accumulator by one
   /// bulk reduce.
@@ -177,7 +196,7 @@ void BackwardMainKernel::emitConsumer() {
   Value keyRow0 = me.fragmentRow(kb, slab0);
   Value laneCol = me.laneColumn(kb);
   Value threadInWg = me.threadInWg;
-  Log2Score log2Score(cfg.semantics, /*hasBias=*/false);
+  Log2Score log2Score(cfg.semantics, /*hasBias=*/cfg.bias.has_value());
   std::optional<double> linear = log2Score.linearFactor();
   Value factor = kb.cf32(linear ? *linear : 1.0);
 
@@ -259,9 +278,14 @@ void BackwardMainKernel::emitConsumer() {
           // 1 - (score / softcap)^2, from the score before the mask (-inf
           // there would make it NaN; P = 0 zeroes those entries anyway).
           SmallVector<Value> scoreGrad;
+          std::function<Value(int64_t)> loadBias;
+          if (cfg.bias)
+            loadBias = biasLoader(s, keyRow0, laneCol);
           if (!linear)
-            for (Value &x : sT) {
-              x = log2Score.emit(kb.b, x, Value(), [&](Value v) { return kb.tanh(v); });
+            for (int64_t i = 0; i < nS; ++i) {
+              Value &x = sT[i];
+              x = log2Score.emit(kb.b, x, loadBias ? loadBias(i) : Value(),
+                                 [&](Value v) { return kb.tanh(v); });
               if (cfg.semantics.softcap)
                 scoreGrad.push_back(cfg.semantics.emitScoreDerivative(
                     kb.b, kb.fmul(x, kb.cf32(llvm::numbers::ln2))));
@@ -281,6 +305,8 @@ void BackwardMainKernel::emitConsumer() {
             if (!scoreGrad.empty())
               ds[i] = kb.fmul(ds[i], scoreGrad[i]);
           }
+          if (cfg.bias)
+            storeBiasGrad(s, slab0, keyRow0, laneCol, ds);
           SmallVector<Value> pRegs = pack(p), dsRegs = pack(ds);
 
           // dS^T fragments -> dS [query][key] in buffer t % 2: the 8 x 8
@@ -438,6 +464,67 @@ SmallVector<Value> BackwardMainKernel::maskTransposed(Value m0, Value slab0, Val
         return m;
       },
       [&]() { return sT; });
+}
+
+std::function<Value(int64_t)> BackwardMainKernel::biasLoader(const QueryStep &s, Value keyRow0,
+                                                            Value laneCol) {
+  const BiasArgs &bias = args.bias;
+  Value plane = kb.add(kb.mul(kb.ext64(batch), bias.strideBatch),
+                       kb.mul(kb.ext64(s.qHead), bias.strideHead));
+  Value lastQ = kb.sub(args.seqQ, kb.c32(1)), lastK = kb.sub(args.seqK, kb.c32(1));
+  std::array<Value, 2> keyAt;
+  for (int h = 0; h < 2; ++h)
+    keyAt[h] = kb.add(plane, kb.ext64(kb.minSI(kb.add(keyRow0, kb.c32(8 * h)), lastK)));
+  Value col0 = kb.add(s.m0, laneCol);
+  // Opaque, or LLVM keeps the loop-invariant parts of the 16 column offsets
+  // live across the loop (32 registers).
+  Value strideRow = opaqueCopy(kb, bias.strideRow);
+  return [this, keyAt, col0, lastQ, strideRow](int64_t i) {
+    Value query = kb.minSI(kb.add(col0, kb.c32(fragColOffset(i))), lastQ);
+    Value idx = kb.add(keyAt[fragRowHalf(i)], kb.mul(kb.ext64(query), strideRow));
+    return loadBiasF32(kb, *cfg.bias, args.bias.ptr, idx);
+  };
+}
+
+void BackwardMainKernel::storeBiasGrad(const QueryStep &s, Value slab0, Value keyRow0,
+                                       Value laneCol, ArrayRef<Value> ds) {
+  // dbias_accum is dense [batches, heads, seq_q, seq_k], extent 1 where the
+  // bias broadcasts; there several CTAs (and q heads) add into one element.
+  // seq_k opaque: else the 16 loop-invariant column offsets c * seq_k stay
+  // live across the loop.
+  Value seqQ64 = kb.ext64(args.seqQ), seqK64 = opaqueCopy(kb, kb.ext64(args.seqK));
+  Value b = cfg.biasBroadcastBatch ? kb.c64(0) : kb.ext64(batch);
+  Value h = cfg.biasBroadcastHead ? kb.c64(0) : kb.ext64(s.qHead);
+  Value heads = cfg.biasBroadcastHead ? kb.c64(1) : kb.ext64(numHeadsQ);
+  Value col0 = kb.add(s.m0, laneCol);
+  Value rowBase = kb.add(kb.mul(kb.add(kb.mul(b, heads), h), seqQ64), kb.ext64(col0));
+  auto emitStores = [&](bool guarded) {
+    for (size_t i = 0; i < ds.size(); ++i) {
+      Value query = kb.add(col0, kb.c32(fragColOffset(i)));
+      Value key = kb.add(keyRow0, kb.c32(8 * fragRowHalf(i)));
+      Value idx = kb.add(kb.mul(kb.add(rowBase, kb.c64(fragColOffset(i))), seqK64),
+                         kb.ext64(key));
+      Value at = kb.globalAt(args.dbiasAccum, idx, kb.f32);
+      auto store = [&] {
+        if (cfg.biasBroadcasts())
+          redAddF32(kb, at, ds[i]);
+        else
+          LLVM::StoreOp::create(kb.b, ds[i], at, /*alignment=*/4);
+      };
+      if (!guarded) {
+        store();
+        continue;
+      }
+      kb.ifThen(kb.andi(kb.cmp(arith::CmpIPredicate::slt, query, args.seqQ),
+                        kb.cmp(arith::CmpIPredicate::slt, key, args.seqK)),
+                store);
+    }
+  };
+  // Interior tiles (all but the tails) store without bounds tests.
+  Value interior = kb.andi(
+      kb.cmp(arith::CmpIPredicate::sle, kb.add(s.m0, kb.c32(BK::kBlockM)), args.seqQ),
+      kb.cmp(arith::CmpIPredicate::sle, kb.add(slab0, kb.c32(64)), args.seqK));
+  kb.ifThenElse(interior, [&] { emitStores(false); }, [&] { emitStores(true); });
 }
 
 void BackwardMainKernel::addDq(const QueryStep &s, ArrayRef<Value> dq, Value box, Value c,

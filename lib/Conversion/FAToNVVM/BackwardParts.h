@@ -9,6 +9,7 @@
 //         over the query tiles (and q heads of the group) that see the
 //         block; dQ partials added into an f32 accumulator
 //   post  dQ = scale * dQaccum in dQ's element type
+//   dbias (with a bias only) dBias = dbias_accum in the bias's element type
 //
 // The main kernel reuses the forward's parts: TmaPipeline, MaskRule, the
 // wgmma helpers, the 128B-swizzled box layout.
@@ -30,6 +31,15 @@ struct BackwardKernelConfig {
   /// dQ partials added in key-block order (a semaphore per query tile):
   /// bitwise reproducible.
   bool deterministic = false;
+  /// An additive bias [batch|1, heads_q|1, seq_q, seq_k], read per score.
+  /// Its gradient dBias = dS (before the scale) goes into the f32
+  /// workspace dbias_accum [batch|1, heads_q|1, seq_q, seq_k]: stored once
+  /// per element, or added by f32 reductions where the bias broadcasts over
+  /// batch or heads (so not in deterministic mode); the dbias kernel writes
+  /// it into grad_bias (every element: tiles the mask skips are zero).
+  std::optional<BiasType> bias;
+  bool biasBroadcastBatch = false, biasBroadcastHead = false;
+  bool biasBroadcasts() const { return biasBroadcastBatch || biasBroadcastHead; }
 
   static constexpr int64_t kBlockM = 64;  // query rows per iteration
   static constexpr int64_t kBlockN = 128; // keys per CTA (64 per consumer)
@@ -66,7 +76,8 @@ struct BackwardKernelConfig {
   int64_t sharedMemoryBytes() const { return barrierOffset() + 8 * numBarriers() + 1024; }
 
   const char *elemName() const { return elem == ElemType::BF16 ? "bf16" : "f16"; }
-  /// The sequence's name; its kernels append "_pre", "_main", "_post".
+  /// The sequence's name; its kernels append "_pre", "_main", "_post"
+  /// (and "_dbias").
   std::string name() const;
 };
 
@@ -100,6 +111,8 @@ void buildBackwardMainKernel(OpBuilder &builder, Location loc, Block &moduleBody
                              const BackwardKernelConfig &cfg);
 void buildBackwardPostKernel(OpBuilder &builder, Location loc, Block &moduleBody,
                              const BackwardKernelConfig &cfg);
+void buildBackwardBiasGradKernel(OpBuilder &builder, Location loc, Block &moduleBody,
+                                 const BackwardKernelConfig &cfg);
 
 /// The kernel sequence JSON and the three kernels' bundle JSONs (by kernel
 /// name), all naming `cubinFile`.

@@ -1,7 +1,7 @@
-//===- BackwardRowKernels.cpp - The backward's pre and post kernels -------===//
+//===- BackwardRowKernels.cpp - The backward's pre, post and dbias kernels ===//
 //
-// Both are memory-bound passes over rows of 64-row query blocks, one CTA of
-// 256 threads per (block, head, batch), four threads per row:
+// Memory-bound passes. Pre and post run over rows of 64-row query blocks,
+// one CTA of 256 threads per (block, head, batch), four threads per row:
 //
 //   pre   D[row] = sum_d dO[row, d] * O[row, d] (f32) and
 //         LSE2[row] = log2(e) * LSE[row], with +inf for empty rows (LSE =
@@ -9,6 +9,8 @@
 //         main kernel's exp2(s * c - LSE2) is 0 there, never NaN
 //   post  dQ[row, d] = scale * dQaccum[row, d] in dQ's element type (the
 //         accumulator in its blocked order, DqAccumLayout)
+//   dbias (with a bias) grad_bias = dbias_accum in the bias's element type,
+//         one CTA per row of grad_bias
 //
 // O, dO, LSE and dQ are addressed through their strides (bundle stride()
 // parameters), so any layout the runtime accepts is read correctly; the
@@ -261,4 +263,54 @@ void mlir::fa::nvvm_kernel::buildBackwardPostKernel(OpBuilder &builder, Location
   buildRowKernel(builder, loc, moduleBody, cfg.name() + "_post",
                  {ptr, ptr, i64, i64, i64, builder.getI32Type()},
                  [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) { emitPostKernel(kb, fn, cfg); });
+}
+
+/// One CTA per row of grad_bias: row blockIdx.x of head blockIdx.y of
+/// batch blockIdx.z (extents 1 where the bias broadcasts), the threads
+/// striding over the keys, four loads in flight before their stores.
+static void emitBiasGradKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn,
+                               const BackwardKernelConfig &cfg) {
+  Value accPtr = fn.getArgument(0);
+  Strided dbias{fn.getArgument(1), fn.getArgument(2), fn.getArgument(3), fn.getArgument(4)};
+  Value seqQ = fn.getArgument(5), seqK = fn.getArgument(6);
+  Value row = kb.blockIdX(), head = kb.blockIdY(), batch = kb.blockIdZ();
+  Value plane = kb.add(kb.mul(kb.ext64(batch), kb.ext64(kb.gridDimY())), kb.ext64(head));
+  Value src = kb.mul(kb.add(kb.mul(plane, kb.ext64(seqQ)), kb.ext64(row)), kb.ext64(seqK));
+  Value dst = dbias.rowOffset(kb, batch, head, row);
+  Type elem = biasElementType(kb, *cfg.bias);
+  constexpr int64_t kUnroll = 4, kThreads = BackwardKernelConfig::kAuxThreads;
+  Value perStep = kb.c32(kUnroll * kThreads);
+  Value steps = kb.divUI(kb.add(seqK, kb.c32(kUnroll * kThreads - 1)), perStep);
+  Value tid = kb.threadIdX();
+  kb.forLoop(kb.c32(0), steps, {}, [&](Value step, ValueRange) {
+    SmallVector<std::pair<Value, Value>> keys; // (key, in range)
+    SmallVector<Value> values;
+    for (int64_t u = 0; u < kUnroll; ++u) {
+      Value key = kb.add(kb.mul(step, perStep), kb.add(kb.c32(u * kThreads), tid));
+      Value inRange = kb.cmp(arith::CmpIPredicate::slt, key, seqK);
+      // Keys past seq_k read the row's first element instead.
+      Value at = kb.add(src, kb.ext64(kb.select(inRange, key, kb.c32(0))));
+      values.push_back(LLVM::LoadOp::create(kb.b, kb.f32, kb.globalAt(accPtr, at, kb.f32), 4));
+      keys.push_back({key, inRange});
+    }
+    for (int64_t u = 0; u < kUnroll; ++u)
+      kb.ifThen(keys[u].second, [&] {
+        Value v = elem == kb.f32 ? values[u] : arith::TruncFOp::create(kb.b, elem, values[u]);
+        Value at = kb.add(dst, kb.ext64(keys[u].first));
+        LLVM::StoreOp::create(kb.b, v, kb.globalAt(dbias.ptr, at, elem),
+                              biasTypeBytes(*cfg.bias));
+      });
+    return SmallVector<Value>{};
+  });
+}
+
+void mlir::fa::nvvm_kernel::buildBackwardBiasGradKernel(OpBuilder &builder, Location loc,
+                                                        Block &moduleBody,
+                                                        const BackwardKernelConfig &cfg) {
+  auto ptr = LLVM::LLVMPointerType::get(builder.getContext());
+  Type i64 = builder.getI64Type(), i32 = builder.getI32Type();
+  // dbias_accum; grad_bias, 3 strides; seq_q, seq_k.
+  buildRowKernel(builder, loc, moduleBody, cfg.name() + "_dbias",
+                 {ptr, ptr, i64, i64, i64, i32, i32},
+                 [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) { emitBiasGradKernel(kb, fn, cfg); });
 }

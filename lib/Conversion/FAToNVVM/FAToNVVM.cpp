@@ -278,8 +278,24 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
   if (!isKernelHeadDim(dv, max))
     return fail("head dim of V must be a static multiple of 8 in [8, " + Twine(max) +
                 "] for the sm_90a backward (dK and dV accumulate in registers)");
-  if (op.getBias())
-    return fail("bias is not supported by the sm_90a backward yet");
+  if (Value bias = op.getBias()) {
+    auto bTy = cast<RankedTensorType>(bias.getType());
+    cfg.bias = biasTypeOf(bTy.getElementType());
+    if (!cfg.bias)
+      return fail("bias element type must be f32, bf16 or f16");
+    // A static 1 broadcasts (the verifier's rule), unless Q's dim is a
+    // static 1 too: then each element has one writer.
+    auto broadcasts = [&](unsigned dim) {
+      int64_t q = qTy.getDimSize(cfg.bshd && dim == 1 ? 2 : dim);
+      return bTy.getDimSize(dim) == 1 && q != 1;
+    };
+    cfg.bshd = op.getLayout() == Layout::bshd;
+    cfg.biasBroadcastBatch = broadcasts(0);
+    cfg.biasBroadcastHead = broadcasts(1);
+    if (cfg.biasBroadcasts() && opts.deterministic)
+      return fail("a bias that broadcasts over batch or heads is not supported by the "
+                  "deterministic sm_90a backward (dBias sums over them with f32 atomics)");
+  }
   cfg.semantics = AttentionConfig::get(op);
   if (opts.chip != "sm_90a")
     return fail("only chip=sm_90a is supported, got " + opts.chip);

@@ -42,19 +42,26 @@ FragmentScores::FragmentScores(KernelBuilder &kb, const AttentionKernelConfig &c
   }
 }
 
+Type mlir::fa::nvvm_kernel::biasElementType(KernelBuilder &kb, BiasType t) {
+  return t == BiasType::F32    ? Type(kb.f32)
+         : t == BiasType::BF16 ? Type(kb.b.getBF16Type())
+                               : Type(kb.b.getF16Type());
+}
+
+Value mlir::fa::nvvm_kernel::loadBiasF32(KernelBuilder &kb, BiasType t, Value ptr, Value index) {
+  Type elemTy = biasElementType(kb, t);
+  Value v = LLVM::LoadOp::create(kb.b, elemTy, kb.globalAt(ptr, index, elemTy), biasTypeBytes(t));
+  return elemTy == kb.f32 ? v : arith::ExtFOp::create(kb.b, kb.f32, v).getResult();
+}
+
 SmallVector<Value> FragmentScores::loadBias(Value colBase) {
-  Type elemTy = cfg.bias == BiasType::F32    ? kb.f32
-                : cfg.bias == BiasType::BF16 ? Type(kb.b.getBF16Type())
-                                             : Type(kb.b.getF16Type());
   // Columns past seq_k are masked later; read column seq_k - 1 there.
   Value lastCol = kb.sub(seqK, kb.c32(1));
   SmallVector<Value> out;
   for (int64_t i = 0; i < cfg.blockN / 2; ++i) {
     Value col = kb.minSI(kb.add(colBase, kb.c32(fragColOffset(i))), lastCol);
     Value idx = kb.add(biasRow[fragRowHalf(i)], kb.ext64(col));
-    Value v = LLVM::LoadOp::create(kb.b, elemTy, kb.globalAt(bias->ptr, idx, elemTy),
-                                   cfg.biasBytes());
-    out.push_back(elemTy == kb.f32 ? v : arith::ExtFOp::create(kb.b, kb.f32, v).getResult());
+    out.push_back(loadBiasF32(kb, *cfg.bias, bias->ptr, idx));
   }
   return out;
 }

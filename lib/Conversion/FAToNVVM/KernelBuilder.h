@@ -170,6 +170,9 @@ void stmatrixX4Trans(KernelBuilder &kb, Value rowAddress, ValueRange regs);
 void fenceProxyAsyncShared(KernelBuilder &kb);
 /// red.global.add.v2.f32 at `ptr` (8-byte aligned).
 void redAddF32x2(KernelBuilder &kb, Value ptr, Value lo, Value hi);
+/// red.global.add.f32 of `v` at `ptr`, into memory this kernel never reads
+/// back (so no memory clobber: the loads around it may move).
+void redAddF32(KernelBuilder &kb, Value ptr, Value v);
 /// cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32: adds `bytes`
 /// (a multiple of 16) of f32 at shared `src` into global `dst`, both 16-byte
 /// aligned; then cp.async.bulk.commit_group.

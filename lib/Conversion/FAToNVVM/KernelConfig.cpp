@@ -101,10 +101,8 @@ std::string AttentionKernelConfig::keySlotsExpr() const {
   return paged() ? "max_pages * page_size" : "seq_k";
 }
 
-const char *AttentionKernelConfig::biasName() const {
-  if (!bias)
-    return "";
-  switch (*bias) {
+const char *mlir::fa::nvvm_kernel::biasTypeName(BiasType t) {
+  switch (t) {
   case BiasType::F32:
     return "f32";
   case BiasType::BF16:
@@ -114,6 +112,8 @@ const char *AttentionKernelConfig::biasName() const {
   }
   return "";
 }
+
+const char *AttentionKernelConfig::biasName() const { return bias ? biasTypeName(*bias) : ""; }
 
 static std::string floatTag(double v) {
   float f = static_cast<float>(v);

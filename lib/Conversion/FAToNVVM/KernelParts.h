@@ -36,6 +36,9 @@
 namespace mlir::fa::nvvm_kernel {
 
 enum class BiasType { F32, BF16, F16 };
+/// "f32", "bf16" or "f16" (kernel names, bundle configs).
+const char *biasTypeName(BiasType t);
+inline int64_t biasTypeBytes(BiasType t) { return t == BiasType::F32 ? 4 : 2; }
 
 /// Everything the forward kernel is specialised on. Sequence lengths, batch
 /// and head counts stay dynamic (kernel parameters and grid).
@@ -204,7 +207,7 @@ struct AttentionKernelConfig {
     return e == ElemType::BF16 ? "bf16" : e == ElemType::F16 ? "f16" : "f8e4m3fn";
   }
   const char *biasName() const;
-  int64_t biasBytes() const { return bias == BiasType::F32 ? 4 : 2; }
+  int64_t biasBytes() const { return biasTypeBytes(bias.value_or(BiasType::F32)); }
 };
 
 /// Kernel-name parts shared by the forward and the backward: the masks and
@@ -347,6 +350,11 @@ struct KeyTiles {
 struct BiasArgs {
   Value ptr, strideBatch, strideHead, strideRow;
 };
+
+/// The MLIR element type of a bias operand.
+Type biasElementType(KernelBuilder &kb, BiasType t);
+/// One bias element at `index` (i64, in elements) of `ptr`, as f32.
+Value loadBiasF32(KernelBuilder &kb, BiasType t, Value ptr, Value index);
 
 /// The score function and the masks on the m64 x blockN fragment of S that
 /// one consumer warpgroup holds: raw q.k in, the values the softmax

@@ -3,7 +3,8 @@
 // The backward's instructions that the nvvm dialect of LLVM 22 does not
 // spell (or spells with a different operand form), as inline PTX. Each
 // clobbers memory so that LLVM keeps shared and global accesses in order
-// around it (except opaqueCopy, which touches no memory).
+// around it (except opaqueCopy, which touches no memory, and redAddF32,
+// whose target the kernel never reads).
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
@@ -52,6 +53,11 @@ void mlir::fa::nvvm_kernel::fenceProxyAsyncShared(KernelBuilder &kb) {
 
 void mlir::fa::nvvm_kernel::redAddF32x2(KernelBuilder &kb, Value ptr, Value lo, Value hi) {
   inlinePtx(kb, Type(), {ptr, lo, hi}, "red.global.add.v2.f32 [$0], {$1, $2};", "l,f,f");
+}
+
+void mlir::fa::nvvm_kernel::redAddF32(KernelBuilder &kb, Value ptr, Value v) {
+  inlinePtx(kb, Type(), {ptr, v}, "red.global.add.f32 [$0], $1;", "l,f",
+            /*clobbersMemory=*/false);
 }
 
 void mlir::fa::nvvm_kernel::namedBarrierSync(KernelBuilder &kb, int64_t id, int64_t threads) {

@@ -48,15 +48,6 @@ func.func @backward_head_dim_192(%q: tensor<1x4x128x192xbf16>, %k: tensor<1x4x12
 
 // -----
 
-func.func @backward_bias(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %o: tensor<1x4x128x64xbf16>, %do: tensor<1x4x128x64xbf16>, %lse: tensor<1x4x128xf32>, %b: tensor<1x4x128x128xf32>) -> tensor<1x4x128x64xbf16> {
-  // expected-error @+1 {{convert-fa-to-nvvm: bias is not supported by the sm_90a backward yet}}
-  %dq, %dk, %dv, %db = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128xf32> bias(%b : tensor<1x4x128x128xf32>) -> tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x128xf32>
-  return %dq : tensor<1x4x128x64xbf16>
-}
-
-
-// -----
-
 // The inference ops have CPU lowerings only: refused, never passed through.
 func.func @combine(%po: tensor<?x2x8x1x128xf32>, %pl: tensor<?x2x8x1xf32>) -> (tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>) {
   // expected-error @+1 {{'fa.combine' op convert-fa-to-nvvm: no sm_90a kernel for this op yet; fa-tile-attention lowers it for the CPU}}
