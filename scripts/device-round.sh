@@ -34,7 +34,9 @@
 #         shapes, a small GPT trained with our op and with SDPA
 #         (test/Device/train_gpt.py, AOT bundles of .devbuild/gpu-tests),
 #         then the backward benchmark next to FA4, cuDNN, FA2
-#         (test/Device/bench_backward.py) -> $OUT/bench_backward.csv, and
+#         (test/Device/bench_backward.py) -> $OUT/bench_backward.csv, the
+#         backward with a bias next to SDPA's cuDNN and memory-efficient
+#         backends (bench_backward_bias.py) -> $OUT/bench_backward_bias.csv, and
 #         an ncu profile per kernel of four shapes (profile_backward.py)
 #         -> $OUT/profile_backward.md
 #       7 decode (issue 14): the split-KV sequences of fa.attention_kvcache
@@ -353,6 +355,11 @@ run() {
     timeout "${BWD_BENCH_TIMEOUT:-240}" python3 test/Device/bench_backward.py "$dev/backward" \
       "$OUT/bench_backward.csv" ) > "$tmp/bench_backward.log" 2>&1
   echo "bench backward rc=$?"; cat "$tmp/bench_backward.log"
+  # With a bias and dBias, next to SDPA's cuDNN and memory-efficient backends.
+  ( [[ -n ${ROUND_SMOKE:-} ]] && export HDIMS=128
+    timeout "${BWD_BIAS_BENCH_TIMEOUT:-120}" python3 test/Device/bench_backward_bias.py "$dev/backward" \
+      "$OUT/bench_backward_bias.csv" ) > "$OUT/bench_backward_bias.log" 2>&1
+  echo "bench backward bias rc=$?"; grep -v "^#" "$OUT/bench_backward_bias.log"
   # Where the time goes, kernel by kernel (zeroing, pre, main, post).
   local metrics; metrics=$(python3 test/Device/profile_backward.py metrics)
   for shape in "0 128 4096" "1 128 4096" "0 64 4096" "1 64 1024 64 16"; do

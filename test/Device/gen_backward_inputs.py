@@ -46,6 +46,9 @@ def configs():
         Bwd("f16", 128, 128, "bhsd", False, "top_left", (96, 32), bias=(False, False, "f16")),
         Bwd("bf16", 64, 64, "bhsd", True, "top_left", None, True, bias=(True, True, "bf16")),
     ]
+    # bench_backward_bias.py's: bf16 bias per (batch, head) or per head.
+    out += [Bwd("bf16", d, d, "bhsd", False, "top_left", None, bias=(per_batch, True, "bf16"))
+            for d in (64, 128) for per_batch in (False, True)]
     return out
 
 

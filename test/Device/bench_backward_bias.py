@@ -1,0 +1,101 @@
+"""The sm_90a backward with a bias (dBias included) next to SDPA's backends
+that take a bias with a gradient (cuDNN, memory-efficient) and standard
+attention, in one process: bf16, bhsd, non-causal, 16k total tokens,
+hidden 2048, a bias [1, H, N, N] (broadcast over batch: dBias sums the
+batch) or [B, H, N, N], bf16, requiring grad. Each peer's backward alone
+(autograd.grad of an output computed once, dQ, dK, dV and dBias); ours the
+four kernels through libfa_runtime (check_backward.Sequence). FLOPs as the
+backward without a bias (2.5 x 4BHN^2D): a bias adds bytes (read bias,
+write dBias), not FLOPs, so TFLOP/s here says how close the bias path
+comes to the plain one. Median of triton.testing.do_bench.
+
+Usage: python3 test/Device/bench_backward_bias.py BUNDLES CSV_OUT
+Env: SEQLENS (4096), HDIMS (64,128).
+"""
+import os
+import sys
+
+import torch
+from triton.testing import do_bench
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+import check_backward as cb  # noqa: E402
+import peers  # noqa: E402
+from bench_attention import env_ints, environment  # noqa: E402
+
+# Our bench configurations (gen_backward_inputs.py): bias per (batch, head)
+# or per head, by head dim.
+FOLDERS = {(64, True): "bf16_d64_bhsd_biasBHbf16", (128, False): "bf16_d128_bhsd_bias1Hbf16",
+           (64, False): "bf16_d64_bhsd_bias1Hbf16", (128, True): "bf16_d128_bhsd_biasBHbf16"}
+
+
+def peer_backward(name, q, k, v, do, bias):
+    leaves = [t.detach().clone().requires_grad_() for t in (q, k, v, bias)]
+    if name == "standard":
+        s = (leaves[0] @ leaves[1].transpose(-1, -2)) * q.shape[-1] ** -0.5 + leaves[3]
+        out = torch.softmax(s.float(), dim=-1).to(q.dtype) @ leaves[2]
+    else:
+        backend = {"cudnn": peers.SDPBackend.CUDNN_ATTENTION,
+                   "efficient": peers.SDPBackend.EFFICIENT_ATTENTION}[name]
+        with peers.sdpa_kernel([backend]):
+            out = peers.F.scaled_dot_product_attention(*leaves[:3], attn_mask=leaves[3])
+    return lambda: torch.autograd.grad(out, leaves, do, retain_graph=True)
+
+
+def ours_backward(seq, q, k, v, do, bias):
+    B, H, N, D = q.shape
+    o, lse = torch.ops.aten._scaled_dot_product_flash_attention(q, k, v, 0.0, False)[:2]
+    dq, dk, dv, dbias = (torch.empty_like(t) for t in (q, k, v, bias))
+    sym = dict(batch=B, heads_q=H, heads_kv=H, seq_q=N, seq_k=N, head_dim=D, head_dim_v=D)
+    return lambda: seq(do, q, k, v, o, lse, dq, dk, dv, sym, bias, dbias)
+
+
+def main():
+    folder, csv_out = sys.argv[1], sys.argv[2]
+    torch.zeros(1, device="cuda")
+    header = "impl,dtype,bias,hdim,seqlen,batch,heads,pass,ms,tflops,ratio_to_best_peer,status"
+    fh = open(csv_out, "w")
+    fh.write(f"# {environment()}; backward with a bf16 bias (dBias too), bhsd, non-causal, "
+             f"16k tokens, hidden 2048; FLOPs 2.5 x 4BHN^2D\n{header}\n")
+    print(header, flush=True)
+    for D in env_ints("HDIMS", "64,128"):
+        for N in env_ints("SEQLENS", "4096"):
+            for per_batch in (False, True):
+                B, H = peers.shape(N, D)
+                f = peers.flops(B, H, N, D, False, mode="bwd")
+                q, k, v, do = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16)
+                               for _ in range(4))
+                bias = peers.alibi_bias(H, N).expand(B if per_batch else 1, H, N, N).contiguous()
+                tag = "BH" if per_batch else "1H"
+                res = {}
+                path = os.path.join(folder, FOLDERS[(D, per_batch)])
+                calls = [("ours", lambda: ours_backward(cb.Sequence(path), q, k, v, do, bias))]
+                calls += [(n, lambda n=n: peer_backward(n, q, k, v, do, bias))
+                          for n in ("cudnn", "efficient", "standard")]
+                for name, make in calls:
+                    status, ms = "ok", None
+                    try:
+                        call = make()
+                        call()
+                        torch.cuda.synchronize()
+                        ms = do_bench(call, warmup=25, rep=100, return_mode="median")
+                    except Exception as ex:  # noqa: BLE001 - reported in the CSV
+                        status = f"fail {type(ex).__name__}: {str(ex).splitlines()[0][:60]}".replace(",", ";")
+                    torch.cuda.empty_cache()
+                    res[name] = (ms, status)
+                peer_ms = [r[0] for n, r in res.items() if n != "ours" and r[0]]
+                best = min(peer_ms) if peer_ms else None
+                for name, (ms, status) in res.items():
+                    ratio = f"{best / ms:.3f}" if ms and best and name == "ours" else ""
+                    line = (f"{name},bf16,{tag},{D},{N},{B},{H},bwd,"
+                            + (f"{ms:.4f},{f / ms / 1e9:.1f},{ratio},{status}" if ms else f",,,{status}"))
+                    fh.write(line + "\n")
+                    fh.flush()
+                    print(line, flush=True)
+                del q, k, v, do, bias
+    fh.close()
+
+
+if __name__ == "__main__":
+    main()
