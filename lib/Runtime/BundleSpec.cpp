@@ -47,10 +47,10 @@ const std::vector<std::string> &standardRoles() {
   static const std::vector<std::string> roles = {
       "query",       "key",          "value",         "output",
       "lse",         "bias",         "grad_output",   "grad_query",
-      "grad_key",    "grad_value",   "query_descale", "key_descale",
-      "value_descale", "cache_seqlens", "key_cache",  "value_cache",
-      "block_table", "key_new",      "value_new",   "cu_seqlens_q",
-      "cu_seqlens_k"};
+      "grad_key",    "grad_value",   "grad_bias",     "query_descale",
+      "key_descale", "value_descale", "cache_seqlens", "key_cache",
+      "value_cache", "block_table",  "key_new",       "value_new",
+      "cu_seqlens_q", "cu_seqlens_k"};
   return roles;
 }
 
@@ -64,6 +64,10 @@ bool followsLayout(const std::string &role) {
          role == "output" || role == "grad_output" || role == "grad_query" ||
          role == "grad_key" || role == "grad_value" || role == "key_new" ||
          role == "value_new";
+}
+
+bool isBiasLike(const std::string &role) {
+  return role == "bias" || role == "grad_bias";
 }
 
 static bool isPagedCache(const std::string &role) {
@@ -92,7 +96,7 @@ std::vector<std::string> operandDims(const BundleSpec &spec,
     return {"batch", "page"};
   if (role == "lse")
     return {"batch", "head", "seq"};
-  if (role == "bias")
+  if (isBiasLike(role))
     return {"batch", "head", "seq_q", "seq_k"};
   if (isDescale(role)) {
     if (spec.config.descaleBlock)
@@ -118,7 +122,7 @@ std::optional<DType> operandDType(const BundleSpec &spec,
     return c.dtype;
   if (role == "lse" || isDescale(role))
     return DType::F32;
-  if (role == "bias")
+  if (isBiasLike(role))
     return c.biasDType;
   if (role == "cache_seqlens" || role == "block_table" || isCuSeqlens(role))
     return DType::I32;
@@ -152,6 +156,20 @@ std::vector<std::string> opOperands(const std::string &op) {
             "cu_seqlens_k"};
   return {};
 }
+
+std::vector<std::string> opOperands(const std::string &op,
+                                    const BundleConfig &config) {
+  std::vector<std::string> out = opOperands(op);
+  if (op == "attention_fwd" && config.returnLse)
+    out.push_back("lse");
+  if (op == "attention_bwd" && config.bias) {
+    out.push_back("bias");
+    out.push_back("grad_bias");
+  }
+  return out;
+}
+
+const char *const kBiasBroadcastDims[2] = {"batch", "head"};
 
 namespace detail {
 
@@ -229,6 +247,52 @@ static Status parseDescaleBlock(const ObjectReader &r, BundleConfig &c) {
   return Status::success();
 }
 
+/// config.bias_broadcast: the subset of ["batch", "head"], in that order,
+/// that the kernel is specialised to broadcast; only with "bias": true.
+static Status parseBiasBroadcast(const ObjectReader &r, BundleConfig &c) {
+  const Value *v = r.get("bias_broadcast");
+  if (!v)
+    return Status::success();
+  std::string field = r.field("bias_broadcast");
+  const std::string expected = "expected an array of the bias dims that "
+                               "broadcast: [], [\"batch\"], [\"head\"] or "
+                               "[\"batch\", \"head\"]";
+  if (!v->is_array() || v->size() > 2)
+    return invalid(field, expected + ", got " +
+                              (v->is_array() ? "an array of " +
+                                                   std::to_string(v->size()) +
+                                                   " entries"
+                                             : json::kindName(*v)));
+  std::array<bool, 2> listed{false, false};
+  int last = -1;
+  for (size_t i = 0; i < v->size(); ++i) {
+    const Value &item = (*v)[i];
+    std::string at = field + "[" + std::to_string(i) + "]";
+    if (!item.is_string())
+      return invalid(at, expected + "; got " + json::kindName(item));
+    const std::string &name = item.get_ref<const std::string &>();
+    int dim = name == kBiasBroadcastDims[0]   ? 0
+              : name == kBiasBroadcastDims[1] ? 1
+                                              : -1;
+    if (dim < 0)
+      return invalid(at, "unknown bias dim \"" + name +
+                             "\" (known: batch, head)");
+    if (listed[dim])
+      return invalid(at, "duplicate bias dim \"" + name + "\"");
+    if (dim < last)
+      return invalid(at, "\"" + name + "\" must come before \"" +
+                             kBiasBroadcastDims[last] +
+                             "\" (the order is batch, head)");
+    listed[dim] = true;
+    last = dim;
+  }
+  if (!c.bias)
+    return invalid(field, "is only allowed with \"bias\": true (the kernel "
+                          "reads no bias)");
+  c.biasBroadcast = listed;
+  return Status::success();
+}
+
 Status parseConfig(const Value &v, BundleSpec &spec) {
   if (!v.is_object())
     return wrongType("config", "an object", v);
@@ -262,6 +326,8 @@ Status parseConfig(const Value &v, BundleSpec &spec) {
   FA_RETURN_IF_ERROR(r.boolean("return_lse", c.returnLse));
   FA_RETURN_IF_ERROR(r.integer("page_size", c.pageSize, 1, 1 << 20, false));
   FA_RETURN_IF_ERROR(parseDescaleBlock(r, c));
+  FA_RETURN_IF_ERROR(r.boolean("bias", c.bias));
+  FA_RETURN_IF_ERROR(parseBiasBroadcast(r, c));
 
   // Descriptive fields: the runtime does not use them, but their types are
   // part of the format.
@@ -629,10 +695,8 @@ void computeRequiredOperands(BundleSpec &spec) {
     if (std::find(req.begin(), req.end(), role) == req.end())
       req.push_back(role);
   };
-  for (const std::string &role : opOperands(spec.op))
+  for (const std::string &role : opOperands(spec.op, spec.config))
     add(role);
-  if (spec.op == "attention_fwd" && spec.config.returnLse)
-    add("lse");
   for (const ParamSpec &p : spec.params)
     if (!p.operand.empty())
       add(p.operand);

@@ -55,6 +55,16 @@ std::string descaleBlockText(const std::optional<std::array<int64_t, 2>> &b) {
   return "[" + std::to_string((*b)[0]) + ", " + std::to_string((*b)[1]) + "]";
 }
 
+std::string biasBroadcastText(const std::optional<std::array<bool, 2>> &b) {
+  if (!b)
+    return "absent";
+  std::string out;
+  for (int i = 0; i < 2; ++i)
+    if ((*b)[i])
+      out += std::string(out.empty() ? "" : ", ") + kBiasBroadcastDims[i];
+  return "[" + out + "]";
+}
+
 /// The config fields that decide how operands are read must agree, since
 /// the caller's tensors are checked once against the sequence's config.
 Status sameConfig(const BundleConfig &k, const BundleConfig &s,
@@ -84,6 +94,10 @@ Status sameConfig(const BundleConfig &k, const BundleConfig &s,
   if (k.descaleBlock != s.descaleBlock)
     return differs("descale_block", descaleBlockText(k.descaleBlock),
                    descaleBlockText(s.descaleBlock));
+  // It decides which extents of bias and grad_bias a kernel accepts.
+  if (k.biasBroadcast != s.biasBroadcast)
+    return differs("bias_broadcast", biasBroadcastText(k.biasBroadcast),
+                   biasBroadcastText(s.biasBroadcast));
   return Status::success();
 }
 
@@ -208,7 +222,7 @@ std::unique_ptr<Sequence> Sequence::single(std::unique_ptr<Bundle> bundle) {
 Status Sequence::linkKernels() {
   BundleSpec &view = spec_.operands;
   std::vector<bool> used(view.scratch.size(), false);
-  std::vector<std::string> required = opOperands(view.op);
+  std::vector<std::string> required = opOperands(view.op, view.config);
   auto add = [&](const std::string &role) {
     if (std::find(required.begin(), required.end(), role) == required.end())
       required.push_back(role);
@@ -313,6 +327,19 @@ Sequence::workspace(const std::vector<TensorArg> &tensors,
       return Status::error(ErrorCode::Expression,
                            field + ": the byte size overflows 64 bits");
     b.bytes = *bytes;
+    // The dense strides of an allocated buffer: with a size 0 the element
+    // count is 0 while the outer strides (products of the inner sizes) may
+    // still overflow.
+    b.strides.assign(b.sizes.size(), 1);
+    for (size_t i = b.sizes.size(); i-- > 1;) {
+      std::optional<int64_t> st = checkedMul(b.strides[i], b.sizes[i]);
+      if (!st)
+        return Status::error(ErrorCode::Expression,
+                             field + ": the stride of dimension " +
+                                 std::to_string(i - 1) + " (" +
+                                 b.spec->dims[i - 1] + ") overflows 64 bits");
+      b.strides[i - 1] = *st;
+    }
     auto passed = set->byRole.find(b.spec->name);
     if (passed != set->byRole.end()) {
       b.passed = passed->second;
@@ -371,9 +398,7 @@ Sequence::withWorkspace(const std::vector<TensorArg> &tensors,
     t.role = b.spec->name;
     t.dtype = b.spec->dtype;
     t.sizes = b.sizes;
-    t.strides.assign(b.sizes.size(), 1);
-    for (size_t i = b.sizes.size(); i-- > 1;)
-      t.strides[i - 1] = t.strides[i] * b.sizes[i];
+    t.strides = b.strides;
     t.data = addresses[next++];
     all.push_back(std::move(t));
   }

@@ -60,7 +60,7 @@ std::vector<const char *> symbolsOf(const std::string &role,
     return {"batch", "max_pages"};
   if (role == "lse")
     return {"batch", "heads_q", "seq_q"};
-  if (role == "bias")
+  if (isBiasLike(role))
     return {"batch", "heads_q", "seq_q", "seq_k"};
   // Per block, a query head has its own descales; per (batch, kv head), the
   // query heads of a kv head share one.
@@ -118,9 +118,11 @@ public:
     sources_[static_cast<int>(s)] = std::move(source);
   }
 
+  /// `note` ends the message of a size that does not match.
   Status bind(const std::string &role, size_t dimIndex,
               const std::string &dimName, const char *symbolText,
-              int64_t size, bool broadcastable) {
+              int64_t size, bool broadcastable,
+              const std::string &note = "") {
     Symbol s = *parseSymbol(symbolText);
     std::optional<int64_t> have = table_.get(s);
     if (!have) {
@@ -136,7 +138,7 @@ public:
                                  ", expected " + std::to_string(*have) + " (" +
                                  symbolText + ", " +
                                  sources_[static_cast<int>(s)] + ")" +
-                                 (broadcastable ? " or 1" : ""));
+                                 (broadcastable ? " or 1" : "") + note);
   }
 
   /// cu_seqlens_q/k: num_seqs + 1 bounds, so they bind num_seqs to
@@ -282,6 +284,47 @@ Status checkTmaOperand(const BundleSpec &spec, const TensorArg &t,
   return Status::success();
 }
 
+/// Dims 0 and 1 (batch, head) of bias and grad_bias. With
+/// config.bias_broadcast a listed dim must be 1 and defines nothing, an
+/// unlisted one is the full extent; without it either is accepted.
+Status bindBiasDim(SymbolBinder &binder, const BundleConfig &config,
+                   const std::string &role, size_t i, const std::string &dim,
+                   const char *symbol, int64_t size) {
+  if (!config.biasBroadcast)
+    return binder.bind(role, i, dim, symbol, size, /*broadcastable=*/true);
+  if (!(*config.biasBroadcast)[i])
+    return binder.bind(role, i, dim, symbol, size, /*broadcastable=*/false,
+                       "; config.bias_broadcast does not list " + dim +
+                           ", so the kernel reads it in full");
+  if (size == 1)
+    return Status::success();
+  return tensorError(role, "dimension " + std::to_string(i) + " (" + dim +
+                               ") is " + std::to_string(size) +
+                               ", expected 1 (config.bias_broadcast lists " +
+                               dim + ": the kernel is specialised on a bias "
+                               "broadcast along it)");
+}
+
+/// grad_bias is written in bias's shape: a broadcast dim of one is
+/// broadcast in the other.
+Status checkGradBiasShape(const OperandSet &set) {
+  auto bias = set.byRole.find("bias");
+  auto grad = set.byRole.find("grad_bias");
+  if (bias == set.byRole.end() || grad == set.byRole.end())
+    return Status::success();
+  for (size_t i = 0; i < 2; ++i)
+    if (grad->second->sizes[i] != bias->second->sizes[i])
+      return tensorError("grad_bias",
+                         "dimension " + std::to_string(i) + " (" +
+                             kBiasBroadcastDims[i] + ") is " +
+                             std::to_string(grad->second->sizes[i]) +
+                             ", expected " +
+                             std::to_string(bias->second->sizes[i]) +
+                             " (the size of 'bias' there: grad_bias has "
+                             "bias's shape)");
+  return Status::success();
+}
+
 /// Per-block descales: dimension 2 holds one descale per block of rows,
 /// ceildiv(seq_q, block_q) for Q's, ceildiv(seq_k, block_k) for K's and V's.
 Status checkDescaleBlocks(const BundleSpec &spec, const OperandSet &set) {
@@ -372,14 +415,19 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
     }
     std::vector<const char *> syms = symbolsOf(role, spec.config);
     std::vector<std::string> dims = operandDims(spec, role);
+    bool biasLike = isBiasLike(role);
     for (size_t i = 0; i < syms.size(); ++i) {
       if (!syms[i])
         continue;
-      bool broadcastable = role == "bias" && i < 2;
-      FA_RETURN_IF_ERROR(binder.bind(role, i, dims[i], syms[i], t.sizes[i],
-                                     broadcastable));
+      if (biasLike && i < 2)
+        FA_RETURN_IF_ERROR(bindBiasDim(binder, spec.config, role, i, dims[i],
+                                       syms[i], t.sizes[i]));
+      else
+        FA_RETURN_IF_ERROR(binder.bind(role, i, dims[i], syms[i], t.sizes[i],
+                                       /*broadcastable=*/false));
     }
   }
+  FA_RETURN_IF_ERROR(checkGradBiasShape(set));
 
   set.symbols.setUnsetHints(&symbolHints());
   if (spec.config.descaleBlock)

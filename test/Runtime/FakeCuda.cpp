@@ -258,8 +258,10 @@ int cuLaunchKernelEx(const LaunchConfig *config, void *fn, void **params, void *
   }
   cuCtxGetCurrent(&state.launchCtx);
   const size_t *sizes = paramSizesOf(fn);
-  for (int i = 0; i < 16 && sizes[i]; ++i)
+  for (int i = 0; i < 16 && sizes[i]; ++i) {
     std::memcpy(state.params[i], params[i], sizes[i]);
+    std::memcpy(&e.paramWords[i], params[i], sizes[i] < 8 ? sizes[i] : 8);
+  }
   return 0;
 }
 

@@ -30,6 +30,9 @@ struct FakeEvent {
   uint64_t count; // alloc: bytes; memset: elements
   void *stream;
   char function[64]; // launch: the kernel's name
+  // launch: the first min(size, 8) bytes of each of the first 16
+  // parameters (zero-extended), so every kernel of a sequence is seen.
+  uint64_t paramWords[16];
 };
 
 /// Parameter sizes cuFuncGetParamInfo reports for a kernel by name (other

@@ -17,23 +17,6 @@ using namespace fa::runtime::test;
 
 namespace {
 
-/// A fresh directory, removed (with what the test put there) at the end.
-class TempDir {
-public:
-  TempDir() {
-    char pattern[] = "/tmp/fa-runtime-test-XXXXXX";
-    path_ = ::mkdtemp(pattern) ? pattern : "";
-  }
-  ~TempDir() {
-    if (!path_.empty())
-      (void)std::system(("rm -rf '" + path_ + "'").c_str());
-  }
-  const std::string &path() const { return path_; }
-
-private:
-  std::string path_;
-};
-
 /// The example bundle, its "cubin" field set to `cubin`, written to `dir`.
 std::string writeBundle(const std::string &dir, const std::string &cubin) {
   std::string text = replaceOnce(exampleBundleText(),

@@ -201,17 +201,8 @@ TEST(Fp8Descale, per_block_strides_are_passed) {
   find(t, "value_descale").strides = {0, 7, 1}; // heads padded to 7 floats
   Expected<LaunchPlan> plan = (*b)->plan(t, 132, noEncode());
   ASSERT_OK(plan);
-  const BundleSpec &spec = (*b)->spec();
-  std::vector<int64_t> strides;
-  for (size_t i = 0; i < spec.params.size(); ++i) {
-    if (spec.params[i].kind != ParamKind::I64)
-      continue;
-    int64_t v;
-    std::memcpy(&v, plan->params.bytes() + plan->params.slots[i].offset,
-                sizeof(v));
-    strides.push_back(v);
-  }
-  EXPECT_EQ(strides, (std::vector<int64_t>{40, 5, 1, 4, 2, 1, 0, 7, 1}));
+  EXPECT_EQ(i64Params((*b)->spec(), *plan),
+            (std::vector<int64_t>{40, 5, 1, 4, 2, 1, 0, 7, 1}));
 }
 
 TEST(Fp8Descale, error_query_block_count) {

@@ -63,13 +63,6 @@ std::unique_ptr<Sequence> load(const std::string &name) {
   return s.ok() ? std::move(*s) : nullptr;
 }
 
-std::string joined(const std::vector<std::string> &v) {
-  std::string out;
-  for (const auto &s : v)
-    out += (out.empty() ? "" : ",") + s;
-  return out;
-}
-
 BundleSpec pagedSpec(const std::string &layout = "bshd") {
   std::string text = replaceOnce(readInput("kvcache_paged_partial.json"),
                                  R"("layout": "bshd")",
@@ -268,7 +261,7 @@ TEST(PagedKVCache, unbound_symbol_fails_only_when_used) {
   EXPECT_ERROR((*reads)->plan(t, 132, noEncode), ErrorCode::Expression,
                "expression \"seq_k\": symbol 'seq_k' has no value at this launch (no "
                "operand provides it; seq_k is read off key, value, bias, grad_key, "
-               "grad_value)");
+               "grad_value, grad_bias)");
   Expected<std::unique_ptr<Bundle>> plain = bundleFromText(text);
   ASSERT_OK(plain);
   EXPECT_OK((*plain)->plan(t, 132, noEncode));

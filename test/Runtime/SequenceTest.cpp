@@ -68,18 +68,6 @@ template <typename T> T paramAs(const FakeCudaState *s, int i) {
   return v;
 }
 
-std::string kinds(const FakeCudaState *s) {
-  static const char *names[] = {"?", "alloc", "free", "memset8", "memset32",
-                                "launch"};
-  std::string out;
-  for (int i = 0; i < s->numEvents && i < 64; ++i) {
-    out += (out.empty() ? "" : " ") + std::string(names[s->events[i].kind]);
-    if (s->events[i].kind == kFakeLaunch)
-      out += std::string("(") + s->events[i].function + ")";
-  }
-  return out;
-}
-
 } // namespace
 
 //===----------------------------------------------------------------------===//

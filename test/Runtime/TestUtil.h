@@ -8,7 +8,9 @@
 #include "fa/Runtime/Bundle.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
+#include <unistd.h>
 #include <fstream>
 #include <sstream>
 
@@ -44,6 +46,23 @@ inline Expected<std::unique_ptr<Bundle>> bundleFromText(const std::string &text)
   return Bundle::fromMemory(text, inputsDir(), readInput("stub_kernels.cubin"));
 }
 
+/// A fresh directory, removed (with what the test put there) at the end.
+class TempDir {
+public:
+  TempDir() {
+    char pattern[] = "/tmp/fa-runtime-test-XXXXXX";
+    path_ = ::mkdtemp(pattern) ? pattern : "";
+  }
+  ~TempDir() {
+    if (!path_.empty())
+      (void)std::system(("rm -rf '" + path_ + "'").c_str());
+  }
+  const std::string &path() const { return path_; }
+
+private:
+  std::string path_;
+};
+
 inline std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &sizes) {
   std::vector<int64_t> strides(sizes.size(), 1);
   for (size_t i = sizes.size(); i-- > 1;)
@@ -73,6 +92,42 @@ inline std::vector<TensorArg> exampleTensors(int64_t seqQ = 1000,
       tensor("output", DType::BF16, {2, seqQ, 16, 128}, 0x40000000),
       tensor("lse", DType::F32, {2, 16, seqQ}, 0x50000000),
   };
+}
+
+/// `v` joined by ",".
+inline std::string joined(const std::vector<std::string> &v) {
+  std::string out;
+  for (const auto &s : v)
+    out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
+/// The fake driver's stream events, e.g. "alloc memset32 launch(k) free".
+inline std::string kinds(const FakeCudaState *s) {
+  static const char *names[] = {"?", "alloc", "free", "memset8", "memset32",
+                                "launch"};
+  std::string out;
+  for (int i = 0; i < s->numEvents && i < 64; ++i) {
+    out += (out.empty() ? "" : " ") + std::string(names[s->events[i].kind]);
+    if (s->events[i].kind == kFakeLaunch)
+      out += std::string("(") + s->events[i].function + ")";
+  }
+  return out;
+}
+
+/// The values of a plan's i64 parameters, in order.
+inline std::vector<int64_t> i64Params(const BundleSpec &spec,
+                                      const LaunchPlan &plan) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < spec.params.size(); ++i) {
+    if (spec.params[i].kind != ParamKind::I64)
+      continue;
+    int64_t v;
+    std::memcpy(&v, plan.params.bytes() + plan.params.slots[i].offset,
+                sizeof(v));
+    out.push_back(v);
+  }
+  return out;
 }
 
 inline TensorArg &find(std::vector<TensorArg> &tensors, const std::string &role) {

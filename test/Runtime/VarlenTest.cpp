@@ -43,13 +43,6 @@ std::unique_ptr<Sequence> load(const std::string &text) {
 
 const BundleSpec &specOf(const Sequence &s) { return s.kernels()[0]->spec(); }
 
-std::string joined(const std::vector<std::string> &v) {
-  std::string out;
-  for (const auto &s : v)
-    out += (out.empty() ? "" : ",") + s;
-  return out;
-}
-
 Status check(const Sequence &b, const std::vector<TensorArg> &t) {
   Expected<std::array<uint32_t, 3>> grid = b.check(t, 132);
   return grid.ok() ? Status::success() : grid.status();

@@ -71,6 +71,14 @@ struct BundleConfig {
   /// (config.descale_block). With it the three descales are per block,
   /// [batch, heads, ceildiv(seq, block)]; without it, [batch, heads_kv].
   std::optional<std::array<int64_t, 2>> descaleBlock;
+  /// config.bias: the kernel reads a bias (a backward also writes
+  /// grad_bias, and op attention_bwd then requires both).
+  bool bias = false;
+  /// config.bias_broadcast: which of bias's [batch, head] dims the kernel is
+  /// specialised to broadcast. Listed dims must have extent 1 in bias and
+  /// grad_bias, the others the full extent. Absent (nullopt): each may be 1
+  /// or full.
+  std::optional<std::array<bool, 2>> biasBroadcast;
 };
 
 struct BundleSpec {
@@ -113,10 +121,16 @@ bool followsLayout(const std::string &role);
 /// cu_seqlens_q / cu_seqlens_k: a ragged batch's sequence bounds, whose
 /// size is num_seqs + 1 (they bind num_seqs to size - 1).
 bool isCuSeqlens(const std::string &role);
-/// The operands `op` requires whatever its kernels name (docs/
-/// BundleFormat.md, *Required operands*); a bundle of op attention_fwd adds
-/// lse when it returns it.
+/// The operands `op` requires whatever its kernels name and its config
+/// says (docs/BundleFormat.md, *Required operands*).
 std::vector<std::string> opOperands(const std::string &op);
+/// opOperands(op) plus what the config adds: lse for an attention_fwd that
+/// returns it, bias and grad_bias for an attention_bwd with config.bias.
+std::vector<std::string> opOperands(const std::string &op,
+                                    const BundleConfig &config);
+/// The dims bias and grad_bias may broadcast, in config.bias_broadcast's
+/// order: batch, head (their dims 0 and 1).
+extern const char *const kBiasBroadcastDims[2];
 
 /// Logical dimension names of an operand, outermost first, in the order of the
 /// sizes/strides the caller passes (depends on the layout for Q/K/V/O).
@@ -125,6 +139,9 @@ std::vector<std::string> operandDims(const BundleSpec &spec,
                                      const std::string &role);
 /// query_descale, key_descale, value_descale.
 bool isDescale(const std::string &role);
+/// bias and grad_bias: [batch, head, seq_q, seq_k] of bias_dtype, whose
+/// batch and head may broadcast.
+bool isBiasLike(const std::string &role);
 /// Expected element type of an operand (nullopt when unknown).
 std::optional<DType> operandDType(const BundleSpec &spec,
                                   const std::string &role);

@@ -50,6 +50,7 @@ struct WorkspaceBuffer {
   const ScratchSpec *spec = nullptr;
   bool zeroInit = false;
   std::vector<int64_t> sizes;
+  std::vector<int64_t> strides; // dense, as the runtime allocates it
   int64_t bytes = 0;
   const TensorArg *passed = nullptr; // null: the runtime allocates it
 };

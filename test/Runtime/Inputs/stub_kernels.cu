@@ -12,3 +12,18 @@ fa_fwd_bf16_d128(const __grid_constant__ CUtensorMap query,
                  float *lse, int seqQ, int seqK, float scaleLog2) {}
 
 extern "C" __global__ void helper_kernel(float *lse, long long n) {}
+
+// The bias sequence's kernels (Inputs/bwd_bias*.json): the main kernel with
+// the operands a bias adds (bias and its strides, the dBias accumulator)
+// around a few of the backward's own, and the dBias kernel with the
+// parameters the compiler's has.
+extern "C" __global__ void
+fa_bwd_bias_main(const __grid_constant__ CUtensorMap query, float *dqAccum,
+                 const float *bias, long long biasStrideBatch,
+                 long long biasStrideHead, long long biasStrideSeqQ,
+                 float *dbiasAccum, int seqQ, int seqK, int groups) {}
+
+extern "C" __global__ void
+fa_bwd_dbias(const float *dbiasAccum, float *gradBias,
+             long long gradStrideBatch, long long gradStrideHead,
+             long long gradStrideSeqQ, int seqQ, int seqK) {}
