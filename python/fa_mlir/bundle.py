@@ -239,7 +239,17 @@ def _gpu_config_view(kcfg):
         view["out_dtype"] = kcfg.out_dtype
     if kcfg.descale_block is not None:  # FP8: the descales are per block
         view["descale_block"] = list(kcfg.descale_block)
+    if kcfg.bias is not None:
+        view["bias_dtype"] = kcfg.bias_dtype
+        if kcfg.op == "backward":  # specialised on the broadcast dims
+            view["bias_broadcast"] = bias_broadcast(kcfg.bias)
     return view
+
+
+def bias_broadcast(bias):
+    """config.bias_broadcast of a (per_batch, per_head) bias: the dims it
+    broadcasts, in docs/BundleFormat.md's order."""
+    return [d for d, per in zip(("batch", "head"), bias) if not per]
 
 
 def _f32(x):
@@ -284,7 +294,7 @@ class GpuBundle(Bundle):
                                             _f32(got["softcap"]))
             # Dtype names match case-insensitively (the runtime's rule):
             # the compiler writes "f8e4m3fn" for KernelConfig's "f8E4M3FN".
-            for k in ("dtype", "out_dtype"):
+            for k in ("dtype", "out_dtype", "bias_dtype"):
                 if isinstance(got.get(k), str):
                     got[k], want[k] = got[k].lower(), want[k].lower()
             if got != want:

@@ -259,11 +259,14 @@ class KernelConfig:
 
     def check_target(self, target):
         """UnsupportedError for a valid configuration that `target` has no
-        kernel for, naming the field, before any tool runs. Only FP8 has
-        such rules here; fa-compile's diagnostics say the rest."""
+        kernel for, naming the field, before any tool runs. FP8 and the
+        deterministic backward with a broadcast bias have such rules here;
+        fa-compile's diagnostics say the rest."""
+        where = f"KernelConfig for target {target}"
+        if target == "sm_90a" and self.op == "backward":
+            self._check_sm90a_backward(where)
         if self.dtype != FP8:
             return
-        where = f"KernelConfig for target {target}"
         if target == "cpu":
             raise UnsupportedError(
                 f"{where}: dtype {FP8} compiles for sm_90a only; on the CPU "
@@ -293,6 +296,20 @@ class KernelConfig:
                 f"{'; '.join(unsupported)} (on the CPU, "
                 "fa_mlir.torch.attention takes any descale block, softcap, "
                 "a float32 output and any head dim)")
+
+    def _check_sm90a_backward(self, where):
+        """The sm_90a backward sums dBias over a broadcast batch or head dim
+        with f32 atomics, whose order varies: not deterministic."""
+        if not self.deterministic or self.bias is None or all(self.bias):
+            return
+        dims = " and ".join(d for d, per in zip(("batch", "heads"), self.bias)
+                            if not per)
+        raise UnsupportedError(
+            f"{where}: deterministic with a bias broadcast along {dims} "
+            f"(bias={self.bias}): the sm_90a backward sums dBias over the "
+            "broadcast dims with float32 atomics, in no fixed order. Pass "
+            "deterministic=False, or a bias of [B, Hq, Sq, Sk] (bias.expand "
+            "copies nothing; torch then sums its gradient)")
 
     # -- derived ------------------------------------------------------------
     @property

@@ -57,12 +57,14 @@ def fa_opt_output(mlir_text, tmp_path):
 
 class Routed:
     """What the CUDA route asked for and launched, on CPU tensors posing as
-    CUDA: get_bundle answers with `bundle`, and the launch is libfa_runtime's
-    host check of the tensors (their real CPU addresses)."""
+    CUDA: get_bundle answers with `bundle` (or, for a dict, with the bundle
+    of the KernelConfig's op: a forward and its backward), and the launch is
+    libfa_runtime's host check of the tensors (their real CPU addresses)."""
 
     def __init__(self, monkeypatch, bundle=None):
         self.bundle, self.asked, self.launched, self.grids = bundle, [], [], []
         self.symbols = []
+        self._wrapped = set()
         monkeypatch.setattr(_ops, "_target", lambda t: "sm_90a")
         monkeypatch.setattr(_ops, "get_bundle", self._get)
         monkeypatch.setattr(_ops, "_launch", self._launch)
@@ -72,15 +74,19 @@ class Routed:
 
     def _get(self, kcfg, target):
         self.asked.append(kcfg)
-        if self.bundle is None:
+        bundle = (self.bundle.get(kcfg.op) if isinstance(self.bundle, dict)
+                  else self.bundle)
+        if bundle is None:
             raise LookupError("no bundle in this test")
-        shapes = self.bundle.workspace_shapes
+        if id(bundle) not in self._wrapped:  # record each bundle's calls once
+            self._wrapped.add(id(bundle))
+            shapes = bundle.workspace_shapes
 
-        def recorded(symbols):
-            self.symbols.append(symbols)
-            return shapes(symbols)
-        self.bundle.workspace_shapes = recorded
-        return self.bundle
+            def recorded(symbols):
+                self.symbols.append(symbols)
+                return shapes(symbols)
+            bundle.workspace_shapes = recorded
+        return bundle
 
     def _launch(self, bundle, tensors, device):
         self.launched.append(tensors)

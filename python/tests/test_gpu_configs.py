@@ -91,18 +91,24 @@ def test_variants_are_distinct_kernels(monkeypatch):
 BWD = _gpu_tests("test_gpu_backward")
 
 
-@pytest.mark.parametrize("case, deterministic",
-                         [(c, False) for c in BWD.CASES] +
-                         [(c, True) for c in BWD.DETERMINISTIC],
-                         ids=[c.name for c in BWD.CASES + BWD.DETERMINISTIC])
+_BWD_CASES = ([(c, False) for c in BWD.CASES + BWD.BIAS_CASES] +
+              [(c, True) for c in BWD.DETERMINISTIC + BWD.BIAS_DETERMINISTIC])
+
+
+@pytest.mark.parametrize("case, deterministic", _BWD_CASES,
+                         ids=[c.name for c, _ in _BWD_CASES])
 def test_backward_kernels_are_built_ahead_of_time(case, deterministic):
     # The forward and the backward KernelConfig the GPU backward tests ask
     # for (what backward_impl derives on CUDA, heads made dynamic as the
-    # registry does) must both be in configs.json.
+    # registry does) must both be in configs.json; with a bias, of its
+    # broadcast and dtype.
     q, k, v, _ = BWD.inputs(case, device="cpu")
+    bias = BWD.bias_input(case, device="cpu")
     for op, det in (("forward", False), ("backward", deterministic)):
-        kcfg = _ops.kernel_config(op, q, k, v, None, case.causal, None, -1, -1,
+        kcfg = _ops.kernel_config(op, q, k, v, bias, case.causal, None, -1, -1,
                                   None, "", case.layout, det)
+        assert kcfg.bias == case.bias
+        kcfg.check_target("sm_90a")
         kcfg = registry.candidates(kcfg)[-1]
         assert kcfg.to_dict() in _aot_configs(), (
             f"{case.name} asks for {kcfg.key()}, which configs.json does not "

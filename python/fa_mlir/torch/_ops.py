@@ -292,7 +292,8 @@ def _(q, k, v, bias, causal, scale, window_left, window_right, softcap,
 
 def _workspace(bundle, symbols, device):
     """torch buffers for a sequence's workspace (the sm_90a backward's dQ
-    accumulator, log2 LSE, semaphores; the decode's partials), for a launch
+    accumulator, log2 LSE, semaphores, dBias accumulator; the decode's
+    partials), for a launch
     with these size symbols. torch's caching allocator hands out
     stream-ordered memory without a driver call, where the runtime's own
     fallback (cuMemAllocAsync/cuMemFreeAsync per launch) would go through the
@@ -311,11 +312,14 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
                   softcap: Optional[float], mask_alignment: str,
                   layout: str, deterministic: bool = False
                   ) -> List[torch.Tensor]:
-    """[dq, dk, dv, dbias]; dbias is empty when there is no bias.
+    """[dq, dk, dv, dbias]; dbias is empty when there is no bias, else of
+    the bias's shape and dtype (the kernels write all of it).
 
-    On CUDA the sm_90a backward is a kernel sequence (pre, main, post);
-    `deterministic` selects its fixed-order dQ accumulation. The CPU
-    backward is deterministic whatever it says (its kernel is the same)."""
+    On CUDA the sm_90a backward is a kernel sequence (pre, main, post, and
+    with a bias the dBias kernel, which reads the dbias_accum workspace);
+    `deterministic` selects its fixed-order dQ accumulation (refused with a
+    broadcast bias: KernelConfig.check_target). The CPU backward is
+    deterministic whatever it says (its kernel is the same)."""
     grad_out, q, k, v, out, lse, bias = (
         _dense(t) for t in (grad_out, q, k, v, out, lse, bias))
     if grad_out.dtype != q.dtype:
