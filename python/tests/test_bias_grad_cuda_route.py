@@ -427,13 +427,16 @@ def compiled_forms(tmp_path_factory):
 def test_compiler_bias_sequence_passes_both_readers(compiled_forms, form):
     """The contract of docs/BundleFormat.md (*Bias gradient*) as the
     compiler writes it: both readers load it (schema, manifest view with
-    bias_broadcast and bias_dtype, libfa_runtime), four kernels ending in
-    the dBias kernel, bias and grad_bias required, dbias_accum with the
-    literal 1 where the bias broadcasts, Python's workspace shapes equal to
-    the runtime's bytes, operands of the form checked."""
+    bias_broadcast and bias_dtype, libfa_runtime); where the bias
+    broadcasts, four kernels ending in the dBias kernel and dbias_accum with
+    the literal 1 there, else three kernels that write grad_bias directly
+    and no dbias_accum; bias and grad_bias required, Python's workspace
+    shapes equal to the runtime's bytes, operands of the form checked."""
     kcfg, path = compiled_forms[form]
     bundle = load_bundle(path)
-    assert bundle.config == kcfg and bundle.runtime.num_kernels == 4
+    broadcasts = form != (True, True)
+    assert bundle.config == kcfg
+    assert bundle.runtime.num_kernels == (4 if broadcasts else 3)
     with open(bundle.json_path) as f:
         seq = json.load(f)
     assert fa_manifest.schema_errors(seq, SEQUENCE_SCHEMA) == []
@@ -444,11 +447,14 @@ def test_compiler_bias_sequence_passes_both_readers(compiled_forms, form):
         with open(os.path.join(path, name)) as f:
             kernels.append(json.load(f))
         assert fa_manifest.schema_errors(kernels[-1], KERNEL_SCHEMA) == []
-    assert kernels[-1]["op"] == "attention_bwd_dbias"
+    assert (kernels[-1]["op"] == "attention_bwd_dbias") == broadcasts
     assert bundle.runtime.required[-2:] == ["bias", "grad_bias"]
     symbols = dict(SYMBOLS, head_dim=64, head_dim_v=64)
     shapes = bundle.workspace_shapes(symbols)
-    assert shapes["dbias_accum"] == (bias_shape(form), "f32")
+    if broadcasts:
+        assert shapes["dbias_accum"] == (bias_shape(form), "f32")
+    else:
+        assert "dbias_accum" not in shapes
     ops = operands(form, 64, kcfg.bias_dtype)
     assert bundle.check(ops) == (2, HQ, B)
     total = 0

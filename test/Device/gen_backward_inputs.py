@@ -45,6 +45,8 @@ def configs():
             bias=(True, False, "f32")),
         Bwd("f16", 128, 128, "bhsd", False, "top_left", (96, 32), bias=(False, False, "f16")),
         Bwd("bf16", 64, 64, "bhsd", True, "top_left", None, True, bias=(True, True, "bf16")),
+        # A window skips tiles on both sides: zeros stored there.
+        Bwd("bf16", 64, 64, "bshd", False, "bottom_right", (48, 24), bias=(True, True, "bf16")),
     ]
     # bench_backward_bias.py's: bf16 bias per (batch, head) or per head.
     out += [Bwd("bf16", d, d, "bhsd", False, "top_left", None, bias=(per_batch, True, "bf16"))

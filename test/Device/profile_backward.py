@@ -4,7 +4,9 @@ for ncu to profile (the device round's stage 6 runs it under ncu and prints
 each kernel's duration, HBM bytes and tensor-pipe activity).
 
 Usage: python3 test/Device/profile_backward.py BUNDLES causal hdim seqlen [batch heads]
-(default batch and heads: the benchmark's, 16k tokens and hidden 2048), under
+(default batch and heads: the benchmark's, 16k tokens and hidden 2048;
+BIAS=1H or BH: non-causal with bench_backward_bias.py's bias and
+configuration, the dbias kernel included), under
   ncu --nvtx --nvtx-include measure/ --clock-control none --csv --metrics METRICS
 (METRICS: `profile_backward.py metrics`), then `profile_backward.py summary NCU_CSV`.
 """
@@ -18,6 +20,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 import check_backward as cb  # noqa: E402
 import peers  # noqa: E402
+import bench_backward_bias  # noqa: E402
 from bench_backward import ours_backward  # noqa: E402
 
 
@@ -64,16 +67,23 @@ def main():
         return print(METRICS)
     folder, causal, D, N = sys.argv[1], bool(int(sys.argv[2])), int(sys.argv[3]), int(sys.argv[4])
     B, H = (int(sys.argv[5]), int(sys.argv[6])) if len(sys.argv) > 6 else peers.shape(N, D)
-    seq = cb.Sequence(os.path.join(folder, f"bf16_d{D}_bhsd" + ("_causal" if causal else "")))
     q, k, v, do = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16) for _ in range(4))
-    call = ours_backward(seq, q, k, v, do, causal)
+    bias = os.environ.get("BIAS")
+    if bias:
+        per_batch = bias == "BH"
+        seq = cb.Sequence(os.path.join(folder, bench_backward_bias.FOLDERS[(D, per_batch)]))
+        b = peers.alibi_bias(H, N).expand(B if per_batch else 1, H, N, N).contiguous()
+        call = bench_backward_bias.ours_backward(seq, q, k, v, do, b)
+    else:
+        seq = cb.Sequence(os.path.join(folder, f"bf16_d{D}_bhsd" + ("_causal" if causal else "")))
+        call = ours_backward(seq, q, k, v, do, causal)
     call()  # loads the modules, warms the allocator
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_push("measure")
     call()
     torch.cuda.nvtx.range_pop()
     torch.cuda.synchronize()
-    print(f"profiled: causal={int(causal)} d{D} N{N} B{B} H{H}")
+    print(f"profiled: causal={int(causal)} d{D} N{N} B{B} H{H} bias={bias or 'none'}")
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ void mlir::fa::nvvm_kernel::buildBackwardKernels(OpBuilder &builder, Location lo
   buildBackwardPreKernel(builder, loc, moduleBody, cfg);
   buildBackwardMainKernel(builder, loc, moduleBody, cfg);
   buildBackwardPostKernel(builder, loc, moduleBody, cfg);
-  if (cfg.bias)
+  if (cfg.biasBroadcasts())
     buildBackwardBiasGradKernel(builder, loc, moduleBody, cfg);
 }
 
@@ -83,7 +83,7 @@ SmallVector<StringRef> workspaceNames(const BK &cfg) {
   SmallVector<StringRef> names{"dq_accum", "lse_log2", "softmax_d"};
   if (cfg.deterministic)
     names.push_back("dq_semaphore");
-  if (cfg.bias)
+  if (cfg.biasBroadcasts())
     names.push_back("dbias_accum");
   return names;
 }
@@ -167,7 +167,10 @@ KernelJson mainKernel(const BK &cfg) {
     k.params.push_back(ptrParam("dq_semaphore"));
   if (cfg.bias) {
     appendStridedOperand(k.params, "bias", "seq_q");
-    k.params.push_back(ptrParam("dbias_accum"));
+    if (cfg.biasBroadcasts())
+      k.params.push_back(ptrParam("dbias_accum"));
+    else
+      appendStridedOperand(k.params, "grad_bias", "seq_q");
   }
   k.params.push_back(i32Param("seq_q"));
   k.params.push_back(i32Param("seq_k"));
@@ -199,7 +202,7 @@ KernelJson biasGradKernel(const BK &cfg) {
 
 std::vector<KernelJson> kernelJsons(const BK &cfg) {
   std::vector<KernelJson> ks{preKernel(), mainKernel(cfg), postKernel()};
-  if (cfg.bias)
+  if (cfg.biasBroadcasts())
     ks.push_back(biasGradKernel(cfg));
   return ks;
 }

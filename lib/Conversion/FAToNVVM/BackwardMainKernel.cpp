@@ -48,8 +48,11 @@ struct MainArgs {
   Value tmQ, tmK, tmV, tmDO, tmLse2, tmD;
   Value dK, dKStride[3], dV, dVStride[3];
   Value dqAccum, semaphore; // semaphore only when deterministic
-  BiasArgs bias;            // with a bias only, as dbiasAccum
+  BiasArgs bias; // with a bias only, as one of the two below
+  /// Where dBias goes: dbias_accum where the bias broadcasts, else
+  /// grad_bias itself (with its strides).
   Value dbiasAccum;
+  BiasArgs gradBias;
   Value seqQ, seqK, group;
 
   static constexpr unsigned kTensorMaps = 6;
@@ -70,9 +73,14 @@ struct MainArgs {
     if (cfg.deterministic)
       a.semaphore = next();
     if (cfg.bias) {
-      for (Value *v : {&a.bias.ptr, &a.bias.strideBatch, &a.bias.strideHead, &a.bias.strideRow,
-                       &a.dbiasAccum})
+      for (Value *v : {&a.bias.ptr, &a.bias.strideBatch, &a.bias.strideHead, &a.bias.strideRow})
         *v = next();
+      if (cfg.biasBroadcasts())
+        a.dbiasAccum = next();
+      else
+        for (Value *v : {&a.gradBias.ptr, &a.gradBias.strideBatch, &a.gradBias.strideHead,
+                         &a.gradBias.strideRow})
+          *v = next();
     }
     a.seqQ = next();
     a.seqK = next();
@@ -87,8 +95,13 @@ struct MainArgs {
     t.append({ptr, i64, i64, i64, ptr, i64, i64, i64, ptr});
     if (cfg.deterministic)
       t.push_back(ptr);
-    if (cfg.bias)
-      t.append({ptr, i64, i64, i64, ptr});
+    if (cfg.bias) {
+      t.append({ptr, i64, i64, i64});
+      if (cfg.biasBroadcasts())
+        t.push_back(ptr);
+      else
+        t.append({ptr, i64, i64, i64});
+    }
     t.append({i32, i32, i32});
     return t;
   }
@@ -129,6 +142,9 @@ private:
   /// dS^T (dBias) of step `s` into dbias_accum, within seq_q x seq_k.
   void storeBiasGrad(const QueryStep &s, Value slab0, Value keyRow0, Value laneCol,
                      ArrayRef<Value> ds);
+  /// Zeros of grad_bias (stored directly, no broadcast) for this
+  /// consumer's keys in the query rows the mask skips.
+  void zeroSkippedBiasGrad(Value slab0, Value threadInWg);
   /// The consumer's dQ partial of step `s` (64-column box `box` of the
   /// tile) staged in shared memory and added into the accumulator by one
   /// bulk reduce.
@@ -416,6 +432,8 @@ void BackwardMainKernel::emitConsumer() {
       },
       [&]() { return zeros; });
 
+  if (cfg.bias && !cfg.biasBroadcasts())
+    zeroSkippedBiasGrad(slab0, threadInWg);
   ArrayRef<Value> all(grads);
   storeGrad(all.take_front(nK), args.dK, args.dKStride, cfg.headDim, keyRow0, laneCol,
             kb.cf32(cfg.semantics.scale));
@@ -488,28 +506,46 @@ std::function<Value(int64_t)> BackwardMainKernel::biasLoader(const QueryStep &s,
 
 void BackwardMainKernel::storeBiasGrad(const QueryStep &s, Value slab0, Value keyRow0,
                                        Value laneCol, ArrayRef<Value> ds) {
-  // dbias_accum is dense [batches, heads, seq_q, seq_k], extent 1 where the
-  // bias broadcasts; there several CTAs (and q heads) add into one element.
-  // seq_k opaque: else the 16 loop-invariant column offsets c * seq_k stay
-  // live across the loop.
-  Value seqQ64 = kb.ext64(args.seqQ), seqK64 = opaqueCopy(kb, kb.ext64(args.seqK));
-  Value b = cfg.biasBroadcastBatch ? kb.c64(0) : kb.ext64(batch);
-  Value h = cfg.biasBroadcastHead ? kb.c64(0) : kb.ext64(s.qHead);
-  Value heads = cfg.biasBroadcastHead ? kb.c64(1) : kb.ext64(numHeadsQ);
   Value col0 = kb.add(s.m0, laneCol);
-  Value rowBase = kb.add(kb.mul(kb.add(kb.mul(b, heads), h), seqQ64), kb.ext64(col0));
+  // The element of register i: grad_bias through its strides (one writer,
+  // the bias's type), or the dense f32 dbias_accum [batches, heads, seq_q,
+  // seq_k] (extent 1 where the bias broadcasts; several CTAs and q heads
+  // add into one element).
+  std::function<Value(int64_t, Value)> elementAt;
+  Type elemTy = cfg.biasBroadcasts() ? kb.f32 : biasElementType(kb, *cfg.bias);
+  if (cfg.biasBroadcasts()) {
+    // seq_k opaque: else the 16 loop-invariant column offsets c * seq_k
+    // stay live across the loop.
+    Value seqK64 = opaqueCopy(kb, kb.ext64(args.seqK));
+    Value b = cfg.biasBroadcastBatch ? kb.c64(0) : kb.ext64(batch);
+    Value h = cfg.biasBroadcastHead ? kb.c64(0) : kb.ext64(s.qHead);
+    Value heads = cfg.biasBroadcastHead ? kb.c64(1) : kb.ext64(numHeadsQ);
+    Value rowBase =
+        kb.add(kb.mul(kb.add(kb.mul(b, heads), h), kb.ext64(args.seqQ)), kb.ext64(col0));
+    elementAt = [this, rowBase, seqK64](int64_t i, Value key) {
+      return kb.add(kb.mul(kb.add(rowBase, kb.c64(fragColOffset(i))), seqK64), kb.ext64(key));
+    };
+  } else {
+    const BiasArgs &g = args.gradBias;
+    Value strideRow = opaqueCopy(kb, g.strideRow);
+    Value plane = kb.add(kb.mul(kb.ext64(batch), g.strideBatch),
+                         kb.mul(kb.ext64(s.qHead), g.strideHead));
+    elementAt = [this, col0, plane, strideRow](int64_t i, Value key) {
+      Value query = kb.ext64(kb.add(col0, kb.c32(fragColOffset(i))));
+      return kb.add(kb.add(plane, kb.mul(query, strideRow)), kb.ext64(key));
+    };
+  }
+  Value target = cfg.biasBroadcasts() ? args.dbiasAccum : args.gradBias.ptr;
   auto emitStores = [&](bool guarded) {
     for (size_t i = 0; i < ds.size(); ++i) {
       Value query = kb.add(col0, kb.c32(fragColOffset(i)));
       Value key = kb.add(keyRow0, kb.c32(8 * fragRowHalf(i)));
-      Value idx = kb.add(kb.mul(kb.add(rowBase, kb.c64(fragColOffset(i))), seqK64),
-                         kb.ext64(key));
-      Value at = kb.globalAt(args.dbiasAccum, idx, kb.f32);
+      Value at = kb.globalAt(target, elementAt(i, key), elemTy);
       auto store = [&] {
         if (cfg.biasBroadcasts())
-          redAddF32(kb, at, ds[i]);
-        else
-          LLVM::StoreOp::create(kb.b, ds[i], at, /*alignment=*/4);
+          return redAddF32(kb, at, ds[i]);
+        Value v = elemTy == kb.f32 ? ds[i] : arith::TruncFOp::create(kb.b, elemTy, ds[i]);
+        LLVM::StoreOp::create(kb.b, v, at, biasTypeBytes(*cfg.bias));
       };
       if (!guarded) {
         store();
@@ -525,6 +561,47 @@ void BackwardMainKernel::storeBiasGrad(const QueryStep &s, Value slab0, Value ke
       kb.cmp(arith::CmpIPredicate::sle, kb.add(s.m0, kb.c32(BK::kBlockM)), args.seqQ),
       kb.cmp(arith::CmpIPredicate::sle, kb.add(slab0, kb.c32(64)), args.seqK));
   kb.ifThenElse(interior, [&] { emitStores(false); }, [&] { emitStores(true); });
+}
+
+void BackwardMainKernel::zeroSkippedBiasGrad(Value slab0, Value threadInWg) {
+  // The query rows outside [lo, hi) are the tiles the mask skips for this
+  // key block: their dBias is 0, and only this CTA owns those elements.
+  Value lo = kb.mul(firstTile, kb.c32(BK::kBlockM));
+  Value hi = kb.minSI(kb.mul(kb.add(firstTile, tileCount), kb.c32(BK::kBlockM)), args.seqQ);
+  Value none = kb.cmp(arith::CmpIPredicate::eq, tileCount, kb.c32(0));
+  lo = kb.select(none, kb.c32(0), lo);
+  hi = kb.select(none, kb.c32(0), hi);
+  Type elemTy = biasElementType(kb, *cfg.bias);
+  Value zero = arith::ConstantOp::create(kb.b, elemTy, kb.b.getFloatAttr(elemTy, 0.0));
+  const BiasArgs &g = args.gradBias;
+  // Eight threads per row, eight keys each: 16 rows per pass of 128 threads.
+  Value rowInPass = kb.shru(threadInWg, kb.c32(3));
+  Value key0 = kb.add(slab0, kb.mul(kb.andi(threadInWg, kb.c32(7)), kb.c32(8)));
+  auto zeroRows = [&](Value qHead, Value first, Value end) {
+    Value passes = kb.divUI(kb.add(kb.sub(end, first), kb.c32(15)), kb.c32(16));
+    kb.forLoop(kb.c32(0), passes, {}, [&](Value pass, ValueRange) {
+      Value row = kb.add(first, kb.add(kb.mul(pass, kb.c32(16)), rowInPass));
+      kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, row, end), [&] {
+        Value rowAt = stridedRowOffset(kb, batch, qHead, row, g.strideBatch, g.strideHead,
+                                       g.strideRow);
+        for (int64_t e = 0; e < 8; ++e) {
+          Value key = kb.add(key0, kb.c32(e));
+          kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, key, args.seqK), [&] {
+            LLVM::StoreOp::create(kb.b, zero,
+                                  kb.globalAt(g.ptr, kb.add(rowAt, kb.ext64(key)), elemTy),
+                                  biasTypeBytes(*cfg.bias));
+          });
+        }
+      });
+      return SmallVector<Value>{};
+    });
+  };
+  kb.forLoop(kb.c32(0), args.group, {}, [&](Value g, ValueRange) {
+    Value qHead = kb.add(kb.mul(headKV, args.group), g);
+    zeroRows(qHead, kb.c32(0), kb.minSI(lo, args.seqQ));
+    zeroRows(qHead, kb.maxSI(hi, lo), args.seqQ);
+    return SmallVector<Value>{};
+  });
 }
 
 void BackwardMainKernel::addDq(const QueryStep &s, ArrayRef<Value> dq, Value box, Value c,

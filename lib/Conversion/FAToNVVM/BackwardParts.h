@@ -9,7 +9,7 @@
 //         over the query tiles (and q heads of the group) that see the
 //         block; dQ partials added into an f32 accumulator
 //   post  dQ = scale * dQaccum in dQ's element type
-//   dbias (with a bias only) dBias = dbias_accum in the bias's element type
+//   dbias (a bias that broadcasts) dBias = dbias_accum in the bias's type
 //
 // The main kernel reuses the forward's parts: TmaPipeline, MaskRule, the
 // wgmma helpers, the 128B-swizzled box layout.
@@ -32,11 +32,12 @@ struct BackwardKernelConfig {
   /// bitwise reproducible.
   bool deterministic = false;
   /// An additive bias [batch|1, heads_q|1, seq_q, seq_k], read per score.
-  /// Its gradient dBias = dS (before the scale) goes into the f32
-  /// workspace dbias_accum [batch|1, heads_q|1, seq_q, seq_k]: stored once
-  /// per element, or added by f32 reductions where the bias broadcasts over
-  /// batch or heads (so not in deterministic mode); the dbias kernel writes
-  /// it into grad_bias (every element: tiles the mask skips are zero).
+  /// Its gradient dBias = dS (before the scale): per batch and head, stored
+  /// into grad_bias once per element (zeros where the mask skips a tile);
+  /// where the bias broadcasts over batch or heads (so not in deterministic
+  /// mode), added by f32 reductions into the workspace dbias_accum
+  /// [batch|1, heads_q|1, seq_q, seq_k], which the dbias kernel writes into
+  /// grad_bias.
   std::optional<BiasType> bias;
   bool biasBroadcastBatch = false, biasBroadcastHead = false;
   bool biasBroadcasts() const { return biasBroadcastBatch || biasBroadcastHead; }

@@ -1,30 +1,29 @@
 // RUN: fa-opt %s --split-input-file --convert-fa-to-nvvm | FileCheck %s
 
 // A bias in the backward (docs/HopperBackward.md, "Bias and dBias"): the main
-// kernel adds it to S^T and writes dS^T, its gradient, into the f32
-// workspace dbias_accum; a fourth kernel (_dbias) converts that into
-// grad_bias. Per batch and head each element has one writer (plain stores).
+// kernel adds it to S^T; dS^T is its gradient. Per batch and head each
+// element of grad_bias has one writer: the main kernel stores it directly
+// (the bias's type, through grad_bias's strides) and zeros the rows the
+// mask skips; three kernels, no dBias workspace.
 
 // CHECK-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2 = {fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2 = "
 // CHECK-SAME: \22bias\22: true
 // CHECK-SAME: \22bias_broadcast\22: []
 // CHECK-SAME: \22bias_dtype\22: \22f32\22
-// CHECK-SAME: \22fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2_post.json\22,\0A    \22fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2_dbias.json\22
-// CHECK-SAME: \22init\22: \22zero\22,\0A      \22name\22: \22dbias_accum\22,\0A      \22shape\22: [\0A        \22batch\22,\0A        \22heads_q\22,\0A        \22seq_q\22,\0A        \22seq_k\22
-// CHECK-SAME: fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2_dbias = "
-// CHECK-SAME: \22op\22: \22attention_bwd_dbias\22
-// CHECK-SAME: \22operand\22: \22grad_bias\22
+// CHECK-SAME: \22fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2_post.json\22\0A  ]
+// CHECK-NOT: dbias_accum
 // CHECK-SAME: fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2_main = "
 // CHECK-SAME: \22operand\22: \22bias\22
 // CHECK-SAME: \22value\22: \22stride(bias, seq_q)\22
-// CHECK-SAME: \22operand\22: \22dbias_accum\22
+// CHECK-SAME: \22operand\22: \22grad_bias\22
+// CHECK-SAME: \22value\22: \22stride(grad_bias, seq_q)\22
 // CHECK: llvm.func @fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2_main(
 // CHECK: ex2.approx
 // CHECK-NOT: red.global.add.f32
 // CHECK: llvm.store {{.*}} : f32, !llvm.ptr
 // CHECK: stmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// CHECK: llvm.func @fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2_dbias(
-// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
+// CHECK: llvm.func @fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2_post(
+// CHECK-NOT: _dbias(
 
 func.func @per_batch_head(%do: tensor<?x?x?x128xbf16>, %q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>, %o: tensor<?x?x?x128xbf16>, %l: tensor<?x?x?xf32>, %b: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
   %dq, %dk, %dv, %db = fa.attention_grad %do, %q, %k, %v, %o, %l : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?xf32> bias(%b : tensor<?x?x?x?xf32>) {causal} -> tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x?xf32>
@@ -34,16 +33,24 @@ func.func @per_batch_head(%do: tensor<?x?x?x128xbf16>, %q: tensor<?x?x?x128xbf16
 // -----
 
 // Broadcast over batch (a static 1 where Q's batch is dynamic): several
-// CTAs add into one element, with red.global.add.f32; dbias_accum and the
-// dbias kernel's grid have extent 1 there.
+// CTAs add into one element, with red.global.add.f32 into the f32
+// workspace dbias_accum, which a fourth kernel (_dbias) writes into
+// grad_bias; the workspace and that kernel's grid have extent 1 there.
 // CHECK-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2 = {fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2 = "
 // CHECK-SAME: \22bias_broadcast\22: [\0A      \22batch\22\0A    ]
 // CHECK-SAME: \22bias_dtype\22: \22bf16\22
-// CHECK-SAME: \22name\22: \22dbias_accum\22,\0A      \22shape\22: [\0A        \221\22,\0A        \22heads_q\22,
+// CHECK-SAME: \22fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_post.json\22,\0A    \22fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_dbias.json\22
+// CHECK-SAME: \22init\22: \22zero\22,\0A      \22name\22: \22dbias_accum\22,\0A      \22shape\22: [\0A        \221\22,\0A        \22heads_q\22,\0A        \22seq_q\22,\0A        \22seq_k\22
 // CHECK-SAME: fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_dbias = "
 // CHECK-SAME: \22grid\22: [\0A    \22seq_q\22,\0A    \22heads_q\22,\0A    \221\22\0A  ]
+// CHECK-SAME: \22op\22: \22attention_bwd_dbias\22
+// CHECK-SAME: \22operand\22: \22grad_bias\22
+// CHECK-SAME: fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_main = "
+// CHECK-SAME: \22operand\22: \22dbias_accum\22
 // CHECK: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_main(
 // CHECK: red.global.add.f32
+// CHECK: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_dbias(
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
 
 func.func @broadcast_batch(%do: tensor<?x?x?x64xbf16>, %q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>, %v: tensor<?x?x?x64xbf16>, %o: tensor<?x?x?x64xbf16>, %l: tensor<?x?x?xf32>, %b: tensor<1x?x?x?xbf16>) -> tensor<1x?x?x?xbf16> {
   %dq, %dk, %dv, %db = fa.attention_grad %do, %q, %k, %v, %o, %l : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?xf32> bias(%b : tensor<1x?x?x?xbf16>) {layout = #fa<layout bshd>} -> tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<1x?x?x?xbf16>
