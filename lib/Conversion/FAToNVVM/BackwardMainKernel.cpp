@@ -126,6 +126,8 @@ private:
   int64_t barrier(int64_t index) const { return cfg.barrierOffset() + 8 * index; }
   Value kvBarrier() { return kb.sharedAt(base, barrier(0)); }
   QueryStep step(Value t);
+  /// This CTA's key block, kv head and batch from its block id.
+  void placeBlock();
   void emitProducer();
   void emitConsumer();
   /// S^T of one consumer (rows: keys from keyRow0, columns: queries from
@@ -164,8 +166,11 @@ private:
 };
 
 QueryStep BackwardMainKernel::step(Value t) {
-  Value g = kb.divUI(t, tileCount);
-  Value tile = kb.add(firstTile, kb.remu(t, tileCount));
+  // A bias broadcast over heads: the group's q heads of one query tile in
+  // a row, so their dBias reductions meet in L2.
+  bool headsInner = cfg.biasBroadcastHead;
+  Value g = headsInner ? kb.remu(t, args.group) : kb.divUI(t, tileCount);
+  Value tile = kb.add(firstTile, headsInner ? kb.divUI(t, args.group) : kb.remu(t, tileCount));
   return {kb.add(kb.mul(headKV, args.group), g), tile, kb.mul(tile, kb.c32(BK::kBlockM))};
 }
 
@@ -677,6 +682,34 @@ void BackwardMainKernel::storeGrad(ArrayRef<Value> acc, Value ptr, Value (&strid
   }
 }
 
+void BackwardMainKernel::placeBlock() {
+  nBlock = kb.blockIdX();
+  headKV = kb.blockIdY();
+  batch = kb.blockIdZ();
+  if (!cfg.biasBroadcasts())
+    return;
+  // Where the bias broadcasts, the CTAs that add into the same dBias
+  // elements (other batches, other kv heads) get consecutive block ids, so
+  // they run together and their reductions meet in L2 instead of each
+  // reading and writing the line in HBM (the grid is unchanged).
+  Value nx = kb.gridDimX(), ny = kb.gridDimY(), nz = kb.gridDimZ();
+  Value linear = kb.add(kb.blockIdX(), kb.mul(nx, kb.add(kb.blockIdY(), kb.mul(ny, kb.blockIdZ()))));
+  SmallVector<std::pair<Value *, Value>> order; // fastest first
+  if (cfg.biasBroadcastBatch)
+    order.push_back({&batch, nz});
+  if (cfg.biasBroadcastHead)
+    order.push_back({&headKV, ny});
+  order.push_back({&nBlock, nx});
+  if (!cfg.biasBroadcastHead)
+    order.push_back({&headKV, ny});
+  if (!cfg.biasBroadcastBatch)
+    order.push_back({&batch, nz});
+  for (auto [dst, extent] : order) {
+    *dst = kb.remu(linear, extent);
+    linear = kb.divUI(linear, extent);
+  }
+}
+
 void BackwardMainKernel::emit() {
   kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, tid, kb.c32(0)), [&] {
     mbarrierInit(kb, kvBarrier(), 1);
@@ -685,9 +718,7 @@ void BackwardMainKernel::emit() {
   });
   NVVM::Barrier0Op::create(kb.b);
 
-  nBlock = kb.blockIdX();
-  headKV = kb.blockIdY();
-  batch = kb.blockIdZ();
+  placeBlock();
   n0 = kb.mul(nBlock, kb.c32(BK::kBlockN));
   numHeadsQ = kb.mul(kb.gridDimY(), args.group);
   int64_t m = BK::kBlockM;
