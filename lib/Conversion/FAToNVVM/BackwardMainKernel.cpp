@@ -141,7 +141,8 @@ private:
   /// Loads the bias (f32) of S^T register i of step `s`: rows past seq_q
   /// and keys past seq_k read the last ones (their P is 0 or never used).
   std::function<Value(int64_t)> biasLoader(const QueryStep &s, Value keyRow0, Value laneCol);
-  /// dS^T (dBias) of step `s` into dbias_accum, within seq_q x seq_k.
+  /// dS^T (dBias) of step `s`, within seq_q x seq_k: stored into
+  /// grad_bias, or added into dbias_accum where the bias broadcasts.
   void storeBiasGrad(const QueryStep &s, Value slab0, Value keyRow0, Value laneCol,
                      ArrayRef<Value> ds);
   /// Zeros of grad_bias (stored directly, no broadcast) for this
