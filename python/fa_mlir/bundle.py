@@ -242,14 +242,8 @@ def _gpu_config_view(kcfg):
     if kcfg.bias is not None:
         view["bias_dtype"] = kcfg.bias_dtype
         if kcfg.op == "backward":  # specialised on the broadcast dims
-            view["bias_broadcast"] = bias_broadcast(kcfg.bias)
+            view["bias_broadcast"] = kcfg.bias_broadcast_dims()
     return view
-
-
-def bias_broadcast(bias):
-    """config.bias_broadcast of a (per_batch, per_head) bias: the dims it
-    broadcasts, in docs/BundleFormat.md's order."""
-    return [d for d, per in zip(("batch", "head"), bias) if not per]
 
 
 def _f32(x):

@@ -300,10 +300,10 @@ class KernelConfig:
     def _check_sm90a_backward(self, where):
         """The sm_90a backward sums dBias over a broadcast batch or head dim
         with f32 atomics, whose order varies: not deterministic."""
-        if not self.deterministic or self.bias is None or all(self.bias):
+        broadcast = self.bias_broadcast_dims()
+        if not self.deterministic or not broadcast:
             return
-        dims = " and ".join(d for d, per in zip(("batch", "heads"), self.bias)
-                            if not per)
+        dims = " and ".join("heads" if d == "head" else d for d in broadcast)
         raise UnsupportedError(
             f"{where}: deterministic with a bias broadcast along {dims} "
             f"(bias={self.bias}): the sm_90a backward sums dBias over the "
@@ -312,6 +312,17 @@ class KernelConfig:
             "copies nothing; torch then sums its gradient)")
 
     # -- derived ------------------------------------------------------------
+    def bias_broadcast_dims(self):
+        """The bias dims the sm_90a backward sums over, as fa-compile decides
+        them: a size-1 bias dim where the matching Q size is not a static 1
+        (batch 1 or heads_q 1 leaves one writer per element). In
+        docs/BundleFormat.md's order; [] without a bias."""
+        if self.bias is None:
+            return []
+        sizes = (self.batch, self.heads_q)
+        return [d for d, per, n in zip(("batch", "head"), self.bias, sizes)
+                if not per and n != 1]
+
     @property
     def dv(self):
         return self.head_dim if self.head_dim_v is None else self.head_dim_v

@@ -218,6 +218,27 @@ def test_manifest_bias_must_match_the_sequence(tmp_path, config):
 
 # -- KernelConfig: deterministic with a broadcast bias ----------------------
 
+@pytest.mark.parametrize("bias,sizes,dims", [
+    ((True, True), {}, []),
+    ((False, True), {}, ["batch"]),
+    ((False, False), {}, ["batch", "head"]),
+    ((False, False), dict(batch=1), ["head"]),
+    ((True, False), dict(heads_q=1, heads_kv=1), []),
+    ((False, False), dict(batch=1, heads_q=1, heads_kv=1), []),
+])
+def test_bias_broadcast_dims_follow_the_compilers_rule(bias, sizes, dims):
+    """A size-1 bias dim is a sum only where Q's size is not a static 1
+    (fa-compile's rule, so the manifest view agrees with the bundle)."""
+    kcfg = CONFIG.with_(bias=bias, **sizes)
+    assert kcfg.bias_broadcast_dims() == dims
+    refused = kcfg.with_(deterministic=True)
+    if dims:
+        with pytest.raises(UnsupportedError, match="deterministic with a bias"):
+            refused.check_target("sm_90a")
+    else:
+        refused.check_target("sm_90a")
+
+
 @pytest.mark.parametrize("bias", [(False, True), (True, False), (False, False)])
 def test_deterministic_broadcast_bias_is_refused_on_sm90a(bias):
     kcfg = CONFIG.with_(bias=bias, deterministic=True)
@@ -423,6 +444,23 @@ def compiled_forms(tmp_path_factory):
     return out
 
 
+def test_compiler_single_head_bias_loads(tmp_path):
+    """heads_q = 1 with a [B, 1, Sq, Sk] bias: fa-compile writes
+    bias_broadcast [] (one head, nothing summed) and the manifest view
+    agrees, so the bundle loads (it did not: the view said ["head"])."""
+    try:
+        compiler.find_fa_compile()
+    except UnsupportedError as e:
+        pytest.skip(str(e))
+    kcfg = CONFIG.with_(head_dim=64, heads_q=1, heads_kv=1, bias=(True, False),
+                        bias_dtype="bf16")
+    compiler.build_bundle(kcfg, "sm_90a", str(tmp_path))
+    bundle = load_bundle(str(tmp_path))
+    assert bundle.runtime.num_kernels == 3
+    with open(bundle.json_path) as f:
+        assert json.load(f)["config"]["bias_broadcast"] == []
+
+
 @pytest.mark.parametrize("form", FORMS, ids=FORM_IDS)
 def test_compiler_bias_sequence_passes_both_readers(compiled_forms, form):
     """The contract of docs/BundleFormat.md (*Bias gradient*) as the
@@ -468,3 +506,16 @@ def test_compiler_bias_sequence_passes_both_readers(compiled_forms, form):
         full = dict(ops, bias=operands((True, True), 64, kcfg.bias_dtype)["bias"])
         with pytest.raises(RuntimeLibraryError, match="config.bias_broadcast"):
             bundle.check(full)
+
+
+def test_torch_op_counts_a_size_one_bias_dim_over_size_one_q_as_full():
+    """fa_mlir.torch.attention's KernelConfig: a [1, H, Sq, Sk] bias at
+    batch 1 is per batch (dBias stored directly, deterministic allowed);
+    at batch 2 it broadcasts."""
+    torch = pytest.importorskip("torch")
+    from fa_mlir.torch import _ops
+    bias = torch.zeros(1, 4, 8, 8)
+    assert _ops._bias_flags(bias, dict(batch=1, heads_q=4)) == (True, True)
+    assert _ops._bias_flags(bias, dict(batch=2, heads_q=4)) == (False, True)
+    assert _ops._bias_flags(torch.zeros(2, 1, 8, 8), dict(batch=2, heads_q=1)) == (True, True)
+    assert _ops._bias_flags(torch.zeros(2, 1, 8, 8), dict(batch=2, heads_q=4)) == (True, False)

@@ -69,12 +69,20 @@ def varlen_config(q, k, v, causal, scale, window_left, window_right, softcap,
                         mask_alignment, "bshd")
 
 
+def _bias_flags(bias, sizes):
+    """(per_batch, per_head) of a [B|1, Hq|1, Sq, Sk] bias; a size-1 dim
+    counts as full where the call's batch or heads_q is 1 too (one writer
+    per dBias element: no sum, the sm_90a backward's direct stores)."""
+    return (bias.shape[0] != 1 or sizes["batch"] == 1,
+            bias.shape[1] != 1 or sizes["heads_q"] == 1)
+
+
 def _memo_config(op, dtype, sizes, bias, causal, scale, window_left,
                  window_right, softcap, mask_alignment, layout,
                  deterministic=False, num_splits=None, **kvcache):
     memo = (op, dtype, sizes["heads_q"], sizes["heads_kv"], sizes["head_dim"],
             sizes["head_dim_v"], None if bias is None else
-            (bias.shape[0] != 1, bias.shape[1] != 1, bias.dtype), causal,
+            (*_bias_flags(bias, sizes), bias.dtype), causal,
             scale, window_left, window_right, softcap, mask_alignment, layout,
             deterministic, num_splits, tuple(sorted(kvcache.items())))
     kcfg = _configs.get(memo)
@@ -90,8 +98,7 @@ def _memo_config(op, dtype, sizes, bias, causal, scale, window_left,
 def _make_config(op, dtype, sizes, bias, causal, scale, window_left,
                  window_right, softcap, mask_alignment, layout,
                  deterministic=False, num_splits=None, **kvcache):
-    bias_spec = None if bias is None else (bias.shape[0] != 1,
-                                           bias.shape[1] != 1)
+    bias_spec = None if bias is None else _bias_flags(bias, sizes)
     return KernelConfig(
         op=op, dtype=dtype, head_dim=sizes["head_dim"],
         head_dim_v=sizes["head_dim_v"], layout=layout, causal=causal,
