@@ -572,11 +572,9 @@ void BackwardMainKernel::storeBiasGrad(const QueryStep &s, Value slab0, Value ke
 void BackwardMainKernel::zeroSkippedBiasGrad(Value slab0, Value threadInWg) {
   // The query rows outside [lo, hi) are the tiles the mask skips for this
   // key block: their dBias is 0, and only this CTA owns those elements.
+  // Without tiles hi = min(lo, seq_q): the two ranges cover every row.
   Value lo = kb.mul(firstTile, kb.c32(BK::kBlockM));
   Value hi = kb.minSI(kb.mul(kb.add(firstTile, tileCount), kb.c32(BK::kBlockM)), args.seqQ);
-  Value none = kb.cmp(arith::CmpIPredicate::eq, tileCount, kb.c32(0));
-  lo = kb.select(none, kb.c32(0), lo);
-  hi = kb.select(none, kb.c32(0), hi);
   Type elemTy = biasElementType(kb, *cfg.bias);
   Value zero = arith::ConstantOp::create(kb.b, elemTy, kb.b.getFloatAttr(elemTy, 0.0));
   const BiasArgs &g = args.gradBias;
@@ -605,7 +603,7 @@ void BackwardMainKernel::zeroSkippedBiasGrad(Value slab0, Value threadInWg) {
   kb.forLoop(kb.c32(0), args.group, {}, [&](Value g, ValueRange) {
     Value qHead = kb.add(kb.mul(headKV, args.group), g);
     zeroRows(qHead, kb.c32(0), kb.minSI(lo, args.seqQ));
-    zeroRows(qHead, kb.maxSI(hi, lo), args.seqQ);
+    zeroRows(qHead, hi, args.seqQ);
     return SmallVector<Value>{};
   });
 }

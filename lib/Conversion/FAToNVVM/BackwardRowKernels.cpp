@@ -290,7 +290,7 @@ static void emitBiasGradKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn,
       Value inRange = kb.cmp(arith::CmpIPredicate::slt, key, seqK);
       // Keys past seq_k read the row's first element instead.
       Value at = kb.add(src, kb.ext64(kb.select(inRange, key, kb.c32(0))));
-      values.push_back(LLVM::LoadOp::create(kb.b, kb.f32, kb.globalAt(accPtr, at, kb.f32), 4));
+      values.push_back(loadF32(kb, accPtr, at, kb.f32, 4));
       keys.push_back({key, inRange});
     }
     for (int64_t u = 0; u < kUnroll; ++u)

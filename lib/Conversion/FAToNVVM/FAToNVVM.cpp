@@ -278,6 +278,7 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
   if (!isKernelHeadDim(dv, max))
     return fail("head dim of V must be a static multiple of 8 in [8, " + Twine(max) +
                 "] for the sm_90a backward (dK and dV accumulate in registers)");
+  cfg.bshd = op.getLayout() == Layout::bshd;
   if (Value bias = op.getBias()) {
     auto bTy = cast<RankedTensorType>(bias.getType());
     cfg.bias = biasTypeOf(bTy.getElementType());
@@ -289,7 +290,6 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
       int64_t q = qTy.getDimSize(cfg.bshd && dim == 1 ? 2 : dim);
       return bTy.getDimSize(dim) == 1 && q != 1;
     };
-    cfg.bshd = op.getLayout() == Layout::bshd;
     cfg.biasBroadcastBatch = broadcasts(0);
     cfg.biasBroadcastHead = broadcasts(1);
     if (cfg.biasBroadcasts() && opts.deterministic)
@@ -301,7 +301,6 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
     return fail("only chip=sm_90a is supported, got " + opts.chip);
   cfg.headDim = d;
   cfg.headDimV = dv;
-  cfg.bshd = op.getLayout() == Layout::bshd;
   cfg.deterministic = opts.deterministic;
   return cfg;
 }
