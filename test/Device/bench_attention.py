@@ -37,6 +37,24 @@ def environment():
             f"torch {torch.__version__}; cuDNN {torch.backends.cudnn.version()}")
 
 
+def timed(name, make):
+    """(median ms, "ok") of the call `make()` returns, run once and
+    synchronised first, by triton's do_bench; (None, "fail ...") when making
+    or running it raises (a peer missing or refusing the shape is a row),
+    (None, "ok") when `make` returns None (nothing to run)."""
+    try:
+        call = make()
+        if call is None:
+            return None, "ok"
+        call()
+        torch.cuda.synchronize()
+        return do_bench(call, warmup=25, rep=100, return_mode="median"), "ok"
+    except Exception as ex:  # noqa: BLE001 - reported in the CSV
+        text = f"{type(ex).__name__}: {str(ex).splitlines()[0][:70]}" if str(ex) \
+            else type(ex).__name__
+        return None, f"fail {text}".replace(",", ";")
+
+
 def main():
     directory, csv_out = sys.argv[1], sys.argv[2]
     torch.zeros(1, device="cuda")

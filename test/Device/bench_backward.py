@@ -15,13 +15,12 @@ import os
 import sys
 
 import torch
-from triton.testing import do_bench
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 import check_backward as cb  # noqa: E402
 import peers  # noqa: E402
-from bench_attention import env_ints, environment  # noqa: E402
+from bench_attention import env_ints, environment, timed  # noqa: E402
 
 torch.backends.cuda.matmul.allow_tf32 = False
 
@@ -89,15 +88,7 @@ def main():
                 if (causal, D) in seqs:
                     calls.insert(0, ("ours", lambda: ours_backward(seqs[(causal, D)], q, k, v, do, causal)))
                 for name, make in calls:
-                    status, ms = "ok", None
-                    try:
-                        call = make()
-                        if call is not None:
-                            call()
-                            torch.cuda.synchronize()
-                            ms = do_bench(call, warmup=25, rep=100, return_mode="median")
-                    except Exception as ex:  # noqa: BLE001 - reported in the CSV
-                        status = f"fail {type(ex).__name__}: {str(ex).splitlines()[0][:60]}".replace(",", ";")
+                    ms, status = timed(name, make)
                     torch.cuda.empty_cache()
                     if ms or status != "ok":
                         res[name] = (ms, status)

@@ -16,13 +16,12 @@ import os
 import sys
 
 import torch
-from triton.testing import do_bench
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 import check_backward as cb  # noqa: E402
 import peers  # noqa: E402
-from bench_attention import env_ints, environment  # noqa: E402
+from bench_attention import env_ints, environment, timed  # noqa: E402
 
 # Our bench configurations (gen_backward_inputs.py): bias per (batch, head)
 # or per head, by head dim.
@@ -74,16 +73,8 @@ def main():
                 calls += [(n, lambda n=n: peer_backward(n, q, k, v, do, bias))
                           for n in ("cudnn", "efficient", "standard")]
                 for name, make in calls:
-                    status, ms = "ok", None
-                    try:
-                        call = make()
-                        call()
-                        torch.cuda.synchronize()
-                        ms = do_bench(call, warmup=25, rep=100, return_mode="median")
-                    except Exception as ex:  # noqa: BLE001 - reported in the CSV
-                        status = f"fail {type(ex).__name__}: {str(ex).splitlines()[0][:60]}".replace(",", ";")
+                    res[name] = timed(name, make)
                     torch.cuda.empty_cache()
-                    res[name] = (ms, status)
                 peer_ms = [r[0] for n, r in res.items() if n != "ours" and r[0]]
                 best = min(peer_ms) if peer_ms else None
                 for name, (ms, status) in res.items():

@@ -36,7 +36,6 @@ import os
 import sys
 
 import torch
-from triton.testing import do_bench
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -46,7 +45,7 @@ import fa_mlir  # noqa: E402
 import fa_mlir.torch as fat  # noqa: E402
 from fa_mlir.torch import _convert, fp8  # noqa: E402
 import peers  # noqa: E402
-from bench_attention import env_ints, environment  # noqa: E402
+from bench_attention import env_ints, environment, timed  # noqa: E402
 
 torch.backends.cuda.matmul.allow_tf32 = False
 CHECK_ROWS = 256
@@ -161,18 +160,6 @@ def check_shape(x, causal, out):
     base_err = (base.double() - ref).abs().max().item()
     ok = err <= 2 * base_err + 1e-3
     return ("ok" if ok else "FAIL criterion"), err, base_err
-
-
-def timed(name, make):
-    try:
-        call = make()
-        call()
-        torch.cuda.synchronize()
-        return do_bench(call, warmup=25, rep=100, return_mode="median"), "ok"
-    except Exception as ex:  # noqa: BLE001 - a peer missing or failing is a row
-        text = f"{type(ex).__name__}: {str(ex).splitlines()[0][:70]}" if str(ex) \
-            else type(ex).__name__
-        return None, f"fail {text}".replace(",", ";")
 
 
 def speed(csv_out):
