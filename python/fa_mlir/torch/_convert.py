@@ -20,12 +20,12 @@ TORCH_RUNTIME_DTYPE = {v: k for k, v in RUNTIME_DTYPE.items()}
 WHERE = "fa_mlir.torch.attention"
 
 
-def fa_dtype(t, name):
+def fa_dtype(t, name, where=WHERE):
     try:
         return FA_DTYPE[t.dtype]
     except KeyError:
         raise ArgumentError(
-            f"{WHERE}: {name} has dtype {t.dtype}; supported: "
+            f"{where}: {name} has dtype {t.dtype}; supported: "
             f"{', '.join(str(d) for d in FA_DTYPE)}") from None
 
 
@@ -56,52 +56,53 @@ def sizes_of(q, k, v, layout):
                 head_dim_v=v.shape[3])
 
 
-def check_inputs(q, k, v, bias, layout, allow_fp8=False):
+def check_inputs(q, k, v, bias, layout, allow_fp8=False, where=WHERE):
     """Checks devices, dtypes, ranks and shapes; returns the sizes.
     `allow_fp8`: float8_e4m3fn inputs are accepted too (dtype "f8E4M3FN").
 
-    Raises ArgumentError saying which tensor and which dimension is wrong.
+    Raises ArgumentError saying (after `where`, the function the caller
+    called) which tensor and which dimension is wrong.
     """
     names = ("query", "key", "value")
     for name, t in zip(names, (q, k, v)):
         if not isinstance(t, torch.Tensor):
-            raise ArgumentError(f"{WHERE}: {name} must be a torch.Tensor, got "
+            raise ArgumentError(f"{where}: {name} must be a torch.Tensor, got "
                                 f"{type(t).__name__}")
         if t.dim() != 4:
             raise ArgumentError(
-                f"{WHERE}: {name} must have rank 4 ({_layout_text(layout)}), "
+                f"{where}: {name} must have rank 4 ({_layout_text(layout)}), "
                 f"got shape {tuple(t.shape)}")
     dtype = ("f8E4M3FN" if allow_fp8 and q.dtype == torch.float8_e4m3fn
-             else fa_dtype(q, "query"))
+             else fa_dtype(q, "query", where))
     for name, t in zip(names[1:], (k, v)):
         if t.dtype != q.dtype:
-            raise ArgumentError(f"{WHERE}: {name} has dtype {t.dtype}, expected "
+            raise ArgumentError(f"{where}: {name} has dtype {t.dtype}, expected "
                                 f"{q.dtype} (the dtype of query)")
     for name, t in zip(names[1:] + ("bias",), (k, v, bias)):
         if t is not None and t.device != q.device:
-            raise ArgumentError(f"{WHERE}: {name} is on {t.device}, expected "
+            raise ArgumentError(f"{where}: {name} is on {t.device}, expected "
                                 f"{q.device} (the device of query)")
     if q.device.type not in ("cpu", "cuda"):
-        raise ArgumentError(f"{WHERE}: tensors on {q.device.type} are not "
+        raise ArgumentError(f"{where}: tensors on {q.device.type} are not "
                             "supported (cpu or cuda)")
     b, s, h = (0, 2, 1) if layout == "bhsd" else (0, 1, 2)
     sizes = sizes_of(q, k, v, layout)
     dims = {b: "batch", h: "heads", s: "seq"}
     for name, t in zip(names[1:], (k, v)):
         if t.shape[b] != sizes["batch"]:
-            raise ArgumentError(f"{WHERE}: {name} has batch {t.shape[b]}, "
+            raise ArgumentError(f"{where}: {name} has batch {t.shape[b]}, "
                                 f"query has {sizes['batch']}")
     for i in (b, h, s):
         if v.shape[i] != k.shape[i]:
             raise ArgumentError(
-                f"{WHERE}: value dimension {i} ({dims[i]}) is {v.shape[i]}, "
+                f"{where}: value dimension {i} ({dims[i]}) is {v.shape[i]}, "
                 f"expected {k.shape[i]} (from key)")
     if k.shape[3] != sizes["head_dim"]:
-        raise ArgumentError(f"{WHERE}: key head dim is {k.shape[3]}, query's "
+        raise ArgumentError(f"{where}: key head dim is {k.shape[3]}, query's "
                             f"is {sizes['head_dim']}; they must match")
     if sizes["heads_kv"] == 0 or sizes["heads_q"] % sizes["heads_kv"]:
         raise ArgumentError(
-            f"{WHERE}: query has {sizes['heads_q']} heads, which is not a "
+            f"{where}: query has {sizes['heads_q']} heads, which is not a "
             f"multiple of key/value's {sizes['heads_kv']} (grouped-query "
             "attention needs heads_q % heads_kv == 0)")
     return dtype, sizes

@@ -20,6 +20,7 @@ from ..memref import CompiledFunction
 from ..spec import FP8, KernelConfig
 from . import _convert
 from . import _ops
+from ._forward_only import forward_only
 
 E4M3_MAX = 448.0
 PIPELINE = "fa-cpu-pipeline{tiled=true}"
@@ -310,25 +311,9 @@ def forward(q, k, v, descales, descale_block, out_dtype, sizes, cfg_options):
     def compute():
         return run(q, k, v, descales, descale_block, out_dtype, sizes,
                    cfg_options)
-    if torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v)):
-        return _ForwardOnly.apply(compute, q, k, v)
-    return compute()
-
-
-class _ForwardOnly(torch.autograd.Function):
-    """The FP8 forward in an autograd graph: there is no FP8 backward."""
-
-    @staticmethod
-    def forward(ctx, compute, q, k, v):
-        out, lse = compute()
-        ctx.mark_non_differentiable(lse)
-        return out, lse
-
-    @staticmethod
-    def backward(ctx, grad_out, grad_lse):
-        raise UnsupportedError(f"{_convert.WHERE}: float8_e4m3fn attention "
-                               "is forward only (no FP8 backward kernel); "
-                               "train in bfloat16 or float16")
+    return forward_only(compute, f"{_convert.WHERE}: float8_e4m3fn "
+                        "attention is forward only (no FP8 backward kernel); "
+                        "train in bfloat16 or float16", q, k, v, constant=(1,))
 
 
 def _cpu_forward(q, k, v, descales, descale_block, out_dtype, sizes,
