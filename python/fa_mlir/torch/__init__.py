@@ -11,3 +11,5 @@ from .launch import launch  # noqa: F401
 from .fp8 import (FP8Inputs, dequantize_fp8, emulated_fp8_attention,  # noqa: F401
                   incoherent_matrix, quantize_fp8, reference_fp8_attention)
 from .inference import attention_with_kvcache, varlen_attention  # noqa: F401
+from ._combine import combine  # noqa: F401
+from . import distributed  # noqa: F401  (ring_attention, context parallelism)

@@ -20,7 +20,7 @@ import torch.distributed as dist
 from ...arguments import check_bool, check_f32
 from ...errors import ArgumentError
 from .. import _convert, _ops
-from ..combine import combine
+from .._combine import combine
 from . import _plan
 from ._ring import Ring
 
@@ -53,10 +53,19 @@ def ring_attention(q, k, v, *, group=None, causal=False, scale=None,
     CPU tensors need a gloo group, CUDA tensors an NCCL one (and the sm_90a
     kernels, fa.combine's included).
     """
-    options = _check(q, k, v, group, causal, scale, layout, sharding)
-    return_lse = check_bool(WHERE, "return_lse", return_lse)
+    if not (dist.is_available() and dist.is_initialized()):
+        raise ArgumentError(f"{WHERE}: torch.distributed is not initialized "
+                            "(call torch.distributed.init_process_group "
+                            "first)")
     ring = Ring(group)
-    _check_agreement(ring, q, k, v, options)
+    try:
+        options, problem = _check(q, k, v, group, causal, scale, layout,
+                                  sharding, return_lse), None
+    except ArgumentError as e:
+        options, problem = None, e
+    # Every rank raises, or none does: a rank that raised alone would leave
+    # the others waiting for its chunks.
+    _check_agreement(ring, q, k, v, options, problem)
     out, lse = _RingAttention.apply(q, k, v, ring, options)
     return (out, lse) if return_lse else out
 
@@ -163,12 +172,9 @@ def ring_backward(ring, grad_out, q, k, v, out, lse, options):
     return dq.to(q.dtype), dk.to(k.dtype), dv.to(v.dtype)
 
 
-def _check(q, k, v, group, causal, scale, layout, sharding):
+def _check(q, k, v, group, causal, scale, layout, sharding, return_lse):
     """The arguments' own checks (before any communication)."""
-    if not (dist.is_available() and dist.is_initialized()):
-        raise ArgumentError(f"{WHERE}: torch.distributed is not initialized "
-                            "(call torch.distributed.init_process_group "
-                            "first)")
+    check_bool(WHERE, "return_lse", return_lse)
     if not isinstance(layout, str) or layout not in SEQ_DIM:
         raise ArgumentError(f"{WHERE}: layout must be 'bhsd' or 'bshd', got "
                             f"{layout!r}")
@@ -188,7 +194,7 @@ def _check(q, k, v, group, causal, scale, layout, sharding):
 def _check_backend(q, group):
     backend = str(dist.get_backend(group)).lower()
     want = "nccl" if q.device.type == "cuda" else "gloo"
-    if want not in backend.split(":") and want not in backend:
+    if want not in backend:
         raise ArgumentError(
             f"{WHERE}: {q.device.type} tensors need a {want} process group "
             f"for their point-to-point transfers, the group's backend is "
@@ -209,18 +215,32 @@ def _signature(q, k, v, options):
              _plan.SHARDINGS.index(options.sharding)])
 
 
-def _check_agreement(ring, q, k, v, options):
-    """ArgumentError on every rank unless all ranks passed the same shapes
-    and options: a rank that differs would otherwise receive chunks of the
-    wrong size or mix masks (a hang or a silently wrong answer)."""
+def _check_agreement(ring, q, k, v, options, problem):
+    """ArgumentError on every rank unless every rank's arguments passed
+    their checks (`problem`: this rank's error, or None) and all ranks
+    passed the same shapes and options: a rank that differs would otherwise
+    receive chunks of the wrong size or mix masks (a hang or a silently
+    wrong answer)."""
     if ring.world == 1:
+        if problem:
+            raise problem
         return
-    mine = torch.tensor(_signature(q, k, v, options), dtype=torch.int64,
-                        device=q.device)
+    mine = ([1] + [0] * len(_AGREED) if problem else
+            [0] + _signature(q, k, v, options))
+    mine = torch.tensor(mine, dtype=torch.int64, device=ring.device)
     everyone = [torch.empty_like(mine) for _ in range(ring.world)]
     dist.all_gather(everyone, mine, group=ring.group)
-    first = everyone[0].tolist()
-    for rank, theirs in enumerate(t.tolist() for t in everyone):
+    if problem:
+        raise problem
+    everyone = [t.tolist() for t in everyone]
+    failed = [rank for rank, theirs in enumerate(everyone) if theirs[0]]
+    if failed:
+        raise ArgumentError(
+            f"{WHERE}: rank(s) {failed} rejected their arguments (their "
+            "errors say why); every rank must pass valid chunks of the same "
+            "shapes and the same options")
+    first = everyone[0][1:]
+    for rank, theirs in enumerate(s[1:] for s in everyone):
         differ = [i for i, (a, b) in enumerate(zip(first, theirs)) if a != b]
         if differ:
             what = _AGREED[differ[0]]

@@ -29,6 +29,10 @@ class Ring:
         self.world = dist.get_world_size(group)
         self._next = self._global((self.rank + 1) % self.world)
         self._prev = self._global((self.rank - 1) % self.world)
+        # Where the group's collectives take their tensors (NCCL: a GPU).
+        nccl = "nccl" in str(dist.get_backend(group)).lower()
+        self.device = (torch.device("cuda", torch.cuda.current_device())
+                       if nccl else torch.device("cpu"))
 
     def _global(self, group_rank):
         if self.group is None:
