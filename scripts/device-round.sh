@@ -61,6 +61,12 @@
 #         checked against float64 first, and issue 12's RMSE table on FA3's
 #         outlier distribution (test/Device/bench_fp8.py, .devbuild/fp8)
 #         -> $OUT/bench_fp8.csv, $OUT/fp8_rmse.csv
+#      10 ring attention (issue 17; a machine of 2 or more GPUs, e.g. the
+#         device tool's nvidia-h200-x2/-x4, else skipped): NCCL, bf16,
+#         output and dQ/dK/dV against float64 and one GPU
+#         (test/Device/check_ring.py, AOT bundles of .devbuild/gpu-tests),
+#         then scaling from 1 to 2/4 GPUs next to PyTorch's
+#         context_parallel (test/Device/bench_ring.py) -> $OUT/bench_ring.csv
 #       Logs and CSVs go to $OUT; short tables are printed last.
 #       STAGES=3,3b: only those stages (e.g. a second benchmark run).
 #       ROUND_SMOKE=1: a quick pass over every stage (few cases, one
@@ -433,6 +439,23 @@ run() {
       python3 test/Device/bench_fp8.py "$dev/fp8" "$OUT/bench_fp8.csv" "$OUT/fp8_rmse.csv" ) \
     > "$OUT/bench_fp8.log" 2>&1
   echo "bench fp8 rc=$?"; grep -vE "Warning|exe_args" "$OUT/bench_fp8.log"
+
+  fi
+  if stage_on 10; then
+  echo "== 10 ring attention ($((SECONDS - T0)) s so far)"
+  if (( $(nvidia-smi -L | wc -l) < 2 )); then
+    echo "ring attention: one GPU here; stage 10 needs 2 or more (skipped)"
+  else
+    export FA_MLIR_BUNDLE_PATH="$dev/gpu-tests" FA_BUILD_DIR=/nonexistent
+    timeout "${RING_CHECK_TIMEOUT:-300}" python3 test/Device/check_ring.py "$OUT/check_ring.csv" \
+      > "$OUT/check_ring.log" 2>&1
+    echo "check ring rc=$?: $(tail -1 "$OUT/check_ring.log")"; grep MISS "$OUT/check_ring.log" || true
+    [[ -n ${ROUND_SMOKE:-} ]] && export RING_TOKENS=131072 RING_CAUSAL=1 RING_REPS=2
+    timeout "${RING_BENCH_TIMEOUT:-480}" python3 test/Device/bench_ring.py "$OUT/bench_ring.csv" \
+      > "$OUT/bench_ring.log" 2>&1
+    echo "bench ring rc=$?"; cat "$OUT/bench_ring.log"
+    unset FA_MLIR_BUNDLE_PATH FA_BUILD_DIR
+  fi
 
   fi
   echo "== summary ($((SECONDS - T0)) s)"
