@@ -111,13 +111,13 @@ def _entry(rank, world, rendezvous, fn, args):
         dist.destroy_process_group()
 
 
-def attention64(q, k, v, causal, layout):
-    """Plain attention in q's dtype, and in float64 (the reference)."""
+def attention64(q, k, v, causal, layout, scale=None):
+    """Plain attention in q's dtype (float64: the reference)."""
     if layout == "bshd":
         q, k, v = (t.transpose(1, 2) for t in (q, k, v))
     g = q.shape[1] // k.shape[1]
     k, v = k.repeat_interleave(g, 1), v.repeat_interleave(g, 1)
-    s = (q @ k.transpose(-1, -2)) / math.sqrt(q.shape[-1])
+    s = (q @ k.transpose(-1, -2)) * (scale or 1 / math.sqrt(q.shape[-1]))
     if causal:
         hidden = torch.ones(s.shape[-2:], dtype=torch.bool).triu(1)
         s = s.masked_fill(hidden, float("-inf"))
@@ -125,17 +125,18 @@ def attention64(q, k, v, causal, layout):
     return (out if layout == "bhsd" else out.transpose(1, 2)), lse
 
 
-# (dtype, layout, causal, sharding, heads_q, heads_kv)
+# (dtype, layout, causal, sharding, heads_q, heads_kv, scale)
 CASES = {
-    2: [(torch.float32, "bhsd", False, "contiguous", 4, 2),
-        (torch.float32, "bhsd", True, "contiguous", 4, 2),
-        (torch.float32, "bhsd", True, "zigzag", 4, 2),
-        (torch.float32, "bshd", True, "zigzag", 4, 2),
-        (torch.bfloat16, "bhsd", True, "zigzag", 4, 2)],
-    4: [(torch.float32, "bhsd", False, "zigzag", 4, 2),
-        (torch.float32, "bhsd", True, "contiguous", 4, 2),
-        (torch.float32, "bhsd", True, "zigzag", 4, 2),
-        (torch.bfloat16, "bhsd", True, "zigzag", 4, 2)],
+    2: [(torch.float32, "bhsd", False, "contiguous", 4, 2, None),
+        (torch.float32, "bhsd", True, "contiguous", 4, 2, None),
+        (torch.float32, "bhsd", True, "zigzag", 4, 2, None),
+        (torch.float32, "bshd", True, "zigzag", 4, 2, None),
+        (torch.float32, "bhsd", True, "zigzag", 4, 4, 0.3),
+        (torch.bfloat16, "bhsd", True, "zigzag", 4, 2, None)],
+    4: [(torch.float32, "bhsd", False, "zigzag", 4, 2, None),
+        (torch.float32, "bhsd", True, "contiguous", 4, 2, None),
+        (torch.float32, "bhsd", True, "zigzag", 4, 2, None),
+        (torch.bfloat16, "bhsd", True, "zigzag", 4, 2, None)],
 }
 LOCAL_SEQ, HEAD_DIM, BATCH = 6, 16, 2
 
@@ -148,7 +149,7 @@ def _shape(layout, heads, seq):
 def _compare(rank, world, case):
     """One case on this rank: ours against float64 attention of the whole
     sequence, next to the plain implementation in the case's dtype."""
-    dtype, layout, causal, sharding, hq, hkv = case
+    dtype, layout, causal, sharding, hq, hkv, scale = case
     dim = 2 if layout == "bhsd" else 1
     total = LOCAL_SEQ * world
     g = torch.Generator().manual_seed(7)  # the same whole tensors everywhere
@@ -160,13 +161,14 @@ def _compare(rank, world, case):
         return shard_sequence(t, rank, world, sharding=sharding, dim=dim)
     mine = [local(t).requires_grad_() for t in (q, k, v)]
     out, lse = ring_attention(*mine, causal=causal, layout=layout,
-                              sharding=sharding, return_lse=True)
+                              sharding=sharding, scale=scale,
+                              return_lse=True)
     (out * local(do)).sum().backward()
 
     results = {}
     for kind, cast in (("ref", torch.float64), ("plain", dtype)):
         full = [t.to(cast).requires_grad_() for t in (q, k, v)]
-        o, lse_full = attention64(*full, causal, layout)
+        o, lse_full = attention64(*full, causal, layout, scale)
         (o * do.to(cast)).sum().backward()
         results[kind] = [local(o.detach())] + [local(t.grad) for t in full]
         if kind == "ref":
@@ -190,13 +192,14 @@ def _run_cases(rank, world):
 def _compile_kernels(world):
     """Compiles the cases' kernels in this process, so that the ranks find
     them in the shared cache instead of all compiling at once."""
-    for dtype, layout, causal, sharding, hq, hkv in CASES[world]:
+    for dtype, layout, causal, sharding, hq, hkv, scale in CASES[world]:
         q = torch.randn(_shape(layout, hq, 2), dtype=dtype,
                         requires_grad=True)
         k, v = (torch.randn(_shape(layout, hkv, 2), dtype=dtype,
                             requires_grad=True) for _ in range(2))
         for c in {causal, False}:
-            fat.attention(q, k, v, causal=c, layout=layout).sum().backward()
+            fat.attention(q, k, v, causal=c, layout=layout,
+                          scale=scale).sum().backward()
     fat.combine(torch.zeros(2, 1, 1), torch.zeros(2, 1))
 
 
