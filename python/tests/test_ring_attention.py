@@ -146,9 +146,10 @@ def _shape(layout, heads, seq):
             else (BATCH, seq, heads, HEAD_DIM))
 
 
-def _compare(rank, world, case):
-    """One case on this rank: ours against float64 attention of the whole
-    sequence, next to the plain implementation in the case's dtype."""
+def _compare(rank, world, case, group=None):
+    """One case on this rank (of `group`): ours against float64 attention
+    of the whole sequence, next to the plain implementation in the case's
+    dtype."""
     dtype, layout, causal, sharding, hq, hkv, scale = case
     dim = 2 if layout == "bhsd" else 1
     total = LOCAL_SEQ * world
@@ -162,7 +163,7 @@ def _compare(rank, world, case):
     mine = [local(t).requires_grad_() for t in (q, k, v)]
     out, lse = ring_attention(*mine, causal=causal, layout=layout,
                               sharding=sharding, scale=scale,
-                              return_lse=True)
+                              group=group, return_lse=True)
     (out * local(do)).sum().backward()
 
     results = {}
@@ -189,10 +190,10 @@ def _run_cases(rank, world):
         _compare(rank, world, case)
 
 
-def _compile_kernels(world):
+def _compile_kernels(cases):
     """Compiles the cases' kernels in this process, so that the ranks find
     them in the shared cache instead of all compiling at once."""
-    for dtype, layout, causal, sharding, hq, hkv, scale in CASES[world]:
+    for dtype, layout, causal, sharding, hq, hkv, scale in cases:
         q = torch.randn(_shape(layout, hq, 2), dtype=dtype,
                         requires_grad=True)
         k, v = (torch.randn(_shape(layout, hkv, 2), dtype=dtype,
@@ -205,8 +206,22 @@ def _compile_kernels(world):
 
 @pytest.mark.parametrize("world", sorted(CASES))
 def test_ring_matches_float64_attention(world, tmp_path):
-    _compile_kernels(world)
+    _compile_kernels(CASES[world])
     _spawn(world, tmp_path, _run_cases)
+
+
+def _pairs(rank, world):
+    """Two rings of two in a world of four: ranks 0, 2 and ranks 1, 3 (the
+    group's ranks are not the global ones)."""
+    groups = [dist.new_group([0, 2]), dist.new_group([1, 3])]
+    mine = groups[rank % 2]
+    for case in CASES[2][1:3]:
+        _compare(dist.get_rank(mine), 2, case, group=mine)
+
+
+def test_ring_on_subgroups(tmp_path):
+    _compile_kernels(CASES[2][1:3])
+    _spawn(4, tmp_path, _pairs)
 
 
 def _disagree(rank, world):
@@ -222,3 +237,15 @@ def _disagree(rank, world):
 
 def test_every_rank_raises_when_one_rank_is_wrong(tmp_path):
     _spawn(2, tmp_path, _disagree)
+
+
+def _outsider(rank, world):
+    group = dist.new_group([0])  # every rank takes part in creating it
+    if rank == 1:
+        q = torch.randn(1, 2, 4, 8)
+        with pytest.raises(ArgumentError, match="not a member of group"):
+            ring_attention(q, q, q, group=group)
+
+
+def test_a_process_outside_the_group_is_refused(tmp_path):
+    _spawn(2, tmp_path, _outsider)

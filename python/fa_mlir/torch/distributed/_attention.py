@@ -57,6 +57,9 @@ def ring_attention(q, k, v, *, group=None, causal=False, scale=None,
         raise ArgumentError(f"{WHERE}: torch.distributed is not initialized "
                             "(call torch.distributed.init_process_group "
                             "first)")
+    if dist.get_rank(group) < 0:  # only this process is wrong: nobody waits
+        raise ArgumentError(f"{WHERE}: this process (global rank "
+                            f"{dist.get_rank()}) is not a member of group")
     ring = Ring(group)
     try:
         options, problem = _check(q, k, v, group, causal, scale, layout,
