@@ -50,7 +50,7 @@ const std::vector<std::string> &standardRoles() {
       "grad_key",    "grad_value",   "grad_bias",     "query_descale",
       "key_descale", "value_descale", "cache_seqlens", "key_cache",
       "value_cache", "block_table",  "key_new",       "value_new",
-      "cu_seqlens_q", "cu_seqlens_k"};
+      "cu_seqlens_q", "cu_seqlens_k", "partial_output", "partial_lse"};
   return roles;
 }
 
@@ -78,6 +78,10 @@ bool isCuSeqlens(const std::string &role) {
   return role == "cu_seqlens_q" || role == "cu_seqlens_k";
 }
 
+bool isPartial(const std::string &role) {
+  return role == "partial_output" || role == "partial_lse";
+}
+
 bool isDescale(const std::string &role) {
   return role == "query_descale" || role == "key_descale" ||
          role == "value_descale";
@@ -85,6 +89,15 @@ bool isDescale(const std::string &role) {
 
 std::vector<std::string> operandDims(const BundleSpec &spec,
                                      const std::string &role) {
+  // A combine's output and LSE are its partials without the split dim.
+  if (role == "partial_output")
+    return {"split", "row", "dim"};
+  if (role == "partial_lse")
+    return {"split", "row"};
+  if (spec.op == kCombineOp && role == "output")
+    return {"row", "dim"};
+  if (spec.op == kCombineOp && role == "lse")
+    return {"row"};
   if (followsLayout(role)) {
     if (spec.config.layout == Layout::BSHD)
       return {"batch", "seq", "head", "dim"};
@@ -120,7 +133,7 @@ std::optional<DType> operandDType(const BundleSpec &spec,
     return c.outDType;
   if (followsLayout(role) || isPagedCache(role))
     return c.dtype;
-  if (role == "lse" || isDescale(role))
+  if (role == "lse" || isDescale(role) || isPartial(role))
     return DType::F32;
   if (isBiasLike(role))
     return c.biasDType;
@@ -154,6 +167,9 @@ std::vector<std::string> opOperands(const std::string &op) {
   if (op == "attention_varlen")
     return {"query", "key", "value", "output", "lse", "cu_seqlens_q",
             "cu_seqlens_k"};
+  // A standalone merge (*Combine*).
+  if (op == kCombineOp)
+    return {"partial_output", "partial_lse", "output", "lse"};
   return {};
 }
 
@@ -304,8 +320,15 @@ Status parseConfig(const Value &v, BundleSpec &spec) {
   c.biasDType = c.outDType;
   FA_RETURN_IF_ERROR(parseDTypeField(r, "bias_dtype", c.biasDType, false));
 
-  std::string layout;
-  FA_RETURN_IF_ERROR(r.string("layout", layout));
+  // A combine's operands have one order: no layout (bshd if one is given).
+  std::string layout = "bshd";
+  bool combine = spec.op == kCombineOp;
+  FA_RETURN_IF_ERROR(r.string("layout", layout, /*required=*/!combine));
+  if (combine && c.dtype != DType::F32)
+    return invalid("config.dtype", std::string("op combine reads f32 "
+                                               "partials (partial_output, "
+                                               "partial_lse), got ") +
+                                       dtypeName(c.dtype));
   if (layout == "bshd")
     c.layout = Layout::BSHD;
   else if (layout == "bhsd")

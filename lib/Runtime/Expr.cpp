@@ -14,7 +14,7 @@ static const char *const kSymbolNames[kNumSymbols] = {
     "batch",     "heads_q",   "heads_kv",  "seq_q",
     "seq_k",     "head_dim",  "head_dim_v", "num_sms",
     "num_pages", "page_size", "max_pages", "seq_new",
-    "num_seqs"};
+    "num_seqs",  "splits",    "rows"};
 
 const char *symbolName(Symbol symbol) {
   return kSymbolNames[static_cast<int>(symbol)];

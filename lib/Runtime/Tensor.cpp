@@ -33,7 +33,17 @@ std::string hexAddress(uint64_t address) {
 /// checked against ceildiv(seq, block) once the symbols are bound (bias
 /// broadcast dims are handled apart).
 std::vector<const char *> symbolsOf(const std::string &role,
+                                    const std::string &op,
                                     const BundleConfig &config) {
+  // fa.combine: [splits, rows, dim] partials, merged into [rows, dim].
+  if (role == "partial_output")
+    return {"splits", "rows", "head_dim"};
+  if (role == "partial_lse")
+    return {"splits", "rows"};
+  if (op == kCombineOp && role == "output")
+    return {"rows", "head_dim"};
+  if (op == kCombineOp && role == "lse")
+    return {"rows"};
   auto qkvo = [&](const char *seq, const char *head,
                   const char *dim) -> std::vector<const char *> {
     if (config.layout == Layout::BSHD)
@@ -83,12 +93,15 @@ std::vector<const char *> symbolsOf(const std::string &role,
 const SymbolTable::Hints &symbolHints() {
   static const SymbolTable::Hints hints = [] {
     std::vector<std::string> definers[kNumSymbols];
-    // Both descale forms: per block, query_descale gives heads_q.
+    // Both descale forms: per block, query_descale gives heads_q; a
+    // combine's output and lse give rows.
     BundleConfig perBlock;
     perBlock.descaleBlock = std::array<int64_t, 2>{1, 1};
-    for (const BundleConfig &config : {BundleConfig(), perBlock}) {
+    for (const auto &[op, config] :
+         {std::pair{std::string(), BundleConfig()}, {std::string(), perBlock},
+          {std::string(kCombineOp), BundleConfig()}}) {
       for (const std::string &role : standardRoles())
-        for (const char *name : symbolsOf(role, config)) {
+        for (const char *name : symbolsOf(role, op, config)) {
           if (!name)
             continue;
           std::vector<std::string> &roles = definers[int(*parseSymbol(name))];
@@ -201,7 +214,7 @@ Status checkBasics(const BundleSpec &spec, const TensorArg &t) {
                                    std::to_string(t.strides.size()) +
                                    " strides");
   if (t.sizes.size() != dims.size()) {
-    std::string how = followsLayout(t.role)
+    std::string how = followsLayout(t.role) && spec.op != kCombineOp
                           ? std::string(layoutName(spec.config.layout)) + ": "
                           : "";
     return tensorError(t.role, "expected rank " + std::to_string(dims.size()) +
@@ -413,7 +426,7 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
       FA_RETURN_IF_ERROR(binder.bindBounds(role, t.sizes[0]));
       continue;
     }
-    std::vector<const char *> syms = symbolsOf(role, spec.config);
+    std::vector<const char *> syms = symbolsOf(role, spec.op, spec.config);
     std::vector<std::string> dims = operandDims(spec, role);
     bool biasLike = isBiasLike(role);
     for (size_t i = 0; i < syms.size(); ++i) {

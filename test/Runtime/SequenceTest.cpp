@@ -404,19 +404,6 @@ TEST(Sequence, sequence_launch_empty_kernel_is_skipped) {
 
 namespace {
 
-fa_tensor cTensor(const TensorArg &a) {
-  fa_tensor t;
-  std::memset(&t, 0, sizeof(t));
-  t.role = a.role.c_str();
-  t.data = reinterpret_cast<void *>(a.data);
-  t.dtype = static_cast<int32_t>(a.dtype);
-  t.rank = static_cast<int32_t>(a.sizes.size());
-  for (size_t i = 0; i < a.sizes.size(); ++i) {
-    t.sizes[i] = a.sizes[i];
-    t.strides[i] = a.strides[i];
-  }
-  return t;
-}
 
 } // namespace
 

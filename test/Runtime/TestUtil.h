@@ -6,6 +6,8 @@
 #include "Matchers.h"
 
 #include "fa/Runtime/Bundle.h"
+#include "fa/Runtime/Sequence.h"
+#include "fa/Runtime/fa_runtime.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +46,42 @@ inline std::string replaceOnce(std::string text, const std::string &from,
 /// A bundle from JSON text, with the stub cubin of Inputs/.
 inline Expected<std::unique_ptr<Bundle>> bundleFromText(const std::string &text) {
   return Bundle::fromMemory(text, inputsDir(), readInput("stub_kernels.cubin"));
+}
+
+/// A single-kernel call from JSON text (what fa_bundle_load makes of a
+/// bundle), or null after a test failure.
+inline std::unique_ptr<Sequence> singleFromText(const std::string &text) {
+  Expected<std::unique_ptr<Bundle>> b = bundleFromText(text);
+  EXPECT_OK(b);
+  return b.ok() ? Sequence::single(std::move(*b)) : nullptr;
+}
+
+/// The status of Sequence::check (132 SMs), without the grid.
+inline Status checkStatus(const Sequence &s, const std::vector<TensorArg> &t) {
+  Expected<std::array<uint32_t, 3>> grid = s.check(t, 132);
+  return grid.ok() ? Status::success() : grid.status();
+}
+
+/// Kernel parameter `index` of the fake driver's last launch.
+template <typename T> T readParam(const FakeCudaState *fake, int index) {
+  T v;
+  std::memcpy(&v, fake->params[index], sizeof(T));
+  return v;
+}
+
+/// `a` as the C API's fa_tensor (its role points into `a`).
+inline fa_tensor cTensor(const TensorArg &a) {
+  fa_tensor t;
+  std::memset(&t, 0, sizeof(t));
+  t.role = a.role.c_str();
+  t.data = reinterpret_cast<void *>(a.data);
+  t.dtype = static_cast<int32_t>(a.dtype);
+  t.rank = static_cast<int32_t>(a.sizes.size());
+  for (size_t i = 0; i < a.sizes.size(); ++i) {
+    t.sizes[i] = a.sizes[i];
+    t.strides[i] = a.strides[i];
+  }
+  return t;
 }
 
 /// A fresh directory, removed (with what the test put there) at the end.
@@ -136,6 +174,24 @@ inline TensorArg &find(std::vector<TensorArg> &tensors, const std::string &role)
       return t;
   ADD_FAILURE() << "no tensor with role " << role;
   return tensors.front();
+}
+
+/// An edit of one operand of a valid launch, and the error it must give.
+struct OperandCase {
+  const char *role;
+  void (*edit)(TensorArg &);
+  const char *message;
+};
+
+/// Each case, applied to a copy of `valid`, fails Sequence::check with its
+/// message (a Tensor error).
+inline void expectOperandErrors(const Sequence &s, const std::vector<TensorArg> &valid,
+                                const std::vector<OperandCase> &cases) {
+  for (const OperandCase &c : cases) {
+    std::vector<TensorArg> t = valid;
+    c.edit(find(t, c.role));
+    EXPECT_ERROR(checkStatus(s, t), ErrorCode::Tensor, c.message);
+  }
 }
 
 #ifdef FA_FAKE_CUDA_PATH

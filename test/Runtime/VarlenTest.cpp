@@ -34,19 +34,11 @@ std::vector<TensorArg> varlenTensors() {
   };
 }
 
-/// A single-kernel call (what fa_bundle_load makes of a bundle).
-std::unique_ptr<Sequence> load(const std::string &text) {
-  Expected<std::unique_ptr<Bundle>> b = bundleFromText(text);
-  EXPECT_OK(b);
-  return b.ok() ? Sequence::single(std::move(*b)) : nullptr;
-}
+std::unique_ptr<Sequence> load(const std::string &text) { return singleFromText(text); }
 
 const BundleSpec &specOf(const Sequence &s) { return s.kernels()[0]->spec(); }
 
-Status check(const Sequence &b, const std::vector<TensorArg> &t) {
-  Expected<std::array<uint32_t, 3>> grid = b.check(t, 132);
-  return grid.ok() ? Status::success() : grid.status();
-}
+Status check(const Sequence &b, const std::vector<TensorArg> &t) { return checkStatus(b, t); }
 
 std::vector<TensorArg> without(std::vector<TensorArg> t,
                                const std::string &role) {
@@ -154,12 +146,7 @@ TEST(Varlen, symbols_and_grid) {
 TEST(Varlen, operand_errors) {
   std::unique_ptr<Sequence> b = load(readInput("varlen.json"));
   ASSERT_TRUE(b != nullptr);
-  struct Case {
-    const char *role;
-    void (*edit)(TensorArg &);
-    const char *message;
-  };
-  const Case cases[] = {
+  expectOperandErrors(*b, varlenTensors(), {
       {"cu_seqlens_q", [](TensorArg &t) { t.dtype = DType::I64; },
        "operand 'cu_seqlens_q': dtype is i64, expected i32"},
       {"cu_seqlens_k", [](TensorArg &t) { t.dtype = DType::F32; },
@@ -189,12 +176,7 @@ TEST(Varlen, operand_errors) {
        "packs every sequence into batch 1)"},
       {"lse", [](TensorArg &t) { t.sizes = {1, 16, 999}; t.strides = contiguousStrides(t.sizes); },
        "operand 'lse': dimension 2 (seq) is 999, expected 1000 (seq_q, from 'query')"},
-  };
-  for (const Case &c : cases) {
-    std::vector<TensorArg> t = varlenTensors();
-    c.edit(find(t, c.role));
-    EXPECT_ERROR(check(*b, t), ErrorCode::Tensor, c.message);
-  }
+  });
   EXPECT_OK(check(*b, varlenTensors()));
 }
 
@@ -209,12 +191,6 @@ TEST(Varlen, num_seqs_unset_elsewhere) {
   EXPECT_ERROR(b->kernels()[0]->plan(exampleTensors(), 132, noEncode), ErrorCode::Expression,
                "symbol 'num_seqs' has no value at this launch (no operand provides it; "
                "num_seqs is read off cu_seqlens_q, cu_seqlens_k)");
-}
-
-template <typename T> T readParam(const FakeCudaState *fake, int index) {
-  T v;
-  std::memcpy(&v, fake->params[index], sizeof(T));
-  return v;
 }
 
 TEST(Varlen, launch) {

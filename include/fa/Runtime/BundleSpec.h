@@ -121,6 +121,12 @@ bool followsLayout(const std::string &role);
 /// cu_seqlens_q / cu_seqlens_k: a ragged batch's sequence bounds, whose
 /// size is num_seqs + 1 (they bind num_seqs to size - 1).
 bool isCuSeqlens(const std::string &role);
+/// The op of a standalone fa.combine bundle, whose output and lse are rows
+/// ([row, dim], [row]) rather than attention's rank-4 and rank-3 operands.
+constexpr const char *kCombineOp = "combine";
+/// partial_output / partial_lse: fa.combine's inputs, [split, row(, dim)]
+/// f32.
+bool isPartial(const std::string &role);
 /// The operands `op` requires whatever its kernels name and its config
 /// says (docs/BundleFormat.md, *Required operands*).
 std::vector<std::string> opOperands(const std::string &op);

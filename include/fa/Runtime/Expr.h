@@ -49,8 +49,12 @@ enum class Symbol : int {
   // Ragged batches: cu_seqlens_q/k have num_seqs + 1 entries
   // (docs/BundleFormat.md, *Ragged batches (varlen)*).
   NumSeqs,
+  // A standalone merge (op combine): partial_output [splits, rows, dim]
+  // (docs/BundleFormat.md, *Combine*).
+  Splits,
+  Rows,
 };
-constexpr int kNumSymbols = 13;
+constexpr int kNumSymbols = 15;
 
 const char *symbolName(Symbol symbol);
 std::optional<Symbol> parseSymbol(const std::string &name);

@@ -305,6 +305,34 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
   return cfg;
 }
 
+/// The standalone merge kernel of an fa.combine, or an error naming the
+/// operand it does not take. (The verifier checked the element types and
+/// that the results are the partials without their split dim.)
+FailureOr<CombineKernelConfig> configFor(CombineOp op, const ConvertFAToNVVMOptions &opts) {
+  auto fail = [&](const Twine &what) {
+    return op.emitOpError("convert-fa-to-nvvm: ") << what, failure();
+  };
+  auto po = cast<RankedTensorType>(op.getPartialOutput().getType());
+  // One row dim: the kernel's grid is flat over rows.
+  if (po.getRank() != 3)
+    return fail("'partial_output' must be rank 3 [splits, rows, dim] for the sm_90a combine "
+                "kernel, got rank " +
+                Twine(po.getRank()) + " (collapse the row dims into one)");
+  CombineKernelConfig cfg;
+  cfg.dim = po.getDimSize(2);
+  int64_t max = CombineKernelConfig::kMaxDim;
+  if (ShapedType::isDynamic(cfg.dim) || cfg.dim < 1 || cfg.dim > max)
+    return fail("'partial_output' dim (its last dimension) must be static and in [1, " +
+                Twine(max) + "] for the sm_90a combine kernel (a row is held in one warp's "
+                "registers), got " +
+                (ShapedType::isDynamic(cfg.dim) ? "?" : Twine(cfg.dim)));
+  if (opts.chip != "sm_90a")
+    return fail("only chip=sm_90a is supported, got " + opts.chip);
+  Type out = cast<ShapedType>(op.getOutput().getType()).getElementType();
+  cfg.out = out.isF32() ? CombineOut::F32 : out.isF16() ? CombineOut::F16 : CombineOut::BF16;
+  return cfg;
+}
+
 /// A gpu.module named `name` for sm_90a at the end of the module. The
 /// forward's PTX is ISA 8.0; the backward's vector red.global needs 8.1.
 gpu::GPUModuleOp createKernelModule(OpBuilder &builder, ModuleOp module, Location loc,
@@ -323,21 +351,11 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     SmallVector<Operation *> ops;
-    bool unsupported = false;
     module.walk([&](Operation *op) {
-      if (isa<AttentionOp, AttentionGradOp, AttentionKVCacheOp, AttentionVarlenOp>(op))
+      if (isa<AttentionOp, AttentionGradOp, AttentionKVCacheOp, AttentionVarlenOp, CombineOp>(
+              op))
         ops.push_back(op);
-      // No silent pass-through: fa.combine has CPU lowerings
-      // (fa-tile-attention) but no sm_90a kernel of its own (split-KV
-      // sequences carry their merge).
-      if (isa<CombineOp>(op)) {
-        op->emitOpError("convert-fa-to-nvvm: no sm_90a kernel for this op yet; "
-                        "fa-tile-attention lowers it for the CPU");
-        unsupported = true;
-      }
     });
-    if (unsupported)
-      return signalPassFailure();
     if (ops.empty())
       return;
 
@@ -352,7 +370,8 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
                                         .Case([&](AttentionOp fwd) { return lower(fwd, opts); })
                                         .Case([&](AttentionGradOp bwd) { return lower(bwd, opts); })
                                         .Case([&](AttentionKVCacheOp kv) { return lower(kv, opts); })
-                                        .Case([&](AttentionVarlenOp v) { return lower(v, opts); });
+                                        .Case([&](AttentionVarlenOp v) { return lower(v, opts); })
+                                        .Case([&](CombineOp c) { return lower(c, opts); });
       if (failed(name)) {
         anyFailed = true;
         continue;
@@ -424,6 +443,19 @@ private:
       buildAttentionKernel(builder, loc, body, cfg);
       bundles.push_back(builder.getNamedAttr(
           name, builder.getStringAttr(bundleJson(cfg, chip, name + ".cubin"))));
+    });
+  }
+
+  /// A standalone fa.combine (ring attention's merge): one bundle.
+  FailureOr<std::string> lower(CombineOp op, const ConvertFAToNVVMOptions &opts) {
+    FailureOr<CombineKernelConfig> cfg = configFor(op, opts);
+    if (failed(cfg))
+      return failure();
+    std::string name = cfg->kernelName();
+    return lowerOnce(op.getLoc(), name, "+ptx80", [&](OpBuilder &builder, Block &body) {
+      buildStandaloneCombineKernel(builder, op.getLoc(), body, *cfg);
+      bundles.push_back(builder.getNamedAttr(
+          name, builder.getStringAttr(standaloneCombineBundleJson(*cfg, chip, name + ".cubin"))));
     });
   }
 

@@ -449,9 +449,56 @@ void storePartialEpilogue(KernelBuilder &kb, const AttentionKernelConfig &cfg,
 
 /// The split-KV merge kernel `cfg.kernelName() + "_combine"`: O and LSE
 /// from the partials (fa.combine's rule: -inf partials are ignored, rows
-/// without any give O = 0, LSE = -inf). Combine.cpp.
+/// without any give O = 0, LSE = -inf). SplitKV.cpp, on Combine.cpp's
+/// mergePartialRow.
 void buildCombineKernel(OpBuilder &builder, Location loc, Block &moduleBody,
                         const AttentionKernelConfig &cfg);
+
+// fa.combine's merge (Combine.cpp), shared by the split-KV `_combine`
+// kernel and the standalone one: one warp per row, four rows per CTA.
+constexpr int64_t kCombineThreads = 128;
+constexpr int64_t kCombineRowsPerCta = kCombineThreads / 32;
+/// Where one row's partials are: split c's LSE at element lseAt(c) of
+/// `lsePartial`, its O row at element oRowAt(c) of `oPartial` (i64
+/// indices, f32 buffers); `numSplits` i32.
+struct PartialRows {
+  Value oPartial, lsePartial, numSplits;
+  std::function<Value(Value)> lseAt, oRowAt;
+};
+/// A merged row in one warp: lane l holds columns l, l + 32, ... (f32).
+struct MergedRow {
+  Value lse; // -inf when every partial is
+  SmallVector<Value> columns;
+};
+/// fa.combine's rule over the splits of one row of `dim` columns.
+MergedRow mergePartialRow(KernelBuilder &kb, const PartialRows &p, Value lane, int64_t dim);
+/// Stores the row's columns at out[rowOffset + column] as `outType` (f32,
+/// or f16/bf16 rounded once) and, from lane 0 when `lsePtr`, its LSE at
+/// lsePtr[lseAt()].
+void storeMergedRow(KernelBuilder &kb, const MergedRow &merged, Value lane, int64_t dim,
+                    Value out, Value rowOffset, Type outType, Value lsePtr,
+                    function_ref<Value()> lseAt);
+
+/// The output type of a standalone fa.combine kernel.
+enum class CombineOut { F32, F16, BF16 };
+/// What the standalone fa.combine kernel is specialised on: the row
+/// length and the output type (splits and rows are parameters).
+struct CombineKernelConfig {
+  int64_t dim = 0;
+  CombineOut out = CombineOut::F32;
+  /// The largest `dim`: its columns are accumulated in registers,
+  /// dim / 32 per lane.
+  static constexpr int64_t kMaxDim = 512;
+  const char *outName() const;
+  /// fa_combine_d<dim>_<out>: the kernel, its gpu.module and its bundle.
+  std::string kernelName() const;
+};
+/// The standalone kernel of an fa.combine op and its bundle (op
+/// "combine", docs/BundleFormat.md *Combine*).
+void buildStandaloneCombineKernel(OpBuilder &builder, Location loc, Block &moduleBody,
+                                  const CombineKernelConfig &cfg);
+std::string standaloneCombineBundleJson(const CombineKernelConfig &cfg, StringRef chip,
+                                        StringRef cubinFile);
 /// A split-KV workspace buffer ("o_partial" or "lse_partial"): the
 /// sequence's entry (withInit) or a kernel's scratch entry.
 llvm::json::Object splitScratchEntry(const AttentionKernelConfig &cfg, StringRef name,

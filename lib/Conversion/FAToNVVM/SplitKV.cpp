@@ -3,23 +3,17 @@
 // A split-KV forward is two kernels in one gpu.module: the attention kernel
 // in split mode (`_partial`: one CTA per (split, packed query block, KV
 // head, batch), writing f32 partial O and LSE) and `_combine`, which merges
-// the partials with fa.combine's rule:
-//
-//   L = log sum_c exp(L_c),  O = sum_c exp(L_c - L) O_c
-//
-// A partial with L_c = -inf is skipped (selected out, never multiplied), so
-// rows no split sees give O = 0 and LSE = -inf. With one split (the count
-// is a run-time expression) the partial kernel writes O and the LSE itself
-// and this kernel's grid is empty. One warp per output row,
-// the lanes across the head dim; the partials are [splits, batch, heads_q,
-// seq_q(, dv)] f32, dense, in the sequence's workspace.
+// the partials with fa.combine's rule (Combine.cpp's mergePartialRow, which
+// the standalone fa.combine kernel shares). With one split (the count is a
+// run-time expression) the partial kernel writes O and the LSE itself and
+// this kernel's grid is empty. One warp per output row, the lanes across
+// the head dim; the partials are [splits, batch, heads_q, seq_q(, dv)] f32,
+// dense, in the sequence's workspace.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelParts.h"
 
 #include "llvm/Support/FormatVariadic.h"
-
-#include <limits>
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -29,11 +23,10 @@ using llvm::json::Object;
 
 namespace {
 
-constexpr int64_t kCombineThreads = 128; // four warps, four rows per CTA
-constexpr int64_t kRowsPerCta = kCombineThreads / 32;
-
 std::string combineName(const AttentionKernelConfig &cfg) { return cfg.kernelName() + "_combine"; }
 
+/// One warp per (query, head, batch) row: blockIdx.x covers the queries,
+/// y the heads, z the batch; the merge is Combine.cpp's.
 void emitCombine(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernelConfig &cfg) {
   unsigned i = 0;
   auto next = [&]() { return fn.getArgument(i++); };
@@ -43,73 +36,27 @@ void emitCombine(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernelCo
 
   Value tid = kb.threadIdX();
   Value lane = kb.andi(tid, kb.c32(31));
-  Value query = kb.add(kb.mul(kb.blockIdX(), kb.c32(kRowsPerCta)), kb.shru(tid, kb.c32(5)));
+  Value query =
+      kb.add(kb.mul(kb.blockIdX(), kb.c32(kCombineRowsPerCta)), kb.shru(tid, kb.c32(5)));
   Value head = kb.blockIdY(), batch = kb.blockIdZ();
   Value numHeads = kb.gridDimY(), numBatch = kb.gridDimZ();
-  Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
-  Value log2e = kb.cf32(1.4426950408889634), ln2 = kb.cf32(0.6931471805599453);
 
   kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, query, seqQ), [&] {
     auto partialRow = [&](Value c) {
       return partialRowIndex(kb, c, numBatch, batch, numHeads, head, seqQ, query);
     };
-    auto partialLse = [&](Value c) {
-      return LLVM::LoadOp::create(kb.b, kb.f32, kb.globalAt(lsePartial, partialRow(c), kb.f32), 4)
-          .getResult();
-    };
-    Value max = kb.forLoop(kb.c32(0), numSplits, {negInf}, [&](Value c, ValueRange st) {
-      return SmallVector<Value>{kb.fmax(st[0], partialLse(c))};
-    })[0];
-    Value empty = kb.fcmp(arith::CmpFPredicate::OEQ, max, negInf);
-    Value safeMax = kb.select(empty, kb.cf32(0.0), max);
-    Value sum = kb.forLoop(kb.c32(0), numSplits, {kb.cf32(0.0)}, [&](Value c, ValueRange st) {
-      Value e = kb.exp2(kb.fmul(arith::SubFOp::create(kb.b, partialLse(c), safeMax), log2e));
-      return SmallVector<Value>{kb.fadd(st[0], e)};
-    })[0];
-    Value lse = kb.select(empty, negInf, kb.fma(kb.log2(sum), ln2, safeMax));
-    Value safeLse = kb.select(empty, kb.cf32(0.0), lse);
-
-    // Lane l holds columns l, l + 32, ...
-    const int64_t perLane = (cfg.headDimV + 31) / 32;
-    SmallVector<Value> zeros(perLane, kb.cf32(0.0));
-    auto column = [&](int64_t k) { return kb.add(lane, kb.c32(32 * k)); };
-    Value lastCol = kb.c32(cfg.headDimV - 1);
-    SmallVector<Value> acc = kb.forLoop(kb.c32(0), numSplits, zeros, [&](Value c, ValueRange st) {
-      Value l = partialLse(c);
-      Value skip = kb.fcmp(arith::CmpFPredicate::OEQ, l, negInf);
-      Value w = kb.exp2(kb.fmul(arith::SubFOp::create(kb.b, l, safeLse), log2e));
-      Value rowBase = kb.mul(partialRow(c), kb.c64(cfg.headDimV));
-      SmallVector<Value> next;
-      for (int64_t k = 0; k < perLane; ++k) {
-        Value col = kb.ext64(kb.minSI(column(k), lastCol));
-        Value o = LLVM::LoadOp::create(kb.b, kb.f32,
-                                       kb.globalAt(oPartial, kb.add(rowBase, col), kb.f32), 4);
-        next.push_back(kb.select(skip, st[k], kb.fma(w, o, st[k])));
-      }
-      return next;
-    });
+    PartialRows partials{oPartial, lsePartial, numSplits, partialRow, [&](Value c) {
+                           return kb.mul(partialRow(c), kb.c64(cfg.headDimV));
+                         }};
+    MergedRow merged = mergePartialRow(kb, partials, lane, cfg.headDimV);
 
     // O and LSE are dense in the layout (as the forward's epilogue writes).
     RowCoords rc{kb.ext64(batch), kb.ext64(head), kb.ext64(numHeads), kb.ext64(seqQ),
                  kb.ext64(query)};
     Value row = outputRowIndex(kb, cfg, rc);
     Type half = cfg.elem == ElemType::BF16 ? Type(kb.b.getBF16Type()) : Type(kb.b.getF16Type());
-    for (int64_t k = 0; k < perLane; ++k) {
-      auto store = [&] {
-        Value idx = kb.add(kb.mul(row, kb.c64(cfg.headDimV)), kb.ext64(column(k)));
-        Value v = arith::TruncFOp::create(kb.b, half, acc[k]);
-        LLVM::StoreOp::create(kb.b, v, kb.globalAt(out, idx, half), 2);
-      };
-      if (32 * (k + 1) <= cfg.headDimV)
-        store();
-      else
-        kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, column(k), kb.c32(cfg.headDimV)), store);
-    }
-    if (lsePtr)
-      kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, lane, kb.c32(0)), [&] {
-        Value idx = lseIndex(kb, rc);
-        LLVM::StoreOp::create(kb.b, lse, kb.globalAt(lsePtr, idx, kb.f32), 4);
-      });
+    storeMergedRow(kb, merged, lane, cfg.headDimV, out, kb.mul(row, kb.c64(cfg.headDimV)), half,
+                   lsePtr, [&] { return lseIndex(kb, rc); });
   });
 }
 
@@ -135,7 +82,7 @@ std::string combineBundle(const AttentionKernelConfig &cfg, StringRef chip, Stri
   params.push_back(i32Param("seq_q"));
   // No CTA (the runtime skips the launch) with one split: the partial
   // kernel wrote O and the LSE itself.
-  Array grid{llvm::formatv("ceildiv(seq_q, {0}) * min(1, {1} - 1)", kRowsPerCta,
+  Array grid{llvm::formatv("ceildiv(seq_q, {0}) * min(1, {1} - 1)", kCombineRowsPerCta,
                            cfg.splitCountExpr())
                  .str(),
              "heads_q", "batch"};

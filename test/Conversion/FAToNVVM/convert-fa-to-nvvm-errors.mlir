@@ -48,15 +48,6 @@ func.func @backward_head_dim_192(%q: tensor<1x4x128x192xbf16>, %k: tensor<1x4x12
 
 // -----
 
-// The inference ops have CPU lowerings only: refused, never passed through.
-func.func @combine(%po: tensor<?x2x8x1x128xf32>, %pl: tensor<?x2x8x1xf32>) -> (tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>) {
-  // expected-error @+1 {{'fa.combine' op convert-fa-to-nvvm: no sm_90a kernel for this op yet; fa-tile-attention lowers it for the CPU}}
-  %o, %l = fa.combine %po, %pl : tensor<?x2x8x1x128xf32>, tensor<?x2x8x1xf32> -> tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
-  return %o, %l : tensor<2x8x1x128xbf16>, tensor<2x8x1xf32>
-}
-
-// -----
-
 // Paged caches need pages that nest with one of the key tiles on whole
 // 8-row swizzle atoms (72 divides none and is a multiple of none; 20 is not
 // a multiple of 8), and a static page size.
