@@ -226,6 +226,9 @@ def _describe(arguments):
 # What the manifest's KernelConfig says about fields the GPU bundle's config
 # also records; the two must agree.
 def _gpu_config_view(kcfg):
+    if kcfg.op == "combine":  # f32 partials merged into kcfg.dtype rows
+        return {"dtype": "f32", "out_dtype": kcfg.dtype,
+                "head_dim": kcfg.head_dim, "return_lse": True}
     window = list(kcfg.window) if kcfg.window is not None else None
     view = {"dtype": kcfg.dtype, "layout": kcfg.layout,
             "head_dim": kcfg.head_dim, "head_dim_v": kcfg.dv,
@@ -284,8 +287,9 @@ class GpuBundle(Bundle):
             if "descale_block" in want or "descale_block" in doc["config"]:
                 want.setdefault("descale_block", None)
                 got["descale_block"] = doc["config"].get("descale_block")
-            got["scale"], got["softcap"] = (_f32(got["scale"]),
-                                            _f32(got["softcap"]))
+            for k in ("scale", "softcap"):  # a combine has neither
+                if k in got:
+                    got[k] = _f32(got[k])
             # Dtype names match case-insensitively (the runtime's rule):
             # the compiler writes "f8e4m3fn" for KernelConfig's "f8E4M3FN".
             for k in ("dtype", "out_dtype", "bias_dtype"):

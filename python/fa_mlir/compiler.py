@@ -28,13 +28,16 @@ from .signature import signature
 from .spec import FP8, TARGETS, KernelConfig
 
 _FUNCTION = {"forward": "attention", "backward": "attention_grad",
-             "kvcache": "attention_kvcache", "varlen": "attention_varlen"}
+             "kvcache": "attention_kvcache", "varlen": "attention_varlen",
+             "combine": "combine"}
 # What the CPU runs instead of an op that lowers for sm_90a only.
 _CPU_INSTEAD = {
     "kvcache": "on the CPU fa_mlir.torch.attention_with_kvcache runs the "
                "forward kernel per sequence",
     "varlen": "on the CPU fa_mlir.torch.varlen_attention runs the forward "
-              "kernel per sequence"}
+              "kernel per sequence",
+    "combine": "on the CPU fa_mlir.torch.combine compiles fa.combine for "
+               "each call's shapes itself"}
 
 
 def build_dir():
@@ -210,7 +213,7 @@ def _build_cpu(kcfg, out_dir):
 
 # The tensor op fa-compile lowers for each op that _sm90a_mlir writes.
 _SM90A_OP = {"forward": "fa.attention", "kvcache": "fa.attention_kvcache",
-             "varlen": "fa.attention_varlen"}
+             "varlen": "fa.attention_varlen", "combine": "fa.combine"}
 
 
 def _clause(acfg, name, roles):
@@ -254,6 +257,19 @@ def _sm90a_mlir(kcfg):
             f"-> {result_types}\n  return {results} : {result_types}\n}}\n")
 
 
+def sm90a_combine_mlir(kcfg):
+    """The fa.combine fa-compile lowers for `kcfg` (op combine): partials
+    [n, rows, head_dim] and [n, rows] f32, merged into [rows, head_dim] of
+    kcfg.dtype and [rows] f32; n and rows dynamic (kernel parameters)."""
+    ins = (f"tensor<?x?x{kcfg.head_dim}xf32>", "tensor<?x?xf32>")
+    outs = f"tensor<?x{kcfg.head_dim}x{kcfg.dtype}>, tensor<?xf32>"
+    return (f"func.func @{_FUNCTION['combine']}(%partial_output: {ins[0]}, "
+            f"%partial_lse: {ins[1]}) -> ({outs}) {{\n"
+            f"  %output_r, %lse_r = {_SM90A_OP['combine']} %partial_output, "
+            f"%partial_lse : {ins[0]}, {ins[1]} -> {outs}\n"
+            f"  return %output_r, %lse_r : {outs}\n}}\n")
+
+
 def sm90a_fp8_mlir(kcfg):
     """The FP8 forward as fa-compile takes it: the memref function of the
     CPU path, with the three descales in the form the sm_90a kernel reads:
@@ -280,9 +296,10 @@ def _sm90a_format(kcfg):
     the files it names). The split-KV forms (kvcache, a forward with
     num_splits) are two kernels, partial and combine; so is the backward
     (pre, main, post), and the FP8 forward (V transposed, then the
-    attention). The varlen kernel is one bundle."""
-    if kcfg.op == "varlen" or (kcfg.op == "forward" and kcfg.dtype != FP8
-                               and kcfg.num_splits is None):
+    attention). The varlen and combine kernels are one bundle each."""
+    if kcfg.op in ("varlen", "combine") or (
+            kcfg.op == "forward" and kcfg.dtype != FP8 and
+            kcfg.num_splits is None):
         return KERNEL_BUNDLE
     return KERNEL_SEQUENCE
 
@@ -313,6 +330,8 @@ def _build_sm90a(kcfg, out_dir):
     # fa.attention_grad is what the NVVM pipeline lowers).
     if kcfg.op == "backward":
         text = fa_config.backward_mlir(acfg, _FUNCTION["backward"])
+    elif kcfg.op == "combine":
+        text = sm90a_combine_mlir(kcfg)
     elif kcfg.dtype == FP8:
         text = sm90a_fp8_mlir(kcfg)
     else:

@@ -16,8 +16,10 @@ from .errors import ArgumentError, UnsupportedError
 
 # "kvcache": fa.attention_kvcache over a contiguous or paged cache, with or
 # without an in-place append (sm_90a only). "varlen": fa.attention_varlen,
-# a ragged batch packed along the tokens (sm_90a only).
-OPS = ("forward", "backward", "kvcache", "varlen")
+# a ragged batch packed along the tokens (sm_90a only). "combine":
+# fa.combine's standalone merge of partial outputs [n, rows, head_dim] f32 by
+# their LSEs (sm_90a only; dtype is the output's, docs/Inference.md).
+OPS = ("forward", "backward", "kvcache", "varlen", "combine")
 TARGETS = ("cpu", "sm_90a")
 DTYPES = ("f32", "f16", "bf16")
 # FP8 (float8_e4m3fn) Q, K, V with their descales: the forward only, its
@@ -36,6 +38,9 @@ _SIZES = tuple(s for group in SIZE_GROUPS.values() for s in group)
 # use them keeps its cache key and AOT index entry.
 _ADDED_FIELDS = {"page_size": None, "append": False, "out_dtype": None,
                  "descale_block": None}
+# The row lengths (head_dim) of the sm_90a combine kernel: a row is held in
+# one warp's registers (convert-fa-to-nvvm's limit).
+SM90A_COMBINE_HEAD_DIMS = range(1, 513)
 # What the sm_90a FP8 forward kernel takes (the CPU path takes the rest).
 SM90A_FP8_OUT_DTYPES = ("bf16", "f16")
 SM90A_HEAD_DIMS = range(16, 257, 16)
@@ -204,6 +209,8 @@ class KernelConfig:
                 f"in-place appends), got op {self.op!r}")
         if self.op == "varlen":
             self._validate_varlen(bad)
+        if self.op == "combine":
+            self._validate_combine(bad)
         if self.dtype == FP8:
             self._validate_fp8(bad)
         elif self.out_dtype is not None or self.descale_block is not None:
@@ -245,6 +252,18 @@ class KernelConfig:
             bad("op varlen takes no batch/seq_q/seq_k: the sequence count "
                 "and the packed token totals are dynamic; leave them None")
 
+    def _validate_combine(self, bad):
+        """fa.combine's kernel is specialised on the row length (head_dim)
+        and the output's dtype alone; the attention fields keep their
+        defaults, so that equal kernels have equal keys."""
+        default = KernelConfig()
+        extra = sorted(f.name for f in fields(self)
+                       if f.name not in ("op", "dtype", "head_dim") and
+                       getattr(self, f.name) != getattr(default, f.name))
+        if extra:
+            bad(f"op combine takes only dtype (the output's) and head_dim "
+                f"(the row length); got {', '.join(extra)}")
+
     def _validate_kvcache(self, bad):
         """What fa.attention_kvcache fixes: a bottom-right mask (implicit:
         the op has no mask_alignment)."""
@@ -265,6 +284,12 @@ class KernelConfig:
         where = f"KernelConfig for target {target}"
         if target == "sm_90a" and self.op == "backward":
             self._check_sm90a_backward(where)
+        if (target == "sm_90a" and self.op == "combine" and
+                self.head_dim not in SM90A_COMBINE_HEAD_DIMS):
+            raise UnsupportedError(
+                f"{where}: the combine kernel takes head_dim (the row "
+                f"length) up to {SM90A_COMBINE_HEAD_DIMS[-1]}, got "
+                f"{self.head_dim} (a row is held in one warp's registers)")
         if self.dtype != FP8:
             return
         if target == "cpu":

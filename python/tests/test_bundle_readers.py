@@ -27,6 +27,7 @@ SM90A_CONFIGS = [
     dict(dtype="bf16", head_dim=128, window=(48, 16), return_lse=False),
     dict(dtype="bf16", head_dim=128, softcap=50.0, scale=0.05),
     dict(dtype="bf16", head_dim=192, head_dim_v=128, causal=True),
+    dict(op="combine", dtype="f16", head_dim=72),
 ]
 
 
@@ -157,12 +158,16 @@ def test_runtime_never_accepts_a_sequence_the_schema_refuses(tmp_path, name):
     check_mutations(doc, tmp_path / "sequence.json", SEQUENCE_SCHEMA)
 
 
-def test_runtime_never_accepts_a_varlen_bundle_the_schema_refuses(tmp_path):
-    """The same for the ragged-batch bundle of the stub cubin (roles
-    cu_seqlens_q/k, num_seqs in its grid and parameters)."""
-    with open(os.path.join(INPUTS, "varlen.json")) as f:
+@pytest.mark.parametrize("name", ["varlen.json", "combine.json"])
+def test_runtime_never_accepts_a_single_bundle_the_schema_refuses(tmp_path,
+                                                                   name):
+    """The same for the single bundles of the stub cubin: the ragged batch
+    (roles cu_seqlens_q/k, num_seqs in its grid and parameters) and the
+    standalone merge (op combine: no layout, f32 partials, roles
+    partial_output/partial_lse, symbols splits/rows)."""
+    with open(os.path.join(INPUTS, name)) as f:
         doc = json.load(f)
     shutil.copy2(os.path.join(INPUTS, "stub_kernels.cubin"), tmp_path)
-    assert runtime_verdict(os.path.join(INPUTS, "varlen.json")) is None
+    assert runtime_verdict(os.path.join(INPUTS, name)) is None
     assert fa_manifest.schema_errors(doc, KERNEL_SCHEMA) == []
     check_mutations(doc, tmp_path / "bundle.json", KERNEL_SCHEMA)
