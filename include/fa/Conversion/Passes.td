@@ -38,6 +38,11 @@ def ConvertFAToNVVM : Pass<"convert-fa-to-nvvm", "ModuleOp"> {
     f32 workspace) and a post-kernel (dQ in its element type), tied into one
     launch by an `fa-kernel-sequence` bundle.
 
+    Every `fa.combine` whose partial output is `[splits, rows, dim]` f32
+    (`dim` static, at most 512) becomes one kernel `fa_combine_d<dim>_<out>`
+    (a warp per row, the split-KV sequences' merge; op `combine` in
+    docs/BundleFormat.md); other ranks and row lengths are errors.
+
     Input invariant: f16 or bf16 Q/K/V, head dims multiples of 8 (the forward
     up to 256, the backward up to 128), no descales; the backward also
     refuses bias and softcap. Others are reported as errors.
