@@ -9,16 +9,17 @@ chunk saw (every L_c = -inf) give O = 0 and L = -inf, never NaN.
 
 On the CPU the merge is fa.combine compiled by fa-cpu-pipeline (one kernel
 per output dtype: every size is dynamic, and the rows are flattened into
-one dimension). On CUDA it is fa.combine's sm_90a kernel.
+one dimension). On CUDA it is fa.combine's sm_90a kernel (_combine_cuda).
 """
 import functools
 
 import torch
 
 from ..cpu import compile_to_shared_library
-from ..errors import ArgumentError, UnsupportedError
+from ..errors import ArgumentError
 from ..memref import CompiledFunction
 from . import _convert
+from ._combine_cuda import combine_cuda
 from ._forward_only import forward_only
 
 WHERE = "fa_mlir.torch.combine"
@@ -93,7 +94,7 @@ def _merge(partial_output, partial_lse, out_dtype):
     """fa.combine over dense [splits, R, D] and [splits, R] float32."""
     rows, dim = partial_output.shape[1:]
     if partial_output.device.type == "cuda":
-        return _cuda_merge(partial_output, partial_lse, out_dtype)
+        return combine_cuda(partial_output, partial_lse, out_dtype)
     out = torch.empty((rows, dim), dtype=out_dtype)
     lse = torch.empty((rows,), dtype=torch.float32)
     if rows:
@@ -101,16 +102,6 @@ def _merge(partial_output, partial_lse, out_dtype):
             partial_output.numpy(), partial_lse.numpy(),
             _convert.numpy_view(out), lse.numpy())
     return out, lse
-
-
-def _cuda_merge(partial_output, partial_lse, out_dtype):
-    try:
-        from ._combine_cuda import combine_cuda
-    except ImportError:
-        raise UnsupportedError(
-            f"{WHERE}: fa.combine has no sm_90a kernel in this build; CUDA "
-            "tensors cannot be merged (move them to the CPU)") from None
-    return combine_cuda(partial_output, partial_lse, out_dtype)
 
 
 def combine_mlir(out_elem):
