@@ -100,7 +100,14 @@ def _blocks(ring, q, k, options):
 
 
 def _rows(t, dim, start, length):
+    """A view of rows [start, start + length) along dim (accumulators)."""
     return t.narrow(dim, start, length)
+
+
+def _operand(t, dim, start, length):
+    """Those rows as a kernel operand: dense (a copy only for a half of
+    zigzag's chunk), the form every kernel and runtime check takes."""
+    return t.narrow(dim, start, length).contiguous()
 
 
 def _lse_rows(lse, layout):
@@ -117,9 +124,9 @@ def ring_forward(ring, q, k, v, options):
         pending = ring.shift(kv) if step + 1 < ring.world else None
         if blk is not None:
             out, lse = _ops.forward_impl(
-                _rows(q, dim, blk.q_start, blk.q_len),
-                _rows(kv[0], dim, blk.k_start, blk.k_len),
-                _rows(kv[1], dim, blk.k_start, blk.k_len), None, blk.causal,
+                _operand(q, dim, blk.q_start, blk.q_len),
+                _operand(kv[0], dim, blk.k_start, blk.k_len),
+                _operand(kv[1], dim, blk.k_start, blk.k_len), None, blk.causal,
                 options.scale, -1, -1, None, "", options.layout)
             lse = _lse_rows(lse, options.layout)
             if acc_out is None:  # step 0: the own keys, every query row
@@ -156,23 +163,29 @@ def ring_backward(ring, grad_out, q, k, v, out, lse, options):
         if pending_dkv is not None:  # this chunk's dK/dV from the ranks before
             dkv = pending_dkv.wait()
         if blk is not None:
-            def qrows(t, d=dim):
-                return _rows(t, d, blk.q_start, blk.q_len)
-
-            def krows(t):
-                return _rows(t, dim, blk.k_start, blk.k_len)
-            grads = _ops.backward_impl(
-                qrows(grad_out), qrows(q), krows(kv[0]), krows(kv[1]),
-                qrows(out), qrows(lse, 2), None, blk.causal, options.scale,
-                -1, -1, None, "", options.layout)
-            qrows(dq).add_(grads[0])
-            krows(dkv[0]).add_(grads[1])
-            krows(dkv[1]).add_(grads[2])
+            _backward_step(blk, dim, grad_out, q, kv, out, lse, dq, dkv,
+                           options)
         pending_dkv = ring.shift(dkv)
         if pending_kv is not None:
             kv = pending_kv.wait()
     dk, dv = pending_dkv.wait()  # a full turn: this rank's own chunk
     return dq.to(q.dtype), dk.to(k.dtype), dv.to(v.dtype)
+
+
+def _backward_step(blk, dim, grad_out, q, kv, out, lse, dq, dkv, options):
+    """The backward kernel on one Block, its gradients added into dq and
+    the travelling dkv (float32)."""
+    q_rows = (dim, blk.q_start, blk.q_len)
+    k_rows = (dim, blk.k_start, blk.k_len)
+    lse_rows = (2, blk.q_start, blk.q_len)  # [B, H, S] in both layouts
+    grads = _ops.backward_impl(
+        _operand(grad_out, *q_rows), _operand(q, *q_rows),
+        _operand(kv[0], *k_rows), _operand(kv[1], *k_rows),
+        _operand(out, *q_rows), _operand(lse, *lse_rows), None, blk.causal,
+        options.scale, -1, -1, None, "", options.layout)
+    _rows(dq, *q_rows).add_(grads[0])
+    _rows(dkv[0], *k_rows).add_(grads[1])
+    _rows(dkv[1], *k_rows).add_(grads[2])
 
 
 def _check(q, k, v, group, causal, scale, layout, sharding, return_lse):
