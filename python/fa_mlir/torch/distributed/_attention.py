@@ -160,11 +160,18 @@ def ring_backward(ring, grad_out, q, k, v, out, lse, options):
     pending_dkv = None
     for step, blk in enumerate(_blocks(ring, q, k, options)):
         pending_kv = ring.shift(kv) if step + 1 < ring.world else None
-        if pending_dkv is not None:  # this chunk's dK/dV from the ranks before
+        # The kernel runs while this chunk's dK/dV (from the ranks before)
+        # and the next chunk's K/V are on their way.
+        grads = None if blk is None else _backward_kernel(
+            blk, dim, grad_out, q, kv, out, lse, options)
+        if pending_dkv is not None:
             dkv = pending_dkv.wait()
-        if blk is not None:
-            _backward_step(blk, dim, grad_out, q, kv, out, lse, dq, dkv,
-                           options)
+        if grads is not None:
+            q_rows = (dim, blk.q_start, blk.q_len)
+            k_rows = (dim, blk.k_start, blk.k_len)
+            _rows(dq, *q_rows).add_(grads[0])
+            _rows(dkv[0], *k_rows).add_(grads[1])
+            _rows(dkv[1], *k_rows).add_(grads[2])
         pending_dkv = ring.shift(dkv)
         if pending_kv is not None:
             kv = pending_kv.wait()
@@ -172,20 +179,16 @@ def ring_backward(ring, grad_out, q, k, v, out, lse, options):
     return dq.to(q.dtype), dk.to(k.dtype), dv.to(v.dtype)
 
 
-def _backward_step(blk, dim, grad_out, q, kv, out, lse, dq, dkv, options):
-    """The backward kernel on one Block, its gradients added into dq and
-    the travelling dkv (float32)."""
+def _backward_kernel(blk, dim, grad_out, q, kv, out, lse, options):
+    """[dq, dk, dv, _] of the backward kernel on one Block's rows."""
     q_rows = (dim, blk.q_start, blk.q_len)
     k_rows = (dim, blk.k_start, blk.k_len)
     lse_rows = (2, blk.q_start, blk.q_len)  # [B, H, S] in both layouts
-    grads = _ops.backward_impl(
+    return _ops.backward_impl(
         _operand(grad_out, *q_rows), _operand(q, *q_rows),
         _operand(kv[0], *k_rows), _operand(kv[1], *k_rows),
         _operand(out, *q_rows), _operand(lse, *lse_rows), None, blk.causal,
         options.scale, -1, -1, None, "", options.layout)
-    _rows(dq, *q_rows).add_(grads[0])
-    _rows(dkv[0], *k_rows).add_(grads[1])
-    _rows(dkv[1], *k_rows).add_(grads[2])
 
 
 def _check(q, k, v, group, causal, scale, layout, sharding, return_lse):
