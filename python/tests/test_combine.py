@@ -97,3 +97,8 @@ def test_backward_raises():
 def test_bad_inputs_name_the_operand(po, pl, kw, match):
     with pytest.raises(ArgumentError, match=match):
         combine(po, pl, **kw)
+
+
+def test_no_rows_among_several_row_dims():
+    out, lse = combine(torch.zeros(2, 3, 0, 8), torch.zeros(2, 3, 0))
+    assert out.shape == (3, 0, 8) and lse.shape == (3, 0)

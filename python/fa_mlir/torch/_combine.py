@@ -12,6 +12,7 @@ per output dtype: every size is dynamic, and the rows are flattened into
 one dimension). On CUDA it is fa.combine's sm_90a kernel (_combine_cuda).
 """
 import functools
+import math
 
 import torch
 
@@ -40,13 +41,14 @@ def combine(partial_output, partial_lse, *, out_dtype=torch.float32):
     UnsupportedError.
     """
     _check(partial_output, partial_lse, out_dtype)
-    rows, dim = tuple(partial_lse.shape[1:]), partial_output.shape[-1]
+    splits, dim = partial_output.shape[0], partial_output.shape[-1]
+    rows = tuple(partial_lse.shape[1:])
+    flat = math.prod(rows)  # the kernels take one row dim
 
     def compute():
-        out, lse = _merge(partial_output.reshape(partial_output.shape[0], -1,
-                                                 dim).contiguous(),
-                          partial_lse.reshape(partial_lse.shape[0],
-                                              -1).contiguous(), out_dtype)
+        out, lse = _merge(
+            partial_output.reshape(splits, flat, dim).contiguous(),
+            partial_lse.reshape(splits, flat).contiguous(), out_dtype)
         return out.reshape(rows + (dim,)), lse.reshape(rows)
     return forward_only(
         compute, f"{WHERE} is not differentiable (ring attention's backward "
