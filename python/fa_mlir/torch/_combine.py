@@ -25,8 +25,6 @@ from ._forward_only import forward_only
 
 WHERE = "fa_mlir.torch.combine"
 PIPELINE = "fa-cpu-pipeline"
-OUT_DTYPES = {torch.float32: "f32", torch.float16: "f16",
-              torch.bfloat16: "bf16"}
 
 
 def combine(partial_output, partial_lse, *, out_dtype=torch.float32):
@@ -86,7 +84,7 @@ def _check(partial_output, partial_lse, out_dtype):
         raise ArgumentError(f"{WHERE}: tensors on "
                             f"{partial_output.device.type} are not supported "
                             "(cpu or cuda)")
-    if out_dtype not in OUT_DTYPES:
+    if out_dtype not in _convert.FA_DTYPE:
         raise ArgumentError(f"{WHERE}: out_dtype must be torch.float32, "
                             f"torch.float16 or torch.bfloat16, got "
                             f"{out_dtype!r}")
@@ -100,7 +98,7 @@ def _merge(partial_output, partial_lse, out_dtype):
     out = torch.empty((rows, dim), dtype=out_dtype)
     lse = torch.empty((rows,), dtype=torch.float32)
     if rows:
-        _cpu_kernel(OUT_DTYPES[out_dtype])(
+        _cpu_kernel(_convert.FA_DTYPE[out_dtype])(
             partial_output.numpy(), partial_lse.numpy(),
             _convert.numpy_view(out), lse.numpy())
     return out, lse

@@ -24,8 +24,7 @@ from ._forward_only import forward_only
 
 E4M3_MAX = 448.0
 PIPELINE = "fa-cpu-pipeline{tiled=true}"
-OUT_DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16",
-              torch.float32: "f32"}
+OUT_DTYPES = _convert.FA_DTYPE  # bf16, f16 or f32 out
 _M64 = (1 << 64) - 1
 
 

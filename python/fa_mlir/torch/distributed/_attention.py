@@ -123,17 +123,16 @@ def ring_forward(ring, q, k, v, options):
     for step, blk in enumerate(_blocks(ring, q, k, options)):
         pending = ring.shift(kv) if step + 1 < ring.world else None
         if blk is not None:
+            q_rows, k_rows = blk.q_rows(dim), blk.k_rows(dim)
             out, lse = _ops.forward_impl(
-                _operand(q, dim, blk.q_start, blk.q_len),
-                _operand(kv[0], dim, blk.k_start, blk.k_len),
-                _operand(kv[1], dim, blk.k_start, blk.k_len), None, blk.causal,
-                options.scale, -1, -1, None, "", options.layout)
+                _operand(q, *q_rows), _operand(kv[0], *k_rows),
+                _operand(kv[1], *k_rows), None, blk.causal, options.scale,
+                -1, -1, None, "", options.layout)
             lse = _lse_rows(lse, options.layout)
             if acc_out is None:  # step 0: the own keys, every query row
                 acc_out, acc_lse = out.float(), lse.contiguous()
             else:
-                _merge_into(_rows(acc_out, dim, blk.q_start, blk.q_len),
-                            _rows(acc_lse, dim, blk.q_start, blk.q_len),
+                _merge_into(_rows(acc_out, *q_rows), _rows(acc_lse, *q_rows),
                             out, lse)
         if pending is not None:
             kv = pending.wait()
@@ -167,8 +166,7 @@ def ring_backward(ring, grad_out, q, k, v, out, lse, options):
         if pending_dkv is not None:
             dkv = pending_dkv.wait()
         if grads is not None:
-            q_rows = (dim, blk.q_start, blk.q_len)
-            k_rows = (dim, blk.k_start, blk.k_len)
+            q_rows, k_rows = blk.q_rows(dim), blk.k_rows(dim)
             _rows(dq, *q_rows).add_(grads[0])
             _rows(dkv[0], *k_rows).add_(grads[1])
             _rows(dkv[1], *k_rows).add_(grads[2])
@@ -181,9 +179,8 @@ def ring_backward(ring, grad_out, q, k, v, out, lse, options):
 
 def _backward_kernel(blk, dim, grad_out, q, kv, out, lse, options):
     """[dq, dk, dv, _] of the backward kernel on one Block's rows."""
-    q_rows = (dim, blk.q_start, blk.q_len)
-    k_rows = (dim, blk.k_start, blk.k_len)
-    lse_rows = (2, blk.q_start, blk.q_len)  # [B, H, S] in both layouts
+    q_rows, k_rows = blk.q_rows(dim), blk.k_rows(dim)
+    lse_rows = blk.q_rows(2)  # [B, H, S] in both layouts
     return _ops.backward_impl(
         _operand(grad_out, *q_rows), _operand(q, *q_rows),
         _operand(kv[0], *k_rows), _operand(kv[1], *k_rows),

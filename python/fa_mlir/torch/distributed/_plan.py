@@ -29,6 +29,14 @@ class Block(NamedTuple):
     k_len: int
     causal: bool
 
+    def q_rows(self, dim):
+        """(dim, start, length) of the queries, as Tensor.narrow takes it."""
+        return dim, self.q_start, self.q_len
+
+    def k_rows(self, dim):
+        """(dim, start, length) of the keys, as Tensor.narrow takes it."""
+        return dim, self.k_start, self.k_len
+
 
 def step_source(rank, step, world):
     """The rank whose keys `rank` holds at `step`."""
@@ -57,10 +65,18 @@ def positions(rank, world, seq, sharding):
             for p in range(a, b)]
 
 
-def check_sharding(where, sharding, causal, seq_q, seq_k):
-    """The errors a layout's chunk lengths can have, as a message, or None."""
+def unknown_sharding(where, sharding):
+    """The message for a sharding that is not one of SHARDINGS, or None."""
     if sharding not in SHARDINGS:
         return f"{where}: sharding must be one of {SHARDINGS}, got {sharding!r}"
+    return None
+
+
+def check_sharding(where, sharding, causal, seq_q, seq_k):
+    """The errors a layout's chunk lengths can have, as a message, or None."""
+    problem = unknown_sharding(where, sharding)
+    if problem:
+        return problem
     if causal and seq_q != seq_k:
         return (f"{where}: causal ring attention needs equal local query and "
                 f"key lengths (chunks of one sequence), got seq_q {seq_q} and "

@@ -43,9 +43,9 @@ def _length(x, world, sharding, dim):
     if not isinstance(x, torch.Tensor):
         raise ArgumentError(f"{WHERE}: expected a torch.Tensor, got "
                             f"{type(x).__name__}")
-    if sharding not in _plan.SHARDINGS:
-        raise ArgumentError(f"{WHERE}: sharding must be one of "
-                            f"{_plan.SHARDINGS}, got {sharding!r}")
+    problem = _plan.unknown_sharding(WHERE, sharding)
+    if problem:
+        raise ArgumentError(problem)
     if not -x.dim() <= dim < x.dim():
         raise ArgumentError(f"{WHERE}: dim {dim} is out of range for a "
                             f"tensor of rank {x.dim()}")
