@@ -14,8 +14,9 @@
 #         float64 (test/Device/check_attention.py), and, at the same time,
 #         compute-sanitizer memcheck on small shapes and racecheck on tiny
 #         ones (our kernels only)
-#       3 benchmark next to FA2, cuDNN, FlexAttention, standard attention
-#         (test/Device/bench_attention.py) -> $OUT/bench.csv; with
+#       3 benchmark next to FA4 (when .anchors/ was carried), FA2, cuDNN,
+#         FlexAttention, standard attention (test/Device/bench_attention.py)
+#         -> $OUT/bench.csv with ratio_to_best_peer; with
 #         .devbuild/kernels-prev (PREV_FA_COMPILE at prepare) the previous
 #         compiler's kernels run beside ours in the same process (and its
 #         backward sequences, .devbuild/backward-prev, in stage 6, and its
@@ -310,8 +311,9 @@ run() {
   if stage_on 3; then
   echo "== 3 benchmark ($((SECONDS - T0)) s so far)"
   [[ -d $dev/kernels-prev ]] && export PREV_KERNELS=$dev/kernels-prev
-  BENCH_COMMAND="bash scripts/device-round.sh run" timeout "${BENCH_TIMEOUT:-150}" \
-    python3 test/Device/bench_attention.py "$K" "$OUT/bench.csv" > "$tmp/bench.log" 2>&1
+  ( fa4_env "FA4"
+    BENCH_COMMAND="bash scripts/device-round.sh run" timeout "${BENCH_TIMEOUT:-180}" \
+      python3 test/Device/bench_attention.py "$K" "$OUT/bench.csv" ) > "$tmp/bench.log" 2>&1
   echo "bench rc=$?"; cat "$tmp/bench.log"
 
   fi

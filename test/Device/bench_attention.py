@@ -1,10 +1,13 @@
 """Our sm_90a forward kernel next to the peers (test/Device/peers.py: SDPA's
 FlashAttention-2 and cuDNN backends, FlexAttention, standard attention), in
 one process, on the peers' shapes and FLOP count: bf16, bhsd, 16k total
-tokens, hidden 2048, forward. Our kernel is launched through libfa_runtime
+tokens, hidden 2048, forward. FlashAttention-4 (flash_attn.cute, from .anchors/
+when the round unpacked it) is timed too, on bshd copies of the inputs (its
+layout); ratio_to_best_peer is ours over the fastest of FA4, cuDNN and FA2. Our kernel is launched through libfa_runtime
 (fa_bundle_launch per call, test/Device/fa_rt.py). Time: median of
 triton.testing.do_bench(warmup=25 ms, rep=100 ms), which flushes L2 between
-calls. Writes a CSV (TFLOP/s, ratio of ours to FA2 and to cuDNN).
+calls. Writes a CSV (TFLOP/s, ratio of ours to FA2, to cuDNN and to the
+best peer).
 
 Usage: python3 test/Device/bench_attention.py BUNDLE_DIR CSV_OUT
 Env: SEQLENS (512,...,16384), HDIMS (64,128), FLEX_SEQLENS (4096,16384; the
@@ -55,6 +58,30 @@ def timed(name, make):
         return None, f"fail {text}".replace(",", ";")
 
 
+def fa4_forward():
+    """FA4's forward as fn(q, k, v, causal) on bhsd inputs, or None when its
+    package is not importable here (reported on the CSV's first line). The
+    bshd copies are made once per input set, outside the timed call."""
+    try:
+        f = peers.fa4_func()
+    except peers.Unavailable as ex:
+        print(f"# fa4 unavailable: {ex}")
+        return None
+    copies = {}
+
+    def call(q, k, v, causal):
+        key = (q.data_ptr(), k.data_ptr(), v.data_ptr())
+        if key not in copies:
+            copies.clear()
+            copies[key] = tuple(t.transpose(1, 2).contiguous() for t in (q, k, v))
+        out = f(*copies[key], causal=causal)
+        return (out[0] if isinstance(out, tuple) else out).transpose(1, 2)
+    return call
+
+
+PEERS = ("fa4", "cudnn", "fa2")
+
+
 def main():
     directory, csv_out = sys.argv[1], sys.argv[2]
     torch.zeros(1, device="cuda")
@@ -63,13 +90,16 @@ def main():
     hdims = env_ints("HDIMS", "64,128")
     flex_at = set(env_ints("FLEX_SEQLENS", "4096,16384"))
     impls = peers.impls(flex=bool(flex_at))
+    fa4 = fa4_forward()
+    if fa4 is not None:
+        impls = {"fa4": fa4, **impls}
     ours = {"ours": "s2o", "ours_no_overlap": "s2"}
     # PREV_KERNELS: bundles of an earlier compiler (same configurations), timed
     # in the same process as "ours_prev" so a change's effect on speed is
     # measured against itself rather than against another run's numbers.
     prev = fa_rt.load_all(os.environ["PREV_KERNELS"]) if os.environ.get("PREV_KERNELS") else []
     header = ("impl,dtype,causal,hdim,seqlen,batch,heads,pass,ms,tflops,"
-              "ratio_to_fa2,ratio_to_cudnn,maxdiff_vs_fa2,status")
+              "ratio_to_fa2,ratio_to_cudnn,ratio_to_best_peer,maxdiff_vs_fa2,status")
     table = []
     fh = open(csv_out, "w")  # written as it goes: a timeout keeps the rows so far
     fh.write(f"# {environment()}; forward, bf16, bhsd, 16k tokens, hidden 2048, FLOPs 4BHN^2D "
@@ -116,28 +146,32 @@ def main():
                         status = f"fail {type(ex).__name__}: {str(ex).splitlines()[0][:60]}".replace(",", ";")
                     torch.cuda.empty_cache()
                     res[name] = (ms, diff, status)
+                best = min((res[p][0] for p in PEERS if res.get(p, (None,))[0]), default=None)
                 for name, (ms, diff, status) in res.items():
                     tf = f / ms / 1e9 if ms else None
                     r2 = lambda peer: (f"{res[peer][0] / ms:.3f}" if ms and res.get(peer, (None,))[0] else "")  # noqa: E731
+                    rb = f"{best / ms:.3f}" if ms and best and name.startswith("ours") else ""
                     line = (f"{name},bf16,{int(causal)},{D},{N},{B},{H},fwd,"
                             f"{ms:.4f}," if ms else f"{name},bf16,{int(causal)},{D},{N},{B},{H},fwd,,")
-                    line += (f"{tf:.1f},{r2('fa2')},{r2('cudnn')},{diff:.3g},{status}" if ms
-                             else f",,,,{status}")
+                    line += (f"{tf:.1f},{r2('fa2')},{r2('cudnn')},{rb},{diff:.3g},{status}" if ms
+                             else f",,,,,{status}")
                     fh.write(line + "\n")
                     fh.flush()
                     print(line, flush=True)
                 table.append((causal, D, N, {n: (f / r[0] / 1e9 if r[0] else None) for n, r in res.items()}))
                 del q, k, v, ref
     fh.close()
-    names = ["ours", "ours_prev", "ours_no_overlap", "fa2", "cudnn", "flex", "standard"]
+    names = ["ours", "ours_prev", "ours_no_overlap", "fa4", "fa2", "cudnn", "flex", "standard"]
     print(f"\nTFLOP/s, bf16 forward (16k tokens, hidden 2048); {environment()}")
-    print("| causal | hdim | seqlen | " + " | ".join(names) + " | ours/FA2 | ours/cuDNN |")
-    print("|" + "---|" * (len(names) + 5))
+    print("| causal | hdim | seqlen | " + " | ".join(names) + " | ours/FA4 | ours/cuDNN | ours/best peer |")
+    print("|" + "---|" * (len(names) + 6))
+    nan = float("nan")
     for causal, D, N, tf in table:
         cells = " | ".join(f"{tf[n]:.0f}" if tf.get(n) else "-" for n in names)
-        o, a, c = tf.get("ours"), tf.get("fa2"), tf.get("cudnn")
-        print(f"| {int(causal)} | {D} | {N} | {cells} | {o / a if o and a else float('nan'):.2f} | "
-              f"{o / c if o and c else float('nan'):.2f} |")
+        o, a, c = tf.get("ours"), tf.get("fa4"), tf.get("cudnn")
+        best = max([tf[n] for n in PEERS if tf.get(n)], default=None)
+        print(f"| {int(causal)} | {D} | {N} | {cells} | {o / a if o and a else nan:.2f} | "
+              f"{o / c if o and c else nan:.2f} | {o / best if o and best else nan:.2f} |")
 
 
 if __name__ == "__main__":
