@@ -165,12 +165,14 @@ ELEMENTWISE = "func.func(convert-elementwise-to-linalg),"
 
 def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8,
           binary=(), shapes=None, rtol=0.0, raised_count=None,
-          arg_scales=None):
+          arg_scales=None, allow_decline=False):
     """Runs original and raised `name`; returns a dict with the errors.
     `rtol` widens the f32 bound by rtol * max |original| (deep models);
     `raised_count`, if given, is how many attentions must be raised (and
     then none may be declined); `arg_scales[i]` scales random argument i
-    (weights of a deep model, so that activations stay of order 1)."""
+    (weights of a deep model, so that activations stay of order 1);
+    `allow_decline`: a program the pass leaves alone (with a remark) is ok
+    and not run."""
     args, results = signature(text, name)
     result = results[0]
     # Concrete sizes for dynamic dimensions: {"args": [...], "results": [...]}.
@@ -180,6 +182,9 @@ def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8,
                         for i, (s, e) in enumerate(results)]
     module = text + "\n" + wrapper(name, args, results)
     raised, remarks = raise_attention(module)
+    if allow_decline and "fa.attention" not in raised:
+        return dict(ok="attention not raised" in remarks, err=0.0, atol=0.0,
+                    ref_err=None, nan_rows=0, raised=False, remarks=remarks)
     pre = (TOSA_TO_LINALG if tosa else "") + ELEMENTWISE + (
         DECOMPOSE_SOFTMAX if "linalg.softmax" in text else "") + (
         BF16_ARITH if "bf16" in text else "")

@@ -115,7 +115,8 @@ Value emitTree(OpBuilder &b, Location loc, const ExprP &e,
   case Expr::Const:
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(e->fval));
   case Expr::IConst:
-    return arith::ConstantOp::create(b, loc, b.getBoolAttr(e->ival != 0));
+    return arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(e->type ? e->type : b.getI1Type(), e->ival));
   case Expr::Add:
     return arith::AddFOp::create(b, loc, sub(0), sub(1));
   case Expr::Sub:

@@ -29,21 +29,32 @@ static ExprP make(Expr::Kind k, ArrayRef<ExprP> ops = {}) {
   return e;
 }
 
-static ExprP constant(double v) {
+static ExprP constant(double v, Type type = {}) {
   ExprP e = make(Expr::Const);
   e->fval = v;
+  e->type = type;
   return e;
 }
 
-static ExprP iconstant(int64_t v) {
+/// An integer, index or boolean constant; null for widths over 64 bits,
+/// which the evaluator does not model.
+static ExprP iconstant(const APInt &v, Type type) {
+  if (v.getBitWidth() > 64)
+    return nullptr;
   ExprP e = make(Expr::IConst);
-  e->ival = v;
+  e->ival = v.getSExtValue();
+  e->type = type;
   return e;
 }
 
-/// Rounds `v` to float type `t`.
-static double roundTo(double v, Type t) {
-  auto ft = dyn_cast<FloatType>(t);
+std::string mlir::fa::raising::describeUnknown(const Expr &e) {
+  if (Operation *op = e.value ? e.value.getDefiningOp() : nullptr)
+    return "'" + op->getName().getStringRef().str() + "'";
+  return "a block argument";
+}
+
+double mlir::fa::raising::roundToType(double v, Type t) {
+  auto ft = dyn_cast_or_null<FloatType>(t);
   if (!ft || ft.isF64())
     return v;
   APFloat f(v);
@@ -68,7 +79,7 @@ std::optional<double> mlir::fa::raising::splatValue(Value v) {
     // A truncated f64 constant.
     if (auto tr = s.getDefiningOp<arith::TruncFOp>())
       if (matchPattern(tr.getIn(), m_Constant(&f)))
-        return roundTo(f.getValueAsDouble(), tr.getType());
+        return roundToType(f.getValueAsDouble(), tr.getType());
     return std::nullopt;
   }
   if (auto splat = v.getDefiningOp<tensor::SplatOp>()) {
@@ -96,6 +107,48 @@ std::optional<double> mlir::fa::raising::splatValue(Value v) {
   if (isa<IntegerType>(splat.getElementType()))
     return static_cast<double>(splat.getSplatValue<APInt>().getSExtValue());
   return std::nullopt;
+}
+
+ExprP mlir::fa::raising::splatExpr(Value v) {
+  if (!v)
+    return nullptr;
+  Value scalar;
+  if (auto fill = v.getDefiningOp<linalg::FillOp>())
+    scalar = fill.getInputs()[0];
+  else if (auto splat = v.getDefiningOp<tensor::SplatOp>())
+    scalar = splat.getInput();
+  else if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>())
+    return splatExpr(slice.getSource());
+  Attribute attr;
+  if (scalar) {
+    // A truncated f64 constant (a float fill).
+    if (auto tr = scalar.getDefiningOp<arith::TruncFOp>()) {
+      FloatAttr f;
+      if (matchPattern(tr.getIn(), m_Constant(&f)))
+        return constant(roundToType(f.getValueAsDouble(), tr.getType()),
+                        tr.getType());
+      return nullptr;
+    }
+    if (!matchPattern(scalar, m_Constant(&attr)))
+      return nullptr;
+  } else if (auto c = v.getDefiningOp<tosa::ConstOp>()) {
+    attr = c.getValues();
+  } else if (!matchPattern(v, m_Constant(&attr))) {
+    return nullptr;
+  }
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return constant(f.getValueAsDouble(), f.getType());
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return iconstant(i.getValue(), i.getType());
+  auto splat = dyn_cast<SplatElementsAttr>(attr);
+  if (!splat)
+    return nullptr;
+  Type et = splat.getElementType();
+  if (isa<FloatType>(et))
+    return constant(splat.getSplatValue<APFloat>().convertToDouble(), et);
+  if (isa<IntegerType, IndexType>(et))
+    return iconstant(splat.getSplatValue<APInt>(), et);
+  return nullptr;
 }
 
 ExprP ExprBuilder::leaf(Value v, Access access) {
@@ -142,15 +195,16 @@ static ExprP fold(ExprP e) {
   case Expr::ExtF:
   case Expr::TruncF:
     if (c(0))
-      return constant(roundTo(e->ops[0]->fval, e->type));
+      return constant(roundToType(e->ops[0]->fval, e->type), e->type);
     break;
   case Expr::Neg:
     if (c(0))
-      return constant(-e->ops[0]->fval);
+      return constant(-e->ops[0]->fval, e->type);
     break;
   case Expr::Div:
     if (c(0) && c(1))
-      return constant(roundTo(e->ops[0]->fval / e->ops[1]->fval, e->type));
+      return constant(roundToType(e->ops[0]->fval / e->ops[1]->fval, e->type),
+                      e->type);
     if (c(0) && e->ops[0]->fval == 1.0) {
       ExprP r = make(Expr::Recip, {e->ops[1]});
       r->type = e->type;
@@ -159,11 +213,12 @@ static ExprP fold(ExprP e) {
     break;
   case Expr::Mul:
     if (c(0) && c(1))
-      return constant(roundTo(e->ops[0]->fval * e->ops[1]->fval, e->type));
+      return constant(roundToType(e->ops[0]->fval * e->ops[1]->fval, e->type),
+                      e->type);
     break;
   case Expr::Recip:
     if (c(0))
-      return constant(roundTo(1.0 / e->ops[0]->fval, e->type));
+      return constant(roundToType(1.0 / e->ops[0]->fval, e->type), e->type);
     break;
   default:
     break;
@@ -178,6 +233,7 @@ ExprP ExprBuilder::fromScalar(Value s, ArrayRef<ExprP> args) {
     return e;
   ExprP e = make(Expr::Unknown);
   e->type = s.getType();
+  e->value = s;
   return e;
 }
 
@@ -193,12 +249,9 @@ ExprP ExprBuilder::fromScalarImpl(Value s, ArrayRef<ExprP> args) {
   Attribute attr;
   if (matchPattern(s, m_Constant(&attr))) {
     if (auto f = dyn_cast<FloatAttr>(attr))
-      return constant(f.getValueAsDouble());
+      return constant(f.getValueAsDouble(), f.getType());
     if (auto i = dyn_cast<IntegerAttr>(attr))
-      return iconstant(i.getType().isInteger(1) ? (i.getValue().getBoolValue()
-                                                       ? 1
-                                                       : 0)
-                                                : i.getValue().getSExtValue());
+      return iconstant(i.getValue(), i.getType());
     return nullptr;
   }
   return fromOp(op, [&](unsigned i) { return fromScalar(op->getOperand(i), args); });
@@ -210,7 +263,40 @@ ExprP ExprBuilder::fromOperands(Operation *op, ArrayRef<ExprP> args) {
     return e;
   e = make(Expr::Unknown);
   e->type = getElementTypeOrSelf(op->getResult(0).getType());
+  e->value = op->getResult(0);
   return e;
+}
+
+/// The overflow flags of an arith integer op (nsw / nuw: overflow is
+/// poison).
+static uint8_t overflowFlags(Operation *op) {
+  auto iface = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op);
+  if (!iface)
+    return 0;
+  uint8_t flags = 0;
+  if (iface.hasNoSignedWrap())
+    flags |= Expr::NSW;
+  if (iface.hasNoUnsignedWrap())
+    flags |= Expr::NUW;
+  return flags;
+}
+
+/// How an arith cast op converts; None if `op` is no cast.
+static Expr::CastKind arithCastKind(Operation *op) {
+  using CK = Expr::CastKind;
+  if (isa<arith::TruncIOp, arith::ExtSIOp, arith::IndexCastOp>(op))
+    return CK::IntS;
+  if (isa<arith::ExtUIOp, arith::IndexCastUIOp>(op))
+    return CK::IntU;
+  if (isa<arith::SIToFPOp>(op))
+    return CK::SIToFP;
+  if (isa<arith::UIToFPOp>(op))
+    return CK::UIToFP;
+  if (isa<arith::FPToSIOp>(op))
+    return CK::FPToSI;
+  if (isa<arith::FPToUIOp>(op))
+    return CK::FPToUI;
+  return CK::None;
 }
 
 ExprP ExprBuilder::fromOp(Operation *op,
@@ -228,6 +314,8 @@ ExprP ExprBuilder::fromOp(Operation *op,
     }
     ExprP e = make(k, ops);
     e->type = type;
+    e->op = op;
+    e->overflow = overflowFlags(op);
     return fold(e);
   };
   if (isa<arith::AddFOp>(op))
@@ -240,6 +328,8 @@ ExprP ExprBuilder::fromOp(Operation *op,
     return node(Expr::Div, 2);
   if (isa<arith::MaximumFOp, arith::MaxNumFOp>(op))
     return node(Expr::Max, 2);
+  if (isa<arith::MinimumFOp, arith::MinNumFOp>(op))
+    return node(Expr::Min, 2);
   if (isa<arith::NegFOp>(op))
     return node(Expr::Neg, 1);
   if (isa<math::ExpOp>(op))
@@ -248,9 +338,12 @@ ExprP ExprBuilder::fromOp(Operation *op,
     return node(Expr::Tanh, 1);
   if (isa<math::LogOp>(op))
     return node(Expr::Log, 1);
-  if (isa<arith::TruncIOp, arith::UIToFPOp, arith::SIToFPOp, arith::FPToSIOp,
-          arith::FPToUIOp>(op))
-    return node(Expr::Cast, 1);
+  if (Expr::CastKind ck = arithCastKind(op); ck != Expr::CastKind::None) {
+    ExprP e = node(Expr::Cast, 1);
+    if (e)
+      e->cast = ck;
+    return e;
+  }
   if (isa<arith::ExtFOp>(op))
     return node(Expr::ExtF, 1);
   if (isa<arith::TruncFOp>(op))
@@ -261,15 +354,30 @@ ExprP ExprBuilder::fromOp(Operation *op,
     return node(Expr::IAdd, 2);
   if (isa<arith::SubIOp>(op))
     return node(Expr::ISub, 2);
+  if (isa<arith::MulIOp>(op))
+    return node(Expr::IMul, 2);
+  if (isa<arith::MaxSIOp>(op))
+    return node(Expr::IMaxS, 2);
+  if (isa<arith::MinSIOp>(op))
+    return node(Expr::IMinS, 2);
+  if (isa<arith::MaxUIOp>(op))
+    return node(Expr::IMaxU, 2);
+  if (isa<arith::MinUIOp>(op))
+    return node(Expr::IMinU, 2);
+  if (isa<arith::DivSIOp>(op))
+    return node(Expr::IDivS, 2);
+  if (isa<arith::DivUIOp>(op))
+    return node(Expr::IDivU, 2);
+  if (isa<arith::RemSIOp>(op))
+    return node(Expr::IRemS, 2);
+  if (isa<arith::RemUIOp>(op))
+    return node(Expr::IRemU, 2);
   if (isa<arith::AndIOp>(op))
     return node(Expr::And, 2);
   if (isa<arith::OrIOp>(op))
     return node(Expr::Or, 2);
   if (isa<arith::XOrIOp>(op))
     return node(Expr::Xor, 2);
-  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-          arith::ExtUIOp>(op))
-    return sub(0);
   if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
     ExprP e = node(Expr::CmpF, 2);
     if (e)
@@ -287,39 +395,68 @@ ExprP ExprBuilder::fromOp(Operation *op,
       return nullptr;
     ExprP e = make(Expr::Index);
     e->access = {loops[index.getDim()]};
+    e->type = type;
     return e;
   }
   return nullptr;
+}
+
+/// How tosa.cast converts `from` to `to` (what tosa-to-linalg emits);
+/// None for float to float (ExtF / TruncF) and the identity.
+static Expr::CastKind tosaCastKind(Type from, Type to) {
+  using CK = Expr::CastKind;
+  if (from == to || (isa<FloatType>(from) && isa<FloatType>(to)))
+    return CK::None;
+  if (to.isInteger(1))
+    return CK::NonZero;
+  bool fromBool = from.isInteger(1);
+  if (isa<FloatType>(to))
+    return fromBool ? CK::UIToFP : CK::SIToFP;
+  if (isa<FloatType>(from))
+    return CK::FPToIntSat;
+  return fromBool ? CK::IntU : CK::IntS;
 }
 
 /// The tree of a TOSA elementwise op read at `access`, null if not one.
 static ExprP tosaTree(Operation *op, const Access &access, ExprBuilder &eb) {
   auto operandLeaf = [&](unsigned i) -> ExprP {
     Value v = op->getOperand(i);
-    if (std::optional<double> c = splatValue(v))
-      return constant(*c);
+    if (ExprP c = splatExpr(v))
+      return c;
     auto t = cast<RankedTensorType>(v.getType());
     Access a;
     for (unsigned d = 0; d < t.getRank(); ++d)
       a.push_back(t.getDimSize(d) == 1 ? AtomList{} : access[d]);
     return eb.leaf(v, a);
   };
+  Type type = getElementTypeOrSelf(op->getResult(0).getType());
   auto node = [&](Expr::Kind k, unsigned n) {
     SmallVector<ExprP> ops;
     for (unsigned i = 0; i < n; ++i)
       ops.push_back(operandLeaf(i));
     ExprP e = make(k, ops);
-    e->type = getElementTypeOrSelf(op->getResult(0).getType());
+    e->type = type;
+    e->op = op;
     return fold(e);
   };
+  bool isInt = isa<IntegerType>(type);
   if (isa<tosa::AddOp>(op))
     return node(Expr::Add, 2);
   if (isa<tosa::SubOp>(op))
     return node(Expr::Sub, 2);
-  if (isa<tosa::MulOp>(op))
+  if (auto mul = dyn_cast<tosa::MulOp>(op)) {
+    // An integer product with a shift rounds: not modelled.
+    if (isInt) {
+      ExprP shift = splatExpr(mul.getShift());
+      if (!shift || shift->kind != Expr::IConst || shift->ival != 0)
+        return nullptr;
+    }
     return node(Expr::Mul, 2);
+  }
   if (isa<tosa::MaximumOp>(op))
     return node(Expr::Max, 2);
+  if (isa<tosa::MinimumOp>(op))
+    return node(Expr::Min, 2);
   if (isa<tosa::ExpOp>(op))
     return node(Expr::Exp, 1);
   if (isa<tosa::TanhOp>(op))
@@ -334,6 +471,7 @@ static ExprP tosaTree(Operation *op, const Access &access, ExprBuilder &eb) {
     Type t = getElementTypeOrSelf(op->getOperand(0).getType());
     bool isFloat = isa<FloatType>(t);
     ExprP e = node(isFloat ? Expr::CmpF : Expr::CmpI, 2);
+    // TOSA's integers are signed.
     if (isa<tosa::GreaterOp>(op))
       e->pred = isFloat ? (int64_t)arith::CmpFPredicate::OGT
                         : (int64_t)arith::CmpIPredicate::sgt;
@@ -345,26 +483,32 @@ static ExprP tosaTree(Operation *op, const Access &access, ExprBuilder &eb) {
                         : (int64_t)arith::CmpIPredicate::eq;
     return e;
   }
-  if (isa<tosa::LogicalAndOp>(op))
+  if (isa<tosa::LogicalAndOp, tosa::BitwiseAndOp>(op))
     return node(Expr::And, 2);
-  if (isa<tosa::LogicalOrOp>(op))
+  if (isa<tosa::LogicalOrOp, tosa::BitwiseOrOp>(op))
     return node(Expr::Or, 2);
-  if (auto cast = dyn_cast<tosa::CastOp>(op)) {
-    Type fromT = getElementTypeOrSelf(cast.getInput());
-    Type toT = getElementTypeOrSelf(cast.getType());
-    if (fromT == toT)
+  if (isa<tosa::LogicalXorOp, tosa::BitwiseXorOp>(op))
+    return node(Expr::Xor, 2);
+  if (isa<tosa::LogicalNotOp>(op)) {
+    ExprP e = make(Expr::Xor, {operandLeaf(0), iconstant(APInt(1, 1), type)});
+    e->type = type;
+    e->op = op;
+    return e;
+  }
+  if (auto castOp = dyn_cast<tosa::CastOp>(op)) {
+    Type fromT = getElementTypeOrSelf(castOp.getInput());
+    if (fromT == type)
       return operandLeaf(0);
-    auto from = dyn_cast<FloatType>(fromT);
-    auto to = dyn_cast<FloatType>(toT);
-    if (!from || !to) {
-      // Integer / boolean / float conversions (MIGraphX's i1 -> i32 -> i8
-      // -> i1 mask chains): TOSA casts to i1 as x != 0.
-      ExprP e = node(Expr::Cast, 1);
-      e->ival = toT.isInteger(1) ? 1 : 0;
-      return e;
-    }
-    return node(from.getWidth() < to.getWidth() ? Expr::ExtF : Expr::TruncF,
-                1);
+    Expr::CastKind ck = tosaCastKind(fromT, type);
+    if (ck == Expr::CastKind::None)
+      return node(cast<FloatType>(fromT).getWidth() <
+                          cast<FloatType>(type).getWidth()
+                      ? Expr::ExtF
+                      : Expr::TruncF,
+                  1);
+    ExprP e = node(Expr::Cast, 1);
+    e->cast = ck;
+    return e;
   }
   return nullptr;
 }
@@ -385,8 +529,8 @@ static ExprP mappableTree(Operation *op, const Access &access,
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t || t.getShape() != type.getShape())
       return nullptr;
-    std::optional<double> c = splatValue(v);
-    args.push_back(c ? constant(*c) : eb.leaf(v, access));
+    ExprP c = splatExpr(v);
+    args.push_back(c ? c : eb.leaf(v, access));
   }
   // Read it as a linalg body would: a scalar op on block arguments. The
   // scalar tree is built from a clone-free view: map operands to args.
@@ -403,11 +547,11 @@ static bool isElementwise(linalg::LinalgOp op) {
 ExprP ExprBuilder::deref(ExprP e) {
   if (e->kind != Expr::Leaf)
     return e;
-  if (std::optional<double> c = splatValue(e->value))
-    return constant(*c);
+  if (ExprP c = splatExpr(e->value))
+    return c;
   auto [v, access] = resolveViews(e->value, e->access, atoms, record);
-  if (std::optional<double> c = splatValue(v))
-    return constant(*c);
+  if (ExprP c = splatExpr(v))
+    return c;
   Operation *op = v.getDefiningOp();
   ExprP tree;
   if (auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
@@ -423,8 +567,8 @@ ExprP ExprBuilder::deref(ExprP e) {
           ok = false;
           break;
         }
-        std::optional<double> c = splatValue(in->get());
-        args.push_back(c ? constant(*c) : leaf(in->get(), *a));
+        ExprP c = splatExpr(in->get());
+        args.push_back(c ? c : leaf(in->get(), *a));
       }
       if (ok) {
         SmallVector<AtomList> saved = std::move(loops);
@@ -452,7 +596,7 @@ ExprP ExprBuilder::deref(ExprP e) {
   // An identity op (x + 0, x * 1): continue from its operand.
   if (tree->kind == Expr::Leaf)
     return deref(tree);
-  if (tree->kind != Expr::Const) {
+  if (tree->kind != Expr::Const && tree->kind != Expr::IConst) {
     tree = std::make_shared<Expr>(*tree);
     tree->origin = v;
     tree->originAccess = access;
@@ -506,7 +650,7 @@ bool mlir::fa::raising::exprEqual(const ExprP &a, const ExprP &b,
     return exprEqual(da, db, atoms, eb, subst);
   }
   if (a->fval != b->fval || a->ival != b->ival || a->pred != b->pred ||
-      a->ops.size() != b->ops.size())
+      a->cast != b->cast || a->ops.size() != b->ops.size())
     return false;
   if (a->kind == Expr::Index)
     return renamed(atoms.leaves(a->access[0]), subst) ==
@@ -515,246 +659,6 @@ bool mlir::fa::raising::exprEqual(const ExprP &a, const ExprP &b,
     if (!exprEqual(x, y, atoms, eb, subst))
       return false;
   return true;
-}
-
-/// `x` converted to `type`: floats round, integers truncate toward zero and
-/// wrap to their width; to i1 either `x != 0` or the low bit.
-static double castValue(double x, Type type, bool nonzeroTest) {
-  auto it = dyn_cast_or_null<IntegerType>(type);
-  if (!it)
-    return roundTo(x, type);
-  if (it.getWidth() == 1)
-    return nonzeroTest ? (x != 0) : (static_cast<int64_t>(x) & 1);
-  APInt v(64, static_cast<uint64_t>(static_cast<int64_t>(std::trunc(x))),
-          /*isSigned=*/true);
-  return static_cast<double>(v.trunc(it.getWidth()).getSExtValue());
-}
-
-namespace {
-/// Evaluates trees over the (i, j) grid of one attention head.
-struct GridEvaluator {
-  int iAtom, jAtom;
-  const AtomTable &atoms;
-  ExprBuilder &eb;
-  std::string &why;
-  struct Table {
-    std::vector<double> values;
-    int64_t base = 0, ci = 0, cj = 0;
-  };
-
-  /// The values of constant `v` (a dense constant, or static unit-stride
-  /// slices of one: HF GPT-2's causal buffer cut to the sequence length)
-  /// and how (i, j) index them, given the atoms of each dimension of `v`.
-  LogicalResult loadConstant(Value v, const Access &l, Table &t) {
-    SmallVector<int64_t> offsets(l.size(), 0);
-    SmallVector<int> dimOf; // dimension of the constant of each dim of v
-    for (unsigned d = 0; d < l.size(); ++d)
-      dimOf.push_back(d);
-    while (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
-      if (!slice.getOffsets().empty() || !slice.getSizes().empty() ||
-          !slice.hasUnitStride()) {
-        why = "the mask slices a constant with dynamic offsets";
-        return failure();
-      }
-      llvm::SmallBitVector dropped = slice.getDroppedDims();
-      SmallVector<int> srcDim; // result dim -> source dim
-      for (unsigned d = 0; d < dropped.size(); ++d)
-        if (!dropped[d])
-          srcDim.push_back(d);
-      SmallVector<int64_t> srcOffsets(slice.getStaticOffsets());
-      for (unsigned k = 0; k < dimOf.size(); ++k)
-        dimOf[k] = srcDim[dimOf[k]];
-      // Offsets so far are in result dims: move them to the source's.
-      SmallVector<int64_t> moved(srcOffsets.begin(), srcOffsets.end());
-      for (unsigned d = 0; d < srcDim.size(); ++d)
-        moved[srcDim[d]] += d < offsets.size() ? offsets[d] : 0;
-      offsets = moved;
-      v = slice.getSource();
-    }
-    DenseElementsAttr dense;
-    if (auto c = v.getDefiningOp<tosa::ConstOp>())
-      dense = dyn_cast<DenseElementsAttr>(c.getValues());
-    else
-      matchPattern(v, m_Constant(&dense));
-    if (!dense) {
-      why = "the mask depends on data";
-      return failure();
-    }
-    auto type = cast<RankedTensorType>(dense.getType());
-    SmallVector<int64_t> strides(type.getRank(), 1);
-    for (int d = type.getRank() - 2; d >= 0; --d)
-      strides[d] = strides[d + 1] * type.getDimSize(d + 1);
-    for (int d = 0; d < type.getRank(); ++d)
-      t.base += (d < (int)offsets.size() ? offsets[d] : 0) * strides[d];
-    for (unsigned k = 0; k < l.size(); ++k) {
-      int64_t stride = strides[dimOf[k]];
-      if (l[k].size() == 1 && l[k][0] == iAtom)
-        t.ci = stride;
-      else if (l[k].size() == 1 && l[k][0] == jAtom)
-        t.cj = stride;
-      else if (!l[k].empty()) {
-        why = "the mask depends on the batch or head index";
-        return failure();
-      }
-    }
-    Type et = type.getElementType();
-    if (isa<FloatType>(et))
-      for (APFloat f : dense.getValues<APFloat>())
-        t.values.push_back(f.convertToDouble());
-    else if (et.isInteger(1))
-      for (bool b : dense.getValues<bool>())
-        t.values.push_back(b);
-    else
-      for (APInt b : dense.getValues<APInt>())
-        t.values.push_back(b.getSExtValue());
-    return success();
-  }
-  std::unordered_map<const Expr *, Table> tables;
-  std::unordered_map<const Expr *, std::pair<int64_t, int64_t>> indices;
-
-  /// Expands leaves, loads constant tensors; fails on data dependence.
-  ExprP prepare(ExprP e) {
-    if (e->kind == Expr::Leaf) {
-      ExprP d = eb.deref(e);
-      if (d != e)
-        return prepare(d);
-      Table t;
-      if (failed(loadConstant(e->value, atoms.leaves(e->access), t)))
-        return nullptr;
-      tables[e.get()] = std::move(t);
-      return e;
-    }
-    if (e->kind == Expr::Index) {
-      AtomList l = atoms.leaves(e->access[0]);
-      if (l.empty())
-        indices[e.get()] = {0, 0};
-      else if (l.size() == 1 && l[0] == iAtom)
-        indices[e.get()] = {1, 0};
-      else if (l.size() == 1 && l[0] == jAtom)
-        indices[e.get()] = {0, 1};
-      else {
-        why = "the mask depends on the batch or head index";
-        return nullptr;
-      }
-      return e;
-    }
-    if (e->kind == Expr::Unknown) {
-      why = "the mask has an op that is not modelled";
-      return nullptr;
-    }
-    ExprP copy = std::make_shared<Expr>(*e);
-    for (ExprP &o : copy->ops) {
-      o = prepare(o);
-      if (!o)
-        return nullptr;
-    }
-    return copy;
-  }
-
-  double eval(const Expr *e, int64_t i, int64_t j) {
-    auto x = [&](unsigned k) { return eval(e->ops[k].get(), i, j); };
-    switch (e->kind) {
-    case Expr::Leaf: {
-      const Table &t = tables.at(e);
-      return t.values[t.base + t.ci * i + t.cj * j];
-    }
-    case Expr::Index: {
-      auto [a, b] = indices.at(e);
-      return a * i + b * j;
-    }
-    case Expr::Const:
-      return e->fval;
-    case Expr::IConst:
-      return static_cast<double>(e->ival);
-    case Expr::Add:
-    case Expr::IAdd:
-      return x(0) + x(1);
-    case Expr::Sub:
-    case Expr::ISub:
-      return x(0) - x(1);
-    case Expr::Mul:
-      return x(0) * x(1);
-    case Expr::Div:
-      return x(0) / x(1);
-    case Expr::Max:
-      return std::max(x(0), x(1));
-    case Expr::Exp:
-      return std::exp(x(0));
-    case Expr::Tanh:
-      return std::tanh(x(0));
-    case Expr::Log:
-      return std::log(x(0));
-    case Expr::Cast:
-      return castValue(x(0), e->type, e->ival != 0);
-    case Expr::Recip:
-      return 1.0 / x(0);
-    case Expr::Neg:
-      return -x(0);
-    case Expr::ExtF:
-    case Expr::TruncF:
-      return roundTo(x(0), e->type);
-    case Expr::Select:
-      return x(0) != 0 ? x(1) : x(2);
-    case Expr::And:
-      return (x(0) != 0 && x(1) != 0) ? 1 : 0;
-    case Expr::Or:
-      return (x(0) != 0 || x(1) != 0) ? 1 : 0;
-    case Expr::Xor:
-      return ((x(0) != 0) != (x(1) != 0)) ? 1 : 0;
-    case Expr::CmpI: {
-      double a = x(0), b = x(1);
-      switch (static_cast<arith::CmpIPredicate>(e->pred)) {
-      case arith::CmpIPredicate::eq: return a == b;
-      case arith::CmpIPredicate::ne: return a != b;
-      case arith::CmpIPredicate::slt:
-      case arith::CmpIPredicate::ult: return a < b;
-      case arith::CmpIPredicate::sle:
-      case arith::CmpIPredicate::ule: return a <= b;
-      case arith::CmpIPredicate::sgt:
-      case arith::CmpIPredicate::ugt: return a > b;
-      case arith::CmpIPredicate::sge:
-      case arith::CmpIPredicate::uge: return a >= b;
-      }
-      return 0;
-    }
-    case Expr::CmpF: {
-      double a = x(0), b = x(1);
-      using P = arith::CmpFPredicate;
-      switch (static_cast<P>(e->pred)) {
-      case P::OEQ: case P::UEQ: return a == b;
-      case P::ONE: case P::UNE: return a != b;
-      case P::OLT: case P::ULT: return a < b;
-      case P::OLE: case P::ULE: return a <= b;
-      case P::OGT: case P::UGT: return a > b;
-      case P::OGE: case P::UGE: return a >= b;
-      case P::AlwaysTrue: return 1;
-      default: return 0;
-      }
-    }
-    default:
-      return std::nan("");
-    }
-  }
-};
-} // namespace
-
-FailureOr<std::vector<double>>
-mlir::fa::raising::evaluateOnGrid(ExprP e, int iAtom, int jAtom, int64_t rows,
-                                  int64_t cols, ExprBuilder &eb,
-                                  std::string &why) {
-  if (rows * cols > (int64_t(1) << 24)) {
-    why = "the mask is too large to analyze (more than 2^24 entries)";
-    return failure();
-  }
-  GridEvaluator g{iAtom, jAtom, eb.atoms, eb, why, {}, {}};
-  ExprP p = g.prepare(e);
-  if (!p)
-    return failure();
-  std::vector<double> out(rows * cols);
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      out[i * cols + j] = g.eval(p.get(), i, j);
-  return out;
 }
 
 /// Walks a Q or K operand up through views, extensions and constant scalings

@@ -35,29 +35,27 @@ struct Grid {
 /// Matches a visibility grid with causal / window masks of either
 /// alignment.
 static bool matchGridAligned(const Grid &g, bool bottomRight, int64_t off,
-                             MaskConfig &out);
+                             PositionMask &out);
 
 /// Prefers the simplest description: causal over a window, top-left over
 /// bottom-right.
-static bool matchGrid(const Grid &g, MaskConfig &out) {
-  MaskConfig topLeft, bottomRight;
+static std::optional<PositionMask> matchGrid(const Grid &g) {
+  PositionMask topLeft, bottomRight;
   bool tl = matchGridAligned(g, false, 0, topLeft);
   bool br = g.rows != g.cols &&
             matchGridAligned(g, true, g.cols - g.rows, bottomRight);
-  auto cost = [](const MaskConfig &m) {
+  auto cost = [](const PositionMask &m) {
     return (m.window ? 2 : 0) + (m.bottomRight ? 1 : 0);
   };
   if (!tl && !br)
-    return false;
+    return std::nullopt;
   if (tl && (!br || cost(topLeft) <= cost(bottomRight)))
-    out = topLeft;
-  else
-    out = bottomRight;
-  return true;
+    return topLeft;
+  return bottomRight;
 }
 
 static bool matchGridAligned(const Grid &g, bool bottomRight, int64_t off,
-                             MaskConfig &out) {
+                             PositionMask &out) {
   int64_t big = g.rows + g.cols + 1;
   {
     int64_t right = -big, left = -big;
@@ -242,7 +240,8 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
             "original averages V there, fa.attention gives 0";
       return failure();
     }
-    if (!matchGrid(grid, out)) {
+    std::optional<PositionMask> pos = matchGrid(grid);
+    if (!pos) {
       // Keep a constant that is no causal mask or window as the bias: an
       // additive tensor as it is, a boolean one with a -inf fill as 0 / -inf.
       why = "a constant mask that is neither causal nor a sliding window";
@@ -262,6 +261,8 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
       out.summary = llvm::join(parts, ", ");
       return success();
     }
+    // Only the positional part: a bias or boolean mask found above stays.
+    static_cast<PositionMask &>(out) = *pos;
     std::string s;
     if (out.causal)
       s = "causal";

@@ -101,24 +101,50 @@ using ExprP = std::shared_ptr<Expr>;
 struct Expr {
   enum Kind {
     Leaf,    // tensor `value` read at `access`
-    Const,   // float constant `fval`
-    IConst,  // integer constant `ival`
-    Index,   // loop index with atoms `access[0]`
-    Add, Sub, Mul, Div, Max, Exp, Log, Tanh, Recip, Neg,
-    // A conversion between integer, boolean and float values (to `type`);
-    // `ival` = 1: to i1 as `x != 0` (tosa.cast), else integers wrap.
+    Const,   // float constant `fval` (of `type` when known)
+    IConst,  // integer constant of integer or index `type`: `ival` is its
+             // value sign-extended from the type's width
+    Index,   // loop index with atoms `access[0]`, of index type
+    // Float ops; Add, Sub, Mul, Max, Min, Select also on integers (TOSA's
+    // integer tosa.add etc.): the node's `type` says which.
+    Add, Sub, Mul, Div, Max, Min, Exp, Log, Tanh, Recip, Neg,
+    // A conversion between integer, index, boolean and float values (to
+    // `type`), as `cast` says.
     Cast,
-    ExtF, TruncF, Select, CmpF, CmpI, IAdd, ISub, And, Or, Xor,
-    Unknown
+    ExtF, TruncF, Select, CmpF, CmpI,
+    // Integer ops (bitwise And / Or / Xor, also on i1). IAdd, ISub, IMul
+    // wrap at the type's width unless `overflow` forbids it.
+    IAdd, ISub, IMul, IMaxS, IMinS, IMaxU, IMinU, IDivS, IDivU, IRemS, IRemU,
+    And, Or, Xor,
+    Unknown  // an op not modelled; `value` is its result
   };
+  /// How a Cast converts (the spelling's semantics, not its name).
+  enum class CastKind : uint8_t {
+    None,
+    IntS,       // integer/index to integer/index: sign-extend or truncate
+    IntU,       // zero-extend or truncate
+    SIToFP,     // signed integer to float, rounded
+    UIToFP,     // unsigned integer to float, rounded
+    FPToSI,     // float to integer toward zero; out of range is poison
+    FPToUI,
+    FPToIntSat, // tosa.cast: round to nearest even, saturate
+    NonZero,    // to i1 as x != 0 (tosa.cast; NaN counts as nonzero)
+  };
+  /// arith's overflow flags of IAdd / ISub / IMul: overflow is poison.
+  enum Overflow : uint8_t { NSW = 1, NUW = 2 };
   Kind kind = Unknown;
   SmallVector<ExprP, 3> ops;
   double fval = 0;
   int64_t ival = 0;
   int64_t pred = 0;
+  CastKind cast = CastKind::None;
+  uint8_t overflow = 0;
   Value value;
   Access access;
   Type type;
+  /// The op this node was read from, for remarks (null for leaves and
+  /// constants).
+  Operation *op = nullptr;
   /// For trees expanded from a tensor: the tensor and its access, so that a
   /// subtree can be reused as an operand.
   Value origin;
@@ -126,6 +152,10 @@ struct Expr {
 
   bool isConst() const { return kind == Const; }
 };
+
+/// A description of the op behind an Unknown node for remarks:
+/// "'arith.remf'" or "a block argument".
+std::string describeUnknown(const Expr &e);
 
 /// A context for expanding trees: the atom table and where to record the ops
 /// stepped through (may be null).
@@ -167,12 +197,22 @@ bool exprEqual(const ExprP &a, const ExprP &b, const AtomTable &atoms,
 /// `e` as num / den: a division, or a product with a reciprocal (through
 /// casts), in either order.
 bool splitQuotient(const ExprP &e, ExprBuilder &eb, ExprP &num, ExprP &den);
+/// `v` rounded to float type `t` (unchanged for f64, non-float or no type).
+double roundToType(double v, Type t);
 /// The float value of a splat constant, if `v` is one.
 std::optional<double> splatValue(Value v);
+/// A splat constant as a typed Const (float) or IConst (integer, index,
+/// boolean) node, exactly as the IR holds it; null if `v` is none.
+ExprP splatExpr(Value v);
 
 /// Evaluates a tree that depends only on the atoms `iAtom` and `jAtom` (query
-/// row, key column) and on constants, for every (i, j). Fails (with a reason)
-/// otherwise.
+/// row, key column) and on constants, for every (i, j), in the IR's own
+/// arithmetic (Evaluate.cpp): integers at their width and signedness, with
+/// wrap-around, floats rounded to their type. Fails (with a reason naming
+/// the op) on data dependence, on ops not modelled and wherever the program
+/// has no defined value (poison: flagged overflow, out-of-range conversion,
+/// division by zero). The result is the root's value as a double (booleans
+/// 0 / 1).
 FailureOr<std::vector<double>> evaluateOnGrid(ExprP e, int iAtom, int jAtom,
                                               int64_t rows, int64_t cols,
                                               ExprBuilder &eb,
@@ -249,11 +289,18 @@ struct ScoreForm {
 LogicalResult parseScore(ExprP e, ScoreForm &form, ExprBuilder &eb,
                          std::string &why);
 
-/// What the masks and biases of a ScoreForm become on fa.attention.
-struct MaskConfig {
+/// The positional part of a mask: what fa.attention's causal, window and
+/// mask_alignment attributes say.
+struct PositionMask {
   bool causal = false;
   std::optional<std::pair<int64_t, int64_t>> window;
   bool bottomRight = false;
+};
+
+/// What the masks and biases of a ScoreForm become on fa.attention: the
+/// positional attributes and at most one operand term. Matching a grid
+/// sets only the PositionMask part, so terms found earlier are kept.
+struct MaskConfig : PositionMask {
   /// A data-dependent term: an additive tensor, or a boolean visibility
   /// tensor (to be turned into 0 / -inf).
   Value bias;

@@ -1,0 +1,490 @@
+//===- Evaluate.cpp - Masks evaluated on the (row, key) grid --------------===//
+//
+// A mask or bias that depends only on the query row, the key column and
+// constants is evaluated at compile time at every (i, j), in the program's
+// own arithmetic: integers exactly at their width and signedness (index is
+// 64 bits), wrapping where the IR wraps; floats rounded to their type after
+// every op. Wherever the IR has no defined value (an overflow its flags
+// forbid, a float out of an integer's range, a division by zero) the
+// evaluation fails with a remark instead of guessing: a mask is raised only
+// when it is proved on the types the program computes in.
+//
+//===----------------------------------------------------------------------===//
+#include "Raising.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/APSInt.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+#include <cmath>
+#include <unordered_map>
+
+using namespace mlir;
+using namespace mlir::fa::raising;
+
+namespace {
+
+/// The width of an integer or index type (index is 64 bits, as on every
+/// target the project lowers to); 0 for anything else.
+unsigned intWidth(Type t) {
+  if (auto it = dyn_cast_or_null<IntegerType>(t))
+    return it.getWidth();
+  if (isa_and_nonnull<IndexType>(t))
+    return 64;
+  return 0;
+}
+
+/// A value of the program: an integer (index and i1 included) of its exact
+/// width, or a float held exactly as a double.
+struct Val {
+  APInt i;
+  double f = 0;
+  bool isInt = false;
+  static Val integer(APInt v) { return {std::move(v), 0, true}; }
+  static Val real(double v) { return {APInt(), v, false}; }
+};
+
+/// A constant tensor's elements and how (i, j) index them.
+struct Table {
+  unsigned width = 0; // integer width; 0 for floats
+  std::vector<double> floats;
+  std::vector<uint64_t> ints;
+  int64_t base = 0, ci = 0, cj = 0;
+  Val at(int64_t i, int64_t j) const {
+    int64_t k = base + ci * i + cj * j;
+    if (!width)
+      return Val::real(floats[k]);
+    return Val::integer(APInt(width, ints[k]));
+  }
+};
+
+/// A short name of the op behind a node, for remarks.
+std::string opName(const Expr *e) {
+  if (e->op)
+    return "'" + e->op->getName().getStringRef().str() + "'";
+  return "an op";
+}
+
+/// Evaluates trees over the (i, j) grid of one attention head.
+class GridEvaluator {
+public:
+  GridEvaluator(int iAtom, int jAtom, ExprBuilder &eb, std::string &why)
+      : iAtom(iAtom), jAtom(jAtom), eb(eb), why(why) {}
+
+  /// Expands leaves, loads constant tensors; fails on data dependence and
+  /// on ops not modelled.
+  ExprP prepare(ExprP e);
+
+  /// The value at (i, j); sets `failed` (and `why`) where the program has
+  /// no defined value or mixes types the evaluator does not model.
+  Val eval(const Expr *e, int64_t i, int64_t j);
+  bool failed = false;
+
+private:
+  LogicalResult loadConstant(Value v, const Access &l, Table &t);
+  Val fail(const Expr *e, const std::string &what, int64_t i, int64_t j) {
+    if (!failed)
+      why = "the mask's " + opName(e) + " " + what + " at row " +
+            std::to_string(i) + ", key " + std::to_string(j) +
+            ": the program has no defined value there";
+    failed = true;
+    return Val::integer(APInt(1, 0));
+  }
+  Val mismatch(const Expr *e) {
+    if (!failed)
+      why = "the mask's " + opName(e) +
+            " mixes integer and float values in a way not modelled";
+    failed = true;
+    return Val::integer(APInt(1, 0));
+  }
+  Val evalInt(const Expr *e, const Val &a, const Val &b, int64_t i,
+              int64_t j);
+  Val evalFloat(const Expr *e, const Val &a, const Val &b);
+  Val evalCast(const Expr *e, const Val &x, int64_t i, int64_t j);
+
+  int iAtom, jAtom;
+  ExprBuilder &eb;
+  std::string &why;
+  std::unordered_map<const Expr *, Table> tables;
+  std::unordered_map<const Expr *, std::pair<int64_t, int64_t>> indices;
+};
+
+/// The values of constant `v` (a dense constant, or static unit-stride
+/// slices of one: HF GPT-2's causal buffer cut to the sequence length) and
+/// how (i, j) index them, given the atoms of each dimension of `v`.
+LogicalResult GridEvaluator::loadConstant(Value v, const Access &l, Table &t) {
+  SmallVector<int64_t> offsets(l.size(), 0);
+  SmallVector<int> dimOf; // dimension of the constant of each dim of v
+  for (unsigned d = 0; d < l.size(); ++d)
+    dimOf.push_back(d);
+  while (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
+    if (!slice.getOffsets().empty() || !slice.getSizes().empty() ||
+        !slice.hasUnitStride()) {
+      why = "the mask slices a constant with dynamic offsets";
+      return failure();
+    }
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    SmallVector<int> srcDim; // result dim -> source dim
+    for (unsigned d = 0; d < dropped.size(); ++d)
+      if (!dropped[d])
+        srcDim.push_back(d);
+    SmallVector<int64_t> srcOffsets(slice.getStaticOffsets());
+    for (unsigned k = 0; k < dimOf.size(); ++k)
+      dimOf[k] = srcDim[dimOf[k]];
+    // Offsets so far are in result dims: move them to the source's.
+    SmallVector<int64_t> moved(srcOffsets.begin(), srcOffsets.end());
+    for (unsigned d = 0; d < srcDim.size(); ++d)
+      moved[srcDim[d]] += d < offsets.size() ? offsets[d] : 0;
+    offsets = moved;
+    v = slice.getSource();
+  }
+  DenseElementsAttr dense;
+  if (auto c = v.getDefiningOp<tosa::ConstOp>())
+    dense = dyn_cast<DenseElementsAttr>(c.getValues());
+  else
+    matchPattern(v, m_Constant(&dense));
+  if (!dense) {
+    why = "the mask depends on data";
+    return failure();
+  }
+  auto type = cast<RankedTensorType>(dense.getType());
+  SmallVector<int64_t> strides(type.getRank(), 1);
+  for (int d = type.getRank() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+  for (int d = 0; d < type.getRank(); ++d)
+    t.base += (d < (int)offsets.size() ? offsets[d] : 0) * strides[d];
+  for (unsigned k = 0; k < l.size(); ++k) {
+    int64_t stride = strides[dimOf[k]];
+    if (l[k].size() == 1 && l[k][0] == iAtom)
+      t.ci = stride;
+    else if (l[k].size() == 1 && l[k][0] == jAtom)
+      t.cj = stride;
+    else if (!l[k].empty()) {
+      why = "the mask depends on the batch or head index";
+      return failure();
+    }
+  }
+  Type et = type.getElementType();
+  if (isa<FloatType>(et)) {
+    for (APFloat f : dense.getValues<APFloat>())
+      t.floats.push_back(f.convertToDouble());
+    return success();
+  }
+  t.width = intWidth(et);
+  if (!t.width || t.width > 64) {
+    why = "the mask reads a constant of element type not modelled";
+    return failure();
+  }
+  for (APInt b : dense.getValues<APInt>())
+    t.ints.push_back(b.getZExtValue());
+  return success();
+}
+
+ExprP GridEvaluator::prepare(ExprP e) {
+  if (e->kind == Expr::Leaf) {
+    ExprP d = eb.deref(e);
+    if (d != e)
+      return prepare(d);
+    Table t;
+    if (::failed(loadConstant(e->value, eb.atoms.leaves(e->access), t)))
+      return nullptr;
+    tables[e.get()] = std::move(t);
+    return e;
+  }
+  if (e->kind == Expr::Index) {
+    AtomList l = eb.atoms.leaves(e->access[0]);
+    if (l.empty())
+      indices[e.get()] = {0, 0};
+    else if (l.size() == 1 && l[0] == iAtom)
+      indices[e.get()] = {1, 0};
+    else if (l.size() == 1 && l[0] == jAtom)
+      indices[e.get()] = {0, 1};
+    else {
+      why = "the mask depends on the batch or head index";
+      return nullptr;
+    }
+    return e;
+  }
+  if (e->kind == Expr::Unknown) {
+    why = "the mask has an op that is not modelled: " + describeUnknown(*e);
+    return nullptr;
+  }
+  if (e->kind == Expr::IConst && !intWidth(e->type)) {
+    why = "the mask has an integer constant of a type not modelled";
+    return nullptr;
+  }
+  ExprP copy = std::make_shared<Expr>(*e);
+  for (ExprP &o : copy->ops) {
+    o = prepare(o);
+    if (!o)
+      return nullptr;
+  }
+  return copy;
+}
+
+/// Whether `x` (a float held as a double) compares to `y` as `p` says,
+/// with IEEE unordered semantics for NaN.
+bool compareFloats(arith::CmpFPredicate p, double x, double y) {
+  using P = arith::CmpFPredicate;
+  bool uno = std::isnan(x) || std::isnan(y);
+  switch (p) {
+  case P::AlwaysFalse: return false;
+  case P::OEQ: return !uno && x == y;
+  case P::OGT: return !uno && x > y;
+  case P::OGE: return !uno && x >= y;
+  case P::OLT: return !uno && x < y;
+  case P::OLE: return !uno && x <= y;
+  case P::ONE: return !uno && x != y;
+  case P::ORD: return !uno;
+  case P::UEQ: return uno || x == y;
+  case P::UGT: return uno || x > y;
+  case P::UGE: return uno || x >= y;
+  case P::ULT: return uno || x < y;
+  case P::ULE: return uno || x <= y;
+  case P::UNE: return uno || x != y;
+  case P::UNO: return uno;
+  case P::AlwaysTrue: return true;
+  }
+  return false;
+}
+
+/// Binary integer ops (both operands of the node's width).
+Val GridEvaluator::evalInt(const Expr *e, const Val &a, const Val &b,
+                           int64_t i, int64_t j) {
+  const APInt &x = a.i, &y = b.i;
+  auto checked = [&](APInt r, bool signedOv, bool unsignedOv) -> Val {
+    if (((e->overflow & Expr::NSW) && signedOv) ||
+        ((e->overflow & Expr::NUW) && unsignedOv))
+      return fail(e, "overflows although its flags forbid it", i, j);
+    return Val::integer(std::move(r));
+  };
+  // The wrapped result, and whether it overflowed signed / unsigned.
+  using OverflowOp = APInt (APInt::*)(const APInt &, bool &) const;
+  auto wrapping = [&](OverflowOp s, OverflowOp u) {
+    bool so = false, uo = false;
+    APInt r = (x.*s)(y, so);
+    (void)(x.*u)(y, uo);
+    return checked(std::move(r), so, uo);
+  };
+  switch (e->kind) {
+  case Expr::Add:
+  case Expr::IAdd: return wrapping(&APInt::sadd_ov, &APInt::uadd_ov);
+  case Expr::Sub:
+  case Expr::ISub: return wrapping(&APInt::ssub_ov, &APInt::usub_ov);
+  case Expr::Mul:
+  case Expr::IMul: return wrapping(&APInt::smul_ov, &APInt::umul_ov);
+  case Expr::Max: // TOSA: signed
+  case Expr::IMaxS: return Val::integer(x.sge(y) ? x : y);
+  case Expr::Min:
+  case Expr::IMinS: return Val::integer(x.sle(y) ? x : y);
+  case Expr::IMaxU: return Val::integer(x.uge(y) ? x : y);
+  case Expr::IMinU: return Val::integer(x.ule(y) ? x : y);
+  case Expr::IDivS:
+  case Expr::IRemS:
+    if (y.isZero() || (x.isMinSignedValue() && y.isAllOnes()))
+      return fail(e, "divides by zero or overflows", i, j);
+    return Val::integer(e->kind == Expr::IDivS ? x.sdiv(y) : x.srem(y));
+  case Expr::IDivU:
+  case Expr::IRemU:
+    if (y.isZero())
+      return fail(e, "divides by zero", i, j);
+    return Val::integer(e->kind == Expr::IDivU ? x.udiv(y) : x.urem(y));
+  case Expr::And: return Val::integer(x & y);
+  case Expr::Or: return Val::integer(x | y);
+  case Expr::Xor: return Val::integer(x ^ y);
+  default:
+    return mismatch(e);
+  }
+}
+
+/// Binary float ops, rounded to the node's type.
+Val GridEvaluator::evalFloat(const Expr *e, const Val &a, const Val &b) {
+  double x = a.f, y = b.f, r;
+  switch (e->kind) {
+  case Expr::Add: r = x + y; break;
+  case Expr::Sub: r = x - y; break;
+  case Expr::Mul: r = x * y; break;
+  case Expr::Div: r = x / y; break;
+  case Expr::Max:
+  case Expr::Min:
+    // maximumf and maxnumf differ on NaN (and tosa on its nan_mode).
+    if (std::isnan(x) || std::isnan(y)) {
+      if (!failed)
+        why = "the mask's " + opName(e) + " sees a NaN";
+      failed = true;
+      return Val::real(0);
+    }
+    if (x == y) // -0 and +0: maximumf orders them, keep it exact
+      r = e->kind == Expr::Max ? (std::signbit(x) ? y : x)
+                               : (std::signbit(x) ? x : y);
+    else
+      r = e->kind == Expr::Max ? std::max(x, y) : std::min(x, y);
+    break;
+  default:
+    return mismatch(e);
+  }
+  return Val::real(roundToType(r, e->type));
+}
+
+Val GridEvaluator::evalCast(const Expr *e, const Val &x, int64_t i,
+                            int64_t j) {
+  using CK = Expr::CastKind;
+  unsigned w = intWidth(e->type);
+  switch (e->cast) {
+  case CK::IntS:
+  case CK::IntU:
+    if (!x.isInt || !w)
+      return mismatch(e);
+    return Val::integer(e->cast == CK::IntS ? x.i.sextOrTrunc(w)
+                                            : x.i.zextOrTrunc(w));
+  case CK::SIToFP:
+  case CK::UIToFP: {
+    auto ft = dyn_cast_or_null<FloatType>(e->type);
+    if (!x.isInt || !ft)
+      return mismatch(e);
+    // Straight into the target type: int64 -> double -> f32 would round
+    // twice.
+    APFloat f(ft.getFloatSemantics());
+    f.convertFromAPInt(x.i, e->cast == CK::SIToFP,
+                       APFloat::rmNearestTiesToEven);
+    return Val::real(f.convertToDouble());
+  }
+  case CK::FPToSI:
+  case CK::FPToUI:
+  case CK::FPToIntSat: {
+    if (x.isInt || !w)
+      return mismatch(e);
+    double v = e->cast == CK::FPToIntSat ? std::nearbyint(x.f) : x.f;
+    // tosa.cast saturates in principle, but its lowering clamps at float
+    // constants that need not be representable: decline out of range.
+    bool isSigned = e->cast != CK::FPToUI;
+    llvm::APSInt r(w, !isSigned);
+    bool exact;
+    APFloat::opStatus st =
+        APFloat(v).convertToInteger(r, APFloat::rmTowardZero, &exact);
+    if (std::isnan(v) || (st & APFloat::opInvalidOp))
+      return fail(e, "converts a float out of the integer's range", i, j);
+    return Val::integer(APInt(r));
+  }
+  case CK::NonZero:
+    if (x.isInt)
+      return Val::integer(APInt(1, !x.i.isZero()));
+    return Val::integer(APInt(1, x.f != 0 || std::isnan(x.f)));
+  case CK::None:
+    break;
+  }
+  return mismatch(e);
+}
+
+Val GridEvaluator::eval(const Expr *e, int64_t i, int64_t j) {
+  if (failed)
+    return Val::integer(APInt(1, 0));
+  auto x = [&](unsigned k) { return eval(e->ops[k].get(), i, j); };
+  // A float operand of a float-only op.
+  auto real = [&](const Val &v) -> double {
+    if (v.isInt)
+      mismatch(e);
+    return v.f;
+  };
+  switch (e->kind) {
+  case Expr::Leaf:
+    return tables.at(e).at(i, j);
+  case Expr::Index: {
+    auto [a, b] = indices.at(e);
+    return Val::integer(APInt(64, a * i + b * j));
+  }
+  case Expr::Const:
+    return Val::real(e->fval);
+  case Expr::IConst:
+    return Val::integer(APInt(intWidth(e->type), e->ival, /*isSigned=*/true));
+  case Expr::Select: {
+    Val c = x(0), t = x(1), f = x(2);
+    if (!c.isInt)
+      return mismatch(e);
+    return c.i.isZero() ? f : t;
+  }
+  case Expr::CmpI: {
+    Val a = x(0), b = x(1);
+    if (!a.isInt || !b.isInt || a.i.getBitWidth() != b.i.getBitWidth())
+      return mismatch(e);
+    return Val::integer(APInt(
+        1, arith::applyCmpPredicate(
+               static_cast<arith::CmpIPredicate>(e->pred), a.i, b.i)));
+  }
+  case Expr::CmpF: {
+    Val a = x(0), b = x(1);
+    if (a.isInt || b.isInt)
+      return mismatch(e);
+    return Val::integer(APInt(
+        1, compareFloats(static_cast<arith::CmpFPredicate>(e->pred), a.f,
+                         b.f)));
+  }
+  case Expr::Cast:
+    return evalCast(e, x(0), i, j);
+  case Expr::ExtF:
+  case Expr::TruncF:
+    return Val::real(roundToType(real(x(0)), e->type));
+  case Expr::Neg:
+    return Val::real(-real(x(0)));
+  case Expr::Recip:
+    return Val::real(roundToType(1.0 / real(x(0)), e->type));
+  // Transcendentals: the host's libm, rounded to the type; a program's own
+  // exp may differ in the last bit, which no mask compares at.
+  case Expr::Exp:
+    return Val::real(roundToType(std::exp(real(x(0))), e->type));
+  case Expr::Log:
+    return Val::real(roundToType(std::log(real(x(0))), e->type));
+  case Expr::Tanh:
+    return Val::real(roundToType(std::tanh(real(x(0))), e->type));
+  default:
+    break;
+  }
+  if (e->ops.size() != 2)
+    return mismatch(e);
+  Val a = x(0), b = x(1);
+  if (failed)
+    return a;
+  unsigned w = intWidth(e->type);
+  if (w) {
+    if (!a.isInt || !b.isInt || a.i.getBitWidth() != w ||
+        b.i.getBitWidth() != w)
+      return mismatch(e);
+    return evalInt(e, a, b, i, j);
+  }
+  if (a.isInt || b.isInt)
+    return mismatch(e);
+  return evalFloat(e, a, b);
+}
+
+} // namespace
+
+FailureOr<std::vector<double>>
+mlir::fa::raising::evaluateOnGrid(ExprP e, int iAtom, int jAtom, int64_t rows,
+                                  int64_t cols, ExprBuilder &eb,
+                                  std::string &why) {
+  if (rows * cols > (int64_t(1) << 24)) {
+    why = "the mask is too large to analyze (more than 2^24 entries)";
+    return failure();
+  }
+  GridEvaluator g(iAtom, jAtom, eb, why);
+  ExprP p = g.prepare(e);
+  if (!p)
+    return failure();
+  std::vector<double> out(rows * cols);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      Val v = g.eval(p.get(), i, j);
+      if (g.failed)
+        return failure();
+      // Booleans are 0 / 1 (an i1 `true` is -1 signed).
+      out[i * cols + j] =
+          !v.isInt ? v.f
+                   : v.i.getBitWidth() == 1
+                         ? double(v.i.getZExtValue())
+                         : double(v.i.getSExtValue());
+    }
+  return out;
+}

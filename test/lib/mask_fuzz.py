@@ -1,0 +1,271 @@
+"""Random mask programs for the raiser's differential test.
+
+Each case is one attention (test/lib/mask_programs.py's skeleton) whose
+masking stage is a random program over the query row i and key column j:
+integer arithmetic in i8 / i16 / i32 / i64 / index (positions cast signed or
+unsigned, offsets that include constants near the type's limits, so that
+sums wrap), signed and unsigned compares, and / or / xor / not, extensions
+of booleans, integer to float conversions, then a select with a -inf or
+finfo.min fill or an additive 0 / fill term; sometimes next to a data bias
+or a key padding mask taken as arguments. Linalg bodies and TOSA ops on
+index constants. The generator knows nothing of what the raiser accepts:
+the test demands only that whatever is raised computes what the original
+does (test/Execution/raise-mask-fuzz.py).
+"""
+import random
+
+from mask_programs import linalg_program, tosa_program, tosa_index_consts
+
+WIDTH = {"i8": 8, "i16": 16, "i32": 32, "i64": 64, "index": 64}
+CMPI = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
+CMPF = ["ogt", "oge", "olt", "ole", "oeq", "une"]
+
+
+def _signed(v, w):
+    """`v` modulo 2^w, written as MLIR prints a signless constant."""
+    v %= 1 << w
+    return v - (1 << w) if v >= 1 << (w - 1) else v
+
+
+class _Body:
+    """SSA lines of a linalg body with fresh names."""
+
+    def __init__(self, rng, seq):
+        self.rng, self.seq, self.lines, self.n = rng, seq, [], 0
+
+    def emit(self, rhs):
+        self.n += 1
+        name = f"%v{self.n}"
+        self.lines.append(f"{name} = {rhs}")
+        return name
+
+    def const(self, t):
+        w, r = WIDTH[t], self.rng
+        kind = r.random()
+        if kind < 0.55:
+            v = r.randint(-3, self.seq + 3)
+        elif kind < 0.8:  # near the signed limits
+            v = r.choice([(1 << (w - 1)) - r.randint(1, self.seq),
+                          -(1 << (w - 1)) + r.randint(0, self.seq)])
+        else:  # near the unsigned limit
+            v = (1 << w) - r.randint(1, self.seq)
+        return self.emit(f"arith.constant {_signed(v, w)} : {t}")
+
+    def pos(self, t, which):
+        if t == "index":
+            return which
+        cast = self.rng.choice(["index_cast", "index_castui"])
+        return self.emit(f"arith.{cast} {which} : index to {t}")
+
+    def term(self, t, depth):
+        r = self.rng.random()
+        if depth == 0 or r < 0.45:
+            return self.pos(t, self.rng.choice(["%i", "%j"]))
+        if r < 0.55:
+            return self.const(t)
+        op = self.rng.choice(["addi", "subi", "subi", "muli"])
+        a = self.term(t, depth - 1)
+        b = (self.const(t) if op == "muli" or self.rng.random() < 0.5
+             else self.term(t, depth - 1))
+        flags = " overflow<nsw>" if self.rng.random() < 0.1 else ""
+        return self.emit(f"arith.{op} {a}, {b}{flags} : {t}")
+
+    def offset(self, t, which):
+        """`which` plus or minus a constant (or alone)."""
+        p = self.pos(t, which)
+        if self.rng.random() < 0.3:
+            return p
+        op = self.rng.choice(["addi", "subi"])
+        flags = " overflow<nsw>" if self.rng.random() < 0.1 else ""
+        return self.emit(f"arith.{op} {p}, {self.const(t)}{flags} : {t}")
+
+    def banded(self, t):
+        """The shapes causal masks and windows take: j against i plus an
+        offset, or the difference i - j against a constant (unsigned: the
+        wrap of j > i is part of the test)."""
+        if self.rng.random() < 0.7:
+            a, b = self.pos(t, "%j"), self.offset(t, "%i")
+            if self.rng.random() < 0.5:
+                a, b = b, a
+        else:
+            first, second = ("%i", "%j") if self.rng.random() < 0.7 else ("%j", "%i")
+            a = self.emit(f"arith.subi {self.pos(t, first)}, "
+                          f"{self.pos(t, second)} : {t}")
+            b = self.const(t)
+        return self.emit(f"arith.cmpi {self.rng.choice(CMPI)}, {a}, {b} : {t}")
+
+    def cond(self, depth):
+        r, t = self.rng.random(), self.rng.choice(list(WIDTH))
+        if depth > 0 and r < 0.2:
+            op = self.rng.choice(["andi", "andi", "ori", "xori"])
+            return self.emit(f"arith.{op} {self.cond(depth - 1)}, "
+                             f"{self.cond(depth - 1)} : i1")
+        if depth > 0 and r < 0.27:
+            true = self.emit("arith.constant true")
+            return self.emit(f"arith.xori {self.cond(depth - 1)}, {true} : i1")
+        if depth > 0 and r < 0.35:  # a boolean extended, then compared
+            wide = self.rng.choice(["i8", "i32"])
+            ext = self.rng.choice(["extsi", "extui"])
+            e = self.emit(f"arith.{ext} {self.cond(depth - 1)} : i1 to {wide}")
+            zero = self.emit(f"arith.constant 0 : {wide}")
+            pred = self.rng.choice(["ne", "slt", "sgt", "ult"])
+            return self.emit(f"arith.cmpi {pred}, {e}, {zero} : {wide}")
+        if r < 0.45 and t != "index":  # through floats
+            conv = self.rng.choice(["sitofp", "uitofp"])
+            ft = self.rng.choice(["f32", "f16"])
+            a = self.emit(f"arith.{conv} {self.pos(t, '%j')} : {t} to {ft}")
+            b = self.emit(f"arith.{conv} {self.offset(t, '%i')} : {t} to {ft}")
+            return self.emit(f"arith.cmpf {self.rng.choice(CMPF)}, {a}, {b} : {ft}")
+        if r < 0.85:
+            return self.banded(t)
+        a, b = self.term(t, 2), self.term(t, 2)
+        return self.emit(f"arith.cmpi {self.rng.choice(CMPI)}, {a}, {b} : {t}")
+
+
+def linalg_case(name, rng):
+    """The text of one random linalg mask program."""
+    big = rng.random() < 0.15
+    sq, sk = (140, 140) if big else rng.choice([(16, 16), (12, 20), (20, 12)])
+    body = _Body(rng, max(sq, sk))
+    score, inputs = "%s", []
+    if rng.random() < 0.2:
+        inputs.append(("bias", f"tensor<2x{sq}x{sk}xf32>", "b, i, j"))
+        score = body.emit(f"arith.addf %s, %in0 : f32")
+    if rng.random() < 0.15:
+        inputs.append(("pad", f"tensor<2x{sk}xi1>", "b, j"))
+        score = body.emit(f"arith.select %in{len(inputs) - 1}, {score}, "
+                          "%ninf : f32")
+    cond = body.cond(2)
+    fill = rng.choice(["%ninf", "%ninf", "%fmin"])
+    how = rng.random()
+    if how < 0.4:
+        body.lines.append(f"%x = arith.select {cond}, {score}, {fill} : f32")
+    elif how < 0.8:
+        body.lines.append(f"%x = arith.select {cond}, {fill}, {score} : f32")
+    else:
+        zero = body.emit("arith.constant 0.0 : f32")
+        add = body.emit(f"arith.select {cond}, {zero}, {fill} : f32")
+        body.lines.append(f"%x = arith.addf {score}, {add} : f32")
+    bh = 1 if big else 2
+    inputs = [(n, t.replace("tensor<2x", f"tensor<{bh}x"), m)
+              for n, t, m in inputs]
+    text = linalg_program(name, "\n".join(body.lines), bh=bh, sq=sq, sk=sk,
+                          d=4 if big else 8, inputs=inputs)
+    return text
+
+
+class _Tosa:
+    """TOSA ops on index constants; every value is [1, sq|1, sk|1]."""
+
+    def __init__(self, rng, sq, sk, t):
+        self.rng, self.sq, self.sk, self.t = rng, sq, sk, t
+        self.lines, self.n = [], 0
+
+    def ty(self, shape, elt):
+        return f"tensor<1x{shape[0]}x{shape[1]}x{elt}>"
+
+    def emit(self, rhs):
+        self.n += 1
+        self.lines.append(f"%t{self.n} = {rhs}")
+        return f"%t{self.n}"
+
+    def binary(self, op, a, b, elt):
+        (na, sa), (nb, sb) = a, b
+        shape = (max(sa[0], sb[0]), max(sa[1], sb[1]))
+        ea = eb = self.t if op in ("add", "sub", "greater", "greater_equal",
+                                   "equal") else "i1"
+        if elt == "i1" and op in ("logical_and", "logical_or", "logical_xor"):
+            ea = eb = "i1"
+        name = self.emit(f"tosa.{op} {na}, {nb} : ({self.ty(sa, ea)}, "
+                         f"{self.ty(sb, eb)}) -> {self.ty(shape, elt)}")
+        return name, shape
+
+    def term(self, depth):
+        r = self.rng.random()
+        if depth == 0 or r < 0.5:
+            return self.rng.choice([("%qi", (self.sq, 1)),
+                                    ("%kj", (1, self.sk))])
+        if r < 0.6:
+            return self.const(), (1, 1)
+        op = self.rng.choice(["add", "sub"])
+        return self.binary(op, self.term(depth - 1),
+                           (self.const(), (1, 1)) if self.rng.random() < 0.6
+                           else self.term(depth - 1), self.t)
+
+    def const(self):
+        w, r = WIDTH[self.t], self.rng
+        v = (r.randint(-3, max(self.sq, self.sk) + 3) if r.random() < 0.6
+             else r.choice([(1 << (w - 1)) - r.randint(1, 20),
+                            -(1 << (w - 1)) + r.randint(0, 20)]))
+        ty = self.ty((1, 1), self.t)
+        return self.emit(f'"tosa.const"() <{{values = dense<{_signed(v, w)}> '
+                         f': {ty}}}> : () -> {ty}')
+
+    def cond(self, depth):
+        r = self.rng.random()
+        if depth > 0 and r < 0.3:
+            op = self.rng.choice(["logical_and", "logical_or", "logical_xor"])
+            return self.binary(op, self.cond(depth - 1), self.cond(depth - 1),
+                               "i1")
+        if depth > 0 and r < 0.4:
+            n, s = self.cond(depth - 1)
+            return self.emit(f"tosa.logical_not {n} : ({self.ty(s, 'i1')}) -> "
+                             f"{self.ty(s, 'i1')}"), s
+        if depth > 0 and r < 0.5:  # MIGraphX's i1 -> i32 -> i8 -> i1
+            n, s = self.cond(depth - 1)
+            for a, b in (("i1", "i32"), ("i32", "i8"), ("i8", "i1")):
+                n = self.emit(f"tosa.cast {n} : ({self.ty(s, a)}) -> "
+                              f"{self.ty(s, b)}")
+            return n, s
+        op = self.rng.choice(["greater", "greater", "greater_equal", "equal"])
+        if r < 0.85:  # j against i plus an offset, either way round
+            i = ("%qi", (self.sq, 1))
+            if self.rng.random() < 0.7:
+                i = self.binary(self.rng.choice(["add", "sub"]), i,
+                                (self.const(), (1, 1)), self.t)
+            a, b = ("%kj", (1, self.sk)), i
+            if self.rng.random() < 0.5:
+                a, b = b, a
+            return self.binary(op, a, b, "i1")
+        return self.binary(op, self.term(2), self.term(2), "i1")
+
+
+def tosa_case(name, rng):
+    sq, sk = rng.choice([(16, 16), (12, 20), (20, 12)])
+    t = rng.choice(["i8", "i16", "i32"])
+    g = _Tosa(rng, sq, sk, t)
+    cond, cs = g.cond(2)
+    s3 = f"tensor<2x{sq}x{sk}xf32>"
+    score, args = "%ss", []
+    if rng.random() < 0.2:
+        args.append(("bias", s3))
+        score = g.emit(f"tosa.add %ss, %bias : ({s3}, {s3}) -> {s3}")
+    fill = rng.choice(["%ninf", "%fmin"])
+    c1 = g.ty((1, 1), "f32")
+    ct = g.ty(cs, "i1")
+    if rng.random() < 0.7:
+        a, b = (score, fill) if rng.random() < 0.5 else (fill, score)
+        ta = s3 if a == score else c1
+        tb = s3 if b == score else c1
+        g.lines.append(f"%x = tosa.select {cond}, {a}, {b} : ({ct}, {ta}, "
+                       f"{tb}) -> {s3}")
+    else:
+        add = g.emit(f"tosa.select {cond}, %fzero, {fill} : ({ct}, {c1}, "
+                     f"{c1}) -> {g.ty(cs, 'f32')}")
+        g.lines.append(f"%x = tosa.add {score}, {add} : ({s3}, "
+                       f"{g.ty(cs, 'f32')}) -> {s3}")
+    text = tosa_program(name, tosa_index_consts(sq, sk, t) +
+                        "\n".join(g.lines), sq=sq, sk=sk, args=args)
+    return text
+
+
+def cases(seed, count, tosa_share=0.3):
+    """[(name, text, is_tosa)], deterministic in `seed`."""
+    rng = random.Random(seed)
+    out = []
+    for n in range(count):
+        tosa = rng.random() < tosa_share
+        name = f"{'tosa' if tosa else 'linalg'}_mask_{n}"
+        text = (tosa_case if tosa else linalg_case)(name, rng)
+        out.append((name, text, tosa))
+    return out
