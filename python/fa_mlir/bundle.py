@@ -16,6 +16,7 @@ import struct
 
 import numpy as np
 
+from .arguments import check_int
 from .errors import ArgumentError, BundleError, FaError
 from .manifest import (MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION,  # noqa: F401
                        KERNEL_SEQUENCE, gpu_entry, read_gpu_json, read_json,
@@ -89,6 +90,23 @@ def _check_isa(path, required):
             "FA_MLIR_CPU_FLAGS='-O2 -march=x86-64-v3' (or another level)")
 
 
+def usable_cpus():
+    """The CPUs this process may run on (its affinity mask)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def thread_count(where, threads):
+    """An OpenMP thread count: an int >= 1, capped at the usable CPUs.
+    More threads than CPUs would only oversubscribe them, and libomp aborts
+    the whole process when it cannot create what it was asked for
+    (omp_set_num_threads(10**6); torch.set_num_threads(100000) reached it
+    through fa_mlir.torch)."""
+    return min(check_int(where, "threads", threads, 1), usable_cpus())
+
+
 class CpuBundle(Bundle):
     """A CPU kernel: a shared library called with numpy arrays by role."""
 
@@ -156,6 +174,7 @@ class CpuBundle(Bundle):
         if extra:
             raise ArgumentError(f"{where}: unknown operand(s) {extra}; the "
                                 f"kernel takes {self.roles}")
+        _check_outputs_alone(where, self.arguments, arrays)
         return bind(self.arguments, {r: a.shape for r, a in arrays.items()},
                     where)
 
@@ -165,7 +184,10 @@ class CpuBundle(Bundle):
 
     def launch(self, arrays, threads=None):
         """Runs the kernel on {role: array}, outputs included (written);
-        on `threads` OpenMP threads when given and the kernel has them."""
+        on `threads` OpenMP threads when given and the kernel has them
+        (at most this process's usable CPUs: thread_count)."""
+        if threads is not None:
+            threads = thread_count(f"{self.op} kernel launch", threads)
         self.check(arrays)
         descs = [memref_descriptor(arrays[a["role"]]) for a in self.arguments]
         fn = self._fn()
@@ -191,6 +213,22 @@ class CpuBundle(Bundle):
                 outs[a["role"]] = np.empty(shape, NUMPY_STORAGE[a["dtype"]][0])
         self.launch({**inputs, **outs})
         return tuple(outs.values())
+
+
+def _check_outputs_alone(where, arguments, arrays):
+    """No output shares memory with another operand: the kernel would read
+    what it already overwrote (an output aliasing q), or two outputs would
+    overwrite each other. C-contiguous arrays fill their bounds, so
+    may_share_memory (a bounds test) is exact here."""
+    for arg in arguments:
+        if not arg["output"] or arrays[arg["role"]].size == 0:
+            continue
+        for other in arguments:
+            a, b = arrays[arg["role"]], arrays[other["role"]]
+            if other is not arg and b.size and np.may_share_memory(a, b):
+                raise ArgumentError(
+                    f"{where}: output '{arg['role']}' shares memory with "
+                    f"'{other['role']}'; outputs need memory of their own")
 
 
 # The function each op's kernel.mlir defines; its C interface is the symbol.

@@ -29,6 +29,31 @@ def cache_root():
     return root
 
 
+def usable_dir(path):
+    """`path`, a cache directory, made if missing; BundleError naming
+    FA_MLIR_CACHE when it cannot hold entries (a file, a read-only or
+    unwritable place) instead of the OSError of whichever call met it."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise unusable(path, e) from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise unusable(path, "not writable")
+    return path
+
+
+def unusable(path, why):
+    """The BundleError of a cache directory that cannot be used."""
+    from .errors import BundleError
+    if isinstance(why, OSError):
+        why = f"{type(why).__name__}: {why.strerror or why}"
+    source = ("FA_MLIR_CACHE names it" if os.environ.get("FA_MLIR_CACHE")
+              else "the default; FA_MLIR_CACHE is not set")
+    return BundleError(f"the kernel cache {path} cannot be used ({why}; "
+                       f"{source}): set FA_MLIR_CACHE to a writable "
+                       "directory")
+
+
 def file_hash(path):
     """sha256 of a file, remembered per (path, size, mtime) in this process."""
     st = os.stat(path)
@@ -72,7 +97,7 @@ def entry_dir(key, target, root=None):
 
 def publish(tmp_dir, final_dir):
     """Moves a finished bundle directory into place; the first writer wins."""
-    os.makedirs(os.path.dirname(final_dir), exist_ok=True)
+    usable_dir(os.path.dirname(final_dir))
     os.chmod(tmp_dir, 0o755)  # mkdtemp makes it private; a cache is shared
     try:
         os.rename(tmp_dir, final_dir)
@@ -84,9 +109,11 @@ def publish(tmp_dir, final_dir):
 
 
 def staging_dir(target, root=None):
-    base = os.path.join(root or cache_root(), target)
-    os.makedirs(base, exist_ok=True)
-    return tempfile.mkdtemp(prefix=".tmp-", dir=base)
+    base = usable_dir(os.path.join(root or cache_root(), target))
+    try:
+        return tempfile.mkdtemp(prefix=".tmp-", dir=base)
+    except OSError as e:  # a read-only file system, say
+        raise unusable(base, e) from None
 
 
 def cached_bundle(final_dir, kcfg, target, load):

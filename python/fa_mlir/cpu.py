@@ -40,10 +40,9 @@ def _run(cmd, stdin=None):
 
 
 def _cache_dir():
-    path = os.environ.get("FA_MLIR_CACHE",
-                          os.path.join(tempfile.gettempdir(), "fa_mlir_cache"))
-    os.makedirs(path, exist_ok=True)
-    return path
+    from .cache import usable_dir
+    return usable_dir(os.environ.get("FA_MLIR_CACHE") or os.path.join(
+        tempfile.gettempdir(), "fa_mlir_cache"))
 
 
 # Kernels are compiled for the host's ISA (AVX2/AVX-512 vectors and FMA):
@@ -216,10 +215,8 @@ def function_sizes(llvm_ir):
 
 
 def _usable_cpus():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
+    from .bundle import usable_cpus
+    return usable_cpus()
 
 
 def _worth_splitting(llvm_ir):

@@ -165,19 +165,90 @@ def _operand(role, value):
     return addr, dtype, sizes, strides
 
 
-def tensor_array(tensors):
-    """FaTensor[] from {role: (address, dtype name, sizes, strides)}."""
+# Operands a launch writes (beside the workspace buffers): two of their
+# elements at one address, or memory shared with another operand, would
+# make the result depend on the order of the kernel's stores.
+WRITTEN_ROLES = frozenset({"output", "lse", "grad_query", "grad_key",
+                           "grad_value", "grad_bias"})
+ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f8e4m3fn": 1, "f8e5m2": 1,
+                 "f64": 8, "i32": 4, "i64": 8, "i8": 1, "u8": 1}
+
+
+def _span(addr, dtype, sizes, strides):
+    """[first, last) bytes of an operand's elements; None when empty."""
+    if 0 in sizes:
+        return None
+    size = ELEMENT_BYTES.get(dtype.lower(), 1)
+    low = sum((n - 1) * s for n, s in zip(sizes, strides) if s < 0)
+    high = sum((n - 1) * s for n, s in zip(sizes, strides) if s > 0)
+    return addr + low * size, addr + (high + 1) * size
+
+
+def _self_overlap(sizes, strides):
+    """Whether strides may put two elements at one address: ordered by
+    stride, each dim's step must clear the span of the dims inside it (the
+    test torch uses; an exotic interleaving it cannot prove disjoint is
+    refused too, which no dense or padded layout is)."""
+    if 0 in sizes:
+        return False
+    span = 0
+    for n, s in sorted(((n, abs(s)) for n, s in zip(sizes, strides)
+                        if n > 1), key=lambda d: d[1]):
+        if s <= span:
+            return True
+        span += (n - 1) * s
+    return False
+
+
+def check_written(operands, written):
+    """ArgumentError when an operand of `written` (roles) overlaps itself
+    or another operand. `operands`: {role: (address, dtype, sizes,
+    strides)}, checked by _operand."""
+    spans = {r: _span(*v) for r, v in operands.items()}
+    for role in written:
+        if role not in operands:
+            continue
+        _, _, sizes, strides = operands[role]
+        if _self_overlap(sizes, strides):
+            raise ArgumentError(
+                f"operand '{role}' is written, but its strides {strides} "
+                f"(sizes {sizes}) may place two elements at one address; "
+                "outputs need non-overlapping strides")
+        mine = spans[role]
+        for other, theirs in spans.items():
+            if other != role and mine and theirs and \
+                    mine[0] < theirs[1] and theirs[0] < mine[1]:
+                raise ArgumentError(
+                    f"operand '{role}' is written, but its memory "
+                    f"[{mine[0]:#x}, {mine[1]:#x}) overlaps that of "
+                    f"'{other}' [{theirs[0]:#x}, {theirs[1]:#x}); outputs "
+                    "need memory of their own")
+
+
+def checked_operands(tensors):
+    """{role: (address, dtype, sizes, strides)} with every entry checked
+    (_operand)."""
     if not isinstance(tensors, dict):
         raise ArgumentError("tensors must be a dict {role: (address, dtype, "
                             f"sizes, strides)}}, got {type(tensors).__name__}")
-    arr = (FaTensor * len(tensors))()
-    for t, (role, value) in zip(arr, tensors.items()):
-        addr, dtype, sizes, strides = _operand(role, value)
+    return {role: _operand(role, value) for role, value in tensors.items()}
+
+
+def operand_array(operands):
+    """FaTensor[] of checked operands."""
+    arr = (FaTensor * len(operands))()
+    for t, (role, (addr, dtype, sizes, strides)) in zip(arr,
+                                                         operands.items()):
         t.role, t.data = role.encode(), addr
         t.dtype, t.rank = dtype_code(dtype), len(sizes)
         for i, (s, st) in enumerate(zip(sizes, strides)):
             t.sizes[i], t.strides[i] = s, st
     return arr
+
+
+def tensor_array(tensors):
+    """FaTensor[] from {role: (address, dtype name, sizes, strides)}."""
+    return operand_array(checked_operands(tensors))
 
 
 class _Unsupported(Exception):
@@ -286,9 +357,17 @@ class RuntimeBundle:
             except Exception:  # interpreter shutdown: ctypes may be gone
                 pass
 
+    def _checked_array(self, tensors):
+        """FaTensor[] of `tensors`, whose written operands (outputs and
+        workspace buffers) must have memory of their own."""
+        operands = checked_operands(tensors)
+        check_written(operands, WRITTEN_ROLES | {w["name"] for w in
+                                                  self.workspace})
+        return operand_array(operands)
+
     def check(self, tensors, num_sms=132):
         """Everything a launch checks, without a GPU; returns the grid."""
-        arr = tensor_array(tensors)
+        arr = self._checked_array(tensors)
         (num_sms,) = _int64_list("num_sms", "the value", [num_sms])
         if not 0 < num_sms < (1 << 31):
             raise ArgumentError(f"num_sms must be in [1, 2^31), got {num_sms}")
@@ -312,7 +391,7 @@ class RuntimeBundle:
         """Queues the kernel(s) on `stream` (a CUstream handle as int, or
         None). Workspace buffers not in `tensors` are allocated (and freed)
         by the runtime, stream-ordered."""
-        arr = tensor_array(tensors)
+        arr = self._checked_array(tensors)
         if stream is not None:
             (stream,) = _int64_list("stream", "the handle", [stream])
         _check(self.lib, self.lib.fa_bundle_launch(

@@ -13,7 +13,7 @@ BUNDLE = os.path.join(REPO, "test", "Runtime", "Inputs", "attention_fwd.json")
 B, S, H, D = 2, 300, 4, 128
 
 
-def operands(seq_k=S, dtype="bf16", addr=0x10000):
+def operands(seq_k=S, dtype="bf16", addr=0x1000000):
     bshd = lambda s: ((B, s, H, D), (s * H * D, H * D, D, 1))  # noqa: E731
     ops = {}
     for i, (role, seq) in enumerate([("query", S), ("key", seq_k),
@@ -49,7 +49,7 @@ def test_operand_errors_name_the_operand(bundle):
     with pytest.raises(RuntimeLibraryError, match="missing operand 'value'"):
         bundle.check(ops)
     with pytest.raises(RuntimeLibraryError, match="not 16-byte aligned"):
-        bundle.check(operands(addr=0x10008))
+        bundle.check(operands(addr=0x1000008))
 
 
 def test_missing_driver_is_an_exception(bundle, monkeypatch):

@@ -20,13 +20,21 @@ TORCH_RUNTIME_DTYPE = {v: k for k, v in RUNTIME_DTYPE.items()}
 WHERE = "fa_mlir.torch.attention"
 
 
-def fa_dtype(t, name, where=WHERE):
+def fa_dtype(t, name, where):
     try:
         return FA_DTYPE[t.dtype]
     except KeyError:
         raise ArgumentError(
             f"{where}: {name} has dtype {t.dtype}; supported: "
             f"{', '.join(str(d) for d in FA_DTYPE)}") from None
+
+
+def check_layout(where, layout):
+    """"bhsd" or "bshd" (any other value would silently read as bshd)."""
+    if not isinstance(layout, str) or layout not in ("bhsd", "bshd"):
+        raise ArgumentError(f"{where}: layout must be 'bhsd' or 'bshd', got "
+                            f"{layout!r}")
+    return layout
 
 
 def numpy_view(t):
@@ -56,7 +64,7 @@ def sizes_of(q, k, v, layout):
                 head_dim_v=v.shape[3])
 
 
-def check_inputs(q, k, v, bias, layout, allow_fp8=False, where=WHERE):
+def check_inputs(q, k, v, bias, layout, *, where, allow_fp8=False):
     """Checks devices, dtypes, ranks and shapes; returns the sizes.
     `allow_fp8`: float8_e4m3fn inputs are accepted too (dtype "f8E4M3FN").
 
@@ -64,6 +72,9 @@ def check_inputs(q, k, v, bias, layout, allow_fp8=False, where=WHERE):
     called) which tensor and which dimension is wrong.
     """
     names = ("query", "key", "value")
+    if bias is not None and not isinstance(bias, torch.Tensor):
+        raise ArgumentError(f"{where}: bias must be a torch.Tensor or None, "
+                            f"got {type(bias).__name__}")
     for name, t in zip(names, (q, k, v)):
         if not isinstance(t, torch.Tensor):
             raise ArgumentError(f"{where}: {name} must be a torch.Tensor, got "
@@ -132,8 +143,10 @@ def prepare_bias(bias, q, sizes):
         bias = torch.zeros(bias.shape, dtype=torch.float32,
                            device=bias.device).masked_fill(~bias, float("-inf"))
     elif bias.dtype not in (torch.float32, q.dtype):
-        raise ArgumentError(f"{WHERE}: bias has dtype {bias.dtype}; expected "
-                            f"torch.bool, torch.float32 or {q.dtype}")
+        allowed = list(dict.fromkeys((torch.bool, torch.float32, q.dtype)))
+        raise ArgumentError(
+            f"{WHERE}: bias has dtype {bias.dtype}; expected "
+            f"{', '.join(map(str, allowed[:-1]))} or {allowed[-1]}")
     return bias
 
 

@@ -29,7 +29,7 @@ def query(where, q, rank):
     """q's dtype is one the kernels take and its device is the CPU or CUDA
     (where the sm_90a kernels check the rest)."""
     tensor(where, "q", q, rank)
-    _convert.fa_dtype(q, "q")
+    _convert.fa_dtype(q, "q", where)
     if q.device.type not in ("cpu", "cuda"):
         raise ArgumentError(f"{where}: tensors on {q.device.type} are not "
                             "supported (cpu or cuda)")

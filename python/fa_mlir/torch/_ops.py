@@ -18,6 +18,9 @@ from ..signature import symbols_of
 from ..spec import KernelConfig
 from . import _convert
 
+VARLEN = "fa_mlir.torch.varlen_attention"
+KVCACHE = "fa_mlir.torch.attention_with_kvcache"
+
 # A window side given as -1 (unbounded) reaches this far; any real sequence
 # is shorter, so the mask never hides a key on that side.
 UNBOUNDED = 1 << 30
@@ -37,7 +40,8 @@ def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
                   num_splits=None):
     """The KernelConfig a call needs: static heads and head dims, dynamic
     batch and sequence lengths (one kernel serves every length)."""
-    dtype, sizes = _convert.check_inputs(q, k, v, bias, layout)
+    dtype, sizes = _convert.check_inputs(q, k, v, bias, layout,
+                                         where=_convert.WHERE)
     return _memo_config(op, dtype, sizes, bias, causal, scale, window_left,
                         window_right, softcap, mask_alignment, layout,
                         deterministic, num_splits)
@@ -51,7 +55,8 @@ def kvcache_config(q, k_cache, v_cache, page_size, append, causal, scale,
     dynamic; `append`: the call writes new tokens into the caches."""
     sizes = dict(heads_q=q.shape[2], heads_kv=k_cache.shape[2],
                  head_dim=q.shape[3], head_dim_v=v_cache.shape[3])
-    return _memo_config("kvcache", _convert.fa_dtype(q, "q"), sizes, None,
+    return _memo_config("kvcache", _convert.fa_dtype(q, "q", KVCACHE), sizes,
+                        None,
                         causal, scale, window_left, window_right, softcap, "",
                         "bshd", num_splits=num_splits, page_size=page_size,
                         append=append)
@@ -64,7 +69,8 @@ def varlen_config(q, k, v, causal, scale, window_left, window_right, softcap,
     head dims; the sequence count and token totals are dynamic."""
     sizes = dict(heads_q=q.shape[1], heads_kv=k.shape[1], head_dim=q.shape[2],
                  head_dim_v=v.shape[2])
-    return _memo_config("varlen", _convert.fa_dtype(q, "q"), sizes, None,
+    return _memo_config("varlen", _convert.fa_dtype(q, "q", VARLEN), sizes,
+                        None,
                         causal, scale, window_left, window_right, softcap,
                         mask_alignment, "bshd")
 
@@ -105,7 +111,8 @@ def _make_config(op, dtype, sizes, bias, causal, scale, window_left,
         mask_alignment=mask_alignment or None,
         window=_window(window_left, window_right), softcap=softcap,
         scale=scale, bias=bias_spec,
-        bias_dtype=None if bias is None else _convert.fa_dtype(bias, "bias"),
+        bias_dtype=None if bias is None else _convert.fa_dtype(
+            bias, "bias", _convert.WHERE),
         deterministic=deterministic, num_splits=num_splits,
         heads_q=sizes["heads_q"], heads_kv=sizes["heads_kv"], **kvcache)
 
@@ -134,7 +141,7 @@ def _cuda_target(index):
     major, minor = torch.cuda.get_device_capability(index)
     if (major, minor) != (9, 0):
         raise UnsupportedError(
-            f"fa_mlir.torch.attention: no kernels for cuda:{index} "
+            f"fa_mlir.torch: no kernels for cuda:{index} "
             f"(sm_{major}{minor}); the GPU back end targets sm_90a (H100/H200)")
     return "sm_90a"
 

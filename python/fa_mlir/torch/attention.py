@@ -52,12 +52,13 @@ class AttentionFunction(torch.autograd.Function):
         return (dq, dk, dv, dbias) + (None,) * 8
 
 
-def _window_ints(window):
+def window_ints(where, window):
+    """(left, right) of a `window` argument, -1 for an unbounded side."""
     if window is None:
         return -1, -1
     if not isinstance(window, (tuple, list)) or len(window) != 2:
-        raise ArgumentError(f"{_convert.WHERE}: window must be (left, right), "
-                            f"got {window!r}")
+        raise ArgumentError(f"{where}: window must be (left, right), got "
+                            f"{window!r}")
     sides = []
     for name, w in zip(("left", "right"), window):
         if w is None or (is_int(w) and w == -1):
@@ -65,8 +66,9 @@ def _window_ints(window):
         elif is_int(w) and 0 <= w <= MAX_SIZE:
             sides.append(int(w))
         else:
-            raise ArgumentError(f"{_convert.WHERE}: window {name} must be an "
-                                f"int >= 0, or None/-1 for unbounded; got {w!r}")
+            raise ArgumentError(
+                f"{where}: window {name} must be an int in [0, {MAX_SIZE}], "
+                f"or None/-1 for unbounded; got {w!r}")
     return tuple(sides)
 
 
@@ -81,7 +83,7 @@ def mask_options(where, causal, window, mask_alignment):
                             f"'top_left' or 'bottom_right'; got "
                             f"{mask_alignment!r}")
     causal = check_bool(where, "causal", causal)
-    wl, wr = _window_ints(window)
+    wl, wr = window_ints(where, window)
     if not causal and (wl, wr) == (-1, -1):
         mask_alignment = None
     return causal, wl, wr, mask_alignment or ""
@@ -123,9 +125,7 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     blocks), out_dtype bfloat16 or float16, no softcap, head dims multiples
     of 16 up to 256; the CPU takes every form and block.
     """
-    if not isinstance(layout, str) or layout not in ("bhsd", "bshd"):
-        raise ArgumentError(f"{_convert.WHERE}: layout must be 'bhsd' or "
-                            f"'bshd', got {layout!r}")
+    _convert.check_layout(_convert.WHERE, layout)
     causal, wl, wr, mask_alignment = mask_options(
         _convert.WHERE, causal, window, mask_alignment)
     return_lse = check_bool(_convert.WHERE, "return_lse", return_lse)
@@ -136,7 +136,7 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
         softcap = check_f32(_convert.WHERE, "softcap", softcap, positive=True)
     descales = (q_descale, k_descale, v_descale)
     dtype, sizes = _convert.check_inputs(q, k, v, bias, layout,
-                                         allow_fp8=True)
+                                         where=_convert.WHERE, allow_fp8=True)
     if dtype == "f8E4M3FN":
         if bias is not None:
             raise ArgumentError(f"{_convert.WHERE}: bias is not supported "

@@ -12,7 +12,7 @@ from typing import NamedTuple, Optional, Tuple
 
 import torch
 
-from ..arguments import is_int
+from ..arguments import check_bool, is_int
 from ..config import DESCALES, AttentionConfig, fp8_forward_mlir
 from ..cpu import compile_to_shared_library
 from ..errors import ArgumentError, UnsupportedError
@@ -156,11 +156,10 @@ def quantize_fp8(q, k, v, *, block=None, incoherent=False, seed=0,
     so q kᵀ is unchanged while outliers spread over the head dim.
     """
     where = "fa_mlir.torch.quantize_fp8"
-    _convert.check_inputs(q, k, v, None, layout)
+    _convert.check_layout(where, layout)
+    _convert.check_inputs(q, k, v, None, layout, where=where)
     blocks = _check_block(where, block)
-    if not isinstance(incoherent, bool):
-        raise ArgumentError(f"{where}: incoherent must be a bool, got "
-                            f"{incoherent!r}")
+    incoherent = check_bool(where, "incoherent", incoherent)
     if not is_int(seed) or not 0 <= seed <= _M64:
         raise ArgumentError(f"{where}: seed must be an int in [0, 2^64), got "
                             f"{seed!r}")

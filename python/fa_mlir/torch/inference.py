@@ -18,10 +18,9 @@ from ..arguments import check_bool, check_f32, check_int
 from ..errors import UnsupportedError
 from . import _inference_checks as checks
 from . import _ops
-from .attention import _window_ints, attention, mask_options
+from .attention import attention, mask_options, window_ints
 
-VARLEN = "fa_mlir.torch.varlen_attention"
-KVCACHE = "fa_mlir.torch.attention_with_kvcache"
+VARLEN, KVCACHE = _ops.VARLEN, _ops.KVCACHE
 
 
 def _score_options(where, scale, softcap, window):
@@ -29,7 +28,7 @@ def _score_options(where, scale, softcap, window):
         scale = check_f32(where, "scale", scale)
     if softcap is not None:
         softcap = check_f32(where, "softcap", softcap, positive=True)
-    return scale, softcap, _window_ints(window)
+    return scale, softcap, window_ints(where, window)
 
 
 def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
@@ -68,10 +67,13 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
             f"{VARLEN}: cu_seqlens_q has {len(len_q) + 1} entries, "
             f"cu_seqlens_k {len(len_k) + 1}; both must be B+1")
     return_lse = check_bool(VARLEN, "return_lse", return_lse)
+    # Checked here, not only by the kernels' calls: a batch of empty
+    # sequences calls none of them.
+    checked = _score_options(VARLEN, scale, softcap, None)[:2] + mask_options(
+        VARLEN, causal, window, mask_alignment)
     if q.device.type == "cuda":
         out, lse = _cuda_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, len_q,
-                                len_k, causal, mask_alignment, scale, window,
-                                softcap)
+                                len_k, *checked)
         return (out, lse) if return_lse else out
     options = dict(causal=causal, mask_alignment=mask_alignment, scale=scale,
                    window=window, softcap=softcap)
@@ -101,16 +103,13 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     return out, lse
 
 
-def _cuda_varlen(q, k, v, cu_q, cu_k, len_q, len_k, causal, mask_alignment,
-                 scale, window, softcap):
+def _cuda_varlen(q, k, v, cu_q, cu_k, len_q, len_k, scale, softcap, causal,
+                 wl, wr, alignment):
     """(out, lse) of the sm_90a varlen kernel, differentiable in q, k, v."""
     if q.dtype not in (torch.bfloat16, torch.float16):
         raise UnsupportedError(
             f"{VARLEN}: q has dtype {q.dtype}; on CUDA the sm_90a kernel "
             "takes torch.bfloat16 or torch.float16")
-    scale, softcap, _ = _score_options(VARLEN, scale, softcap, None)
-    causal, wl, wr, alignment = mask_options(VARLEN, causal, window,
-                                             mask_alignment)
     options = (causal, scale, wl, wr, softcap, alignment)
     if q.shape[0] == 0:  # no query: nothing to compute
         return (q.new_zeros((0, q.shape[1], v.shape[2])),
@@ -274,4 +273,8 @@ def _cpu_kvcache(q, k_cache, v_cache, block_table, k, v, cached, lengths,
             num_splits=None if splits == 1 else splits)
         outs.append(ob)
         lses.append(lb)
+    if not outs:  # batch 0: nothing to concatenate
+        out_shape, lse_shape = _ops._shapes(q, v_cache, "bshd")
+        return (q.new_empty(out_shape),
+                q.new_empty(lse_shape, dtype=torch.float32))
     return torch.cat(outs), torch.cat(lses)
