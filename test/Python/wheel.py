@@ -21,7 +21,6 @@ import os
 import site
 import subprocess
 import sys
-import sysconfig
 import textwrap
 
 src_root, runtime_lib, work = sys.argv[1:4]
@@ -50,7 +49,7 @@ def build_wheel():
     run(["bash", os.path.join(src_root, "scripts", "build-wheel.sh"), dist,
          runtime_lib], env=env, stdout=subprocess.DEVNULL)
     (wheel,) = glob.glob(os.path.join(dist, "fa_mlir-*.whl"))
-    print("wheel:", os.path.basename(wheel))
+    print("wheel:", os.path.basename(wheel), flush=True)
     return wheel
 
 
