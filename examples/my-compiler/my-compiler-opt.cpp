@@ -46,8 +46,8 @@ struct RaiseAttentionPass
     fa::populateFARaiseAttentionPatterns(patterns);
     GreedyRewriteConfig config;
     config.setUseTopDownTraversal(true);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
     fa::foldFARaiseGlue(getOperation());
   }

@@ -16,8 +16,8 @@
 
 #include "mlir-c/Pass.h"
 
-#include "fa-c/FAConversionPasses.capi.h.inc"
 #include "fa-c/FACPUPasses.capi.h.inc"
+#include "fa-c/FAConversionPasses.capi.h.inc"
 #include "fa-c/FAPasses.capi.h.inc"
 
 #ifdef __cplusplus

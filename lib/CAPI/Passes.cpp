@@ -13,10 +13,8 @@ using namespace mlir::fa;
 
 // The generated definitions call register<Prefix>Passes() and
 // create<PassName>() unqualified.
-#include "fa-c/FAConversionPasses.capi.cpp.inc"
 #include "fa-c/FACPUPasses.capi.cpp.inc"
+#include "fa-c/FAConversionPasses.capi.cpp.inc"
 #include "fa-c/FAPasses.capi.cpp.inc"
 
-void mlirRegisterAllFAPassesAndPipelines(void) {
-  registerPassesAndPipelines();
-}
+void mlirRegisterAllFAPassesAndPipelines(void) { registerPassesAndPipelines(); }

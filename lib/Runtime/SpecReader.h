@@ -1,4 +1,4 @@
-//===- SpecReader.h - Field readers shared by the JSON spec parsers -*- C++ -*-===//
+//===- SpecReader.h - Field readers of the JSON spec parsers ----*- C++ -*-===//
 //
 // Private to lib/Runtime: the object reader and the field parsers that the
 // kernel bundle (BundleSpec.cpp) and kernel sequence (Sequence.cpp)

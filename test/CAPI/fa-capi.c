@@ -1,4 +1,5 @@
-/*===- fa-capi.c - fa-mlir's C API, used from C ----------------------------===*\
+/*===- fa-capi.c - fa-mlir's C API, used from C
+----------------------------===*\
 |*                                                                            *|
 |* Loads the fa dialect through its handle, parses and verifies fa ops,      *|
 |* raises attention written in linalg with the raise patterns and with the   *|
@@ -132,8 +133,7 @@ static void testDialectHandle(MlirContext context) {
       mlirDialectHandleGetNamespace(mlirGetDialectHandle__fa__());
   printf("namespace: %.*s\n", (int)ns.length, ns.data);
   MlirModule module = parse(context, attentionModule);
-  printf("verified: %d\n",
-         mlirOperationVerify(mlirModuleGetOperation(module)));
+  printf("verified: %d\n", mlirOperationVerify(mlirModuleGetOperation(module)));
   printModule(module);
   mlirModuleDestroy(module);
 }
@@ -186,13 +186,13 @@ static void testPasses(MlirContext context) {
   MlirStringRef pipeline = mlirStringRefCreateFromCString("fa-cpu-pipeline");
   /* Not found before fa's pipelines are registered. */
   printf("before registration: %d\n",
-         mlirLogicalResultIsSuccess(mlirOpPassManagerAddPipeline(
-             opm, pipeline, printToStdout, NULL)));
+         mlirLogicalResultIsSuccess(
+             mlirOpPassManagerAddPipeline(opm, pipeline, printToStdout, NULL)));
   mlirRegisterAllFAPassesAndPipelines();
   mlirPassManagerAddOwnedPass(pm, mlirCreateFAFARaiseAttention());
   printf("after registration: %d\n",
-         mlirLogicalResultIsSuccess(mlirOpPassManagerAddPipeline(
-             opm, pipeline, printToStdout, NULL)));
+         mlirLogicalResultIsSuccess(
+             mlirOpPassManagerAddPipeline(opm, pipeline, printToStdout, NULL)));
 
   MlirModule module = parse(context, linalgAttentionModule);
   MlirLogicalResult result =
