@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing fa-mlir needs on Debian 12 (as root):
 # LLVM/MLIR 22 from Debian's packages, the build tools, and a Python virtual
-# environment (.venv) with the test dependencies. Safe to run again.
+# environment (.venv) with the test dependencies and the linters
+# (clang-format, clang-tidy, ruff from PyPI). Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,4 +24,5 @@ fi
 if [[ ! -x .venv/bin/python ]]; then
   python3 -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -r python/requirements-test.txt
+.venv/bin/python -m pip install -q --disable-pip-version-check \
+  -r python/requirements-test.txt -r python/requirements-lint.txt

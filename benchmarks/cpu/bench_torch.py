@@ -3,7 +3,7 @@ scaled_dot_product_attention, forward and backward, in one process.
 
     FA_BUILD_DIR=build .venv/bin/python benchmarks/cpu/bench_torch.py
     # --seqs 512,2048 --dtypes f32 --causal 0,1 --shapes mha,gqa --threads 1,2
-    # --directions fwd,bwd --csv docs/bench/cpu-torch.csv
+    # --directions fwd,bwd --csv results/cpu-torch.csv
 
 Every row: one (shape, dtype, causal, seq, threads, direction); our median
 time, SDPA's median time (same tensors, same process, same thread count

@@ -1,7 +1,7 @@
-//===- SpecReader.h - Field readers shared by the JSON spec parsers -*- C++ -*-===//
+//===- SpecReader.h - Field readers of the JSON spec parsers ----*- C++ -*-===//
 //
 // Private to lib/Runtime: the object reader and the field parsers that the
-// kernel bundle (BundleSpec.cpp) and kernel sequence (SequenceSpec.cpp)
+// kernel bundle (BundleSpec.cpp) and kernel sequence (Sequence.cpp)
 // readers share, so both name fields and word errors the same way.
 //
 //===----------------------------------------------------------------------===//

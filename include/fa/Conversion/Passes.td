@@ -43,9 +43,12 @@ def ConvertFAToNVVM : Pass<"convert-fa-to-nvvm", "ModuleOp"> {
     (a warp per row, the split-KV sequences' merge; op `combine` in
     docs/BundleFormat.md); other ranks and row lengths are errors.
 
-    Input invariant: f16 or bf16 Q/K/V, head dims multiples of 8 (the forward
-    up to 256, the backward up to 128), no descales; the backward also
-    refuses bias and softcap. Others are reported as errors.
+    Input invariant: bf16 or f16 Q/K/V, head dims multiples of 8 (the
+    forward up to 256, the backward up to 128); the forward also takes
+    f8E4M3FN Q/K/V with descales (head dims multiples of 16 up to 256; no
+    bias, softcap or num_splits); a bias of f32, bf16 or f16 (the backward
+    returns its gradient too, but with `deterministic` refuses a bias that
+    broadcasts over batch or heads). Others are reported as errors.
 
     Output: the module gains one `gpu.module @<kernel>` per configuration,
     with an `#nvvm.target`; the kernel's launch contract (the JSON of
