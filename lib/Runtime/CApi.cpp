@@ -8,6 +8,7 @@
 #include "fa/Runtime/fa_runtime.h"
 
 #include "Driver.h"
+#include "fa/Runtime/DeviceMemory.h"
 #include "fa/Runtime/Sequence.h"
 
 #include <exception>
@@ -108,6 +109,21 @@ int fa_dtype_from_name(const char *name, int32_t *out) {
   });
 }
 
+namespace {
+
+/// Hands `seq` to the caller as an fa_bundle handle.
+int giveHandle(std::unique_ptr<Sequence> seq, fa_bundle **out) {
+  auto handle = std::make_unique<fa_bundle>();
+  handle->seq = std::move(seq);
+  for (const auto &r : handle->seq->requiredOperands())
+    handle->requiredOperands +=
+        (handle->requiredOperands.empty() ? "" : ",") + r;
+  *out = handle.release();
+  return finish(Status::success());
+}
+
+} // namespace
+
 int fa_bundle_load(const char *json_path, fa_bundle **out) {
   return guarded([&] {
     if (!json_path || !out)
@@ -116,13 +132,28 @@ int fa_bundle_load(const char *json_path, fa_bundle **out) {
     Expected<std::unique_ptr<Sequence>> b = Sequence::load(json_path);
     if (!b.ok())
       return finish(b.status());
-    auto handle = std::make_unique<fa_bundle>();
-    handle->seq = std::move(*b);
-    for (const auto &r : handle->seq->requiredOperands())
-      handle->requiredOperands +=
-          (handle->requiredOperands.empty() ? "" : ",") + r;
-    *out = handle.release();
-    return finish(Status::success());
+    return giveHandle(std::move(*b), out);
+  });
+}
+
+int fa_bundle_load_from_memory(const char *json, size_t json_len,
+                               const void *image, size_t image_len,
+                               fa_bundle **out) {
+  return guarded([&] {
+    if (!json || !image || !out)
+      return invalidArgument("fa_bundle_load_from_memory: null argument");
+    *out = nullptr;
+    if (json_len > kMaxBundleJsonBytes || image_len > kMaxImageBytes)
+      return invalidArgument("fa_bundle_load_from_memory: json_len " +
+                             std::to_string(json_len) + " or image_len " +
+                             std::to_string(image_len) +
+                             " is over the loader's limit");
+    Expected<std::unique_ptr<Bundle>> b = Bundle::fromMemory(
+        std::string(json, json_len), "",
+        std::string(static_cast<const char *>(image), image_len));
+    if (!b.ok())
+      return finish(b.status().withContext("bundle in memory"));
+    return giveHandle(Sequence::single(std::move(*b)), out);
   });
 }
 
@@ -210,6 +241,43 @@ int fa_bundle_launch(fa_bundle *bundle, const fa_tensor *tensors,
       return finish(s);
     return finish(bundle->seq->launch(args, stream));
   });
+}
+
+int fa_device_alloc(size_t bytes, void *stream, void **out) {
+  return guarded([&] {
+    if (!out)
+      return invalidArgument("fa_device_alloc: null out");
+    *out = nullptr;
+    Expected<void *> ptr = deviceAlloc(bytes, stream);
+    if (!ptr.ok())
+      return finish(ptr.status());
+    *out = *ptr;
+    return finish(Status::success());
+  });
+}
+
+int fa_device_free(void *ptr, void *stream) {
+  return guarded([&] { return finish(deviceFree(ptr, stream)); });
+}
+
+int fa_copy_to_device(void *dst, const void *src, size_t bytes, void *stream) {
+  return guarded([&] {
+    if ((!dst || !src) && bytes)
+      return invalidArgument("fa_copy_to_device: null pointer");
+    return finish(copyToDevice(dst, src, bytes, stream));
+  });
+}
+
+int fa_copy_to_host(void *dst, const void *src, size_t bytes, void *stream) {
+  return guarded([&] {
+    if ((!dst || !src) && bytes)
+      return invalidArgument("fa_copy_to_host: null pointer");
+    return finish(copyToHost(dst, src, bytes, stream));
+  });
+}
+
+int fa_stream_synchronize(void *stream) {
+  return guarded([&] { return finish(synchronize(stream)); });
 }
 
 int fa_driver_check(int *num_devices) {
