@@ -2,6 +2,8 @@
 #include "fa/Runtime/DeviceMemory.h"
 
 #include "Driver.h"
+#include "fa/Runtime/DType.h"
+#include "fa/Runtime/Sequence.h"
 
 #include <cstdint>
 
@@ -86,6 +88,75 @@ Status synchronize(void *stream) {
   Driver &d = (*scope)->driver;
   return d.check(d.cuStreamSynchronize(static_cast<cu::CUstream>(stream)),
                  "cuStreamSynchronize");
+}
+
+} // namespace fa::runtime
+
+namespace fa::runtime {
+
+namespace {
+
+/// Bytes from the first to one past the last element (strides >= 0).
+Expected<uint64_t> extentBytes(const TensorArg &t) {
+  uint64_t last = 0;
+  for (size_t i = 0; i < t.sizes.size(); ++i) {
+    if (t.sizes[i] == 0)
+      return uint64_t(0);
+    if (t.sizes[i] < 0 || t.strides[i] < 0)
+      return Status::error(ErrorCode::Tensor,
+                           "operand '" + t.role +
+                               "': host operands need non-negative sizes "
+                               "and strides");
+    last += uint64_t(t.sizes[i] - 1) * uint64_t(t.strides[i]);
+  }
+  return (last + 1) * uint64_t(dtypeSize(t.dtype));
+}
+
+/// Device buffers that are freed when it goes out of scope.
+struct DeviceBuffers {
+  explicit DeviceBuffers(void *stream) : stream(stream) {}
+  ~DeviceBuffers() {
+    for (void *p : owned)
+      (void)deviceFree(p, stream);
+    if (!owned.empty())
+      (void)synchronize(stream);
+  }
+  void *stream;
+  std::vector<void *> owned;
+};
+
+} // namespace
+
+Status launchOnHostBuffers(Sequence &kernels, std::vector<TensorArg> operands,
+                           const std::vector<Direction> &directions,
+                           void *stream) {
+  if (directions.size() != operands.size())
+    return Status::error(ErrorCode::InvalidArgument,
+                         "launchOnHostBuffers: one direction per operand");
+  std::vector<const void *> host(operands.size());
+  std::vector<uint64_t> bytes(operands.size());
+  DeviceBuffers buffers(stream);
+  for (size_t i = 0; i < operands.size(); ++i) {
+    Expected<uint64_t> extent = extentBytes(operands[i]);
+    if (!extent.ok())
+      return extent.status();
+    bytes[i] = *extent;
+    host[i] = reinterpret_cast<const void *>(operands[i].data);
+    Expected<void *> dev = deviceAlloc(bytes[i] ? bytes[i] : 1, stream);
+    if (!dev.ok())
+      return dev.status().withContext("operand '" + operands[i].role + "'");
+    buffers.owned.push_back(*dev);
+    operands[i].data = reinterpret_cast<uint64_t>(*dev);
+    if (directions[i] != Direction::Out && bytes[i])
+      FA_RETURN_IF_ERROR(copyToDevice(*dev, host[i], bytes[i], stream));
+  }
+  FA_RETURN_IF_ERROR(kernels.launch(operands, stream));
+  for (size_t i = 0; i < operands.size(); ++i)
+    if (directions[i] != Direction::In && bytes[i])
+      FA_RETURN_IF_ERROR(copyToHost(const_cast<void *>(host[i]),
+                                    reinterpret_cast<void *>(operands[i].data),
+                                    bytes[i], stream));
+  return synchronize(stream);
 }
 
 } // namespace fa::runtime

@@ -125,3 +125,114 @@ TEST(DeviceMemory, capi_device_memory_errors) {
   EXPECT_EQ(s->copies + s->copiesToHost, 0);
   unsetenv("FA_RUNTIME_LIBCUDA");
 }
+
+namespace {
+
+/// fa_launch_embedded's words for the example bundle's operands (the
+/// shapes of CApiTest's), at made-up host addresses.
+std::vector<int64_t> exampleWords() {
+  struct Operand {
+    int64_t address, dtype, direction;
+    std::vector<int64_t> sizes;
+  };
+  std::vector<Operand> operands = {
+      {0x10000000, FA_DTYPE_BF16, 1, {2, 1000, 16, 128}},
+      {0x20000000, FA_DTYPE_BF16, 1, {2, 333, 4, 128}},
+      {0x30000000, FA_DTYPE_BF16, 1, {2, 333, 4, 128}},
+      {0x40000000, FA_DTYPE_BF16, 2, {2, 1000, 16, 128}},
+      {0x50000000, FA_DTYPE_F32, 2, {2, 16, 1000}}};
+  std::vector<int64_t> words;
+  for (const Operand &o : operands) {
+    words.insert(words.end(),
+                 {o.address, o.dtype, o.direction, int64_t(o.sizes.size())});
+    words.insert(words.end(), o.sizes.begin(), o.sizes.end());
+    std::vector<int64_t> strides = contiguousStrides(o.sizes);
+    words.insert(words.end(), strides.begin(), strides.end());
+  }
+  return words;
+}
+
+const char *const kRoles = "query,key,value,output,lse";
+
+} // namespace
+
+TEST(DeviceMemory, capi_launch_embedded) {
+  FakeCudaState *s = useFakeDriver();
+  std::string json = exampleBundleText();
+  std::string image = readInput("stub_kernels.cubin");
+  std::vector<int64_t> words = exampleWords();
+  void *cache = nullptr;
+  EXPECT_EQ(fa_launch_embedded(json.data(), int64_t(json.size()), image.data(),
+                               int64_t(image.size()), &cache, kRoles, 5,
+                               words.data()),
+            int(FA_OK))
+      << fa_last_error();
+  EXPECT_TRUE(cache != nullptr);
+  // Five buffers of the operands' sizes; the three inputs copied in, the
+  // output and the LSE copied back; all freed; one launch.
+  EXPECT_EQ(s->allocs, 5);
+  EXPECT_EQ(s->events[0].count, uint64_t(2 * 1000 * 16 * 128 * 2));
+  EXPECT_EQ(s->copies, 3);
+  EXPECT_EQ(s->copiesToHost, 2);
+  EXPECT_EQ(s->lastCopyDst, uint64_t(0x50000000)); // the LSE, last
+  EXPECT_EQ(s->lastCopyBytes, uint64_t(2 * 16 * 1000 * 4));
+  EXPECT_EQ(s->frees, 5);
+  EXPECT_EQ(s->launches, 1);
+  EXPECT_EQ(s->moduleLoads, 1);
+
+  // The call site's bundle is loaded once.
+  EXPECT_EQ(fa_launch_embedded(json.data(), int64_t(json.size()), image.data(),
+                               int64_t(image.size()), &cache, kRoles, 5,
+                               words.data()),
+            int(FA_OK));
+  EXPECT_EQ(s->launches, 2);
+  EXPECT_EQ(s->moduleLoads, 1);
+  fa_bundle_free(static_cast<fa_bundle *>(cache));
+  unsetenv("FA_RUNTIME_LIBCUDA");
+}
+
+TEST(DeviceMemory, capi_launch_embedded_errors) {
+  FakeCudaState *s = useFakeDriver();
+  std::string json = exampleBundleText();
+  std::string image = readInput("stub_kernels.cubin");
+  std::vector<int64_t> words = exampleWords();
+  void *cache = nullptr;
+  auto launch = [&](const char *roles, int64_t n) {
+    return fa_launch_embedded(json.data(), int64_t(json.size()), image.data(),
+                              int64_t(image.size()), &cache, roles, n,
+                              words.data());
+  };
+  EXPECT_EQ(launch("query,key,value,output", 5),
+            int(FA_ERROR_INVALID_ARGUMENT));
+  EXPECT_TRUE(contains(fa_last_error(), "4 roles for 5 operands"));
+  words[2] = 7; // the query's direction
+  EXPECT_EQ(launch(kRoles, 5), int(FA_ERROR_INVALID_ARGUMENT));
+  EXPECT_TRUE(contains(fa_last_error(), "operand 'query' has direction 7"));
+  words = exampleWords();
+  words[1] = FA_DTYPE_F16; // the query's dtype
+  EXPECT_EQ(launch(kRoles, 5), int(FA_ERROR_TENSOR));
+  EXPECT_TRUE(contains(fa_last_error(), "'query'"));
+  EXPECT_EQ(s->allocs, s->frees); // nothing left allocated
+
+  // A failing launch frees what it allocated and names the kernel.
+  words = exampleWords();
+  s->launchFailAt = 1;
+  int allocs = s->allocs;
+  EXPECT_EQ(launch(kRoles, 5), int(FA_ERROR_DRIVER));
+  EXPECT_TRUE(contains(fa_last_error(), "fa_fwd_bf16_d128"));
+  EXPECT_EQ(s->allocs, allocs + 5);
+  EXPECT_EQ(s->frees, s->allocs);
+  EXPECT_EQ(s->copiesToHost, 0);
+
+  // An embedded bundle that does not load is reported as such.
+  void *fresh = nullptr;
+  std::string broken = "{}";
+  EXPECT_EQ(fa_launch_embedded(broken.data(), 2, image.data(),
+                               int64_t(image.size()), &fresh, kRoles, 5,
+                               words.data()),
+            int(FA_ERROR_INVALID_BUNDLE));
+  EXPECT_TRUE(contains(fa_last_error(), "embedded bundle: "));
+  EXPECT_TRUE(fresh == nullptr);
+  fa_bundle_free(static_cast<fa_bundle *>(cache));
+  unsetenv("FA_RUNTIME_LIBCUDA");
+}

@@ -13,16 +13,33 @@
 #define FA_RUNTIME_DEVICEMEMORY_H
 
 #include "fa/Runtime/Status.h"
+#include "fa/Runtime/Tensor.h"
 
 #include <cstddef>
+#include <vector>
 
 namespace fa::runtime {
+
+class Sequence;
 
 Expected<void *> deviceAlloc(size_t bytes, void *stream);
 Status deviceFree(void *ptr, void *stream);
 Status copyToDevice(void *dst, const void *src, size_t bytes, void *stream);
 Status copyToHost(void *dst, const void *src, size_t bytes, void *stream);
 Status synchronize(void *stream);
+
+/// What the kernel does with an operand of launchOnHostBuffers.
+enum class Direction : int32_t { In = 1, Out = 2, InOut = 3 };
+
+/// Runs `kernels` on operands in host memory (`data` a host address): device
+/// buffers of each operand's extent are allocated, the In/InOut ones copied
+/// in, the kernels launched, the Out/InOut ones copied back, and the stream
+/// synchronized and the buffers freed before it returns (on every path).
+/// For compiled programs whose tensors live on the host
+/// (convert-fa-to-runtime-calls).
+Status launchOnHostBuffers(Sequence &kernels, std::vector<TensorArg> operands,
+                           const std::vector<Direction> &directions,
+                           void *stream);
 
 } // namespace fa::runtime
 

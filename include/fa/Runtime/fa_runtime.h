@@ -139,6 +139,24 @@ int fa_copy_to_device(void *dst, const void *src, size_t bytes, void *stream);
 int fa_copy_to_host(void *dst, const void *src, size_t bytes, void *stream);
 int fa_stream_synchronize(void *stream);
 
+/* For compiled programs (convert-fa-to-runtime-calls): runs the plain
+ * bundle embedded as `json` and `image` on operands in host memory.
+ * `*cache` is the call site's slot (NULL at first) where the loaded bundle
+ * stays for the rest of the process. `roles` names the operands,
+ * comma-separated; `words` describes each in turn as [address, dtype,
+ * direction, rank, sizes[rank], strides[rank]] (direction 1: read by the
+ * kernel, 2: written, 3: both). Device buffers are allocated, inputs copied
+ * in, the kernel launched on the default stream, outputs copied back and
+ * the buffers freed before it returns. */
+int fa_launch_embedded(const char *json, int64_t json_len, const void *image,
+                       int64_t image_len, void **cache, const char *roles,
+                       int64_t num_operands, const int64_t *words);
+/* The same for generated code: on failure prints the error and aborts. */
+void fa_launch_embedded_or_abort(const char *json, int64_t json_len,
+                                 const void *image, int64_t image_len,
+                                 void **cache, const char *roles,
+                                 int64_t num_operands, const int64_t *words);
+
 /* Loads the CUDA driver and counts GPUs; FA_OK when at least one is usable.
  * *num_devices (may be NULL) receives the count. */
 int fa_driver_check(int *num_devices);
