@@ -125,6 +125,19 @@ struct DeviceBuffers {
   std::vector<void *> owned;
 };
 
+/// Checks `operands` as a launch would, at stand-in device addresses
+/// (aligned as the allocator's are): a wrong shape, dtype or stride is
+/// reported before anything touches the GPU.
+Status checkBeforeAllocating(Sequence &kernels,
+                             const std::vector<TensorArg> &operands) {
+  std::vector<TensorArg> standIns = operands;
+  for (size_t i = 0; i < standIns.size(); ++i)
+    standIns[i].data = (uint64_t(i) + 1) << 40;
+  Expected<std::array<uint32_t, 3>> grid =
+      kernels.check(standIns, /*numSms=*/132);
+  return grid.ok() ? Status::success() : grid.status();
+}
+
 } // namespace
 
 Status launchOnHostBuffers(Sequence &kernels, std::vector<TensorArg> operands,
@@ -133,6 +146,7 @@ Status launchOnHostBuffers(Sequence &kernels, std::vector<TensorArg> operands,
   if (directions.size() != operands.size())
     return Status::error(ErrorCode::InvalidArgument,
                          "launchOnHostBuffers: one direction per operand");
+  FA_RETURN_IF_ERROR(checkBeforeAllocating(kernels, operands));
   std::vector<const void *> host(operands.size());
   std::vector<uint64_t> bytes(operands.size());
   DeviceBuffers buffers(stream);

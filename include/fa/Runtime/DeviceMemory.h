@@ -31,8 +31,9 @@ Status synchronize(void *stream);
 /// What the kernel does with an operand of launchOnHostBuffers.
 enum class Direction : int32_t { In = 1, Out = 2, InOut = 3 };
 
-/// Runs `kernels` on operands in host memory (`data` a host address): device
-/// buffers of each operand's extent are allocated, the In/InOut ones copied
+/// Runs `kernels` on operands in host memory (`data` a host address): the
+/// operands are checked first (without the GPU), then device buffers of each
+/// operand's extent are allocated, the In/InOut ones copied
 /// in, the kernels launched, the Out/InOut ones copied back, and the stream
 /// synchronized and the buffers freed before it returns (on every path).
 /// For compiled programs whose tensors live on the host
