@@ -13,6 +13,7 @@ set(FA_MLIR_PACKAGE_DIR lib/cmake/fa-mlir)
 # fa's and MLIR's include directories.
 set(FA_MLIR_COMPILER_LIBRARIES
   MLIRFADialect MLIRFATransforms FAPipelines FANVVMPipeline MLIRFAToNVVM
+  MLIRFAToRuntime
   FARegistration MLIRCAPIFA FAMLIR-C)
 
 function(fa_mlir_install_headers)

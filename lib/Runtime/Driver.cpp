@@ -107,6 +107,8 @@ Expected<Driver *> Driver::get() {
     lookup(handle, "cuMemcpyHtoDAsync_v2", d->cuMemcpyHtoDAsync);
     lookup(handle, "cuMemsetD8Async", d->cuMemsetD8Async);
     lookup(handle, "cuMemsetD32Async", d->cuMemsetD32Async);
+    lookup(handle, "cuMemcpyDtoHAsync_v2", d->cuMemcpyDtoHAsync);
+    lookup(handle, "cuStreamSynchronize", d->cuStreamSynchronize);
     driver = d.get();
     drivers.emplace(path, std::move(d));
   }

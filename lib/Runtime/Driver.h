@@ -73,6 +73,10 @@ public:
                                   cu::CUstream);
   cu::CUresult (*cuMemsetD32Async)(cu::CUdeviceptr, unsigned int, size_t,
                                    cu::CUstream);
+  // For host programs without CUDA of their own (DeviceMemory.h).
+  cu::CUresult (*cuMemcpyDtoHAsync)(void *, cu::CUdeviceptr, size_t,
+                                    cu::CUstream);
+  cu::CUresult (*cuStreamSynchronize)(cu::CUstream);
 
 private:
   Driver() = default;

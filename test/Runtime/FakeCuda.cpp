@@ -291,11 +291,29 @@ int cuMemsetD32Async(uint64_t ptr, unsigned value, size_t n, void *stream) {
   record(kFakeMemsetD32, ptr, n, stream).function[0] = char(value);
   return 0;
 }
-int cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t bytes, void *) {
+int cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t bytes,
+                         void *stream) {
   size_t index = (dst - state.lastAlloc) / 128;
   if (bytes == 128 && index < 4)
     std::memcpy(state.deviceMaps[index], src, 128);
   ++state.copies;
+  state.lastCopyDst = dst;
+  state.lastCopySrc = reinterpret_cast<uintptr_t>(src);
+  state.lastCopyBytes = bytes;
+  state.lastCopyStream = stream;
+  return 0;
+}
+int cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t bytes, void *stream) {
+  ++state.copiesToHost;
+  state.lastCopyDst = reinterpret_cast<uintptr_t>(dst);
+  state.lastCopySrc = src;
+  state.lastCopyBytes = bytes;
+  state.lastCopyStream = stream;
+  return 0;
+}
+int cuStreamSynchronize(void *stream) {
+  ++state.syncs;
+  state.lastSyncStream = stream;
   return 0;
 }
 

@@ -77,6 +77,10 @@ struct FakeCudaState {
   int memsets;
   int numEvents;
   FakeEvent events[64];
+  // Copies (DeviceMemory.h): the last one's arguments.
+  int copiesToHost, syncs;
+  uint64_t lastCopyDst, lastCopySrc, lastCopyBytes;
+  void *lastCopyStream, *lastSyncStream;
 };
 
 extern "C" FakeCudaState *fake_cuda_state();

@@ -105,4 +105,42 @@ def FAWriteKernelBundles : Pass<"fa-write-kernel-bundles", "ModuleOp"> {
   ];
 }
 
+def ConvertFAToRuntimeCalls : Pass<"convert-fa-to-runtime-calls", "ModuleOp"> {
+  let summary = "Run compiled fa.attention ops through libfa_runtime from host "
+                "code, their kernel bundles embedded";
+  let description = [{
+    Runs after `fa-nvvm-pipeline` (which gives each `fa.attention` an
+    `fa.kernel` and leaves the bundle's JSON in `fa.kernel_bundles` and its
+    image in a `gpu.binary`) and before the host program is lowered (e.g.
+    `fa-cpu-pipeline`). Each compiled `fa.attention` becomes a call of
+    libfa_runtime's `fa_launch_embedded_or_abort` on host buffers: the
+    bundle's JSON and image become private constant `memref.global`s, the
+    operands are described by their address, dtype, direction, sizes and
+    strides, and the runtime allocates device buffers, copies the inputs in,
+    launches, copies the output (and LSE) back and frees. The consumed
+    `gpu.binary` ops and `fa.kernel_bundles` are removed: the executable
+    needs libfa_runtime.so and a driver, no MLIR and no files.
+
+    Input invariant: plain bundles with static shapes (kernel sequences: the
+    backward, split-KV decode, varlen; FP8 descales; dynamic shapes are
+    reported as errors).
+
+    Example:
+    ```mlir
+    %o = fa.attention %q, %k, %v : ... {causal, fa.kernel = @k::@k} -> tensor<2x8x512x64xbf16>
+    // becomes
+    %qb = bufferization.to_buffer %q read_only : ...
+    %ob = memref.alloc() : memref<2x8x512x64xbf16>
+    func.call @fa_launch_embedded_or_abort(%json, %jsonLen, %image, %imageLen,
+        %cache, %roles, %c4, %words) : (...) -> ()
+    %o = bufferization.to_tensor %ob restrict writable : ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 #endif // FA_CONVERSION_PASSES_TD

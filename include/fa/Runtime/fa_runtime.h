@@ -83,6 +83,12 @@ int fa_dtype_from_name(const char *name, int32_t *out);
  * lists. No GPU needed. On success *out is a handle to release with
  * fa_bundle_free; both formats launch through the same calls. */
 int fa_bundle_load(const char *json_path, fa_bundle **out);
+/* The same for a plain fa-kernel-bundle held in memory: its JSON text and
+ * its device image (the JSON's "cubin" file name is not read), as a program
+ * that embeds its kernels carries them. Sequences load from files only. */
+int fa_bundle_load_from_memory(const char *json, size_t json_len,
+                               const void *image, size_t image_len,
+                               fa_bundle **out);
 void fa_bundle_free(fa_bundle *bundle);
 
 /* Borrowed strings, valid while the bundle lives. For a sequence: its
@@ -121,6 +127,35 @@ int fa_bundle_check(const fa_bundle *bundle, const fa_tensor *tensors,
  * allocated (cuMemFreeAsync, after the last kernel). */
 int fa_bundle_launch(fa_bundle *bundle, const fa_tensor *tensors,
                      int num_tensors, void *stream);
+
+/* Device memory for host programs without CUDA of their own (a compiled
+ * MLIR program that runs its attention through the runtime). Each call runs
+ * in the context a launch on `stream` would and is asynchronous on `stream`
+ * (NULL: the legacy default stream); fa_stream_synchronize waits for it.
+ * fa_device_free(NULL, ...) does nothing. */
+int fa_device_alloc(size_t bytes, void *stream, void **out);
+int fa_device_free(void *ptr, void *stream);
+int fa_copy_to_device(void *dst, const void *src, size_t bytes, void *stream);
+int fa_copy_to_host(void *dst, const void *src, size_t bytes, void *stream);
+int fa_stream_synchronize(void *stream);
+
+/* For compiled programs (convert-fa-to-runtime-calls): runs the plain
+ * bundle embedded as `json` and `image` on operands in host memory.
+ * `*cache` is the call site's slot (NULL at first) where the loaded bundle
+ * stays for the rest of the process. `roles` names the operands,
+ * comma-separated; `words` describes each in turn as [address, dtype,
+ * direction, rank, sizes[rank], strides[rank]] (direction 1: read by the
+ * kernel, 2: written, 3: both). Device buffers are allocated, inputs copied
+ * in, the kernel launched on the default stream, outputs copied back and
+ * the buffers freed before it returns. */
+int fa_launch_embedded(const char *json, int64_t json_len, const void *image,
+                       int64_t image_len, void **cache, const char *roles,
+                       int64_t num_operands, const int64_t *words);
+/* The same for generated code: on failure prints the error and aborts. */
+void fa_launch_embedded_or_abort(const char *json, int64_t json_len,
+                                 const void *image, int64_t image_len,
+                                 void **cache, const char *roles,
+                                 int64_t num_operands, const int64_t *words);
 
 /* Loads the CUDA driver and counts GPUs; FA_OK when at least one is usable.
  * *num_devices (may be NULL) receives the count. */
