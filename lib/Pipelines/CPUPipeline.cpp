@@ -54,6 +54,10 @@ static void addBufferize(OpPassManager &pm,
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // An attention inside a loop that carries a tensor (a stack of layers
+  // feeding each output to the next) yields a new buffer each iteration;
+  // the deallocation pipeline below frees the previous one.
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // Folds the self-copies bufferization leaves where a tile is written back
   // into the region it was read from.
@@ -61,6 +65,8 @@ static void addBufferize(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   bufferization::buildBufferDeallocationPipeline(pm);
+  // The clones deallocation leaves for a loop-carried buffer: alloc + copy.
+  pm.addPass(createConvertBufferizationToMemRefPass());
   // Full blocks of a dynamic-sized tile without lane masks, a masked tail.
   if (options.peel) {
     pm.addNestedPass<func::FuncOp>(fa::createFACPUPeelBlocks());

@@ -12,6 +12,21 @@
 
 using namespace mlir;
 
+/// gpu-module-to-binary's spelling of `format`.
+static StringRef compilationTargetName(gpu::CompilationTarget format) {
+  switch (format) {
+  case gpu::CompilationTarget::Assembly:
+    return "isa";
+  case gpu::CompilationTarget::Binary:
+    return "bin";
+  case gpu::CompilationTarget::Fatbin:
+    return "fatbin";
+  case gpu::CompilationTarget::Offload:
+    break;
+  }
+  llvm_unreachable("format= accepts only isa, bin and fatbin");
+}
+
 void mlir::fa::buildFANVVMPipeline(OpPassManager &pm, const FANVVMPipelineOptions &options) {
   ConvertFAToNVVMOptions convert;
   convert.chip = options.chip;
@@ -35,7 +50,7 @@ void mlir::fa::buildFANVVMPipeline(OpPassManager &pm, const FANVVMPipelineOption
   device.addPass(createCSEPass());
 
   GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = options.format;
+  binary.compilationTarget = compilationTargetName(options.format).str();
   binary.cmdOptions = options.ptxasOptions;
   pm.addPass(createGpuModuleToBinaryPass(binary));
   if (!options.bundleDir.empty()) {

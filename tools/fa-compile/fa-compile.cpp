@@ -32,8 +32,9 @@ static cl::OptionCategory faCompileCategory("fa-compile options");
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"), cl::init("-"), cl::cat(faCompileCategory));
 static cl::opt<std::string> outDir("o", cl::desc("Bundle directory"), cl::init("."), cl::cat(faCompileCategory));
-static cl::opt<std::string> format("format", cl::desc("bin (cubin), isa (PTX) or fatbin"),
-                                   cl::init("bin"), cl::cat(faCompileCategory));
+static cl::opt<gpu::CompilationTarget> format(
+    "format", cl::desc("Device code format"), cl::init(gpu::CompilationTarget::Binary),
+    fa::deviceFormatValues(), cl::cat(faCompileCategory));
 static cl::opt<unsigned> stages("stages", cl::desc("K/V ring depth"), cl::init(2), cl::cat(faCompileCategory));
 static cl::opt<bool> overlap("overlap", cl::desc("Intra-warpgroup QK^T/softmax overlap"),
                              cl::init(true), cl::cat(faCompileCategory));
@@ -50,6 +51,17 @@ static cl::opt<bool> emitKernelIR(
     "emit-kernel-ir",
     cl::desc("Only run convert-fa-to-nvvm and print the kernels (llvm/nvvm/scf/arith)"),
     cl::init(false), cl::cat(faCompileCategory));
+
+/// Whether `module` holds an op fa-compile compiles: without one it would
+/// write nothing and succeed.
+static bool hasFAOp(ModuleOp module) {
+  return module
+      .walk([](Operation *op) {
+        return isa<fa::FADialect>(op->getDialect()) ? WalkResult::interrupt()
+                                                    : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -76,6 +88,13 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  if (!hasFAOp(*module)) {
+    llvm::errs() << "fa-compile: " << (inputFile == "-" ? "<stdin>" : inputFile.getValue())
+                 << " has no fa operation to compile (fa.attention, "
+                 << "fa.attention_grad, fa.attention_kvcache, fa.attention_varlen, "
+                 << "fa.combine)\n";
+    return 1;
+  }
 
   PassManager pm(&context);
   if (emitKernelIR) {

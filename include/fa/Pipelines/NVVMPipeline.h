@@ -2,6 +2,7 @@
 #ifndef FA_PIPELINES_NVVMPIPELINE_H
 #define FA_PIPELINES_NVVMPIPELINE_H
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassOptions.h"
 
 #include <string>
@@ -10,13 +11,23 @@ namespace mlir {
 class OpPassManager;
 namespace fa {
 
+/// The device code formats a bundle can hold, as `format=` spells them (a
+/// `cl::values` list, so that any other spelling is a parse error that
+/// lists these).
+inline llvm::cl::ValuesClass deviceFormatValues() {
+  return llvm::cl::values(
+      clEnumValN(gpu::CompilationTarget::Assembly, "isa", "PTX"),
+      clEnumValN(gpu::CompilationTarget::Binary, "bin", "cubin"),
+      clEnumValN(gpu::CompilationTarget::Fatbin, "fatbin", "fatbinary"));
+}
+
 struct FANVVMPipelineOptions : public PassPipelineOptions<FANVVMPipelineOptions> {
   PassOptions::Option<std::string> chip{*this, "chip",
                                         llvm::cl::desc("Target chip (sm_90a)"),
                                         llvm::cl::init("sm_90a")};
-  PassOptions::Option<std::string> format{
+  PassOptions::Option<gpu::CompilationTarget> format{
       *this, "format", llvm::cl::desc("Device code format: isa (PTX), bin (cubin) or fatbin"),
-      llvm::cl::init("bin")};
+      llvm::cl::init(gpu::CompilationTarget::Binary), deviceFormatValues()};
   PassOptions::Option<unsigned> stages{*this, "stages",
                                        llvm::cl::desc("K/V shared-memory ring depth"),
                                        llvm::cl::init(2)};

@@ -20,6 +20,17 @@ func.func @everything(%q: tensor<2x?x32x128xbf16>, %k: tensor<2x?x8x128xbf16>, %
 
 // -----
 
+// The enum attributes also parse as #fa.layout<...> / #fa.mask_alignment<...>
+// (the generated reference's spelling); they print as #fa<layout ...>.
+// CHECK-LABEL: func @angled_enums
+// CHECK: fa.attention {{.+}} {causal, layout = #fa<layout bshd>, mask_alignment = #fa<mask_alignment bottom_right>}
+func.func @angled_enums(%q: tensor<1x8x2x16xf32>, %k: tensor<1x4x2x16xf32>, %v: tensor<1x4x2x16xf32>) -> tensor<1x8x2x16xf32> {
+  %o = fa.attention %q, %k, %v : tensor<1x8x2x16xf32>, tensor<1x4x2x16xf32>, tensor<1x4x2x16xf32> {causal, layout = #fa.layout<bshd>, mask_alignment = #fa.mask_alignment<bottom_right>} -> tensor<1x8x2x16xf32>
+  return %o : tensor<1x8x2x16xf32>
+}
+
+// -----
+
 // FP8 with per-(batch, kv-head) descales; MQA.
 // CHECK-LABEL: func @fp8
 // CHECK: fa.attention {{.+}} descale(%{{.+}}, %{{.+}}, %{{.+}} : tensor<4x1xf32>, tensor<4x1xf32>, tensor<f32>) -> tensor<4x16x512x128xbf16>

@@ -14,7 +14,18 @@ def FA_Layout : I32EnumAttr<"Layout",
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::fa";
 }
-def FA_LayoutAttr : EnumAttr<FA_Dialect, FA_Layout, "layout">;
+// Printed `#fa<layout bshd>`; `#fa.layout<bshd>` parses too. The syntax is
+// hand-written (parse/print in FADialect.cpp) so that the generated reference
+// shows the spelling the printer writes, not a generic `#fa.layout<...>`.
+class FA_EnumAttr<EnumAttrInfo info, string name, string example>
+    : EnumAttr<FA_Dialect, info, name> {
+  let assemblyFormat = ?;
+  let hasCustomAssemblyFormat = 1;
+  let description = "Written `#fa<" # name # " " # example # ">` (the printed "
+      # "form) or `#fa." # name # "<" # example # ">`.";
+}
+
+def FA_LayoutAttr : FA_EnumAttr<FA_Layout, "layout", "bshd">;
 
 def FA_AlignTopLeft : I32EnumAttrCase<"top_left", 0>;
 def FA_AlignBottomRight : I32EnumAttrCase<"bottom_right", 1>;
@@ -25,6 +36,7 @@ def FA_MaskAlignment : I32EnumAttr<"MaskAlignment",
   let cppNamespace = "::mlir::fa";
 }
 def FA_MaskAlignmentAttr
-    : EnumAttr<FA_Dialect, FA_MaskAlignment, "mask_alignment">;
+    : FA_EnumAttr<FA_MaskAlignment, "mask_alignment",
+                  "bottom_right">;
 
 #endif // FA_DIALECT_FA_IR_FAATTRS_TD

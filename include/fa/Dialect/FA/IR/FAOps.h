@@ -18,6 +18,23 @@ struct LayoutDims {
   unsigned batch, heads, seq, dim;
 };
 LayoutDims getLayoutDims(Layout layout);
+
+/// Refuses every attribute of `op` that is neither one of `declared` (the
+/// op's ODS attributes) nor a dialect's discardable attribute (a name with a
+/// dialect prefix, `fa.kernel`, `llvm.emit_c_interface`): an attribute an op
+/// does not declare would be silently ignored, e.g. a misspelled `casual`.
+LogicalResult verifyDeclaredAttributes(Operation *op,
+                                       ArrayRef<StringRef> declared);
+
+/// The trait every fa op has: only its declared attributes.
+template <typename ConcreteType>
+class TakesOnlyDeclaredAttributes
+    : public OpTrait::TraitBase<ConcreteType, TakesOnlyDeclaredAttributes> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyDeclaredAttributes(op, ConcreteType::getAttributeNames());
+  }
+};
 } // namespace mlir::fa
 
 #define GET_ATTRDEF_CLASSES

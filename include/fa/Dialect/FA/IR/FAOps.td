@@ -48,8 +48,17 @@ defvar FA_AttentionConfigDoc = [{
     output 0 and log-sum-exp -inf. Accumulation is always f32.
 }];
 
+// Every fa op refuses attributes it does not declare (a dialect's
+// discardable `prefix.name` attributes aside): a misspelled or foreign
+// attribute would otherwise verify and change nothing.
+def FA_TakesOnlyDeclaredAttributes
+    : NativeOpTrait<"TakesOnlyDeclaredAttributes"> {
+  let cppNamespace = "::mlir::fa";
+}
+
 class FA_Op<string mnemonic, list<Trait> traits = []>
-    : Op<FA_Dialect, mnemonic, traits>;
+    : Op<FA_Dialect, mnemonic,
+         !listconcat(traits, [FA_TakesOnlyDeclaredAttributes])>;
 
 def FA_AttentionOp : FA_Op<"attention",
     [Pure, AttrSizedOperandSegments]> {
