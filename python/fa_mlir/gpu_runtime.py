@@ -184,7 +184,7 @@ def _span(addr, dtype, sizes, strides):
     return addr + low * size, addr + (high + 1) * size
 
 
-def _self_overlap(sizes, strides):
+def self_overlap(sizes, strides):
     """Whether strides may put two elements at one address: ordered by
     stride, each dim's step must clear the span of the dims inside it (the
     test torch uses; an exotic interleaving it cannot prove disjoint is
@@ -205,11 +205,11 @@ def check_written(operands, written):
     or another operand. `operands`: {role: (address, dtype, sizes,
     strides)}, checked by _operand."""
     spans = {r: _span(*v) for r, v in operands.items()}
-    for role in written:
-        if role not in operands:
+    for role in operands:  # in the caller's order: a stable message
+        if role not in written:
             continue
         _, _, sizes, strides = operands[role]
-        if _self_overlap(sizes, strides):
+        if self_overlap(sizes, strides):
             raise ArgumentError(
                 f"operand '{role}' is written, but its strides {strides} "
                 f"(sizes {sizes}) may place two elements at one address; "

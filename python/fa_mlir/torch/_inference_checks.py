@@ -4,6 +4,7 @@ tensor and what was expected."""
 import torch
 
 from ..errors import ArgumentError
+from ..gpu_runtime import self_overlap
 from . import _convert
 
 
@@ -98,6 +99,18 @@ def cache_lengths(where, cache_seqlens, batch, device):
             raise ArgumentError(f"{where}: cache_seqlens[{i}] is {n}, must "
                                 "be >= 0")
     return cache_seqlens, values
+
+
+def own_memory(where, name, cache):
+    """A cache an append writes into must not place two of its slots at
+    one address (an expanded tensor, stride 0): one new key would land in
+    several sequences' slots."""
+    if self_overlap(cache.shape, cache.stride()):
+        raise ArgumentError(
+            f"{where}: {name} is appended into, but its strides "
+            f"{cache.stride()} (shape {tuple(cache.shape)}) place several "
+            "slots at one address (an expanded tensor?); pass a cache with "
+            "memory of its own")
 
 
 def in_place(where, name, cache):

@@ -165,6 +165,7 @@ def _check_cache(q, k_cache, v_cache, block_table, k, v):
                                    "together; give both or neither")
     if k is not None:
         for name, t, cache in (("k", k, k_cache), ("v", v, v_cache)):
+            checks.own_memory(KVCACHE, f"{name}_cache", cache)
             checks.tensor(KVCACHE, name, t, 4, q.dtype, q.device)
             checks.same_dims(KVCACHE, name, t, (0,), q, "q")
             checks.same_dims(KVCACHE, name, t, (2, 3), cache, f"{name}_cache")
