@@ -251,6 +251,28 @@ def tensor_array(tensors):
     return operand_array(checked_operands(tensors))
 
 
+_DIMS = ctypes.c_int64 * MAX_RANK
+
+
+@functools.lru_cache(maxsize=None)
+def _role_bytes(role):
+    return role.encode()  # kept alive here: FaTensor holds a char pointer
+
+
+def pack(operands):
+    """FaTensor[] of {role: (address, dtype name, sizes, strides)} from a
+    packer that guarantees their form (fa_mlir.torch: addresses, sizes and
+    strides are torch's own ints, the dtypes its names): one constructor per
+    operand instead of _operand's checks and a field-by-field fill, about
+    4x less host time. libfa_runtime still checks every operand."""
+    arr = (FaTensor * len(operands))()
+    for i, (role, (addr, dtype, sizes, strides)) in enumerate(
+            operands.items()):
+        arr[i] = FaTensor(_role_bytes(role), addr, dtype_code(dtype),
+                          len(sizes), _DIMS(*sizes), _DIMS(*strides))
+    return arr
+
+
 class _Unsupported(Exception):
     """An expression Python does not evaluate (the runtime still does)."""
 
@@ -394,6 +416,11 @@ class RuntimeBundle:
         arr = self._checked_array(tensors)
         if stream is not None:
             (stream,) = _int64_list("stream", "the handle", [stream])
+        self.launch_packed(arr, stream)
+
+    def launch_packed(self, arr, stream=None):
+        """launch() of an array pack() made (fresh outputs that overlap
+        nothing: the caller's guarantee); `stream` an int or None."""
         _check(self.lib, self.lib.fa_bundle_launch(
             self._handle, arr, len(arr), ctypes.c_void_p(stream or 0)))
 
