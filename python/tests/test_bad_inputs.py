@@ -304,3 +304,10 @@ def test_rows_of_very_negative_scores(seq_k):
     out, lse = fat.attention(q, k, v, return_lse=True)
     assert torch.allclose(out, torch.full_like(out, (seq_k - 1) / 2))
     assert torch.allclose(lse, torch.tensor(-100.0 + np.log(seq_k)))
+
+
+def test_unusable_cache_dir_argument_is_named(tmp_path):
+    a_file = _unusable_caches(tmp_path)["a file"]
+    with pytest.raises(BundleError, match="the cache_dir argument names it"
+                       r"\): pass a writable directory"):
+        fa_mlir.compile(cache_dir=a_file, **dict(CFG, head_dim=4))
