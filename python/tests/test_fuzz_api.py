@@ -18,9 +18,11 @@ cached for the session (conftest's FA_MLIR_CACHE and the registry's
 in-process memo), so CI draws the kernel options from a small POOL of
 configurations covering each feature, and the shapes, data and mistakes
 freely: about 10 compiles and FA_MLIR_FUZZ_EXAMPLES (default 100)
-examples. A larger FA_MLIR_FUZZ_EXAMPLES also draws the kernel options
-freely from the whole space (a compile per new configuration), e.g.
-FA_MLIR_FUZZ_EXAMPLES=3000 pytest -q -s python/tests/test_fuzz_api.py.
+examples. A larger FA_MLIR_FUZZ_EXAMPLES draws at random (CI's examples
+are fixed) and also the kernel options freely from the whole space (a
+compile per new configuration), e.g. FA_MLIR_FUZZ_EXAMPLES=3000 pytest -q
+-s python/tests/test_fuzz_api.py; FA_MLIR_FUZZ_WIDE=0 keeps the pool (many
+examples per compile), FA_MLIR_FUZZ_AMPS the input amplitudes.
 """
 import math
 import os
@@ -42,7 +44,10 @@ from fa_mlir.testing import EPSILON  # noqa: E402
 
 CI_EXAMPLES = 100
 EXAMPLES = int(os.environ.get("FA_MLIR_FUZZ_EXAMPLES", CI_EXAMPLES))
-WIDE = EXAMPLES > CI_EXAMPLES
+# Kernel options drawn freely (a compile per new configuration) rather
+# than from POOL: by default when more examples than CI's are asked for.
+WIDE = os.environ.get("FA_MLIR_FUZZ_WIDE",
+                      "1" if EXAMPLES > CI_EXAMPLES else "0") == "1"
 # The input amplitudes drawn (FA_MLIR_FUZZ_AMPS="0.5,1": smaller logits,
 # e.g. to look past a known failure with large ones).
 AMPS = [float(a) for a in os.environ.get("FA_MLIR_FUZZ_AMPS",
@@ -570,7 +575,8 @@ def report():
           f"({'wide' if WIDE else 'pool'} kernel options)")
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not WIDE,
+@settings(max_examples=EXAMPLES, deadline=None,
+          derandomize=EXAMPLES <= CI_EXAMPLES,
           database=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_every_call_computes_or_names_the_wrong_argument(data):
