@@ -259,10 +259,27 @@ def run_kvcache(q, k_cache, v_cache, cache_seqlens, causal, scale,
     bundle = get_bundle(kcfg, _target(q))
     tensors = kvcache_operands(q, k_cache, v_cache, cache_seqlens,
                                block_table, k, v)
-    symbols = symbols_of(kcfg, {r: t.shape for r, t in tensors.items()})
-    tensors.update(_workspace(bundle, symbols, q.device))
+    tensors.update(_workspace(bundle, _operand_symbols(bundle, kcfg, tensors),
+                              q.device))
     _launch(bundle, tensors, q.device)
     return [tensors["output"], tensors["lse"]]
+
+
+_symbols_memo = {}  # (bundle, operand shapes) -> size symbols
+
+
+def _operand_symbols(bundle, kcfg, tensors):
+    """signature.symbols_of the operands, remembered per bundle and shapes:
+    a serving loop repeats a few shapes, and binding every role's dims is
+    a good part of a decode call's host time."""
+    key = (bundle, tuple((r, t.shape) for r, t in tensors.items()))
+    symbols = _symbols_memo.get(key)
+    if symbols is None:
+        if len(_symbols_memo) >= 1024:
+            _symbols_memo.clear()
+        symbols = _symbols_memo[key] = symbols_of(
+            kcfg, {r: t.shape for r, t in tensors.items()})
+    return symbols
 
 
 def _packed(t):
