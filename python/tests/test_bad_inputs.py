@@ -311,3 +311,16 @@ def test_unusable_cache_dir_argument_is_named(tmp_path):
     with pytest.raises(BundleError, match="the cache_dir argument names it"
                        r"\): pass a writable directory"):
         fa_mlir.compile(cache_dir=a_file, **dict(CFG, head_dim=4))
+
+
+@pytest.mark.parametrize("paged", [False, True])
+def test_huge_int_cache_seqlens_is_refused(paged):
+    """An int cache_seqlens is checked as an int: 2**40 made torch.full's
+    int32 tensor overflow (a raw RuntimeError) before any check."""
+    cache = rand(2, 8, 1, 8)
+    table = torch.zeros(1, 2, dtype=torch.int32) if paged else None
+    with pytest.raises(ArgumentError, match="attention_with_kvcache: "
+                       "sequence 0 (holds|needs)"):
+        fat.attention_with_kvcache(rand(2 if not paged else 1, 1, 2, 8), cache,
+                                   cache, cache_seqlens=2**40,
+                                   block_table=table)
