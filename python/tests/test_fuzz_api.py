@@ -512,7 +512,8 @@ def _seqlens_mistake(draw, args, kwargs, fam):
     if choice == "device":
         kwargs["cache_seqlens"] = lens.to("meta")
         return "cache_seqlens is on meta"
-    kwargs["cache_seqlens"] = torch.cat([lens, lens[:1] * 0])
+    one_more = torch.zeros(1, dtype=lens.dtype)  # lens may be empty
+    kwargs["cache_seqlens"] = torch.cat([lens, one_more])
     return "cache_seqlens has"
 
 
