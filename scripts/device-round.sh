@@ -68,6 +68,13 @@
 #         (test/Device/check_ring.py, AOT bundles of .devbuild/gpu-tests),
 #         then scaling from 1 to 2/4 GPUs next to PyTorch's
 #         context_parallel (test/Device/bench_ring.py) -> $OUT/bench_ring.csv
+#      11 the Python API's own cost (issue 37 item 5): paged decode, varlen
+#         and the FP8 forward through fa_mlir.torch next to the same kernels
+#         launched alone, eager and captured in CUDA graphs, after checking
+#         the results against float64, that the calls never sync the host
+#         and that a graph replays them bit for bit
+#         (test/Device/bench_api_overhead.py, AOT bundles of .devbuild/
+#         gpu-tests and .devbuild/fp8) -> $OUT/bench_api_overhead.csv
 #       Logs and CSVs go to $OUT; short tables are printed last.
 #       STAGES=3,3b: only those stages (e.g. a second benchmark run).
 #       ROUND_SMOKE=1: a quick pass over every stage (few cases, one
@@ -458,6 +465,15 @@ run() {
     echo "bench ring rc=$?"; cat "$OUT/bench_ring.log"
     unset FA_MLIR_BUNDLE_PATH FA_BUILD_DIR
   fi
+
+  fi
+  if stage_on 11; then
+  echo "== 11 API overhead ($((SECONDS - T0)) s so far)"
+  ( [[ -n ${ROUND_SMOKE:-} ]] && export REPS=10 ROUNDS=2
+    FA_MLIR_BUNDLE_PATH="$dev/gpu-tests:$dev/fp8" timeout "${API_BENCH_TIMEOUT:-300}" \
+      python3 test/Device/bench_api_overhead.py "$OUT/bench_api_overhead.csv" ) \
+    > "$OUT/bench_api_overhead.log" 2>&1
+  echo "bench api overhead rc=$?"; grep -v "^#" "$OUT/bench_api_overhead.log" | tail -12
 
   fi
   echo "== summary ($((SECONDS - T0)) s)"

@@ -312,6 +312,7 @@ class GpuBundle(Bundle):
         # Workspace entries (docs/BundleFormat.md, Kernel sequences): what a
         # launch needs beyond the standard operands; [] for a plain bundle.
         self.workspace = doc.get("workspace", [])
+        self._workspace_memo = {}
         self._runtime = None
         if not self.target:
             self.target = doc["chip"]
@@ -343,9 +344,17 @@ class GpuBundle(Bundle):
         head_dim, head_dim_v; num_pages, page_size, max_pages, seq_new of
         paged caches and appends: signature.symbols_of), for callers that allocate them (fa_mlir.torch
         does, with torch's caching allocator). Entries Python cannot
-        evaluate are left out: the runtime allocates those itself."""
+        evaluate are left out: the runtime allocates those itself.
+        Remembered per symbols (a serving loop repeats a few shapes)."""
         from .gpu_runtime import workspace_shapes
-        return workspace_shapes(self.workspace, symbols)
+        key = tuple(sorted(symbols.items()))
+        shapes = self._workspace_memo.get(key)
+        if shapes is None:
+            if len(self._workspace_memo) >= 1024:
+                self._workspace_memo.clear()
+            shapes = self._workspace_memo[key] = workspace_shapes(
+                self.workspace, symbols)
+        return shapes
 
     @property
     def runtime(self):
@@ -361,3 +370,7 @@ class GpuBundle(Bundle):
     def launch(self, tensors, stream=None):
         """{role: (address, dtype name, sizes, strides)} on a CUstream."""
         self.runtime.launch(tensors, stream)
+
+    def launch_packed(self, arr, stream=None):
+        """A launch of gpu_runtime.pack()'s array (RuntimeBundle's)."""
+        self.runtime.launch_packed(arr, stream)

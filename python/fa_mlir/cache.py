@@ -29,29 +29,32 @@ def cache_root():
     return root
 
 
-def usable_dir(path):
-    """`path`, a cache directory, made if missing; BundleError naming
-    FA_MLIR_CACHE when it cannot hold entries (a file, a read-only or
-    unwritable place) instead of the OSError of whichever call met it."""
+def usable_dir(path, source=None):
+    """`path`, a cache directory, made if missing; BundleError naming where
+    it came from (`source`, else FA_MLIR_CACHE or the default) when it
+    cannot hold entries (a file, a read-only or unwritable place) instead
+    of the OSError of whichever call met it."""
     try:
         os.makedirs(path, exist_ok=True)
     except OSError as e:
-        raise unusable(path, e) from None
+        raise unusable(path, e, source) from None
     if not os.access(path, os.W_OK | os.X_OK):
-        raise unusable(path, "not writable")
+        raise unusable(path, "not writable", source)
     return path
 
 
-def unusable(path, why):
+def unusable(path, why, source=None):
     """The BundleError of a cache directory that cannot be used."""
     from .errors import BundleError
     if isinstance(why, OSError):
         why = f"{type(why).__name__}: {why.strerror or why}"
-    source = ("FA_MLIR_CACHE names it" if os.environ.get("FA_MLIR_CACHE")
-              else "the default; FA_MLIR_CACHE is not set")
+    if source is None:
+        source = ("FA_MLIR_CACHE names it" if os.environ.get("FA_MLIR_CACHE")
+                  else "the default; FA_MLIR_CACHE is not set")
+    fix = ("pass a writable directory" if source.startswith("the cache_dir")
+           else "set FA_MLIR_CACHE to a writable directory")
     return BundleError(f"the kernel cache {path} cannot be used ({why}; "
-                       f"{source}): set FA_MLIR_CACHE to a writable "
-                       "directory")
+                       f"{source}): {fix}")
 
 
 def file_hash(path):
@@ -109,11 +112,12 @@ def publish(tmp_dir, final_dir):
 
 
 def staging_dir(target, root=None):
-    base = usable_dir(os.path.join(root or cache_root(), target))
+    source = "the cache_dir argument names it" if root else None
+    base = usable_dir(os.path.join(root or cache_root(), target), source)
     try:
         return tempfile.mkdtemp(prefix=".tmp-", dir=base)
     except OSError as e:  # a read-only file system, say
-        raise unusable(base, e) from None
+        raise unusable(base, e, source) from None
 
 
 def cached_bundle(final_dir, kcfg, target, load):

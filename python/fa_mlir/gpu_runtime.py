@@ -13,6 +13,7 @@ import functools
 import json
 import operator
 import os
+import struct
 
 from .errors import ArgumentError, BundleError, RuntimeLibraryError
 
@@ -184,7 +185,7 @@ def _span(addr, dtype, sizes, strides):
     return addr + low * size, addr + (high + 1) * size
 
 
-def _self_overlap(sizes, strides):
+def self_overlap(sizes, strides):
     """Whether strides may put two elements at one address: ordered by
     stride, each dim's step must clear the span of the dims inside it (the
     test torch uses; an exotic interleaving it cannot prove disjoint is
@@ -205,11 +206,11 @@ def check_written(operands, written):
     or another operand. `operands`: {role: (address, dtype, sizes,
     strides)}, checked by _operand."""
     spans = {r: _span(*v) for r, v in operands.items()}
-    for role in written:
-        if role not in operands:
+    for role in operands:  # in the caller's order: a stable message
+        if role not in written:
             continue
         _, _, sizes, strides = operands[role]
-        if _self_overlap(sizes, strides):
+        if self_overlap(sizes, strides):
             raise ArgumentError(
                 f"operand '{role}' is written, but its strides {strides} "
                 f"(sizes {sizes}) may place two elements at one address; "
@@ -249,6 +250,37 @@ def operand_array(operands):
 def tensor_array(tensors):
     """FaTensor[] from {role: (address, dtype name, sizes, strides)}."""
     return operand_array(checked_operands(tensors))
+
+
+# One FaTensor as bytes: role and data pointers, dtype, rank, sizes,
+# strides (the C struct has no padding: checked against ctypes' layout).
+_RECORD = struct.Struct(f"=QQii{MAX_RANK}q{MAX_RANK}q")
+assert _RECORD.size == ctypes.sizeof(FaTensor) and \
+    FaTensor.sizes.offset == 24 and FaTensor.strides.offset == 24 + 8 * MAX_RANK
+
+
+@functools.lru_cache(maxsize=None)
+def _role_address(role):
+    """The address of `role` as a C string, kept alive by this cache."""
+    text = ctypes.create_string_buffer(role.encode())
+    return text, ctypes.addressof(text)
+
+
+def pack(operands):
+    """FaTensor[] of {role: (address, dtype name, sizes, strides)} from a
+    packer that guarantees their form (fa_mlir.torch: addresses, sizes and
+    strides are torch's own ints, at most MAX_RANK of them, the dtypes its
+    names): each record written in one struct.pack_into instead of
+    _operand's checks and a field-by-field fill. libfa_runtime still
+    checks every operand."""
+    arr = (FaTensor * len(operands))()
+    for i, (role, (addr, dtype, sizes, strides)) in enumerate(
+            operands.items()):
+        pad = (0,) * (MAX_RANK - len(sizes))
+        _RECORD.pack_into(arr, i * _RECORD.size, _role_address(role)[1], addr,
+                          dtype_code(dtype), len(sizes), *sizes, *pad,
+                          *strides, *pad)
+    return arr
 
 
 class _Unsupported(Exception):
@@ -394,6 +426,11 @@ class RuntimeBundle:
         arr = self._checked_array(tensors)
         if stream is not None:
             (stream,) = _int64_list("stream", "the handle", [stream])
+        self.launch_packed(arr, stream)
+
+    def launch_packed(self, arr, stream=None):
+        """launch() of an array pack() made (fresh outputs that overlap
+        nothing: the caller's guarantee); `stream` an int or None."""
         _check(self.lib, self.lib.fa_bundle_launch(
             self._handle, arr, len(arr), ctypes.c_void_p(stream or 0)))
 

@@ -12,3 +12,39 @@ class FakeCuda(torch.Tensor):
 
 def fake_cuda(t):
     return torch.Tensor._make_subclass(FakeCuda, t)
+
+
+class HostSync(AssertionError):
+    """A CUDA tensor's values were read on the host (a device->host sync)."""
+
+
+def _trap(name):
+    def read(self, *args, **kwargs):
+        raise HostSync(f"Tensor.{name} on a CUDA tensor: a device->host "
+                       "sync (and no CUDA graph could capture the call)")
+    return read
+
+
+class SyncTrap(FakeCuda):
+    """A FakeCuda whose values cannot be read back to the host: every way
+    to a Python value or a CPU copy raises HostSync (tensors computed from
+    it are SyncTraps too: torch's subclass propagation)."""
+    item = _trap("item")
+    tolist = _trap("tolist")
+    cpu = _trap("cpu")
+    numpy = _trap("numpy")
+    __bool__ = _trap("__bool__")
+    __int__ = _trap("__int__")
+    __float__ = _trap("__float__")
+    __index__ = _trap("__index__")
+
+    def to(self, *args, **kwargs):
+        device = kwargs.get("device", args[0] if args else None)
+        if isinstance(device, (str, torch.device)) and \
+                torch.device(device).type == "cpu":
+            raise HostSync("Tensor.to('cpu') on a CUDA tensor")
+        return super().to(*args, **kwargs)
+
+
+def sync_trap(t):
+    return torch.Tensor._make_subclass(SyncTrap, t)

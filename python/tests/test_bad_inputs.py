@@ -274,3 +274,53 @@ def test_cpu_launch_refuses_an_output_aliasing_an_input(kernel):
     with pytest.raises(ArgumentError, match="'output' shares memory with "
                        "'lse'"):
         kernel.launch(a)
+
+
+def test_append_into_an_expanded_cache_is_refused():
+    """Found by test_fuzz_api: torch's own RuntimeError (a write through
+    overlapping memory) reached the caller."""
+    cache = rand(1, 8, 1, 8).expand(2, 8, 1, 8)
+    with pytest.raises(ArgumentError, match="attention_with_kvcache: "
+                       "k_cache is appended into, but its strides"):
+        fat.attention_with_kvcache(
+            rand(2, 1, 2, 8), cache, rand(2, 8, 1, 8), cache_seqlens=3,
+            k=rand(2, 1, 1, 8), v=rand(2, 1, 1, 8))
+
+
+@pytest.mark.xfail(strict=True, reason="compiler bug found by test_fuzz_api: "
+                   "the tiled CPU forward with a dynamic seq_k that the key "
+                   "tile does not divide takes the padded keys of the last "
+                   "tile into the row max (score 0?), so a row whose scores "
+                   "are all below ln(FLT_MIN) = -87.3 underflows to O = 0, "
+                   "LSE = -inf (lib/Dialect/FA/Transforms/Tiling/"
+                   "TiledForward.cpp; tiled=false and static shapes are "
+                   "right)")
+@pytest.mark.parametrize("seq_k", [1, 31, 100])
+def test_rows_of_very_negative_scores(seq_k):
+    q = torch.full((1, 1, 1, 8), -100.0 * 8 ** -0.5)  # every score -100
+    k = torch.ones(1, 1, seq_k, 8)
+    v = torch.arange(seq_k, dtype=torch.float32)[:, None].expand(
+        seq_k, 8).reshape(1, 1, seq_k, 8).contiguous()
+    out, lse = fat.attention(q, k, v, return_lse=True)
+    assert torch.allclose(out, torch.full_like(out, (seq_k - 1) / 2))
+    assert torch.allclose(lse, torch.tensor(-100.0 + np.log(seq_k)))
+
+
+def test_unusable_cache_dir_argument_is_named(tmp_path):
+    a_file = _unusable_caches(tmp_path)["a file"]
+    with pytest.raises(BundleError, match="the cache_dir argument names it"
+                       r"\): pass a writable directory"):
+        fa_mlir.compile(cache_dir=a_file, **dict(CFG, head_dim=4))
+
+
+@pytest.mark.parametrize("paged", [False, True])
+def test_huge_int_cache_seqlens_is_refused(paged):
+    """An int cache_seqlens is checked as an int: 2**40 made torch.full's
+    int32 tensor overflow (a raw RuntimeError) before any check."""
+    cache = rand(2, 8, 1, 8)
+    table = torch.zeros(1, 2, dtype=torch.int32) if paged else None
+    with pytest.raises(ArgumentError, match="attention_with_kvcache: "
+                       "sequence 0 (holds|needs)"):
+        fat.attention_with_kvcache(rand(2 if not paged else 1, 1, 2, 8), cache,
+                                   cache, cache_seqlens=2**40,
+                                   block_table=table)

@@ -519,3 +519,23 @@ def test_torch_op_counts_a_size_one_bias_dim_over_size_one_q_as_full():
     assert _ops._bias_flags(bias, dict(batch=2, heads_q=4)) == (False, True)
     assert _ops._bias_flags(torch.zeros(2, 1, 8, 8), dict(batch=2, heads_q=1)) == (True, True)
     assert _ops._bias_flags(torch.zeros(2, 1, 8, 8), dict(batch=2, heads_q=4)) == (True, False)
+
+
+def test_cuda_forward_and_backward_read_nothing_back(monkeypatch, tmp_path):
+    """No device->host sync in attention on CUDA, forward or backward
+    (what CUDA graph capture needs): every Tensor method that reads values
+    back raises on these inputs and on what is computed from them."""
+    torch = _torch()
+    import fa_mlir.torch as fat
+    from _fake_cuda import sync_trap
+    routed = _routed(monkeypatch, tmp_path, (True, False))
+    q, k, v, bias = (sync_trap(t.detach()).requires_grad_() for t in
+                     _inputs(torch, bias_shape((True, False)), torch.float32))
+    out = fat.attention(q, k, v, bias=bias, causal=True, layout="bshd")
+    torch.autograd.grad(out.float().sum(), (q, k, v, bias))
+    assert len(routed.launched) == 2
+    # A bool mask becomes an additive bias on the device.
+    with torch.no_grad():
+        fat.attention(q, k, v, bias=sync_trap(torch.rand(SQ, SK) < 0.5),
+                      causal=True, layout="bshd")
+    assert routed.launched[-1]["bias"].dtype == torch.float32

@@ -138,7 +138,7 @@ def test_quantize_rejects():
         with pytest.raises(ArgumentError, match="a tuple .block_q, block_k. "
                            "of them, got"):
             fat.quantize_fp8(q, k, v, block=block)
-    with pytest.raises(ArgumentError, match="incoherent must be a bool"):
+    with pytest.raises(ArgumentError, match="incoherent must be True or False"):
         fat.quantize_fp8(q, k, v, incoherent=1)
     with pytest.raises(ArgumentError, match="seed must be an int"):
         fat.quantize_fp8(q, k, v, seed=-1)

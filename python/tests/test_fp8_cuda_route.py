@@ -681,3 +681,33 @@ def test_gpu_checks_hold_for_the_cpu_kernel(monkeypatch, name):
     monkeypatch.setattr(GPU, "inputs", lambda c: inputs(c, device="cpu"))
     monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
     GPU.test_fp8_forward_against_float64(small)
+
+
+def test_cuda_route_reads_nothing_back(monkeypatch):
+    """No device->host sync in the FP8 forward on CUDA (descales expanded
+    on the device): every Tensor method that reads values back raises on
+    these inputs and on what is computed from them."""
+    from _fake_cuda import sync_trap
+    routed = Routed(monkeypatch, stub_bundle())
+    tensors, _ = fp8_inputs()
+    tensors[4] = fake_cuda(torch.rand(3, 2))  # k's descale per (b, kv head)
+    out = call([sync_trap(t) for t in tensors])
+    assert out.shape == (3, 8, 300, 128) and len(routed.launched) == 1
+
+
+def test_per_tensor_descales_share_one_copy():
+    """Three per-tensor descales: one [3, Hkv] copy (one kernel per call),
+    each operand a row of it broadcast along batch; with one kv head, or
+    a single per-tensor descale, nothing to share."""
+    d = [torch.tensor(x) for x in (0.5, 2.0, 4.0)]
+    ops = fp8.descale_operands(d, 3, 2)
+    assert {o.untyped_storage().data_ptr() for o in ops} == {
+        ops[0].untyped_storage().data_ptr()}
+    for o, x in zip(ops, d):
+        assert o.shape == (3, 2) and o.stride() == (0, 1)
+        assert torch.equal(o, x.expand(3, 2))
+    per_head = torch.rand(3, 2)
+    mixed = fp8.descale_operands([d[0], per_head, d[2]], 3, 2)
+    assert mixed[1] is per_head and torch.equal(mixed[2], d[2].expand(3, 2))
+    one_head = fp8.descale_operands(d, 3, 1)
+    assert [o.stride() for o in one_head] == [(0, 1)] * 3

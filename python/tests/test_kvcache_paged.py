@@ -31,7 +31,7 @@ from fa_mlir.spec import KernelConfig  # noqa: E402
 from _cuda_route import (Routed as _Routed, refusing_compiler,  # noqa: E402
                          runtime_operands)
 from _fake_compiler import INPUTS, fake_fa_compile  # noqa: E402
-from _fake_cuda import fake_cuda  # noqa: E402
+from _fake_cuda import fake_cuda, sync_trap  # noqa: E402
 
 BASE = KernelConfig(op="kvcache", dtype="bf16", head_dim=128, layout="bshd",
                     causal=True)
@@ -436,12 +436,6 @@ def test_cuda_append_needs_contiguous_caches(monkeypatch, paged, cache):
      "block_table has 2 rows, expected 3"),
     (lambda i: i.update(table=i["table"].reshape(-1)),
      "block_table must have rank 2"),
-    (lambda i: i.update(table=fake_cuda(torch.full((3, 5), 16,
-                                                   dtype=torch.int32))),
-     r"block_table\[0, 0\] is 16, outside the cache's 16 pages"),
-    (lambda i: i.update(lens=fake_cuda(torch.tensor([318, 0, 0],
-                                                    dtype=torch.int32))),
-     "sequence 0 needs 6 pages for 321 keys, block_table has 5"),
     (lambda i: i.update(new=(i["new"][0].float(), i["new"][1])),
      "k has dtype torch.float32, expected torch.bfloat16"),
     (lambda i: i.update(new=(i["new"][0][:, :, :1], i["new"][1])),
@@ -459,6 +453,64 @@ def test_cuda_argument_errors_name_the_tensor(monkeypatch, edit, message):
     with pytest.raises(ArgumentError, match=message):
         call(q, kc, vc, i["lens"], i["table"], i["new"])
     assert routed.asked == []
+
+
+# Checks of cache_seqlens' and block_table's values: a device->host read,
+# so on CUDA only with FA_MLIR_DEBUG_CHECKS=1.
+VALUE_ERRORS = [
+    (lambda i: i.update(table=fake_cuda(torch.full((3, 5), 16,
+                                                   dtype=torch.int32))),
+     r"block_table\[0, 0\] is 16, outside the cache's 16 pages"),
+    (lambda i: i.update(lens=fake_cuda(torch.tensor([318, 0, 0],
+                                                    dtype=torch.int32))),
+     "sequence 0 needs 6 pages for 321 keys, block_table has 5"),
+    (lambda i: i.update(lens=fake_cuda(torch.tensor([3, -1, 0],
+                                                    dtype=torch.int32))),
+     r"cache_seqlens\[1\] is -1, must be >= 0"),
+]
+
+
+@pytest.mark.parametrize("edit, message", VALUE_ERRORS)
+def test_cuda_value_checks_only_when_asked(monkeypatch, built, edit,
+                                           message):
+    routed = _Routed(monkeypatch, built("paged_append"))
+    q, kc, vc, lens, table, new = cache_inputs()
+    i = dict(table=table, new=new, lens=lens)
+    edit(i)
+    monkeypatch.setenv("FA_MLIR_DEBUG_CHECKS", "1")
+    with pytest.raises(ArgumentError, match=message):
+        call(q, kc, vc, i["lens"], i["table"], i["new"])
+    assert routed.asked == []
+    # Without the flag the values are not read: the kernels trust them.
+    monkeypatch.setenv("FA_MLIR_DEBUG_CHECKS", "0")
+    call(q, kc, vc, i["lens"], i["table"], i["new"])
+    assert len(routed.launched) == 1
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_cuda_reads_nothing_back(monkeypatch, built, form):
+    """No device->host sync (what CUDA graph capture needs): every Tensor
+    method that reads values back raises on these inputs and on what is
+    computed from them, and the call still launches once."""
+    routed = _Routed(monkeypatch, built(form))
+    kcfg = FORMS[form][0]
+    q, kc, vc, lens, table, new = cache_inputs(
+        paged=kcfg.page_size is not None, append=kcfg.append)
+    trap = lambda t: None if t is None else sync_trap(t)  # noqa: E731
+    out = call(trap(q), trap(kc), trap(vc), trap(lens), trap(table),
+               tuple(trap(t) for t in new))
+    assert len(routed.launched) == 1 and out.shape == (3, 2, 8, 128)
+    # An int cache_seqlens is known on the host: checked, and made a tensor
+    # on the device by a fill (no copy from the host).
+    full = torch.full
+    monkeypatch.setattr(torch, "full", lambda *a, device=None, **k:
+                        fake_cuda(full(*a, **k)))
+    call(trap(q), trap(kc), trap(vc), 7, trap(table),
+         tuple(trap(t) for t in new))
+    assert routed.launched[-1]["cache_seqlens"].tolist() == [7, 7, 7]
+    with pytest.raises(ArgumentError, match="capacity|pages for"):
+        call(trap(q), trap(kc), trap(vc), 10**4, trap(table),
+             tuple(trap(t) for t in new))
 
 
 def test_cuda_compile_refusal_reaches_the_caller(monkeypatch, tmp_path):

@@ -220,7 +220,10 @@ def test_cuda_call_asks_for_the_kvcache_kernel(requested):
                                  heads_q=HQ, heads_kv=HKV)
 
 
-def test_cuda_argument_errors_come_before_any_compile(requested):
+def test_cuda_argument_errors_come_before_any_compile(requested,
+                                                      monkeypatch):
+    # cache_seqlens' values are read on CUDA only when asked (a sync).
+    monkeypatch.setenv("FA_MLIR_DEBUG_CHECKS", "1")
     q, kc, vc, _ = cache_inputs(fake_cuda)
     with pytest.raises(ArgumentError, match="cache_seqlens has dtype "
                        "torch.int64"):

@@ -138,3 +138,15 @@ def test_bad_num_sms_and_tensors_are_argument_errors(bundle):
         bundle.check(operands(), num_sms="many")
     with pytest.raises(ArgumentError, match="tensors must be a dict"):
         bundle.check([1, 2])
+
+
+def test_pack_fills_what_the_checked_array_does():
+    """fa_mlir.torch's launches use pack() (no per-operand Python checks):
+    field for field the array the public launch builds."""
+    def fields(arr):
+        return [(t.role, t.data, t.dtype, t.rank, list(t.sizes),
+                 list(t.strides)) for t in arr]
+    ops = operands()
+    ops["lse"] = (0x9000000, "f32", (B, H, S), (H * S, S, 1))
+    assert fields(gpu_runtime.pack(ops)) == fields(
+        gpu_runtime.tensor_array(ops))

@@ -29,7 +29,7 @@ from fa_mlir.torch import _ops  # noqa: E402
 from _cuda_route import (Routed, fa_opt_output, needs_fa_opt,  # noqa: E402
                          refusing_compiler, runtime_operands)
 from _fake_compiler import INPUTS, fake_fa_compile  # noqa: E402
-from _fake_cuda import fake_cuda  # noqa: E402
+from _fake_cuda import HostSync, fake_cuda, sync_trap  # noqa: E402
 
 # What the stub bundle was "compiled" for (its config: bf16, d128, causal).
 KCFG = KernelConfig(op="varlen", dtype="bf16", head_dim=128, layout="bshd",
@@ -355,15 +355,8 @@ def test_cuda_strided_inputs(monkeypatch, built):
     (lambda i: i.update(cu_k=torch.tensor([0, 50, 70, 70, 170],
                                           dtype=torch.int32)),
      "cu_seqlens_k is on cpu, expected cuda:0"),
-    (lambda i: i.update(cu_q=bounds([100, 0, 130])),
-     r"cu_seqlens_q\[-1\] is 230, expected 300"),
-    (lambda i: i.update(cu_k=fake_cuda(torch.tensor([0, 50, 40, 70, 170],
-                                                    dtype=torch.int32))),
-     "cu_seqlens_k must be non-decreasing"),
     (lambda i: i.update(cu_k=bounds([50, 20, 100])),
      "cu_seqlens_q has 5 entries, cu_seqlens_k 4"),
-    (lambda i: i.update(cu_q=bounds([200, 0, 30, 70])),
-     "sequence 0 of cu_seqlens_q has length 200, more than max_seqlen"),
     (lambda i: i.update(k=i["k"][:, :1]),
      r"v dimension 1 is 2, expected 1 \(from k\)"),
     (lambda i: i.update(k=i["k"].half()),
@@ -379,6 +372,49 @@ def test_cuda_argument_errors_name_the_tensor(monkeypatch, edit, message):
     with pytest.raises(ArgumentError, match=message):
         call(i["q"], i["k"], i["v"], i["cu_q"], i["cu_k"])
     assert routed.asked == []
+
+
+# Checks of the bounds' values: a device->host read, so on CUDA only with
+# FA_MLIR_DEBUG_CHECKS=1.
+VALUE_ERRORS = [
+    (lambda i: i.update(cu_q=bounds([100, 0, 130, 0])),
+     r"cu_seqlens_q\[-1\] is 230, expected 300"),
+    (lambda i: i.update(cu_k=fake_cuda(torch.tensor([0, 50, 40, 70, 170],
+                                                    dtype=torch.int32))),
+     "cu_seqlens_k must be non-decreasing"),
+    (lambda i: i.update(cu_q=bounds([200, 0, 30, 70])),
+     "sequence 0 of cu_seqlens_q has length 200, more than max_seqlen"),
+]
+
+
+@pytest.mark.parametrize("edit, message", VALUE_ERRORS)
+def test_cuda_value_checks_only_when_asked(monkeypatch, built, edit,
+                                           message):
+    routed = Routed(monkeypatch, built)
+    q, k, v, cu_q, cu_k = packed_inputs()
+    i = dict(q=q, k=k, v=v, cu_q=cu_q, cu_k=cu_k)
+    edit(i)
+    monkeypatch.setenv("FA_MLIR_DEBUG_CHECKS", "1")
+    with pytest.raises(ArgumentError, match=message):
+        call(i["q"], i["k"], i["v"], i["cu_q"], i["cu_k"])
+    assert routed.asked == []
+    # Without the flag the values are not read: the kernel trusts them.
+    monkeypatch.delenv("FA_MLIR_DEBUG_CHECKS")
+    call(i["q"], i["k"], i["v"], i["cu_q"], i["cu_k"])
+    assert len(routed.launched) == 1
+
+
+def test_cuda_forward_reads_nothing_back(monkeypatch, built):
+    """No device->host sync: every Tensor method that reads values back
+    raises on these inputs (and on what is computed from them), and the
+    call still launches once; the backward reads the bounds (its loop over
+    the sequences needs them), the forward does not."""
+    routed = Routed(monkeypatch, built)
+    q, k, v, cu_q, cu_k = (sync_trap(t) for t in packed_inputs())
+    out, lse = call(q, k, v, cu_q, cu_k)
+    assert len(routed.launched) == 1 and out.shape == (300, 8, 128)
+    with pytest.raises(HostSync, match="tolist"):
+        call(q.requires_grad_(), k, v, cu_q, cu_k)[0].sum().backward()
 
 
 def test_cuda_no_query_launches_nothing(monkeypatch):

@@ -140,8 +140,8 @@ def prepare_bias(bias, q, sizes):
                 f"{WHERE}: bias dimension {i} is {bias.shape[i]}, expected 1 "
                 f"(broadcast) or {want[i]} ({name})")
     if bias.dtype == torch.bool:
-        bias = torch.zeros(bias.shape, dtype=torch.float32,
-                           device=bias.device).masked_fill(~bias, float("-inf"))
+        bias = torch.zeros_like(bias, dtype=torch.float32).masked_fill(
+            ~bias, float("-inf"))
     elif bias.dtype not in (torch.float32, q.dtype):
         allowed = list(dict.fromkeys((torch.bool, torch.float32, q.dtype)))
         raise ArgumentError(

@@ -6,13 +6,19 @@ import torch
 from ..errors import UnsupportedError
 
 
+def needs_grad(*tensors):
+    """Whether autograd records a graph through any of `tensors` (None and
+    non-tensors allowed)."""
+    return torch.is_grad_enabled() and any(
+        isinstance(t, torch.Tensor) and t.requires_grad for t in tensors)
+
+
 def forward_only(compute, message, *inputs, constant=()):
     """compute() (a tuple of tensors), attached to the graph when an input
     needs a gradient, so that a backward raises UnsupportedError(message).
     `constant`: indices of results that are not differentiable at all
     (e.g. an LSE no kernel takes a gradient for)."""
-    if torch.is_grad_enabled() and any(
-            isinstance(t, torch.Tensor) and t.requires_grad for t in inputs):
+    if needs_grad(*inputs):
         return _ForwardOnly.apply(compute, message, constant, *inputs)
     return compute()
 

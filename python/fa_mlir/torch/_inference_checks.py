@@ -1,9 +1,22 @@
 """Argument checks of the inference API (varlen_attention,
 attention_with_kvcache): every bad input raises ArgumentError naming the
-tensor and what was expected."""
+tensor and what was expected.
+
+Checks of a tensor's values (cu_seqlens, cache_seqlens, block_table) read
+it back to the host: free for CPU tensors, a device->host sync for CUDA
+ones, which would stall every call and make it impossible to capture in a
+CUDA graph. So on CUDA they run only with FA_MLIR_DEBUG_CHECKS=1; without
+it the kernels trust the values, as FlashAttention's do (an out-of-range
+page or length reads or writes out of bounds there). Every check of
+types, dtypes, devices and shapes always runs.
+"""
+import os
+
 import torch
 
+from ..arguments import is_int
 from ..errors import ArgumentError
+from ..gpu_runtime import self_overlap
 from . import _convert
 
 
@@ -51,12 +64,25 @@ def heads(where, hq, hkv, kv_name):
             "(grouped-query attention needs heads_q % heads_kv == 0)")
 
 
+DEBUG_CHECKS = "FA_MLIR_DEBUG_CHECKS"
+
+
+def reads_values(t):
+    """Whether the checks may read `t`'s values: CPU tensors always, CUDA
+    ones (a sync) only with FA_MLIR_DEBUG_CHECKS=1."""
+    return t.device.type == "cpu" or os.environ.get(DEBUG_CHECKS, "") not in (
+        "", "0")
+
+
 def cu_seqlens(where, name, cu, total, max_seqlen, device):
     """cu: int32 [B+1], starting at 0, non-decreasing, ending at `total`,
-    with every length <= max_seqlen. Returns the lengths as a list."""
+    with every length <= max_seqlen. Returns the lengths as a list, or None
+    where the values are not read (reads_values)."""
     tensor(where, name, cu, 1, torch.int32, device)
     if cu.shape[0] < 1:
         raise ArgumentError(f"{where}: {name} must have B+1 >= 1 entries")
+    if not reads_values(cu):
+        return None
     values = cu.tolist()
     if values[0] != 0:
         raise ArgumentError(f"{where}: {name}[0] must be 0, got {values[0]}")
@@ -86,18 +112,41 @@ def per_sequence(where, name, t, rank, batch, device, rows):
 
 def cache_lengths(where, cache_seqlens, batch, device):
     """cache_seqlens: int32 [B] of values >= 0 (an int means all equal).
-    Returns (the int32 [B] tensor on `device`, its values as a list)."""
-    if isinstance(cache_seqlens, int) and not isinstance(cache_seqlens, bool):
-        cache_seqlens = torch.full((batch,), cache_seqlens, dtype=torch.int32,
-                                   device=device)
+    Returns (the int32 [B] tensor on `device`, its values as a list, or
+    None where they are not read: reads_values)."""
+    if is_int(cache_seqlens):
+        cache_seqlens = int(cache_seqlens)
+        if cache_seqlens < 0:
+            raise ArgumentError(f"{where}: cache_seqlens is {cache_seqlens}, "
+                                "must be >= 0")
+        # Lengths of a few billion keys fit no cache: refused below, once
+        # the capacity is known (the int32 tensor would overflow first).
+        values = [cache_seqlens] * batch
+        cache_seqlens = torch.full((batch,), min(cache_seqlens, 2**31 - 1),
+                                   dtype=torch.int32, device=device)
+        return cache_seqlens, values
     per_sequence(where, "cache_seqlens", cache_seqlens, 1, batch, device,
                  "entries")
+    if not reads_values(cache_seqlens):
+        return cache_seqlens, None
     values = cache_seqlens.tolist()
     for i, n in enumerate(values):
         if n < 0:
             raise ArgumentError(f"{where}: cache_seqlens[{i}] is {n}, must "
                                 "be >= 0")
     return cache_seqlens, values
+
+
+def own_memory(where, name, cache):
+    """A cache an append writes into must not place two of its slots at
+    one address (an expanded tensor, stride 0): one new key would land in
+    several sequences' slots."""
+    if self_overlap(cache.shape, cache.stride()):
+        raise ArgumentError(
+            f"{where}: {name} is appended into, but its strides "
+            f"{cache.stride()} (shape {tuple(cache.shape)}) place several "
+            "slots at one address (an expanded tensor?); pass a cache with "
+            "memory of its own")
 
 
 def in_place(where, name, cache):
@@ -114,15 +163,22 @@ def in_place(where, name, cache):
 
 def block_table(where, table, batch, num_pages, lengths, page_size, device):
     """table: int32 [B, max_pages]; the pages that hold a sequence's
-    lengths[b] keys lie in [0, num_pages)."""
+    lengths[b] keys lie in [0, num_pages) (not read where lengths is None
+    or reads_values says no)."""
     per_sequence(where, "block_table", table, 2, batch, device, "rows")
-    rows = table.tolist()
+    if lengths is None:
+        return
     for b, n in enumerate(lengths):
         used = -(-n // page_size)
         if used > table.shape[1]:
             raise ArgumentError(
                 f"{where}: sequence {b} needs {used} pages for {n} keys, "
                 f"block_table has {table.shape[1]} per sequence")
+    if not reads_values(table):
+        return
+    rows = table.tolist()
+    for b, n in enumerate(lengths):
+        used = -(-n // page_size)
         for j, page in enumerate(rows[b][:used]):
             if not 0 <= page < num_pages:
                 raise ArgumentError(

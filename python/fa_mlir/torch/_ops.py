@@ -13,6 +13,7 @@ from typing import List, Optional
 import torch
 
 from ..errors import UnsupportedError
+from ..gpu_runtime import pack
 from ..registry import get_bundle, prefetch
 from ..signature import symbols_of
 from ..spec import KernelConfig
@@ -37,11 +38,13 @@ _configs = {}  # call signature -> KernelConfig: keeps the per-call cost low
 
 def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
                   softcap, mask_alignment, layout, deterministic=False,
-                  num_splits=None):
+                  num_splits=None, checked=None):
     """The KernelConfig a call needs: static heads and head dims, dynamic
-    batch and sequence lengths (one kernel serves every length)."""
-    dtype, sizes = _convert.check_inputs(q, k, v, bias, layout,
-                                         where=_convert.WHERE)
+    batch and sequence lengths (one kernel serves every length).
+    `checked`: check_inputs' (dtype, sizes) of these tensors, when the
+    caller has them (not checked twice)."""
+    dtype, sizes = checked or _convert.check_inputs(
+        q, k, v, bias, layout, where=_convert.WHERE)
     return _memo_config(op, dtype, sizes, bias, causal, scale, window_left,
                         window_right, softcap, mask_alignment, layout,
                         deterministic, num_splits)
@@ -147,13 +150,17 @@ def _cuda_target(index):
 
 
 def _launch(bundle, tensors, device):
+    """Runs `bundle` on the operands the calls here made (their inputs
+    checked, their outputs and workspace fresh from torch.empty): on CUDA
+    packed without the per-operand Python checks the public
+    GpuBundle.launch runs (fa_mlir.torch.launch takes that one)."""
     if device.type == "cpu":
         bundle.launch({r: _convert.numpy_view(t) for r, t in tensors.items()},
                       threads=torch.get_num_threads())
     else:
         stream = torch.cuda.current_stream(device).cuda_stream
-        bundle.launch({r: _convert.runtime_tensor(t) for r, t in
-                       tensors.items()}, stream)
+        bundle.launch_packed(pack({r: _convert.runtime_tensor(t) for r, t in
+                                   tensors.items()}), stream)
 
 
 def _dense(t):
@@ -187,13 +194,15 @@ def forward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
 
 
 def run_forward(q, k, v, bias, causal, scale, window_left, window_right,
-                softcap, mask_alignment, layout, num_splits=None):
+                softcap, mask_alignment, layout, num_splits=None,
+                checked=None):
     """forward_impl with a split-KV choice (KernelConfig.num_splits), which
-    the custom op's schema does not carry (the inference API passes it)."""
+    the custom op's schema does not carry (the inference API passes it),
+    and check_inputs' result when the caller has it (`checked`)."""
     q, k, v, bias = _dense(q), _dense(k), _dense(v), _dense(bias)
     kcfg = kernel_config("forward", q, k, v, bias, causal, scale, window_left,
                          window_right, softcap, mask_alignment, layout,
-                         num_splits=num_splits)
+                         num_splits=num_splits, checked=checked)
     bundle = get_bundle(kcfg, _target(q))
     out_shape, lse_shape = _shapes(q, v, layout)
     out = torch.empty(out_shape, dtype=q.dtype, device=q.device)
@@ -250,10 +259,27 @@ def run_kvcache(q, k_cache, v_cache, cache_seqlens, causal, scale,
     bundle = get_bundle(kcfg, _target(q))
     tensors = kvcache_operands(q, k_cache, v_cache, cache_seqlens,
                                block_table, k, v)
-    symbols = symbols_of(kcfg, {r: t.shape for r, t in tensors.items()})
-    tensors.update(_workspace(bundle, symbols, q.device))
+    tensors.update(_workspace(bundle, _operand_symbols(bundle, kcfg, tensors),
+                              q.device))
     _launch(bundle, tensors, q.device)
     return [tensors["output"], tensors["lse"]]
+
+
+_symbols_memo = {}  # (bundle, operand shapes) -> size symbols
+
+
+def _operand_symbols(bundle, kcfg, tensors):
+    """signature.symbols_of the operands, remembered per bundle and shapes:
+    a serving loop repeats a few shapes, and binding every role's dims is
+    a good part of a decode call's host time."""
+    key = (bundle, tuple((r, t.shape) for r, t in tensors.items()))
+    symbols = _symbols_memo.get(key)
+    if symbols is None:
+        if len(_symbols_memo) >= 1024:
+            _symbols_memo.clear()
+        symbols = _symbols_memo[key] = symbols_of(
+            kcfg, {r: t.shape for r, t in tensors.items()})
+    return symbols
 
 
 def _packed(t):

@@ -7,6 +7,7 @@ from ..errors import ArgumentError
 from . import _convert
 from . import _ops
 from . import fp8
+from ._forward_only import needs_grad
 
 
 def _eager(*tensors):
@@ -151,9 +152,16 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
             raise ArgumentError(f"{_convert.WHERE}: {name} is only for "
                                 f"float8_e4m3fn inputs, not {q.dtype}")
     bias = _convert.prepare_bias(bias, q, sizes)
-    out, lse = AttentionFunction.apply(
-        q, k, v, bias, causal, scale, wl, wr, softcap, mask_alignment,
-        layout, deterministic)
+    if _eager(q, k, v, bias) and not needs_grad(q, k, v, bias):
+        # Inference: no autograd node to build (its cost is host time on
+        # every call of a serving loop).
+        out, lse = _ops.run_forward(q, k, v, bias, causal, scale, wl, wr,
+                                    softcap, mask_alignment, layout,
+                                    checked=(dtype, sizes))
+    else:
+        out, lse = AttentionFunction.apply(
+            q, k, v, bias, causal, scale, wl, wr, softcap, mask_alignment,
+            layout, deterministic)
     return (out, lse) if return_lse else out
 
 

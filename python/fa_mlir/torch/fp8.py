@@ -364,6 +364,25 @@ def descale_operand(d, batch, heads_kv):
     return d if d.stride(-1) == 1 or heads_kv == 1 else d.contiguous()
 
 
+def descale_operands(descales, batch, heads_kv):
+    """descale_operand of each of the three descales, where the per-tensor
+    ones (quantize_fp8's default) share one [n, heads_kv] copy: one small
+    kernel per call instead of one per descale (the copies are redone on
+    every call, so that a CUDA graph replays them after the caller updates
+    a descale in place)."""
+    scalars = [i for i, d in enumerate(descales) if d.dim() == 0]
+    out = [None if d.dim() == 0 else descale_operand(d, batch, heads_kv)
+           for d in descales]
+    if len(scalars) < 2 or heads_kv == 1:  # no copy to share
+        return [descale_operand(d, batch, heads_kv) if o is None else o
+                for d, o in zip(descales, out)]
+    rows = torch.cat([descales[i].reshape(1, 1).expand(1, heads_kv)
+                      for i in scalars])
+    for row, i in enumerate(scalars):
+        out[i] = rows[row:row + 1].expand(batch, heads_kv)
+    return out
+
+
 def block_descale_operand(d, role, sizes, descale_block):
     """A checked descale of `role` ("q", "k" or "v") as the per-block
     kernel's [B, H, blocks] f32 operand (q: H = Hq, blocks = ceil(Sq / bq);
@@ -420,11 +439,13 @@ def cuda_operands(q, k, v, descales, out_dtype, sizes, cfg_options,
                                      device=q.device),
                "lse": torch.empty(lse_shape, dtype=torch.float32,
                                   device=q.device)}
-    for role, d in zip(DESCALES, descales):
-        tensors[role] = (
-            descale_operand(d, sizes["batch"], sizes["heads_kv"])
-            if descale_block is None else
-            block_descale_operand(d, role[0], sizes, descale_block))
+    if descale_block is None:
+        tensors.update(zip(DESCALES, descale_operands(
+            descales, sizes["batch"], sizes["heads_kv"])))
+    else:
+        for role, d in zip(DESCALES, descales):
+            tensors[role] = block_descale_operand(d, role[0], sizes,
+                                                  descale_block)
     symbols = _convert.sizes_of(q, k, v, layout)
     tensors.update(_ops._workspace(bundle, symbols, q.device))
     return bundle, tensors

@@ -18,6 +18,7 @@ from ..arguments import check_bool, check_f32, check_int
 from ..errors import UnsupportedError
 from . import _inference_checks as checks
 from . import _ops
+from ._forward_only import needs_grad
 from .attention import attention, mask_options, window_ints
 
 VARLEN, KVCACHE = _ops.VARLEN, _ops.KVCACHE
@@ -46,9 +47,15 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     runs the backward kernel per sequence.
 
     CUDA tensors (bf16/f16, sm_90a) run the fa.attention_varlen kernel once
-    for the whole batch (the bounds' values are checked here, on the host,
-    first); what the kernel cannot do (a head dim) is the compiler's
-    UnsupportedError.
+    for the whole batch, without reading the bounds back (no device->host
+    sync: the call can be captured in a CUDA graph; the grid comes from
+    the tensors' shapes). Their values are trusted there, as
+    FlashAttention's kernels trust them, unless FA_MLIR_DEBUG_CHECKS=1
+    asks for the host checks the CPU always runs. max_seqlen_q/_k are
+    checked as ints >= 0 (and against the bounds when those are read).
+    What the kernel cannot do (a head dim) is the compiler's
+    UnsupportedError. The backward reads the bounds back once (its loop
+    over the sequences needs them).
     """
     checks.query(VARLEN, q, 3)
     for name, t in (("k", k), ("v", v)):
@@ -62,18 +69,17 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
                               q.shape[0], max_q, q.device)
     len_k = checks.cu_seqlens(VARLEN, "cu_seqlens_k", cu_seqlens_k,
                               k.shape[0], max_k, q.device)
-    if len(len_q) != len(len_k):
+    if cu_seqlens_q.shape[0] != cu_seqlens_k.shape[0]:
         raise checks.ArgumentError(
-            f"{VARLEN}: cu_seqlens_q has {len(len_q) + 1} entries, "
-            f"cu_seqlens_k {len(len_k) + 1}; both must be B+1")
+            f"{VARLEN}: cu_seqlens_q has {cu_seqlens_q.shape[0]} entries, "
+            f"cu_seqlens_k {cu_seqlens_k.shape[0]}; both must be B+1")
     return_lse = check_bool(VARLEN, "return_lse", return_lse)
     # Checked here, not only by the kernels' calls: a batch of empty
     # sequences calls none of them.
     checked = _score_options(VARLEN, scale, softcap, None)[:2] + mask_options(
         VARLEN, causal, window, mask_alignment)
     if q.device.type == "cuda":
-        out, lse = _cuda_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, len_q,
-                                len_k, *checked)
+        out, lse = _cuda_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, *checked)
         return (out, lse) if return_lse else out
     options = dict(causal=causal, mask_alignment=mask_alignment, scale=scale,
                    window=window, softcap=softcap)
@@ -103,8 +109,8 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     return out, lse
 
 
-def _cuda_varlen(q, k, v, cu_q, cu_k, len_q, len_k, scale, softcap, causal,
-                 wl, wr, alignment):
+def _cuda_varlen(q, k, v, cu_q, cu_k, scale, softcap, causal, wl, wr,
+                 alignment):
     """(out, lse) of the sm_90a varlen kernel, differentiable in q, k, v."""
     if q.dtype not in (torch.bfloat16, torch.float16):
         raise UnsupportedError(
@@ -114,7 +120,15 @@ def _cuda_varlen(q, k, v, cu_q, cu_k, len_q, len_k, scale, softcap, causal,
     if q.shape[0] == 0:  # no query: nothing to compute
         return (q.new_zeros((0, q.shape[1], v.shape[2])),
                 q.new_zeros((q.shape[1], 0), dtype=torch.float32))
-    return _VarlenFunction.apply(q, k, v, cu_q, cu_k, (len_q, len_k), options)
+    if not needs_grad(q, k, v):  # inference: no autograd node
+        return _ops.run_varlen(q, k, v, cu_q, cu_k, *options)
+    return _VarlenFunction.apply(q, k, v, cu_q, cu_k, options)
+
+
+def _lengths(cu):
+    """The sequence lengths of bounds `cu` (read back to the host)."""
+    values = cu.tolist()
+    return [b - a for a, b in zip(values, values[1:])]
 
 
 class _VarlenFunction(torch.autograd.Function):
@@ -124,19 +138,19 @@ class _VarlenFunction(torch.autograd.Function):
     differentiable."""
 
     @staticmethod
-    def forward(ctx, q, k, v, cu_q, cu_k, lengths, options):
+    def forward(ctx, q, k, v, cu_q, cu_k, options):
         out, lse = _ops.run_varlen(q, k, v, cu_q, cu_k, *options)
-        ctx.save_for_backward(q, k, v, out, lse)
-        ctx.lengths, ctx.options = lengths, options
+        ctx.save_for_backward(q, k, v, out, lse, cu_q, cu_k)
+        ctx.options = options
         ctx.mark_non_differentiable(lse)
         return out, lse
 
     @staticmethod
     def backward(ctx, dout, dlse):
-        q, k, v, out, lse = ctx.saved_tensors
+        q, k, v, out, lse, cu_q, cu_k = ctx.saved_tensors
         dq, dk, dv = (torch.zeros_like(t) for t in (q, k, v))
         q0 = k0 = 0
-        for sq, sk in zip(*ctx.lengths):
+        for sq, sk in zip(_lengths(cu_q), _lengths(cu_k)):
             rows, keys = slice(q0, q0 + sq), slice(k0, k0 + sk)
             q0, k0 = q0 + sq, k0 + sk
             if sq == 0 or sk == 0:  # no query, or no key: zero gradients
@@ -148,7 +162,7 @@ class _VarlenFunction(torch.autograd.Function):
                 None, *ctx.options, "bshd")
             for grad, g in zip((dq[rows], dk[keys], dv[keys]), grads):
                 grad.copy_(g[0])
-        return dq, dk, dv, None, None, None, None
+        return dq, dk, dv, None, None, None
 
 
 def _check_cache(q, k_cache, v_cache, block_table, k, v):
@@ -165,6 +179,7 @@ def _check_cache(q, k_cache, v_cache, block_table, k, v):
                                    "together; give both or neither")
     if k is not None:
         for name, t, cache in (("k", k, k_cache), ("v", v, v_cache)):
+            checks.own_memory(KVCACHE, f"{name}_cache", cache)
             checks.tensor(KVCACHE, name, t, 4, q.dtype, q.device)
             checks.same_dims(KVCACHE, name, t, (0,), q, "q")
             checks.same_dims(KVCACHE, name, t, (2, 3), cache, f"{name}_cache")
@@ -214,16 +229,22 @@ def attention_with_kvcache(q, k_cache, v_cache, *, cache_seqlens,
     CUDA tensors (bf16/f16, sm_90a) run the fa.attention_kvcache kernel
     sequence, paged or not, with or without k/v; to append there the caches
     must be contiguous (the kernel writes into them; ArgumentError
-    otherwise). What the kernel cannot do (a page size it cannot tile, an
-    element type) is the compiler's UnsupportedError.
+    otherwise). The values of cache_seqlens and block_table are not read
+    back there (no device->host sync: the call can be captured in a CUDA
+    graph and replayed with new lengths and tables); the kernels trust
+    them as FlashAttention's do, unless FA_MLIR_DEBUG_CHECKS=1 asks for
+    the host checks the CPU always runs (lengths >= 0, within the
+    capacity or the table's pages, pages in range). What the kernel
+    cannot do (a page size it cannot tile, an element type) is the
+    compiler's UnsupportedError.
     """
     _check_cache(q, k_cache, v_cache, block_table, k, v)
     batch, num_new = q.shape[0], (0 if k is None else k.shape[1])
     lens, cached = checks.cache_lengths(KVCACHE, cache_seqlens, batch,
                                         q.device)
-    lengths = [n + num_new for n in cached]
+    lengths = None if cached is None else [n + num_new for n in cached]
     if block_table is None:
-        for b, n in enumerate(lengths):
+        for b, n in enumerate(lengths or ()):
             if n > k_cache.shape[1]:
                 raise checks.ArgumentError(
                     f"{KVCACHE}: sequence {b} holds {n} keys (cache_seqlens "
