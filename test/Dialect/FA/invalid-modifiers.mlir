@@ -81,6 +81,20 @@ func.func @f(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x
 
 // -----
 
+func.func @f(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) {
+  %o = fa.attention %q, %k, %v : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    // expected-error @+1 {{'arith.constant' op in 'score_mod' must have scalar results (integer, index or float), got 'tensor<2xf32>'}}
+    %table = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %x = tensor.extract %table[%h] : tensor<2xf32>
+    %r = arith.addf %s, %x : f32
+    fa.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // A value from outside: the regions are isolated from above (captures say
 // what they read).
 func.func @f(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %c: f32) {

@@ -70,11 +70,18 @@ LogicalResult verifyModifier(Operation *op, Region &region, StringRef name,
              << (i < leading.size() ? "" : " (the type of its capture)")
              << ", got " << arg.getType();
   }
-  for (Operation &inner : block)
+  for (Operation &inner : block) {
     if (!isAllowedInModifier(inner))
       return inner.emitOpError()
              << "is not allowed in '" << name << "': a modifier region holds "
              << "only arith and math ops, tensor.extract and tensor.dim";
+    // Scalar code: tensors come only from the captures.
+    for (Type t : inner.getResultTypes())
+      if (!isCaptureScalar(t))
+        return inner.emitOpError()
+               << "in '" << name << "' must have scalar results (integer, "
+               << "index or float), got " << t;
+  }
   auto yield = dyn_cast<YieldOp>(block.getTerminator());
   if (!yield)
     return op->emitOpError() << "'" << name << "' must end in fa.yield";
