@@ -5,8 +5,8 @@
 # working precision, plus eps. The modifiers: ALiBi (slopes as a capture),
 # a T5-style bucketed relative bias (the table as a capture), a document
 # mask (ids as a capture), prefix-LM (prefix lengths as a capture), and a
-# combination with softcap and a GQA head mapping. 70 tokens straddle the
-# 64-row tiles.
+# combination with softcap and a GQA head mapping; split-KV once. 70 tokens
+# straddle the 64-row tiles.
 # RUN: %python %s | FileCheck %s
 # CHECK: 0 failed
 import numpy as np
@@ -318,5 +318,9 @@ for name, mod in MODIFIERS.items():
     check_forward(name, mod, "f32", REFERENCE)
     check_backward(name, mod, "f32", TILED)
 check_forward("combined", MODIFIERS["combined"], "bf16", TILED)
+# Split-KV: each split's tiles see the same (b, h, i, j).
+check_forward("alibi split-kv", {**MODIFIERS["alibi"],
+                                 "attrs": "{causal, num_splits = 3 : i64}"},
+              "f32", TILED)
 check_backward("combined", MODIFIERS["combined"], "f32", REFERENCE)
 print(f"{failed} failed")
