@@ -87,3 +87,20 @@ func.func @kept(%q: tensor<1x1x8x8xf8E4M3FN>, %k: tensor<1x1x8x8xf8E4M3FN>, %v: 
   %dq, %dk, %dv = fa.attention_grad %x, %x, %y, %y, %o3, %lse : tensor<1x1x8x8xbf16>, tensor<1x1x8x8xbf16>, tensor<1x1x8x8xbf16>, tensor<1x1x8x8xbf16>, tensor<1x1x8x8xbf16>, tensor<1x1x8xf32> -> tensor<1x1x8x8xbf16>, tensor<1x1x8x8xbf16>, tensor<1x1x8x8xbf16>
   return %o, %o2, %dq : tensor<1x1x8x8xbf16>, tensor<1x1x8x8xbf16>, tensor<1x1x8x8xbf16>
 }
+
+// -----
+
+// The modifier regions act on the scores and travel with the op.
+// TENSOR-LABEL: func @score_mod
+// TENSOR: fa.attention {{.+}} : tensor<1x2x64x32xf8E4M3FN>, {{.+}} captures(%{{.+}} : tensor<2xf32>) -> tensor<1x2x64x32xbf16> score_mod {
+// TENSOR: tensor.extract
+// TENSOR: fa.yield
+func.func @score_mod(%q: tensor<1x2x64x32xbf16>, %k: tensor<1x2x64x32xbf16>, %v: tensor<1x2x64x32xbf16>, %sl: tensor<2xf32>) -> tensor<1x2x64x32xbf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x2x64x32xbf16>, tensor<1x2x64x32xbf16>, tensor<1x2x64x32xbf16> captures(%sl : tensor<2xf32>) -> tensor<1x2x64x32xbf16> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %x: tensor<2xf32>):
+    %m = tensor.extract %x[%h] : tensor<2xf32>
+    %r = arith.addf %s, %m : f32
+    fa.yield %r : f32
+  }
+  return %o : tensor<1x2x64x32xbf16>
+}

@@ -69,6 +69,15 @@ func.func @f(%po: tensor<4x2x8x16xf32>, %pl: tensor<4x2x8xf32>) {
 
 // -----
 
+func.func @f(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) {
+  // The fa prefix is the fa dialect's: only its own discardable attributes.
+  // expected-error @+1 {{'fa.attention' op has unknown fa dialect attribute 'fa.causal' (did you mean 'causal'?); the fa dialect's discardable attributes are 'fa.kernel', 'fa.kernel_bundles', 'fa.raise_glue', 'fa.cpu_block'}}
+  %o = fa.attention %q, %k, %v : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> {fa.causal} -> tensor<1x2x8x16xf32>
+  return
+}
+
+// -----
+
 // Dialect-prefixed attributes are the dialects' (fa's own discardable ones
 // too): accepted.
 func.func @f(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) {

@@ -103,3 +103,42 @@ func.func @varlen(%q: tensor<?x8x64xf16>, %k: tensor<?x2x64xf16>, %v: tensor<?x2
   %o, %lse = fa.attention_varlen %q, %k, %v, %cq, %ck : tensor<?x8x64xf16>, tensor<?x2x64xf16>, tensor<?x2x32xf16>, tensor<?xi32>, tensor<?xi32> {causal, max_seqlen_q = 512 : i64, max_seqlen_k = 512 : i64} -> tensor<?x8x32xf16>, tensor<8x?xf32>
   return %o, %lse : tensor<?x8x32xf16>, tensor<8x?xf32>
 }
+
+// -----
+
+// ALiBi as a score_mod reading its slopes, a document mask as a mask_mod
+// reading the document ids: regions with the captures as trailing arguments.
+// CHECK-LABEL: func @modifiers
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} : tensor<2x4x64x32xbf16>, tensor<2x4x64x32xbf16>, tensor<2x4x64x32xbf16> captures(%{{.+}}, %{{.+}} : tensor<4xf32>, tensor<2x64xi32>) {causal} -> tensor<2x4x64x32xbf16> score_mod {
+// CHECK-NEXT: ^bb0(%{{.+}}: f32, %{{.+}}: index, %{{.+}}: index, %{{.+}}: index, %{{.+}}: index, %{{.+}}: tensor<4xf32>, %{{.+}}: tensor<2x64xi32>):
+// CHECK: tensor.extract
+// CHECK: fa.yield %{{.+}} : f32
+// CHECK-NEXT: } mask_mod {
+// CHECK: arith.cmpi eq
+// CHECK: fa.yield %{{.+}} : i1
+// CHECK: fa.attention_grad {{.+}} captures(%{{.+}} : tensor<4xf32>) {causal} -> {{.+}} score_mod {
+func.func @modifiers(%q: tensor<2x4x64x32xbf16>, %k: tensor<2x4x64x32xbf16>, %v: tensor<2x4x64x32xbf16>, %slopes: tensor<4xf32>, %doc: tensor<2x64xi32>, %do: tensor<2x4x64x32xbf16>, %lse: tensor<2x4x64xf32>) -> (tensor<2x4x64x32xbf16>, tensor<2x4x64x32xbf16>) {
+  %o = fa.attention %q, %k, %v : tensor<2x4x64x32xbf16>, tensor<2x4x64x32xbf16>, tensor<2x4x64x32xbf16> captures(%slopes, %doc : tensor<4xf32>, tensor<2x64xi32>) {causal} -> tensor<2x4x64x32xbf16> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %sl: tensor<4xf32>, %d: tensor<2x64xi32>):
+    %m = tensor.extract %sl[%h] : tensor<4xf32>
+    %dist = arith.subi %j, %i : index
+    %di = arith.index_cast %dist : index to i64
+    %df = arith.sitofp %di : i64 to f32
+    %bias = arith.mulf %m, %df : f32
+    %r = arith.addf %s, %bias : f32
+    fa.yield %r : f32
+  } mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index, %sl: tensor<4xf32>, %d: tensor<2x64xi32>):
+    %di = tensor.extract %d[%b, %i] : tensor<2x64xi32>
+    %dj = tensor.extract %d[%b, %j] : tensor<2x64xi32>
+    %same = arith.cmpi eq, %di, %dj : i32
+    fa.yield %same : i1
+  }
+  %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<2x4x64x32xbf16>, tensor<2x4x64x32xbf16>, tensor<2x4x64x32xbf16>, tensor<2x4x64x32xbf16>, tensor<2x4x64x32xbf16>, tensor<2x4x64xf32> captures(%slopes : tensor<4xf32>) {causal} -> tensor<2x4x64x32xbf16>, tensor<2x4x64x32xbf16>, tensor<2x4x64x32xbf16> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %sl: tensor<4xf32>):
+    %m = tensor.extract %sl[%h] : tensor<4xf32>
+    %r = arith.addf %s, %m : f32
+    fa.yield %r : f32
+  }
+  return %o, %dq : tensor<2x4x64x32xbf16>, tensor<2x4x64x32xbf16>
+}

@@ -4,7 +4,9 @@
 // attribute and ignored by every lowering, so `{casual}` or a KV-cache op's
 // `mask_alignment = top_left` would verify and compute something else. Every
 // fa op refuses them, naming the attribute, the closest declared name and,
-// where a sibling op has the attribute, why this one has not.
+// where a sibling op has the attribute, why this one has not. Other
+// dialects' prefixed attributes are theirs; an `fa.` one must be one the
+// dialect defines.
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/FA/IR/FAOps.h"
@@ -30,6 +32,15 @@ const MissingAttrReason kReasons[] = {
     {"fa.attention_grad", "num_splits",
      "the backward does not split the keys"},
     {"fa.attention_grad", "descale_block", "the backward has no FP8 form"},
+};
+
+/// The fa dialect's own discardable attributes (which pass sets each):
+/// any other `fa.` name is a misspelling, e.g. `fa.causal`.
+const StringRef kFADiscardable[] = {
+    "fa.kernel",         // convert-fa-to-nvvm: the op's kernel
+    "fa.kernel_bundles", // convert-fa-to-nvvm, on the module
+    "fa.raise_glue",     // fa-raise-attention's glue ops
+    "fa.cpu_block",      // fa-cpu-tile-blocks' register blocks
 };
 
 /// Attributes ODS adds for variadic operands/results: not the user's.
@@ -62,6 +73,20 @@ std::optional<StringRef> closestDeclared(StringRef name,
   return best;
 }
 
+LogicalResult refuseFADiscardable(Operation *op, StringRef name,
+                                  ArrayRef<StringRef> declared) {
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "has unknown fa dialect attribute '" << name
+                            << "'";
+  StringRef bare = name.drop_front(StringRef("fa.").size());
+  if (std::optional<StringRef> guess = closestDeclared(bare, declared))
+    diag << " (did you mean '" << *guess << "'?)";
+  diag << "; the fa dialect's discardable attributes are ";
+  llvm::interleaveComma(kFADiscardable, diag,
+                        [&](StringRef n) { diag << "'" << n << "'"; });
+  return diag;
+}
+
 LogicalResult refuse(Operation *op, StringRef name,
                      ArrayRef<StringRef> declared) {
   InFlightDiagnostic diag = op->emitOpError()
@@ -88,8 +113,14 @@ LogicalResult mlir::fa::verifyDeclaredAttributes(Operation *op,
                                                  ArrayRef<StringRef> declared) {
   for (NamedAttribute attr : op->getAttrs()) {
     StringRef name = attr.getName().getValue();
-    if (llvm::is_contained(declared, name) || isStructural(name) ||
-        hasDialectPrefix(name))
+    if (llvm::is_contained(declared, name) || isStructural(name))
+      continue;
+    if (name.starts_with("fa.")) {
+      if (llvm::is_contained(kFADiscardable, name))
+        continue;
+      return refuseFADiscardable(op, name, declared);
+    }
+    if (hasDialectPrefix(name))
       continue;
     return refuse(op, name, declared);
   }

@@ -344,6 +344,11 @@ LogicalResult AttentionOp::verify() {
   return checker.checkProblem(getWindow().has_value());
 }
 
+LogicalResult AttentionOp::verifyRegions() {
+  return verifyModifierRegions(*this, getScoreMod(), getMaskMod(),
+                               getCaptures());
+}
+
 bool AttentionOp::hasBlockDescales() {
   return llvm::any_of(
       ValueRange{getQueryDescale(), getKeyDescale(), getValueDescale()},
@@ -410,6 +415,11 @@ LogicalResult AttentionGradOp::verify() {
                                    "the type of 'bias'")))
     return failure();
   return checker.checkProblem(getWindow().has_value());
+}
+
+LogicalResult AttentionGradOp::verifyRegions() {
+  return verifyModifierRegions(*this, getScoreMod(), getMaskMod(),
+                               getCaptures());
 }
 
 //===----------------------------------------------------------------------===//

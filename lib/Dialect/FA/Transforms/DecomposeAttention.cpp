@@ -58,9 +58,14 @@ public:
   Value groupedToOutput(Value t, RankedTensorType type);
   Value groupedLseToOutput(Value t);
 
-  /// Scores [B, Hkv, G, Sq, Sk]: score function and mask applied (-inf where
-  /// hidden).
-  Value scores(Value q5, Value k4, Value bias);
+  /// q . k for every (b, hk, g, i, j): [B, Hkv, G, Sq, Sk].
+  Value products(Value q5, Value k4);
+  /// Scores [B, Hkv, G, Sq, Sk] from `products`: score function and mask
+  /// applied (-inf where hidden).
+  Value scores(Value qk, Value bias);
+  /// d score / d(scale qk + bias) [B, Hkv, G, Sq, Sk] (score_mod's and the
+  /// softcap's derivatives).
+  Value scoreDerivatives(Value qk, Value bias);
 
   // The forward.
   std::pair<Value, Value> softmaxAndOutput(Value s, Value v4);
@@ -106,6 +111,12 @@ public:
   Value toF32(Value t, Value descale);
   /// A per-block descale [B, H, ceildiv(S, block)] -> per row [B, H, S].
   Value rowDescales(Value descale, OpFoldResult seq, int64_t block);
+  /// An elementwise generic over the scores' [B, Hkv, G, Sq, Sk] with `qk`
+  /// and the bias (f32, null without) at each element.
+  Value overScores(Value qk, Value bias,
+                   function_ref<Value(Value qk, Value bias)> body);
+  /// The position of the element a score generic's body computes.
+  ScorePosition position();
 };
 
 LogicalResult Decomposer::init(Operation *op, Value q, Value k) {
@@ -338,14 +349,18 @@ Value Decomposer::reduce(Value in, AffineMap inMap,
       .getResult(0);
 }
 
-Value Decomposer::scores(Value q5, Value k4, Value bias) {
+Value Decomposer::products(Value q5, Value k4) {
   // (b, hk, g, i, j, d)
   SmallVector<OpFoldResult> sSizes = {batch, headsKV, group, seqQ, seqK};
-  Value qk = contract(q5, map(6, {d(0), d(1), d(2), d(3), d(5)}), k4,
-                      map(6, {d(0), d(1), d(4), d(5)}),
-                      map(6, {d(0), d(1), d(2), d(3), d(4)}),
-                      {kPar, kPar, kPar, kPar, kPar, kRed}, sSizes);
+  return contract(q5, map(6, {d(0), d(1), d(2), d(3), d(5)}), k4,
+                  map(6, {d(0), d(1), d(4), d(5)}),
+                  map(6, {d(0), d(1), d(2), d(3), d(4)}),
+                  {kPar, kPar, kPar, kPar, kPar, kRed}, sSizes);
+}
 
+Value Decomposer::overScores(Value qk, Value bias,
+                             function_ref<Value(Value, Value)> body) {
+  SmallVector<OpFoldResult> sSizes = {batch, headsKV, group, seqQ, seqK};
   SmallVector<Value> ins = {qk};
   SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(5, ctx())};
   if (bias) {
@@ -361,7 +376,6 @@ Value Decomposer::scores(Value q5, Value k4, Value bias) {
       maps.push_back(map(5, {bExpr, d(1), d(2), d(3), d(4)}));
     }
   }
-  Value sq = indexValue(seqQ), sk = indexValue(seqK);
   return elementwise(ins, maps, sSizes, b.getF32Type(),
                      [&](ValueRange args) -> Value {
                        Value biasValue;
@@ -371,16 +385,46 @@ Value Decomposer::scores(Value q5, Value k4, Value bias) {
                            biasValue = arith::ExtFOp::create(
                                b, b.getF32Type(), biasValue);
                        }
-                       Value s = config.emitScore(b, args[0], biasValue);
-                       Value masked = config.emitIsMasked(
-                           b, linalg::IndexOp::create(b, 3),
-                           linalg::IndexOp::create(b, 4), sq, sk);
-                       if (!masked)
-                         return s;
-                       return arith::SelectOp::create(
-                           b, masked,
-                           f32(-std::numeric_limits<double>::infinity()), s);
+                       return body(args[0], biasValue);
                      });
+}
+
+ScorePosition Decomposer::position() {
+  // Query head h = hk * G + g.
+  Value head = arith::AddIOp::create(
+      b,
+      arith::MulIOp::create(b, linalg::IndexOp::create(b, 1),
+                            indexValue(group)),
+      linalg::IndexOp::create(b, 2));
+  return {linalg::IndexOp::create(b, 0), head, linalg::IndexOp::create(b, 3),
+          linalg::IndexOp::create(b, 4)};
+}
+
+Value Decomposer::scores(Value qk, Value bias) {
+  Value sq = indexValue(seqQ), sk = indexValue(seqK);
+  return overScores(qk, bias, [&](Value qkValue, Value biasValue) -> Value {
+    std::optional<ScorePosition> pos;
+    if (config.hasModifiers())
+      pos = position();
+    Value s = pos ? config.emitScore(b, qkValue, biasValue, *pos)
+                  : config.emitScore(b, qkValue, biasValue);
+    Value masked = config.emitIsMasked(b, linalg::IndexOp::create(b, 3),
+                                       linalg::IndexOp::create(b, 4), sq, sk);
+    if (Value hides = pos ? config.emitMaskModHides(b, *pos) : Value())
+      masked = masked ? arith::OrIOp::create(b, masked, hides).getResult()
+                      : hides;
+    if (!masked)
+      return s;
+    return arith::SelectOp::create(
+        b, masked, f32(-std::numeric_limits<double>::infinity()), s);
+  });
+}
+
+Value Decomposer::scoreDerivatives(Value qk, Value bias) {
+  return overScores(qk, bias, [&](Value qkValue, Value biasValue) -> Value {
+    return config.emitScoreAndDerivative(b, qkValue, biasValue, position())
+        .second;
+  });
 }
 
 std::pair<Value, Value> Decomposer::softmaxAndOutput(Value s, Value v4) {
@@ -514,7 +558,7 @@ LogicalResult decompose(AttentionOp op, RewriterBase &rewriter) {
   Value q5 = dec.queryToGrouped(op.getQuery(), qd, block(qd, 0));
   Value k4 = dec.keyToF32(op.getKey(), kd, block(kd, 1));
   Value v4 = dec.keyToF32(op.getValue(), vd, block(vd, 1));
-  Value s = dec.scores(q5, k4, op.getBias());
+  Value s = dec.scores(dec.products(q5, k4), op.getBias());
   auto [out, lse] = dec.softmaxAndOutput(s, v4);
   SmallVector<Value> results = {
       dec.groupedToOutput(out, op.getOutput().getType())};
@@ -531,7 +575,8 @@ LogicalResult decompose(AttentionOp op, RewriterBase &rewriter) {
 LogicalResult decompose(AttentionGradOp op, RewriterBase &rewriter) {
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
   Decomposer dec(b, AttentionConfig::get(op));
-  if (failed(dec.init(op, op.getQuery(), op.getKey())))
+  if (failed(checkScoreModDifferentiable(dec.config)) ||
+      failed(dec.init(op, op.getQuery(), op.getKey())))
     return failure();
   dec.headDimV = op.getValue().getType().getDimSize(dec.ld.dim);
   auto d = [&](unsigned i) { return dec.d(i); };
@@ -542,8 +587,13 @@ LogicalResult decompose(AttentionGradOp op, RewriterBase &rewriter) {
   Value dO5 = dec.queryToGrouped(op.getGradOutput(), nullptr);
   Value lse5 = dec.lseToGrouped(op.getLse());
 
-  Value s = dec.scores(q5, k4, op.getBias());
+  Value qk = dec.products(q5, k4);
+  Value s = dec.scores(qk, op.getBias());
   Value p = dec.probabilitiesFromLse(s, lse5);
+  // With score_mod, d score / d(scale qk + bias) from the region's ops
+  // (softcap's included); without, the softcap's from the score alone.
+  Value derivatives =
+      dec.config.scoreMod ? dec.scoreDerivatives(qk, op.getBias()) : Value();
 
   SmallVector<OpFoldResult> rowSizes = {dec.batch, dec.headsKV, dec.group,
                                         dec.seqQ};
@@ -567,16 +617,23 @@ LogicalResult decompose(AttentionGradOp op, RewriterBase &rewriter) {
                           dec.map(6, {d(0), d(1), d(4), d(5)}),
                           dec.map(6, {d(0), d(1), d(2), d(3), d(4)}),
                           {kPar, kPar, kPar, kPar, kPar, kRed}, sSizes);
-  // dS = P (dP - D) times the softcap derivative: the gradient of the score
-  // before softcap, i.e. of scale*QKᵀ + bias.
+  // dS = P (dP - D) times d score / d(scale*QKᵀ + bias) (score_mod's and
+  // the softcap's): the gradient of the score before them.
   AffineMap id5 = AffineMap::getMultiDimIdentityMap(5, b.getContext());
   AffineMap row5 = dec.map(5, {d(0), d(1), d(2), d(3)});
+  SmallVector<Value> dSIns = {p, dP, rowD, s};
+  SmallVector<AffineMap> dSMaps = {id5, id5, row5, id5};
+  if (derivatives) {
+    dSIns.push_back(derivatives);
+    dSMaps.push_back(id5);
+  }
   Value dS = dec.elementwise(
-      {p, dP, rowD, s}, {id5, id5, row5, id5}, sSizes, b.getF32Type(),
-      [&](ValueRange a) -> Value {
+      dSIns, dSMaps, sSizes, b.getF32Type(), [&](ValueRange a) -> Value {
         Value g = arith::MulFOp::create(b, a[0],
                                         arith::SubFOp::create(b, a[1], a[2]));
-        if (Value deriv = dec.config.emitScoreDerivative(b, a[3])) {
+        Value deriv = derivatives ? a[4]
+                                  : dec.config.emitScoreDerivative(b, a[3]);
+        if (deriv) {
           // Hidden scores are -inf, where P is 0: keep 0 * inf out.
           Value hidden = arith::CmpFOp::create(
               b, arith::CmpFPredicate::OEQ, a[3],

@@ -26,6 +26,11 @@ LayoutDims getLayoutDims(Layout layout);
 LogicalResult verifyDeclaredAttributes(Operation *op,
                                        ArrayRef<StringRef> declared);
 
+/// The score_mod and mask_mod regions (either may be empty) of an attention
+/// op and the captures they read: signatures, ops, capture types.
+LogicalResult verifyModifierRegions(Operation *op, Region &scoreMod,
+                                    Region &maskMod, ValueRange captures);
+
 /// The trait every fa op has: only its declared attributes.
 template <typename ConcreteType>
 class TakesOnlyDeclaredAttributes

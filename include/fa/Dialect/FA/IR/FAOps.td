@@ -35,17 +35,38 @@ defvar FA_AttentionConfigDoc = [{
     dynamic one is per-batch / per-head (its runtime size is batch /
     heads_q).
 
-    Scores, for query row `i` and key column `j`:
+    Scores, for batch `b`, query head `h`, query row `i` and key column `j`:
     ```
     s = scale * dot(q_i, k_j) + bias[i, j]        (scale defaults to 1/sqrt(d))
+    s = score_mod(s, b, h, i, j, captures...)     (when the region is given)
     s = softcap * tanh(s / softcap)               (when softcap is set)
-    s = -inf where the mask hides (i, j)
+    s = -inf where the mask hides (i, j) or mask_mod(b, h, i, j, captures...)
+             is false
     ```
     With `off = 0` (`mask_alignment = top_left`, the default) or
     `off = seq_k - seq_q` (`bottom_right`), `causal` hides `j > i + off` and
     `window = array<i64: left, right>` hides `j < i + off - left` and
     `j > i + off + right`. Both may be combined. A row with every key hidden has
     output 0 and log-sum-exp -inf. Accumulation is always f32.
+
+    Modifier regions (FlexAttention's `score_mod` and `mask_mod`), both
+    optional, with `captures` (`captures(%slopes, %doc : tensor<8xf32>,
+    tensor<2x512xi32>)`) as the values they read besides their arguments:
+    - `score_mod`: `^bb0(%s: f32, %b: index, %h: index, %i: index,
+      %j: index, <one argument per capture>)`, yields the new f32 score
+      with `fa.yield`. It takes the place of the bias operand (a bias
+      moved into it computes the same): after the scale and the bias,
+      before the softcap.
+    - `mask_mod`: `^bb0(%b: index, %h: index, %i: index, %j: index,
+      <captures>)`, yields an i1: true keeps key `j` visible to query `i`,
+      false hides it, in addition to `causal` and `window`.
+    `h` is the query head; `i` and `j` count from 0 in Q and K (the
+    alignment does not apply to them). The regions are isolated from
+    above and hold only `arith` and `math` ops, `tensor.extract` and
+    `tensor.dim` (of captures) and the `fa.yield`: pure scalar functions
+    that every target evaluates per element. A capture is a scalar
+    (integer, index or float) or a ranked tensor of them. The backward
+    differentiates `score_mod` with respect to its score from its ops.
 }];
 
 // Every fa op refuses attributes it does not declare (a dialect's
@@ -60,8 +81,27 @@ class FA_Op<string mnemonic, list<Trait> traits = []>
     : Op<FA_Dialect, mnemonic,
          !listconcat(traits, [FA_TakesOnlyDeclaredAttributes])>;
 
+// What a modifier region may read besides its arguments.
+def FA_CaptureType : AnyTypeOf<[AnyRankedTensor, AnySignlessIntegerOrIndex,
+                                AnyFloat]>;
+
+// FlexAttention's score_mod and mask_mod (see FA_AttentionConfigDoc).
+defvar FA_ModifierRegions = (region MaxSizedRegion<1>:$score_mod,
+                                    MaxSizedRegion<1>:$mask_mod);
+
+def FA_YieldOp : FA_Op<"yield", [Pure, Terminator,
+    ParentOneOf<["AttentionOp", "AttentionGradOp"]>]> {
+  let summary = "the value of a score_mod or mask_mod region";
+  let description = [{
+    Ends a modifier region of `fa.attention` or `fa.attention_grad` with its
+    value: the f32 score of `score_mod`, the i1 visibility of `mask_mod`.
+  }];
+  let arguments = (ins AnyType:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+}
+
 def FA_AttentionOp : FA_Op<"attention",
-    [Pure, AttrSizedOperandSegments]> {
+    [Pure, AttrSizedOperandSegments, IsolatedFromAbove]> {
   let summary = "exact softmax attention: O = softmax(mask(scale * Q Kᵀ + bias)) V";
   let description = !strconcat([{
     Computes attention and, when a second result is asked for, the f32
@@ -112,7 +152,8 @@ def FA_AttentionOp : FA_Op<"attention",
     Optional<AnyRankedTensor>:$bias,
     Optional<AnyRankedTensor>:$query_descale,
     Optional<AnyRankedTensor>:$key_descale,
-    Optional<AnyRankedTensor>:$value_descale
+    Optional<AnyRankedTensor>:$value_descale,
+    Variadic<FA_CaptureType>:$captures
   ), FA_AttentionConfigAttrs, (ins
     OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$num_splits,
     OptionalAttr<DenseI64ArrayAttr>:$descale_block
@@ -127,8 +168,11 @@ def FA_AttentionOp : FA_Op<"attention",
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`descale` `(` $query_descale^ `,` $key_descale `,` $value_descale `:`
         type($query_descale) `,` type($key_descale) `,` type($value_descale) `)`)?
+    (`captures` `(` $captures^ `:` type($captures) `)`)?
     attr-dict `->` type($output) (`,` type($lse)^)?
+    (`score_mod` $score_mod^)? (`mask_mod` $mask_mod^)?
   }];
+  let regions = FA_ModifierRegions;
 
   let extraClassDeclaration = [{
     /// The scale applied to Q Kᵀ: the attribute, or 1/sqrt(head_dim).
@@ -143,9 +187,11 @@ def FA_AttentionOp : FA_Op<"attention",
   public:
   }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
-def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
+def FA_AttentionGradOp : FA_Op<"attention_grad",
+    [Pure, AttrSizedOperandSegments, IsolatedFromAbove]> {
   let summary = "gradients of fa.attention: (dO, Q, K, V, O, LSE) -> (dQ, dK, dV[, dBias])";
   let description = !strconcat([{
     The backward of `fa.attention` with the same attributes: given the
@@ -174,7 +220,8 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
     AnyRankedTensor:$value,
     AnyRankedTensor:$output,
     AnyRankedTensor:$lse,
-    Optional<AnyRankedTensor>:$bias
+    Optional<AnyRankedTensor>:$bias,
+    Variadic<FA_CaptureType>:$captures
   ), FA_AttentionConfigAttrs);
   let results = (outs
     AnyRankedTensor:$grad_query,
@@ -188,15 +235,19 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
     type($grad_output) `,` type($query) `,` type($key) `,` type($value) `,`
     type($output) `,` type($lse)
     (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`captures` `(` $captures^ `:` type($captures) `)`)?
     attr-dict `->` type($grad_query) `,` type($grad_key) `,` type($grad_value)
     (`,` type($grad_bias)^)?
+    (`score_mod` $score_mod^)? (`mask_mod` $mask_mod^)?
   }];
+  let regions = FA_ModifierRegions;
 
   let extraClassDeclaration = [{
     double getEffectiveScale();
     ::mlir::fa::MaskAlignment getEffectiveMaskAlignment();
   }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
 def FA_CombineOp : FA_Op<"combine", [Pure]> {

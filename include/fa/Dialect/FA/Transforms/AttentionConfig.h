@@ -16,6 +16,12 @@
 
 namespace mlir::fa {
 
+/// Where a score sits (index values): batch, query head, query row, key
+/// column; what score_mod and mask_mod take.
+struct ScorePosition {
+  Value batch, head, row, col;
+};
+
 struct AttentionConfig {
   Layout layout = Layout::bhsd;
   double scale = 1.0;
@@ -24,6 +30,11 @@ struct AttentionConfig {
   /// Keys visible to query i are those with i+off-left <= j <= i+off+right.
   std::optional<std::pair<int64_t, int64_t>> window;
   MaskAlignment alignment = MaskAlignment::top_left;
+  /// The op's score_mod / mask_mod regions (null when absent) and the
+  /// values their trailing arguments take.
+  Region *scoreMod = nullptr;
+  Region *maskMod = nullptr;
+  SmallVector<Value, 2> captures;
 
   static AttentionConfig get(AttentionOp op);
   static AttentionConfig get(AttentionGradOp op);
@@ -34,6 +45,7 @@ struct AttentionConfig {
   static AttentionConfig get(AttentionVarlenOp op);
 
   bool hasMask() const { return causal || window.has_value(); }
+  bool hasModifiers() const { return scoreMod || maskMod; }
 
   /// tanh as a target computes it (null: math.tanh).
   using TanhFn = function_ref<Value(Value)>;
@@ -42,6 +54,21 @@ struct AttentionConfig {
   /// `bias` may be null.
   Value emitScore(ImplicitLocOpBuilder &b, Value qk, Value bias,
                   TanhFn tanh = nullptr) const;
+
+  /// As above with score_mod applied after the bias (the same without it).
+  Value emitScore(ImplicitLocOpBuilder &b, Value qk, Value bias,
+                  const ScorePosition &pos, TanhFn tanh = nullptr) const;
+
+  /// i1: mask_mod hides `pos` (null without mask_mod).
+  Value emitMaskModHides(ImplicitLocOpBuilder &b,
+                         const ScorePosition &pos) const;
+
+  /// The score and its derivative d score / d(scale qk + bias): score_mod's
+  /// (forward mode, from the region's ops) times the softcap's. The op's
+  /// score_mod must have passed checkScoreModDifferentiable.
+  std::pair<Value, Value> emitScoreAndDerivative(ImplicitLocOpBuilder &b,
+                                                 Value qk, Value bias,
+                                                 const ScorePosition &pos) const;
 
   /// i1: whether key `j` is hidden from query `i` (index values). `seqQ` and
   /// `seqK` are index values; they matter only for bottom_right alignment.
@@ -54,6 +81,11 @@ struct AttentionConfig {
   Value emitScoreDerivative(ImplicitLocOpBuilder &b, Value score) const;
 };
 
+/// Fails, with an error at the op, when score_mod holds an op that depends
+/// on the score and has no derivative rule (the backward needs
+/// d score_mod / d score).
+LogicalResult checkScoreModDifferentiable(const AttentionConfig &config);
+
 /// The score in the log2 domain, log2(e) * score, which softmax raises with
 /// exp2. When nothing sits between the scale and the exponential (no bias,
 /// no softcap), log2(e) folds into the scale; otherwise it is applied after
@@ -65,6 +97,9 @@ public:
   /// log2(e) * score(qk, bias), f32; `bias` (f32) may be null.
   Value emit(ImplicitLocOpBuilder &b, Value qk, Value bias,
              AttentionConfig::TanhFn tanh = nullptr) const;
+  /// With score_mod evaluated at `pos`.
+  Value emit(ImplicitLocOpBuilder &b, Value qk, Value bias,
+             const ScorePosition &pos) const;
   /// The factor c when the log2-domain score is c * qk with c > 0: a target
   /// may then keep raw qk, take the row max on it and fold c into the
   /// exponent's FMA. None with a bias, a softcap or a scale <= 0.

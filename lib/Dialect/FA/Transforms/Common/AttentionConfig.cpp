@@ -1,5 +1,6 @@
 //===- AttentionConfig.cpp - The score function of an attention op --------===//
 #include "fa/Dialect/FA/Transforms/AttentionConfig.h"
+#include "Modifiers.h"
 #include "fa/Dialect/FA/Transforms/MaskRule.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -28,6 +29,11 @@ static AttentionConfig getConfig(OpT op) {
   AttentionConfig c = getScoreConfig(op, op.getEffectiveScale());
   c.layout = op.getLayout();
   c.alignment = op.getEffectiveMaskAlignment();
+  if (!op.getScoreMod().empty())
+    c.scoreMod = &op.getScoreMod();
+  if (!op.getMaskMod().empty())
+    c.maskMod = &op.getMaskMod();
+  llvm::append_range(c.captures, op.getCaptures());
   return c;
 }
 
@@ -57,17 +63,78 @@ static Value f32Const(ImplicitLocOpBuilder &b, double v) {
   return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
 }
 
+/// scale * qk (+ bias).
+static Value preScore(ImplicitLocOpBuilder &b, Value qk, Value bias,
+                      double scale) {
+  Value s = arith::MulFOp::create(b, qk, f32Const(b, scale));
+  return bias ? arith::AddFOp::create(b, s, bias).getResult() : s;
+}
+
+/// softcap * tanh(s / softcap).
+static Value capScore(ImplicitLocOpBuilder &b, Value s, double softcap,
+                      AttentionConfig::TanhFn tanh) {
+  Value x = arith::MulFOp::create(b, s, f32Const(b, 1.0 / softcap));
+  Value t = tanh ? tanh(x) : math::TanhOp::create(b, x).getResult();
+  return arith::MulFOp::create(b, t, f32Const(b, softcap));
+}
+
+
 Value AttentionConfig::emitScore(ImplicitLocOpBuilder &b, Value qk,
                                  Value bias, TanhFn tanh) const {
-  Value s = arith::MulFOp::create(b, qk, f32Const(b, scale));
-  if (bias)
-    s = arith::AddFOp::create(b, s, bias);
-  if (softcap) {
-    Value x = arith::MulFOp::create(b, s, f32Const(b, 1.0 / *softcap));
-    Value t = tanh ? tanh(x) : math::TanhOp::create(b, x).getResult();
-    s = arith::MulFOp::create(b, t, f32Const(b, *softcap));
+  assert(!scoreMod && "score_mod needs the score's position");
+  Value s = preScore(b, qk, bias, scale);
+  return softcap ? capScore(b, s, *softcap, tanh) : s;
+}
+
+/// The position's values, as the modifier regions take them.
+static SmallVector<Value, 4> positionArgs(const ScorePosition &pos) {
+  return {pos.batch, pos.head, pos.row, pos.col};
+}
+
+Value AttentionConfig::emitScore(ImplicitLocOpBuilder &b, Value qk,
+                                 Value bias, const ScorePosition &pos,
+                                 TanhFn tanh) const {
+  Value s = preScore(b, qk, bias, scale);
+  if (scoreMod) {
+    SmallVector<Value> leading = {s};
+    llvm::append_range(leading, positionArgs(pos));
+    s = emitModifier(b, *scoreMod, leading, captures);
   }
-  return s;
+  return softcap ? capScore(b, s, *softcap, tanh) : s;
+}
+
+Value AttentionConfig::emitMaskModHides(ImplicitLocOpBuilder &b,
+                                        const ScorePosition &pos) const {
+  if (!maskMod)
+    return nullptr;
+  Value keep = emitModifier(b, *maskMod, positionArgs(pos), captures);
+  Value one = arith::ConstantOp::create(b, b.getBoolAttr(true));
+  return arith::XOrIOp::create(b, keep, one);
+}
+
+std::pair<Value, Value>
+AttentionConfig::emitScoreAndDerivative(ImplicitLocOpBuilder &b, Value qk,
+                                        Value bias,
+                                        const ScorePosition &pos) const {
+  Value s = preScore(b, qk, bias, scale);
+  Value d = f32Const(b, 1.0);
+  if (scoreMod) {
+    SmallVector<Value> leading = {s};
+    llvm::append_range(leading, positionArgs(pos));
+    std::tie(s, d) = emitModifierWithTangent(b, *scoreMod, leading, captures);
+  }
+  if (softcap) {
+    s = capScore(b, s, *softcap, nullptr);
+    d = arith::MulFOp::create(b, d, emitScoreDerivative(b, s));
+  }
+  return {s, d};
+}
+
+LogicalResult
+mlir::fa::checkScoreModDifferentiable(const AttentionConfig &config) {
+  if (!config.scoreMod)
+    return success();
+  return checkDifferentiable(*config.scoreMod, "score_mod");
 }
 
 Value AttentionConfig::emitIsMasked(ImplicitLocOpBuilder &b, Value i, Value j,
@@ -96,7 +163,7 @@ static constexpr double kLog2E = 1.4426950408889634;
 
 Log2Score::Log2Score(const AttentionConfig &config, bool hasBias)
     : folded(config), hasBias(hasBias) {
-  if (!hasBias && !config.softcap)
+  if (!hasBias && !config.softcap && !config.scoreMod)
     folded.scale *= kLog2E;
   else
     post = kLog2E;
@@ -110,8 +177,16 @@ Value Log2Score::emit(ImplicitLocOpBuilder &b, Value qk, Value bias,
   return s;
 }
 
+Value Log2Score::emit(ImplicitLocOpBuilder &b, Value qk, Value bias,
+                      const ScorePosition &pos) const {
+  Value s = folded.emitScore(b, qk, bias, pos);
+  if (post != 1.0)
+    s = arith::MulFOp::create(b, s, f32Const(b, post));
+  return s;
+}
+
 std::optional<double> Log2Score::linearFactor() const {
-  if (hasBias || folded.softcap || folded.scale <= 0)
+  if (hasBias || folded.softcap || folded.scoreMod || folded.scale <= 0)
     return std::nullopt;
   return folded.scale;
 }

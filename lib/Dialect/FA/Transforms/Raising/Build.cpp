@@ -350,7 +350,7 @@ LogicalResult buildBackward(const Plan &plan, AttentionOp attn, Value q,
   auto grad = AttentionGradOp::create(
       gb, q.getType(), k.getType(), v.getType(),
       bias ? bias.getType() : Type(), dOv, q, k, v, attn.getOutput(),
-      attn.getLse(), bias, plan.layout, attn.getScaleAttr(), m.causal,
+      attn.getLse(), bias, /*captures=*/ValueRange(), plan.layout, attn.getScaleAttr(), m.causal,
       attn.getMaskAlignmentAttr(), attn.getWindowAttr(),
       attn.getSoftcapAttr());
   if (failed(mlir::verify(grad))) {
@@ -475,7 +475,7 @@ FailureOr<Value> mlir::fa::raising::buildAttention(
   }
   auto attn = AttentionOp::create(
       b, outType, lseType, *q, *k, *v, *bias, Value(), Value(), Value(),
-      plan.layout, b.getF32FloatAttr(plan.scale), m.causal, align, window,
+      /*captures=*/ValueRange(), plan.layout, b.getF32FloatAttr(plan.scale), m.causal, align, window,
       plan.softcap ? b.getF32FloatAttr(*plan.softcap) : FloatAttr(),
       /*num_splits=*/IntegerAttr(),
       /*descale_block=*/DenseI64ArrayAttr());

@@ -19,33 +19,58 @@ ScoreTile::ScoreTile(TileBuilder &tb, const AttentionConfig &config,
                      MaskBounds &bounds, bool hasBias)
     : tb(tb), config(config), log2Score(config, hasBias), bounds(bounds) {}
 
-Value ScoreTile::body(Value qk, Value bias, Value i, Value j, bool masked) {
+Value ScoreTile::body(Value qk, Value bias, Value i, Value j, bool masked,
+                      TileHead at) {
   ImplicitLocOpBuilder &b = tb.b;
-  Value s = log2Score.emit(b, qk, bias ? tb.extendF32(bias) : Value());
-  if (!masked)
+  Value biasF32 = bias ? tb.extendF32(bias) : Value();
+  if (!config.hasModifiers()) {
+    Value s = log2Score.emit(b, qk, biasF32);
+    if (!masked)
+      return s;
+    return arith::SelectOp::create(
+        b, bounds.isMasked(i, j),
+        tb.f32(-std::numeric_limits<double>::infinity()), s);
+  }
+  ScorePosition pos{at.batch, at.head, i, j};
+  Value s = log2Score.emit(b, qk, biasF32, pos);
+  Value hidden = masked ? bounds.isMasked(i, j) : Value();
+  if (Value hides = config.emitMaskModHides(b, pos))
+    hidden = hidden ? arith::OrIOp::create(b, hidden, hides).getResult()
+                    : hides;
+  if (!hidden)
     return s;
-  Value hidden = bounds.isMasked(i, j);
   return arith::SelectOp::create(
       b, hidden, tb.f32(-std::numeric_limits<double>::infinity()), s);
 }
 
-Value ScoreTile::scores(Value qk, Value bias, Span rows, Span cols) {
+Value ScoreTile::overTile(
+    Value qk, Value bias, Span rows, Span cols, bool withIndices,
+    function_ref<Value(Value, Value, Value, Value)> element) {
+  ImplicitLocOpBuilder &b = tb.b;
+  SmallVector<Value> ins = {qk};
+  if (bias)
+    ins.push_back(bias);
+  SmallVector<AffineMap> maps(ins.size() + 1, tb.map(2, {tb.d(0), tb.d(1)}));
+  return tb.generic(ins, tb.emptyF32(tb.sizesOf(qk)), maps,
+                    {IteratorType::parallel, IteratorType::parallel},
+                    [&](ValueRange a) -> Value {
+                      Value i, j;
+                      if (withIndices) {
+                        i = tb.add(linalg::IndexOp::create(b, 0), rows.start);
+                        j = tb.add(linalg::IndexOp::create(b, 1), cols.start);
+                      }
+                      return element(a[0], bias ? a[1] : Value(), i, j);
+                    });
+}
+
+Value ScoreTile::scores(Value qk, Value bias, Span rows, Span cols,
+                        TileHead at) {
   ImplicitLocOpBuilder &b = tb.b;
   auto emit = [&](bool masked) {
-    SmallVector<Value> ins = {qk};
-    if (bias)
-      ins.push_back(bias);
-    SmallVector<AffineMap> maps(ins.size() + 1, tb.map(2, {tb.d(0), tb.d(1)}));
-    return tb.generic(ins, tb.emptyF32(tb.sizesOf(qk)), maps,
-                      {IteratorType::parallel, IteratorType::parallel},
-                      [&](ValueRange a) -> Value {
-                        Value i, j;
-                        if (masked) {
-                          i = tb.add(linalg::IndexOp::create(b, 0), rows.start);
-                          j = tb.add(linalg::IndexOp::create(b, 1), cols.start);
-                        }
-                        return body(a[0], bias ? a[1] : Value(), i, j, masked);
-                      });
+    return overTile(qk, bias, rows, cols, masked || config.hasModifiers(),
+                    [&](Value qkv, Value biasv, Value i, Value j) {
+                      return body(qkv, biasv, i, j, masked, at);
+                    });
   };
   Value visible = bounds.fullyVisible(rows, cols);
   if (!visible)
@@ -60,8 +85,20 @@ Value ScoreTile::scores(Value qk, Value bias, Span rows, Span cols) {
   return ifOp.getResult(0);
 }
 
+Value ScoreTile::derivatives(Value qk, Value bias, Span rows, Span cols,
+                             TileHead at) {
+  return overTile(qk, bias, rows, cols, /*withIndices=*/true,
+                  [&](Value qkv, Value biasv, Value i, Value j) {
+                    Value biasF32 = biasv ? tb.extendF32(biasv) : Value();
+                    return config
+                        .emitScoreAndDerivative(tb.b, qkv, biasF32,
+                                                {at.batch, at.head, i, j})
+                        .second;
+                  });
+}
+
 Value ScoreTile::derivative(Value s2) {
-  if (!config.softcap)
+  if (!config.softcap || config.scoreMod)
     return nullptr;
   Value s = arith::MulFOp::create(tb.b, s2, tb.f32(kLn2));
   return config.emitScoreDerivative(tb.b, s);

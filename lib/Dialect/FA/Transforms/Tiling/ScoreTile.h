@@ -18,6 +18,12 @@
 
 namespace mlir::fa::tiling {
 
+/// The batch and query head a tile of scores belongs to (index values):
+/// with the tile's rows and columns, what score_mod and mask_mod take.
+struct TileHead {
+  Value batch, head;
+};
+
 class ScoreTile {
 public:
   ScoreTile(TileBuilder &tb, const AttentionConfig &config, MaskBounds &bounds,
@@ -25,14 +31,28 @@ public:
 
   /// log2(e) * S for the tile rows x cols, -inf where hidden. `qk` holds the
   /// f32 dot products q_i . k_j, `bias` the bias tile (null without bias).
-  Value scores(Value qk, Value bias, Span rows, Span cols);
+  /// With mask_mod every tile is masked element by element.
+  Value scores(Value qk, Value bias, Span rows, Span cols, TileHead at);
 
   /// Scalar d S / d(scale qk + bias) given a value of `scores` (log2
-  /// domain); null when it is 1 (no softcap).
+  /// domain); null when it is 1 (no softcap). Not with score_mod: see
+  /// `derivatives`.
   Value derivative(Value s2);
 
+  /// The tile of d S / d(scale qk + bias) with score_mod (its derivative,
+  /// from the region's ops, times the softcap's).
+  Value derivatives(Value qk, Value bias, Span rows, Span cols, TileHead at);
+
 private:
-  Value body(Value qk, Value bias, Value i, Value j, bool masked);
+  /// The score of element (i, j); `i` and `j` are null on a tile without a
+  /// mask and without modifiers.
+  Value body(Value qk, Value bias, Value i, Value j, bool masked,
+             TileHead at);
+  /// A generic over the tile with q . k, the bias (null without) and the
+  /// element's global row and column (null unless `withIndices`).
+  Value overTile(Value qk, Value bias, Span rows, Span cols, bool withIndices,
+                 function_ref<Value(Value qk, Value bias, Value i, Value j)>
+                     element);
 
   TileBuilder &tb;
   AttentionConfig config;

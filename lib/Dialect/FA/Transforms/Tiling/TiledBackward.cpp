@@ -87,7 +87,7 @@ private:
 
   QueryRows queryRows(Value delta, Value bi, Value h, Span rows);
   TileGrads tileGrads(const QueryRows &rows, Value kT, Value vT, Value bias,
-                      Span rowSpan, Span cols);
+                      Span rowSpan, Span cols, TileHead at);
   std::pair<Value, Value> keyTileRange(Span rows);
   std::pair<Value, Value> queryTileRange(Span cols);
   /// Writes `acc * factor` into the region of `dest` (rank-reduced),
@@ -193,28 +193,38 @@ QueryRows BackwardNest::queryRows(Value delta, Value bi, Value h, Span rows) {
 }
 
 TileGrads BackwardNest::tileGrads(const QueryRows &r, Value kT, Value vT,
-                                  Value bias, Span rows, Span cols) {
+                                  Value bias, Span rows, Span cols,
+                                  TileHead at) {
   ImplicitLocOpBuilder &b = tb.b;
   Value qk = tb.matmul(r.q, kT, tb.fillF32({rows.len, cols.len}, 0.0));
-  Value s = scores.scores(qk, bias, rows, cols);
+  Value s = scores.scores(qk, bias, rows, cols, at);
+  // With score_mod, d S / d(scale qk + bias) from the region's ops (the
+  // softcap's included); without, the softcap's from S alone.
+  Value derivs =
+      config.scoreMod ? scores.derivatives(qk, bias, rows, cols, at) : Value();
+  bool needScores = config.softcap || derivs;
   auto exp2Minus = [&](ValueRange a) -> Value {
     return math::Exp2Op::create(b, arith::SubFOp::create(b, a[0], a[1]));
   };
   // Without a softcap the scores are not needed after P: overwrite them.
-  Value prob = config.softcap
+  Value prob = needScores
                    ? tb.map2d({s, r.lse2}, s, exp2Minus)
                    : tb.update(s, {r.lse2}, [&](ValueRange a) {
                        return exp2Minus({a[1], a[0]});
                      });
   Value dP = tb.matmul(r.gradOut, vT, tb.fillF32({rows.len, cols.len}, 0.0));
   SmallVector<Value> ins = {prob, r.delta};
-  if (config.softcap)
+  if (needScores)
     ins.push_back(s);
+  if (derivs)
+    ins.push_back(derivs);
   Value dS = tb.update(dP, ins, [&](ValueRange a) -> Value {
-    // a = (P, D, [S], dP)
+    // a = (P, D, [S, [dS/dpre]], dP)
     Value dPv = a.back();
     Value g = arith::MulFOp::create(b, a[0], arith::SubFOp::create(b, dPv, a[1]));
-    if (Value deriv = scores.derivative(a.size() > 3 ? a[2] : Value())) {
+    Value deriv = derivs ? a[3]
+                         : scores.derivative(needScores ? a[2] : Value());
+    if (deriv) {
       // Hidden scores are -inf where P is 0: keep 0 * inf out.
       Value hidden = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, a[2],
                                            tb.f32(-kInf));
@@ -431,8 +441,8 @@ SmallVector<Value> BackwardNest::keyNest(Value delta, Value dqBuffer) {
                             QueryRows r = queryRows(delta, bi, h, rows);
                             Value biasTile =
                                 tiles.biasTile(bias, bi, h, rows, cols);
-                            TileGrads grads =
-                                tileGrads(r, kT, vT, biasTile, rows, cols);
+                            TileGrads grads = tileGrads(
+                                r, kT, vT, biasTile, rows, cols, {bi, h});
                             if (dqBuffer) {
                               Value k = tiles.rowsF32(op.getKey(), bi, hk,
                                                       cols, nullptr);
@@ -540,7 +550,7 @@ Value BackwardNest::queryNest(Value delta) {
               TileGrads grads =
                   tileGrads(r, kT, vT,
                             tiles.biasTile(op.getBias(), bi, h, rows, cols),
-                            rows, cols);
+                            rows, cols, {bi, h});
               Value k = tiles.rowsF32(op.getKey(), bi, hk, cols, nullptr);
               return {tb.matmul(grads.dS, k, c[0])};
             })[0];
@@ -555,6 +565,8 @@ Value BackwardNest::queryNest(Value delta) {
 LogicalResult mlir::fa::tiling::tileBackward(AttentionGradOp op,
                                              RewriterBase &rewriter,
                                              const TileOptions &options) {
+  if (failed(checkScoreModDifferentiable(AttentionConfig::get(op))))
+    return failure();
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
   BackwardNest nest(op, b, options);
   rewriter.replaceOp(op, nest.build());

@@ -262,7 +262,7 @@ RunningSoftmax ForwardNest::step(const RunningSoftmax &state, Value q,
           : nullptr);
   Value qk = tb.matmul(q, kT, tb.fillF32({rows.len, cols.len}, 0.0));
   Value s = scores.scores(
-      qk, tiles.biasTile(op.getBias(), bi, h, rows, cols), rows, cols);
+      qk, tiles.biasTile(op.getBias(), bi, h, rows, cols), rows, cols, {bi, h});
 
   Value tileMax = tb.reduceRows(s, -kInf, [&](Value acc, Value x) -> Value {
     return arith::MaximumFOp::create(b, acc, x);
