@@ -181,3 +181,18 @@ func.func @fp8_num_splits(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64
   %o = fa.attention %q, %k, %v : tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN> descale(%d, %d, %d : tensor<f32>, tensor<f32>, tensor<f32>) {num_splits = 2 : i64} -> tensor<1x4x128x64xbf16>
   return %o : tensor<1x4x128x64xbf16>
 }
+
+// -----
+
+// A modifier region is refused, never lowered without it (the kernel would
+// compute plain attention).
+func.func @score_mod_region(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %slopes: tensor<4xf32>) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: the sm_90a kernels do not evaluate score_mod/mask_mod regions yet}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> captures(%slopes : tensor<4xf32>) -> tensor<1x4x128x64xbf16> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %sl: tensor<4xf32>):
+    %m = tensor.extract %sl[%h] : tensor<4xf32>
+    %r = arith.addf %s, %m : f32
+    fa.yield %r : f32
+  }
+  return %o : tensor<1x4x128x64xbf16>
+}
