@@ -128,6 +128,9 @@ FailureOr<Value> buildAttention(const Plan &plan, AtomTable &atoms,
                                 std::string &summary,
                                 SmallVectorImpl<Operation *> &backwardRoots);
 
+/// Erases `root` and then whatever became dead because of it (Pattern.cpp).
+void eraseDeadFrom(Operation *root, RewriterBase &rw);
+
 /// Discardable attribute on the view ops around a raised op, so that the
 /// pass folds them once the greedy driver is done.
 constexpr const char *kGlueAttr = "fa.raise_glue";
