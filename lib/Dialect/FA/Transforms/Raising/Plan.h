@@ -137,6 +137,10 @@ constexpr const char *kGlueAttr = "fa.raise_glue";
 
 //===- Match.cpp ----------------------------------------------------------===//
 
+/// V as the program holds it: traced like Q and K through views and
+/// extensions, but a constant scaling of V is kept (it scales the output).
+Root traceValueOperand(Value v, const Access &access, AtomTable &atoms);
+
 /// Matches attention with `pv` as the P·V contraction. `nearMiss` tells
 /// whether a failure is worth a remark (an operand of `pv` is, or was on
 /// its way to being, a softmax).

@@ -78,15 +78,8 @@ FailureOr<Plan> planTMAttention(tm_tensor::AttentionOp op, AtomTable &atoms,
   };
   plan.q = trace(op.getQuery(), with(row, plan.dimAtom), scale);
   plan.k = trace(op.getKey(), with(plan.keyAtom, plan.dimAtom), scale);
-  double vScale = 1.0;
-  plan.v = trace(op.getValue(), with(plan.keyAtom, plan.dimVAtom), vScale);
-  if (vScale != 1.0) {
-    // A scaled V scales the output: not an attention parameter.
-    auto [vv, va] = resolveViews(op.getValue(),
-                                 with(plan.keyAtom, plan.dimVAtom), atoms,
-                                 nullptr);
-    plan.v = {vv, va};
-  }
+  plan.v = traceValueOperand(op.getValue(), with(plan.keyAtom, plan.dimVAtom),
+                             atoms);
   plan.scale = scale;
 
   AtomList batchAtoms;
