@@ -149,12 +149,16 @@ def t5(impl):
 
 def t5_expect(cfg):
     h = cfg.num_heads
-    enc = [dict(causal=False, window=None, heads=h, kv_heads=h)
-           for _ in range(cfg.num_layers)]
+    # Self-attention adds the relative position bias; cross-attention
+    # does not.
+    enc = [dict(causal=False, window=None, heads=h, kv_heads=h,
+                position_bias=True) for _ in range(cfg.num_layers)]
     dec = []
     for _ in range(cfg.num_decoder_layers):
-        dec.append(dict(causal=True, window=None, heads=h, kv_heads=h))
-        dec.append(dict(causal=False, window=None, heads=h, kv_heads=h))
+        dec.append(dict(causal=True, window=None, heads=h, kv_heads=h,
+                        position_bias=True))
+        dec.append(dict(causal=False, window=None, heads=h, kv_heads=h,
+                        position_bias=False))
     return enc + dec
 
 
@@ -182,6 +186,53 @@ def gemma2_expect(cfg):
     for l in out:
         l["softcap"] = cfg.attn_logit_softcapping
     return out
+
+
+def _expect_causal(layers, heads, kv_heads=None):
+    """Causal self-attention in every layer (decoders without windows)."""
+    def f(cfg):
+        h = getattr(cfg, heads)
+        kv = kv_heads(cfg) if kv_heads else h
+        return [dict(causal=True, window=None, heads=h, kv_heads=kv)
+                for _ in range(getattr(cfg, layers))]
+    return f
+
+
+def gpt_bigcode(impl):
+    c = SMALL
+    return transformers.GPTBigCodeConfig(
+        vocab_size=VOCAB, n_positions=64, n_embd=c["hidden"],
+        n_layer=c["layers"], n_head=c["heads"], n_inner=c["inter"],
+        multi_query=True, bos_token_id=0, eos_token_id=0, pad_token_id=0,
+        attn_implementation=impl), transformers.GPTBigCodeModel
+
+
+def bloom(impl):
+    c = SMALL
+    return transformers.BloomConfig(
+        vocab_size=VOCAB, hidden_size=c["hidden"], n_layer=c["layers"],
+        n_head=c["heads"], bos_token_id=0, eos_token_id=0, pad_token_id=0,
+        attn_implementation=impl), transformers.BloomModel
+
+
+def opt(impl):
+    c = SMALL
+    return transformers.OPTConfig(
+        vocab_size=VOCAB, hidden_size=c["hidden"],
+        num_hidden_layers=c["layers"], ffn_dim=c["inter"],
+        max_position_embeddings=64, num_attention_heads=c["heads"],
+        word_embed_proj_dim=c["hidden"], bos_token_id=0, eos_token_id=0,
+        pad_token_id=0, attn_implementation=impl), transformers.OPTModel
+
+
+def gpt_neox(impl):
+    c = SMALL
+    return transformers.GPTNeoXConfig(
+        vocab_size=VOCAB, hidden_size=c["hidden"],
+        num_hidden_layers=c["layers"], num_attention_heads=c["heads"],
+        intermediate_size=c["inter"], max_position_embeddings=64,
+        bos_token_id=0, eos_token_id=0, pad_token_id=0,
+        attn_implementation=impl), transformers.GPTNeoXModel
 
 
 def vit(impl):
@@ -226,7 +277,7 @@ MODELS = {
                    scale=lambda c: c.query_pre_attn_scalar ** -0.5),
     # T5 does not scale the scores.
     "t5": dict(build=t5, inputs=t5_inputs, expect=t5_expect, decoder=False,
-               scale=lambda c: 1.0),
+               scale=lambda c: 1.0, position_bias=True),
     "qwen2": dict(build=_llama_like(transformers.Qwen2Config,
                                     transformers.Qwen2Model),
                   inputs=decoder_inputs, expect=_expect_decoder, decoder=True),
@@ -251,6 +302,22 @@ MODELS = {
                                     transformers.RobertaModel),
                     inputs=encoder_inputs, expect=_expect_encoder(),
                     decoder=False),
+    # Multi-query attention: one kv head.
+    "gpt_bigcode": dict(build=gpt_bigcode, inputs=decoder_inputs,
+                        expect=_expect_causal("n_layer", "n_head",
+                                              lambda c: 1),
+                        decoder=True),
+    # ALiBi: a per-head linear position bias.
+    "bloom": dict(build=bloom, inputs=decoder_inputs,
+                  expect=_expect_causal("n_layer", "n_head"), decoder=True,
+                  position_bias=True),
+    "opt": dict(build=opt, inputs=decoder_inputs,
+                expect=_expect_causal("num_hidden_layers",
+                                      "num_attention_heads"), decoder=True),
+    "gpt_neox": dict(build=gpt_neox, inputs=decoder_inputs,
+                     expect=_expect_causal("num_hidden_layers",
+                                           "num_attention_heads"),
+                     decoder=True),
     # 4 patches and the class token.
     "vit": dict(build=vit, inputs=vit_inputs, expect=_expect_encoder(),
                 decoder=False, seq=5),
@@ -419,6 +486,9 @@ def generate(name, spec, manifest, log):
                 l.setdefault("scale", spec.get("scale", default_scale)(
                     cfg))
                 l.setdefault("seq", spec.get("seq", SEQ))
+                # A learned or ALiBi position bias: an operand until it is a
+                # function of positions (issue 34 item 5).
+                l.setdefault("position_bias", spec.get("position_bias", False))
             entry["decoder"] = spec["decoder"]
             entry["result"] = dict(shape=list(out.shape),
                                    dtype=MLIR_DTYPE[out.dtype])

@@ -275,3 +275,80 @@ func.func @tosa_tile_heads(%q: tensor<2x4x6x16xf32>, %k: tensor<2x2x6x16xf32>, %
   %o4 = tosa.reshape %o, %s4 : (tensor<8x6x16xf32>, !tosa.shape<4>) -> tensor<2x4x6x16xf32>
   return %o4 : tensor<2x4x6x16xf32>
 }
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#alibi = affine_map<(d0, d1, d2, d3) -> (0, d1, 0, d3)>
+// BLOOM's form: a data bias per head and key (ALiBi, here an argument) plus
+// a constant causal mask. Both are kept: causal, and the bias operand (the
+// causal classification must not drop the bias).
+// CHECK-LABEL: func.func @causal_and_head_bias
+// CHECK-SAME: %[[B:[^:]+]]: tensor<1x4x1x6xf32>
+// CHECK: fa.attention {{.+}} bias(%{{.+}} : tensor<1x4x6x6xf32>) {causal, scale = 2.500000e-01 : f32}
+func.func @causal_and_head_bias(%q: tensor<2x4x6x16xf32>, %k: tensor<2x4x6x16xf32>, %v: tensor<2x4x6x16xf32>, %alibi: tensor<1x4x1x6xf32>) -> tensor<2x4x6x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %scale = arith.constant 0.25 : f32
+  %et = tensor.empty() : tensor<2x4x16x6xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x6x16xf32>) outs(%et : tensor<2x4x16x6xf32>) permutation = [0, 1, 3, 2]
+  %qc = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<2x4x6x16xf32> into tensor<8x6x16xf32>
+  %kc = tensor.collapse_shape %kt [[0, 1], [2], [3]] : tensor<2x4x16x6xf32> into tensor<8x16x6xf32>
+  %es = tensor.empty() : tensor<8x6x6xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x6x6xf32>) -> tensor<8x6x6xf32>
+  %s = linalg.batch_matmul ins(%qc, %kc : tensor<8x6x16xf32>, tensor<8x16x6xf32>) outs(%fs : tensor<8x6x6xf32>) -> tensor<8x6x6xf32>
+  %se = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [2, 4, 6, 6] : tensor<8x6x6xf32> into tensor<2x4x6x6xf32>
+  %e = tensor.empty() : tensor<2x4x6x6xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #alibi, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%se, %alibi : tensor<2x4x6x6xf32>, tensor<1x4x1x6xf32>) outs(%e : tensor<2x4x6x6xf32>) {
+  ^bb0(%in: f32, %a: f32, %out: f32):
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %m = arith.cmpi ugt, %j, %i : index
+    %sc = arith.mulf %in, %scale : f32
+    %b = arith.addf %sc, %a : f32
+    %r = arith.select %m, %ninf, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x6x6xf32>
+  %p = linalg.softmax dimension(3) ins(%x : tensor<2x4x6x6xf32>) outs(%e : tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %pc = tensor.collapse_shape %p [[0, 1], [2], [3]] : tensor<2x4x6x6xf32> into tensor<8x6x6xf32>
+  %vc = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<2x4x6x16xf32> into tensor<8x6x16xf32>
+  %eo = tensor.empty() : tensor<8x6x16xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x6x16xf32>) -> tensor<8x6x16xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 4 query heads / 4 kv heads, scale 2.500000e-01, causal, bias)}}
+  %o = linalg.batch_matmul ins(%pc, %vc : tensor<8x6x6xf32>, tensor<8x6x16xf32>) outs(%fo : tensor<8x6x16xf32>) -> tensor<8x6x16xf32>
+  %oe = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [2, 4, 6, 16] : tensor<8x6x16xf32> into tensor<2x4x6x16xf32>
+  return %oe : tensor<2x4x6x16xf32>
+}
+
+// -----
+
+// The same in TOSA, as torch-mlir prints BLOOM: the ALiBi bias [B*H, 1, Sk]
+// added to the scaled scores, then a constant causal mask ([1, 1, S, S],
+// finfo.min). Two additive terms: one becomes causal, the other stays the
+// bias operand.
+// CHECK-LABEL: func.func @tosa_causal_and_alibi
+// CHECK: fa.attention {{.+}} bias(%{{.+}} : tensor<1x8x6x6xf32>) {causal, scale = 2.500000e-01 : f32}
+func.func @tosa_causal_and_alibi(%q: tensor<8x6x16xf32>, %k: tensor<8x6x16xf32>, %v: tensor<8x6x16xf32>, %alibi: tensor<8x1x6xf32>) -> tensor<8x6x16xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %c = "tosa.const"() <{values = dense<0.25> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+  %mask = "tosa.const"() <{values = dense<[[[[0.000000e+00, -3.40282347E+38, -3.40282347E+38, -3.40282347E+38, -3.40282347E+38, -3.40282347E+38], [0.000000e+00, 0.000000e+00, -3.40282347E+38, -3.40282347E+38, -3.40282347E+38, -3.40282347E+38], [0.000000e+00, 0.000000e+00, 0.000000e+00, -3.40282347E+38, -3.40282347E+38, -3.40282347E+38], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, -3.40282347E+38, -3.40282347E+38], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, -3.40282347E+38], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]]]]> : tensor<1x1x6x6xf32>}> : () -> tensor<1x1x6x6xf32>
+  %s4 = tosa.const_shape {values = dense<[2, 4, 6, 6]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %s3 = tosa.const_shape {values = dense<[8, 6, 6]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %kt = tosa.transpose %k {perms = array<i32: 0, 2, 1>} : (tensor<8x6x16xf32>) -> tensor<8x16x6xf32>
+  %s = tosa.matmul %q, %kt, %zp, %zp : (tensor<8x6x16xf32>, tensor<8x16x6xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<8x6x6xf32>
+  %x0 = tosa.mul %s, %c, %shift : (tensor<8x6x6xf32>, tensor<1x1x1xf32>, tensor<1xi8>) -> tensor<8x6x6xf32>
+  %x1 = tosa.add %alibi, %x0 : (tensor<8x1x6xf32>, tensor<8x6x6xf32>) -> tensor<8x6x6xf32>
+  %x2 = tosa.reshape %x1, %s4 : (tensor<8x6x6xf32>, !tosa.shape<4>) -> tensor<2x4x6x6xf32>
+  %x = tosa.add %x2, %mask : (tensor<2x4x6x6xf32>, tensor<1x1x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %m = tosa.reduce_max %x {axis = 3 : i32} : (tensor<2x4x6x6xf32>) -> tensor<2x4x6x1xf32>
+  %d = tosa.sub %x, %m : (tensor<2x4x6x6xf32>, tensor<2x4x6x1xf32>) -> tensor<2x4x6x6xf32>
+  %ex = tosa.exp %d : (tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %l = tosa.reduce_sum %ex {axis = 3 : i32} : (tensor<2x4x6x6xf32>) -> tensor<2x4x6x1xf32>
+  %r = tosa.reciprocal %l : (tensor<2x4x6x1xf32>) -> tensor<2x4x6x1xf32>
+  %p4 = tosa.mul %ex, %r, %shift : (tensor<2x4x6x6xf32>, tensor<2x4x6x1xf32>, tensor<1xi8>) -> tensor<2x4x6x6xf32>
+  %p = tosa.reshape %p4, %s3 : (tensor<2x4x6x6xf32>, !tosa.shape<3>) -> tensor<8x6x6xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 8 query heads / 8 kv heads, scale 2.500000e-01, causal, bias)}}
+  %o = tosa.matmul %p, %v, %zp, %zp : (tensor<8x6x6xf32>, tensor<8x6x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<8x6x16xf32>
+  return %o : tensor<8x6x16xf32>
+}

@@ -49,10 +49,13 @@ static bool matchGrid(const Grid &g, MaskConfig &out) {
   };
   if (!tl && !br)
     return false;
-  if (tl && (!br || cost(topLeft) <= cost(bottomRight)))
-    out = topLeft;
-  else
-    out = bottomRight;
+  const MaskConfig &m =
+      tl && (!br || cost(topLeft) <= cost(bottomRight)) ? topLeft : bottomRight;
+  // Only the mask's fields: a data-dependent bias found beside the mask
+  // (ALiBi and a causal mask, BLOOM) stays.
+  out.causal = m.causal;
+  out.window = m.window;
+  out.bottomRight = m.bottomRight;
   return true;
 }
 
