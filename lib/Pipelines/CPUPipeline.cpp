@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "fa/Pipelines/CPUPipeline.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
+#include "fa/Dialect/TMTensor/Transforms/Passes.h"
 #include "fa/Pipelines/CPUPasses.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -104,6 +105,8 @@ static void addLowerToLLVM(OpPassManager &pm) {
 
 void mlir::fa::buildFACPUPipeline(OpPassManager &pm,
                                   const FACPUPipelineOptions &options) {
+  // torch-mlir's tm_tensor ops (attention raised, scan lowered) first.
+  pm.addPass(fa::createFALowerTMTensor());
   // Whatever the raise left (linalg.softmax, math on tensors) lowers too.
   pm.addNestedPass<func::FuncOp>(fa::createFACPULowerAggregates());
   if (options.tiled) {

@@ -3,6 +3,8 @@
 
 #include "fa/Dialect/FA/IR/FADialect.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
+#include "fa/Dialect/TMTensor/IR/TMTensor.h"
+#include "fa/Dialect/TMTensor/Transforms/Passes.h"
 #include "fa/Conversion/Passes.h"
 #include "fa/Pipelines/CPUPipeline.h"
 #include "fa/Pipelines/NVVMPipeline.h"
@@ -12,13 +14,15 @@
 #include <mutex>
 
 void mlir::fa::registerDialects(DialectRegistry &registry) {
-  registry.insert<FADialect>();
+  // tm_tensor: torch-mlir's attention and scan, so that its output parses.
+  registry.insert<FADialect, tm_tensor::TMTensorDialect>();
 }
 
 void mlir::fa::registerPassesAndPipelines() {
   static std::once_flag once;
   std::call_once(once, [] {
     registerFAPasses();
+    registerFATMTensorPasses();
     registerFACPUPipeline();
     registerFAConversionPasses();
     registerFANVVMPipeline();

@@ -17,7 +17,12 @@ namespace mlir::fa {
 /// every near miss emits a remark on the P·V contraction; a near miss is
 /// reported once and not retried. Run it top-down (the forward's P·V before
 /// the backward's contractions).
+/// Also adds populateTMTensorAttentionRaisePatterns's pattern.
 void populateFARaiseAttentionPatterns(RewritePatternSet &patterns);
+
+/// Adds the pattern that replaces torch-mlir's tm_tensor.attention by
+/// fa.attention (Raising/TMTensor.cpp), with a remark on the op.
+void populateTMTensorAttentionRaisePatterns(RewritePatternSet &patterns);
 
 /// Folds the reshapes and transposes a raise put around fa.attention with
 /// the view ops the program had there (collapse-then-expand pairs,

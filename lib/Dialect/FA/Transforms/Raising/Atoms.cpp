@@ -208,7 +208,7 @@ bool mlir::fa::raising::isViewOp(Operation *op) {
   if (!op)
     return false;
   if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp,
-          tosa::TransposeOp, tosa::ReshapeOp>(op))
+          tosa::TransposeOp, tosa::ReshapeOp, tosa::TileOp>(op))
     return true;
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   return linalgOp && isCopyLike(linalgOp);
@@ -265,6 +265,29 @@ mlir::fa::raising::viewSource(Value v, const Access &access,
     if (failed(src))
       return {};
     return {reshape.getInput1(), *src};
+  }
+  if (auto tile = dyn_cast<tosa::TileOp>(op)) {
+    // Output index o of a dimension tiled m times reads input index o mod n:
+    // the dimension's atoms split into [copy (m), input index (n)], and the
+    // input is read at the second part (nothing for a tiled unit dimension,
+    // which is a broadcast: TOSA's repeat_kv).
+    auto srcType = cast<RankedTensorType>(tile.getInput1().getType());
+    auto dstType = cast<RankedTensorType>(tile.getType());
+    if (!srcType.hasStaticShape() || !dstType.hasStaticShape())
+      return {};
+    Access src;
+    for (auto [d, n] : llvm::enumerate(srcType.getShape())) {
+      int64_t m = dstType.getDimSize(d) / n;
+      if (m == 1) {
+        src.push_back(access[d]);
+        continue;
+      }
+      FailureOr<Access> parts = atoms.partition(access[d], {m, n});
+      if (failed(parts))
+        return {};
+      src.push_back((*parts)[1]);
+    }
+    return {tile.getInput1(), src};
   }
   auto linalgOp = cast<linalg::LinalgOp>(op);
   FailureOr<SmallVector<AtomList>> loops = loopAtoms(linalgOp, 0, access, atoms);

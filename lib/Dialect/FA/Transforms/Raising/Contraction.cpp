@@ -153,14 +153,16 @@ mlir::fa::raising::matchReduction(Value result, const Access &access,
   Operation *op = result.getDefiningOp();
   Reduction r;
   r.op = op;
-  if (isa_and_nonnull<tosa::ReduceMaxOp, tosa::ReduceSumOp>(op)) {
-    if (isa<tosa::ReduceMaxOp>(op) != (kind == ReductionKind::Max)) {
+  if (isa_and_nonnull<tosa::ReduceMaxOp, tosa::ReduceSumOp,
+                      tosa::ReduceAllOp>(op)) {
+    ReductionKind opKind = isa<tosa::ReduceMaxOp>(op)   ? ReductionKind::Max
+                           : isa<tosa::ReduceSumOp>(op) ? ReductionKind::Sum
+                                                        : ReductionKind::All;
+    if (opKind != kind) {
       why = std::string("expected a row ") + name;
       return failure();
     }
-    int64_t axis = isa<tosa::ReduceMaxOp>(op)
-                       ? cast<tosa::ReduceMaxOp>(op).getAxis()
-                       : cast<tosa::ReduceSumOp>(op).getAxis();
+    int64_t axis = op->getAttrOfType<IntegerAttr>("axis").getInt();
     Value in = op->getOperand(0);
     auto t = cast<RankedTensorType>(in.getType());
     if (t.isDynamicDim(axis)) {

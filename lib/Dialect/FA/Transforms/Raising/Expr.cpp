@@ -662,26 +662,40 @@ bool mlir::fa::raising::exprEqual(const ExprP &a, const ExprP &b,
 }
 
 /// Walks a Q or K operand up through views, extensions and constant scalings
-/// to the tensor the program holds.
+/// to the tensor the program holds. Every scaling on the way multiplies
+/// `scale`, so any split of the softmax scale between Q and K (PyTorch's
+/// math sdpa scales each by its square root) ends up in the op's scale.
 std::pair<Value, Access>
 mlir::fa::raising::traceOperand(Value v, Access access, AtomTable &atoms,
                                 double &scale) {
   ExprBuilder eb{atoms, nullptr, {}};
   while (true) {
     std::tie(v, access) = resolveViews(v, access, atoms, nullptr);
-    ExprP e = eb.deref(eb.leaf(v, access));
+    // Each step expands one op and keeps the operand unexpanded, so that
+    // the walk stops at the tensor the scaling reads (a projection's bias
+    // add is not looked into).
+    ExprP e = eb.leaf(v, access);
     double s = 1.0;
     while (true) {
-      if (e->kind == Expr::ExtF) {
-        e = eb.deref(e->ops[0]);
+      ExprP d = eb.deref(e);
+      // An identity op (x + 0 of a larger shape: TOSA's GQA broadcast).
+      if (d->kind == Expr::Leaf && d->value != e->value) {
+        e = d;
         continue;
       }
-      if (e->kind == Expr::Mul || e->kind == Expr::Div) {
-        ExprP a = eb.deref(e->ops[0]), c = eb.deref(e->ops[1]);
-        if (e->kind == Expr::Mul && !c->isConst() && a->isConst())
-          std::swap(a, c);
+      if (d->kind == Expr::ExtF) {
+        e = d->ops[0];
+        continue;
+      }
+      if (d->kind == Expr::Mul || d->kind == Expr::Div) {
+        ExprP a = d->ops[0], c = eb.deref(d->ops[1]);
+        if (d->kind == Expr::Mul && !c->isConst() &&
+            eb.deref(a)->isConst()) {
+          a = d->ops[1];
+          c = eb.deref(d->ops[0]);
+        }
         if (c->isConst() && c->fval != 0.0) {
-          s *= e->kind == Expr::Mul ? c->fval : 1.0 / c->fval;
+          s *= d->kind == Expr::Mul ? c->fval : 1.0 / c->fval;
           e = a;
           continue;
         }

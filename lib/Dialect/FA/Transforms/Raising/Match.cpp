@@ -377,13 +377,7 @@ void Matcher::traceRoots(Side &s, Plan &plan) {
                  s.kIsLhs ? qk.rhsAccess : qk.lhsAccess, scale);
   plan.k = trace(s.kIsLhs ? qk.lhs : qk.rhs,
                  s.kIsLhs ? qk.lhsAccess : qk.rhsAccess, scale);
-  double vScale = 1.0;
-  plan.v = trace(s.vOperand, s.vAccess, vScale);
-  if (vScale != 1.0) {
-    // A scaled V scales the output: not an attention parameter.
-    auto [vv, va] = resolveViews(s.vOperand, s.vAccess, atoms, nullptr);
-    plan.v = {vv, va};
-  }
+  plan.v = traceValueOperand(s.vOperand, s.vAccess, atoms);
   plan.scale = scale;
 }
 
@@ -429,6 +423,17 @@ LogicalResult Matcher::matchTrainingBackward(Side &s, Plan &plan,
 }
 
 } // namespace
+
+Root mlir::fa::raising::traceValueOperand(Value v, const Access &access,
+                                          AtomTable &atoms) {
+  double vScale = 1.0;
+  auto [root, rootAccess] = traceOperand(v, access, atoms, vScale);
+  if (vScale == 1.0)
+    return {root, rootAccess};
+  // A scaled V scales the output: not an attention parameter.
+  auto [vv, va] = resolveViews(v, access, atoms, nullptr);
+  return {vv, va};
+}
 
 FailureOr<Plan> mlir::fa::raising::matchAttention(Operation *pv,
                                                   AtomTable &atoms,

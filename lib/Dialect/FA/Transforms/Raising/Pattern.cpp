@@ -19,10 +19,7 @@ using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::raising;
 
-namespace {
-
-/// Erases `root` and then whatever became dead because of it.
-void eraseDeadFrom(Operation *root, RewriterBase &rw) {
+void mlir::fa::raising::eraseDeadFrom(Operation *root, RewriterBase &rw) {
   SmallVector<Operation *> worklist = {root};
   llvm::SmallPtrSet<Operation *, 32> erased;
   while (!worklist.empty()) {
@@ -40,6 +37,8 @@ void eraseDeadFrom(Operation *root, RewriterBase &rw) {
     rw.eraseOp(op);
   }
 }
+
+namespace {
 
 struct RaiseAttentionPattern : RewritePattern {
   explicit RaiseAttentionPattern(MLIRContext *ctx)
@@ -90,6 +89,7 @@ private:
 
 void mlir::fa::populateFARaiseAttentionPatterns(RewritePatternSet &patterns) {
   patterns.add<RaiseAttentionPattern>(patterns.getContext());
+  populateTMTensorAttentionRaisePatterns(patterns);
 }
 
 void mlir::fa::foldFARaiseGlue(Operation *root) {

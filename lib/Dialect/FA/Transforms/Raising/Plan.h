@@ -128,11 +128,18 @@ FailureOr<Value> buildAttention(const Plan &plan, AtomTable &atoms,
                                 std::string &summary,
                                 SmallVectorImpl<Operation *> &backwardRoots);
 
+/// Erases `root` and then whatever became dead because of it (Pattern.cpp).
+void eraseDeadFrom(Operation *root, RewriterBase &rw);
+
 /// Discardable attribute on the view ops around a raised op, so that the
 /// pass folds them once the greedy driver is done.
 constexpr const char *kGlueAttr = "fa.raise_glue";
 
 //===- Match.cpp ----------------------------------------------------------===//
+
+/// V as the program holds it: traced like Q and K through views and
+/// extensions, but a constant scaling of V is kept (it scales the output).
+Root traceValueOperand(Value v, const Access &access, AtomTable &atoms);
 
 /// Matches attention with `pv` as the P·V contraction. `nearMiss` tells
 /// whether a failure is worth a remark (an operand of `pv` is, or was on

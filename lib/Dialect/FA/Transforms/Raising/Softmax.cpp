@@ -25,6 +25,25 @@ static ExprP stripCasts(ExprP e, ExprBuilder &eb) {
   return e;
 }
 
+/// x when `e` is `x == -inf` (either operand order), with x looked through
+/// extensions (PyTorch's _safe_softmax compares the scores extended to f64:
+/// exact, -inf stays -inf and nothing else becomes it); null otherwise.
+static ExprP isNegInfTest(ExprP e, ExprBuilder &eb) {
+  if (!e || e->kind != Expr::CmpF ||
+      e->pred != (int64_t)arith::CmpFPredicate::OEQ)
+    return nullptr;
+  for (unsigned i = 0; i < 2; ++i) {
+    ExprP c = eb.deref(e->ops[1 - i]);
+    if (!c->isConst() || !std::isinf(c->fval) || c->fval > 0)
+      continue;
+    ExprP x = eb.deref(e->ops[i]);
+    while (x->kind == Expr::ExtF)
+      x = eb.deref(x->ops[0]);
+    return x;
+  }
+  return nullptr;
+}
+
 /// The single atom of `full` missing from `row`, or -1.
 static int missingAtom(const Access &full, const Access &row,
                        const AtomTable &atoms) {
@@ -78,12 +97,10 @@ FailureOr<SoftmaxMatch> mlir::fa::raising::matchSoftmax(Value p,
                                whyAll)
               : FailureOr<Reduction>(failure());
       ExprP cmp = succeeded(all) ? eb.deref(all->input) : nullptr;
-      ExprP ninf = cmp && cmp->kind == Expr::CmpF ? eb.deref(cmp->ops[1])
-                                                  : nullptr;
-      if (!ninf || cmp->pred != (int64_t)arith::CmpFPredicate::OEQ ||
-          !ninf->isConst() || !std::isinf(ninf->fval) || ninf->fval > 0 ||
+      ExprP compared = isNegInfTest(cmp, eb);
+      if (!compared ||
           missingAtom(access, c->access, eb.atoms) != sm->keyAtom ||
-          !exprEqual(cmp->ops[0], sm->scores, eb.atoms, eb,
+          !exprEqual(compared, sm->scores, eb.atoms, eb,
                      {{all->reducedAtom, sm->keyAtom}})) {
         why = "the softmax's rows are zeroed by a condition other than "
               "'every score is -inf' (_safe_softmax)";

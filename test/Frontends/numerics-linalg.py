@@ -1,0 +1,29 @@
+# Whole corpus models (test/Frontends/corpus) exported by torch-mlir as
+# linalg-on-tensors: raised, compiled by fa-cpu-pipeline, run on PyTorch's
+# inputs and compared with PyTorch's results (test/lib/corpus_numerics.py).
+# Every attention layer must be raised. One variant per form, to keep CI
+# short: sdpa's _safe_softmax (BERT, ViT), tm_tensor.attention with
+# tm_tensor.scan and GQA (Llama, GPT-2, T5 with its position bias, MQA in
+# GPT-BigCode), bf16 (Qwen2; OPT's causal mask).
+# RUN: %python %s | FileCheck %s
+# CHECK: ok bert.sdpa.f32.linalg: raised 2 of 2
+# CHECK: ok vit.sdpa.f32.linalg: raised 2 of 2
+# CHECK: ok llama.sdpa-whole.f32.linalg: raised 2 of 2
+# CHECK: ok gpt2.sdpa-whole.f32.linalg: raised 2 of 2
+# CHECK: ok t5.sdpa-whole.f32.linalg: raised 6 of 6
+# CHECK: ok gpt_bigcode.sdpa-whole.f32.linalg: raised 2 of 2
+# CHECK: ok qwen2.sdpa-whole.bf16.linalg: raised 2 of 2
+# CHECK: ok opt.eager.bf16.linalg: raised 2 of 2
+# CHECK: 0 failed
+import corpus_numerics
+
+corpus_numerics.report([
+    "bert.sdpa.f32.linalg",
+    "vit.sdpa.f32.linalg",
+    "llama.sdpa-whole.f32.linalg",
+    "gpt2.sdpa-whole.f32.linalg",
+    "t5.sdpa-whole.f32.linalg",
+    "gpt_bigcode.sdpa-whole.f32.linalg",
+    "qwen2.sdpa-whole.bf16.linalg",
+    "opt.eager.bf16.linalg",
+])

@@ -1,0 +1,21 @@
+# Whole corpus models (test/Frontends/corpus) exported by torch-mlir as TOSA:
+# raised, compiled by fa-cpu-pipeline (after upstream's tosa-to-linalg), run
+# on PyTorch's inputs and compared with PyTorch's results
+# (test/lib/corpus_numerics.py). Every attention layer must be raised. One
+# variant per form: sdpa's _safe_softmax with the scale split over Q and K
+# (BERT), GQA by tosa.tile (Llama), eager bf16 with a sliding window
+# (Mistral), ALiBi (BLOOM).
+# RUN: %python %s | FileCheck %s
+# CHECK: ok bert.sdpa.f32.tosa: raised 2 of 2
+# CHECK: ok llama.sdpa.f32.tosa: raised 2 of 2
+# CHECK: ok mistral.eager.bf16.tosa: raised 2 of 2
+# CHECK: ok bloom.eager.f32.tosa: raised 2 of 2
+# CHECK: 0 failed
+import corpus_numerics
+
+corpus_numerics.report([
+    "bert.sdpa.f32.tosa",
+    "llama.sdpa.f32.tosa",
+    "mistral.eager.bf16.tosa",
+    "bloom.eager.f32.tosa",
+])
