@@ -54,10 +54,13 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
           ((inner->kind == Expr::Div && ic->fval == f) ||
            (inner->kind == Expr::Mul &&
             std::abs(ic->fval * f - 1.0) < 1e-6))) {
-        if (!form.biases.empty() || form.softcap) {
-          why = "a bias added after the softcap";
+        if (form.softcap) {
+          why = "two softcaps";
           return failure();
         }
+        // Terms added after the softcap must be masks, which fa.attention
+        // applies after it (Gemma-2); Masks.cpp checks.
+        form.biasesAfterCap = form.biases.size();
         if (form.scale != 1.0) {
           why = "a scale applied after the softcap";
           return failure();
