@@ -918,6 +918,150 @@ func.func @unmodelled_op(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: ten
 
 // -----
 
+// A decline names the op that stopped it (issue 34 item 7).
+// CHECK-LABEL: func.func @scores_through_unmodelled_op
+// CHECK-NOT: fa.attention
+#mq = affine_map<(b, i, j, d) -> (b, i, d)>
+#mk = affine_map<(b, i, j, d) -> (b, j, d)>
+#ms = affine_map<(b, i, j, d) -> (b, i, j)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
+#mp = affine_map<(b, i, e, j) -> (b, i, j)>
+#mv = affine_map<(b, i, e, j) -> (b, j, e)>
+#mo = affine_map<(b, i, e, j) -> (b, i, e)>
+func.func @scores_through_unmodelled_op(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf_r = arith.constant 0xFF800000 : f32
+  %es = tensor.empty() : tensor<2x16x16xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%sc: f32, %out: f32):
+    %cscale = arith.constant 0.125 : f32
+    %s = arith.mulf %sc, %cscale : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %fmin = arith.constant -3.40282347E+38 : f32
+    %x = math.sin %s : f32
+    linalg.yield %x : f32
+  } -> tensor<2x16x16xf32>
+  %er = tensor.empty() : tensor<2x16xf32>
+  %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%a: f32, %mm: f32, %o: f32):
+    %dd = arith.subf %a, %mm : f32
+    %r = math.exp %dd : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%a: f32, %ll: f32, %o: f32):
+    %r = arith.divf %a, %ll : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %eo = tensor.empty() : tensor<2x16x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
+  // expected-remark @+1 {{attention not raised: the scores go through an op that is not a scale, bias, mask, softcap or cast: 'math.sin'}}
+  %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x8xf32>
+  return %out : tensor<2x16x8xf32>
+}
+
+// -----
+
+// A select whose sides are no mask fill, named.
+// CHECK-LABEL: func.func @select_not_a_mask
+// CHECK-NOT: fa.attention
+#mq = affine_map<(b, i, j, d) -> (b, i, d)>
+#mk = affine_map<(b, i, j, d) -> (b, j, d)>
+#ms = affine_map<(b, i, j, d) -> (b, i, j)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
+#mp = affine_map<(b, i, e, j) -> (b, i, j)>
+#mv = affine_map<(b, i, e, j) -> (b, j, e)>
+#mo = affine_map<(b, i, e, j) -> (b, i, e)>
+func.func @select_not_a_mask(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf_r = arith.constant 0xFF800000 : f32
+  %es = tensor.empty() : tensor<2x16x16xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%sc: f32, %out: f32):
+    %cscale = arith.constant 0.125 : f32
+    %s = arith.mulf %sc, %cscale : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %fmin = arith.constant -3.40282347E+38 : f32
+    %h = arith.cmpi ugt, %j, %i : index
+    %c1 = arith.constant -1.0 : f32
+    %x = arith.select %h, %c1, %s : f32
+    linalg.yield %x : f32
+  } -> tensor<2x16x16xf32>
+  %er = tensor.empty() : tensor<2x16xf32>
+  %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%a: f32, %mm: f32, %o: f32):
+    %dd = arith.subf %a, %mm : f32
+    %r = math.exp %dd : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%a: f32, %ll: f32, %o: f32):
+    %r = arith.divf %a, %ll : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %eo = tensor.empty() : tensor<2x16x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
+  // expected-remark @+1 {{attention not raised: a select that is not a mask ('arith.select': neither side is -inf or <= -1e4)}}
+  %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x8xf32>
+  return %out : tensor<2x16x8xf32>
+}
+
+// -----
+
 // TOSA: i8 positions plus 120 wrap for rows >= 8 (tosa.add on integers
 // wraps), which hides every key of those rows (was raised with no mask): a
 // constant that is no causal mask or window, kept as the bias.

@@ -53,6 +53,19 @@ std::string mlir::fa::raising::describeUnknown(const Expr &e) {
   return "a block argument";
 }
 
+std::string mlir::fa::raising::describeNode(const Expr &e) {
+  if (e.op)
+    return "'" + e.op->getName().getStringRef().str() + "'";
+  if (e.kind == Expr::Leaf || e.kind == Expr::Unknown) {
+    if (Operation *op = e.value ? e.value.getDefiningOp() : nullptr)
+      return "'" + op->getName().getStringRef().str() + "'";
+    return "a function argument";
+  }
+  if (e.kind == Expr::Const || e.kind == Expr::IConst)
+    return "a constant";
+  return "a computed value";
+}
+
 double mlir::fa::raising::roundToType(double v, Type t) {
   auto ft = dyn_cast_or_null<FloatType>(t);
   if (!ft || ft.isF64())

@@ -306,8 +306,10 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
         continue;
       auto [v, a] = originOf(s.cond);
       if (!v || !getElementTypeOrSelf(v.getType()).isInteger(1)) {
-        why = "a data-dependent mask condition that is not a boolean tensor "
-              "(" + splitWhy + ")";
+        why = "a data-dependent mask condition (" +
+              describeNode(*eb.derefAll(s.cond)) +
+              ") that is not a boolean tensor nor a key padding mask (" +
+              splitWhy + ")";
         return failure();
       }
       if (!std::isinf(s.fill)) {

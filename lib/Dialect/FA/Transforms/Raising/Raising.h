@@ -160,6 +160,8 @@ struct Expr {
 /// A description of the op behind an Unknown node for remarks:
 /// "'arith.remf'" or "a block argument".
 std::string describeUnknown(const Expr &e);
+/// The op (or argument) behind any node, for remarks: "'linalg.generic'".
+std::string describeNode(const Expr &e);
 
 /// A copy of `e` with each operand replaced by `f` of it; null if `f`
 /// gives null for one.
