@@ -20,15 +20,18 @@ Both return the text of one func.func (lit's "// -----" separated files and
 test/lib/raise_equiv.py read it as is).
 """
 
-HEADER = """\
-#mq = affine_map<(b, i, j, d) -> (b, i, d)>
-#mk = affine_map<(b, i, j, d) -> (b, j, d)>
-#ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
-#mp = affine_map<(b, i, e, j) -> (b, i, j)>
-#mv = affine_map<(b, i, e, j) -> (b, j, e)>
-#mo = affine_map<(b, i, e, j) -> (b, i, e)>
+def _header(bd):
+    """Indexing maps over the batch dims `bd` (["b"] or ["b", "h"])."""
+    b = ", ".join(bd)
+    return f"""\
+#mq = affine_map<({b}, i, j, d) -> ({b}, i, d)>
+#mk = affine_map<({b}, i, j, d) -> ({b}, j, d)>
+#ms = affine_map<({b}, i, j, d) -> ({b}, i, j)>
+#id = affine_map<({b}, i, j) -> ({b}, i, j)>
+#row = affine_map<({b}, i, j) -> ({b}, i)>
+#mp = affine_map<({b}, i, e, j) -> ({b}, i, j)>
+#mv = affine_map<({b}, i, e, j) -> ({b}, j, e)>
+#mo = affine_map<({b}, i, e, j) -> ({b}, i, e)>
 """
 
 
@@ -37,74 +40,87 @@ def _t(*shape, elt="f32"):
 
 
 def linalg_program(name, body, bh=2, sq=16, sk=16, d=8, inputs=(),
-                   scale=0.125, header=True):
-    """`inputs`: [(arg name without %, tensor type, affine map over
-    (b, i, j))] read by the mask generic."""
-    s3, r2 = _t(bh, sq, sk), _t(bh, sq)
-    q, kv = _t(bh, sq, d), _t(bh, sk, d)
+                   scale=0.125, heads=None, header=True, pre="", computed=()):
+    """[bh, S, D] operands, or [bh, heads, S, D] when `heads` is given (the
+    body then also binds %b and %h). `inputs`: [(arg name without %, tensor
+    type, affine map results over (b, [h,] i, j))]: function arguments read
+    by the mask generic; `computed`: the same for values that the
+    statements `pre` (at the start of the function) define. Both are bound
+    to %in0, %in1, ... in the body, inputs first."""
+    bd = ["b"] if heads is None else ["b", "h"]
+    bs = [bh] if heads is None else [bh, heads]
+    dims = ", ".join(bd)
+    s4, r3 = _t(*bs, sq, sk), _t(*bs, sq)
+    q, kv = _t(*bs, sq, d), _t(*bs, sk, d)
+    par = '"parallel", ' * len(bd)
     args = [f"%q: {q}", f"%k: {kv}", f"%v: {kv}"] + [
         f"%{n}: {t}" for n, t, _ in inputs]
+    inputs = list(inputs) + list(computed)
     in_vals = ", ".join(["%qk"] + [f"%{n}" for n, _, _ in inputs])
-    in_types = ", ".join([s3] + [t for _, t, _ in inputs])
-    in_maps = ", ".join(["#id3"] + [f"affine_map<(b, i, j) -> ({m})>"
-                                    for _, _, m in inputs])
+    in_types = ", ".join([s4] + [t for _, t, _ in inputs])
+    in_maps = ", ".join(["#id"] + [f"affine_map<({dims}, i, j) -> ({m})>"
+                                   for _, _, m in inputs])
     bb_args = ", ".join(["%sc: f32"] + [
         f"%in{k}: {t.rsplit('x', 1)[1].rstrip('>')}"
         for k, (_, t, _) in enumerate(inputs)] + ["%out: f32"])
+    batch_idx = "".join(f"    %{n} = linalg.index {k} : index\n"
+                        for k, n in enumerate(bd) if heads is not None)
     body = "\n".join("    " + l.strip() for l in body.strip().splitlines())
-    return (HEADER if header else "") + f"""\
+    n = len(bd)
+    pre = "".join("  " + l.strip() + "\n" for l in pre.strip().splitlines())
+    return (_header(bd) if header else "") + f"""\
 func.func @{name}({", ".join(args)}) -> {q} {{
-  %zero = arith.constant 0.0 : f32
+{pre}  %zero = arith.constant 0.0 : f32
   %ninf_r = arith.constant 0xFF800000 : f32
-  %es = tensor.empty() : {s3}
-  %fs = linalg.fill ins(%zero : f32) outs(%es : {s3}) -> {s3}
-  %qk = linalg.generic {{indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}} ins(%q, %k : {q}, {kv}) outs(%fs : {s3}) {{
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  %es = tensor.empty() : {s4}
+  %fs = linalg.fill ins(%zero : f32) outs(%es : {s4}) -> {s4}
+  %qk = linalg.generic {{indexing_maps = [#mq, #mk, #ms], iterator_types = [{par}"parallel", "parallel", "reduction"]}} ins(%q, %k : {q}, {kv}) outs(%fs : {s4}) {{
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
-  }} -> {s3}
-  %masked = linalg.generic {{indexing_maps = [{in_maps}, #id3], iterator_types = ["parallel", "parallel", "parallel"]}} ins({in_vals} : {in_types}) outs(%es : {s3}) {{
+  }} -> {s4}
+  %masked = linalg.generic {{indexing_maps = [{in_maps}, #id], iterator_types = [{par}"parallel", "parallel"]}} ins({in_vals} : {in_types}) outs(%es : {s4}) {{
   ^bb0({bb_args}):
     %cscale = arith.constant {scale!r} : f32
     %s = arith.mulf %sc, %cscale : f32
-    %i = linalg.index 1 : index
-    %j = linalg.index 2 : index
+{batch_idx}    %i = linalg.index {n} : index
+    %j = linalg.index {n + 1} : index
     %ninf = arith.constant 0xFF800000 : f32
     %fmin = arith.constant -3.40282347E+38 : f32
 {body}
     linalg.yield %x : f32
-  }} -> {s3}
-  %er = tensor.empty() : {r2}
-  %fm = linalg.fill ins(%ninf_r : f32) outs(%er : {r2}) -> {r2}
-  %mx = linalg.generic {{indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%masked : {s3}) outs(%fm : {r2}) {{
+  }} -> {s4}
+  %er = tensor.empty() : {r3}
+  %fm = linalg.fill ins(%ninf_r : f32) outs(%er : {r3}) -> {r3}
+  %mx = linalg.generic {{indexing_maps = [#id, #row], iterator_types = [{par}"parallel", "reduction"]}} ins(%masked : {s4}) outs(%fm : {r3}) {{
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
-  }} -> {r2}
-  %ex = linalg.generic {{indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}} ins(%masked, %mx : {s3}, {r2}) outs(%es : {s3}) {{
+  }} -> {r3}
+  %ex = linalg.generic {{indexing_maps = [#id, #row, #id], iterator_types = [{par}"parallel", "parallel"]}} ins(%masked, %mx : {s4}, {r3}) outs(%es : {s4}) {{
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
-  }} -> {s3}
-  %fl = linalg.fill ins(%zero : f32) outs(%er : {r2}) -> {r2}
-  %l = linalg.generic {{indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%ex : {s3}) outs(%fl : {r2}) {{
+  }} -> {s4}
+  %fl = linalg.fill ins(%zero : f32) outs(%er : {r3}) -> {r3}
+  %l = linalg.generic {{indexing_maps = [#id, #row], iterator_types = [{par}"parallel", "reduction"]}} ins(%ex : {s4}) outs(%fl : {r3}) {{
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
-  }} -> {r2}
-  %p = linalg.generic {{indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}} ins(%ex, %l : {s3}, {r2}) outs(%es : {s3}) {{
+  }} -> {r3}
+  %p = linalg.generic {{indexing_maps = [#id, #row, #id], iterator_types = [{par}"parallel", "parallel"]}} ins(%ex, %l : {s4}, {r3}) outs(%es : {s4}) {{
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
-  }} -> {s3}
+  }} -> {s4}
   %eo = tensor.empty() : {q}
   %fo = linalg.fill ins(%zero : f32) outs(%eo : {q}) -> {q}
   // REMARK
-  %out = linalg.generic {{indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}} ins(%p, %v : {s3}, {kv}) outs(%fo : {q}) {{
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  %out = linalg.generic {{indexing_maps = [#mp, #mv, #mo], iterator_types = [{par}"parallel", "parallel", "reduction"]}} ins(%p, %v : {s4}, {kv}) outs(%fo : {q}) {{
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   }} -> {q}

@@ -115,7 +115,13 @@ def raise_attention(text):
     return proc.stdout, proc.stderr
 
 
+_INTS = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64}
+
+
 def _random(shape, elt, rng, mask_density, binary=False, scale=1.0):
+    if elt in _INTS:  # integer masks (transformers' attention_mask): 0 / 1
+        m = rng.random(shape) < mask_density
+        return m.astype(_INTS[elt]), m.astype(np.float64)
     if binary:
         m = (rng.random(shape) < mask_density).astype(np.float64)
         return dtypes.to_storage(m, elt), m

@@ -14,8 +14,8 @@
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
 #mp = affine_map<(b, i, e, j) -> (b, i, j)>
 #mv = affine_map<(b, i, e, j) -> (b, j, e)>
 #mo = affine_map<(b, i, e, j) -> (b, i, e)>
@@ -25,12 +25,12 @@ func.func @causal_and_bias(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: t
   %es = tensor.empty() : tensor<2x16x16xf32>
   %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
   %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
-  %masked = linalg.generic {indexing_maps = [#id3, affine_map<(b, i, j) -> (b, i, j)>, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk, %bias : tensor<2x16x16xf32>, tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %masked = linalg.generic {indexing_maps = [#id, affine_map<(b, i, j) -> (b, i, j)>, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk, %bias : tensor<2x16x16xf32>, tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%sc: f32, %in0: f32, %out: f32):
     %cscale = arith.constant 0.125 : f32
     %s = arith.mulf %sc, %cscale : f32
@@ -45,24 +45,24 @@ func.func @causal_and_bias(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: t
   } -> tensor<2x16x16xf32>
   %er = tensor.empty() : tensor<2x16xf32>
   %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
   %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %l = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
@@ -71,8 +71,8 @@ func.func @causal_and_bias(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: t
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
   // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal, bias)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x8xf32>
@@ -89,8 +89,8 @@ func.func @causal_and_bias(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: t
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
 #mp = affine_map<(b, i, e, j) -> (b, i, j)>
 #mv = affine_map<(b, i, e, j) -> (b, j, e)>
 #mo = affine_map<(b, i, e, j) -> (b, i, e)>
@@ -100,12 +100,12 @@ func.func @causal_and_padding(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v
   %es = tensor.empty() : tensor<2x16x16xf32>
   %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
   %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
-  %masked = linalg.generic {indexing_maps = [#id3, affine_map<(b, i, j) -> (b, j)>, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk, %pad : tensor<2x16x16xf32>, tensor<2x16xi1>) outs(%es : tensor<2x16x16xf32>) {
+  %masked = linalg.generic {indexing_maps = [#id, affine_map<(b, i, j) -> (b, j)>, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk, %pad : tensor<2x16x16xf32>, tensor<2x16xi1>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%sc: f32, %in0: i1, %out: f32):
     %cscale = arith.constant 0.125 : f32
     %s = arith.mulf %sc, %cscale : f32
@@ -120,24 +120,24 @@ func.func @causal_and_padding(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v
   } -> tensor<2x16x16xf32>
   %er = tensor.empty() : tensor<2x16xf32>
   %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
   %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %l = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
@@ -146,8 +146,8 @@ func.func @causal_and_padding(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
   // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal, boolean mask as bias)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x8xf32>
@@ -162,8 +162,8 @@ func.func @causal_and_padding(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
 #mp = affine_map<(b, i, e, j) -> (b, i, j)>
 #mv = affine_map<(b, i, e, j) -> (b, j, e)>
 #mo = affine_map<(b, i, e, j) -> (b, i, e)>
@@ -173,12 +173,12 @@ func.func @window_and_bias(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: t
   %es = tensor.empty() : tensor<2x16x16xf32>
   %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
   %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
-  %masked = linalg.generic {indexing_maps = [#id3, affine_map<(b, i, j) -> (b, i, j)>, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk, %bias : tensor<2x16x16xf32>, tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %masked = linalg.generic {indexing_maps = [#id, affine_map<(b, i, j) -> (b, i, j)>, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk, %bias : tensor<2x16x16xf32>, tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%sc: f32, %in0: f32, %out: f32):
     %cscale = arith.constant 0.125 : f32
     %s = arith.mulf %sc, %cscale : f32
@@ -195,24 +195,24 @@ func.func @window_and_bias(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: t
   } -> tensor<2x16x16xf32>
   %er = tensor.empty() : tensor<2x16xf32>
   %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
   %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %l = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
@@ -221,8 +221,8 @@ func.func @window_and_bias(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: t
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
   // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal window [3, 0], bias)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x8xf32>

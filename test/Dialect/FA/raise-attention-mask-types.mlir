@@ -16,8 +16,8 @@
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
 #mp = affine_map<(b, i, e, j) -> (b, i, j)>
 #mv = affine_map<(b, i, e, j) -> (b, j, e)>
 #mo = affine_map<(b, i, e, j) -> (b, i, e)>
@@ -27,12 +27,12 @@ func.func @i8_wraps_at_128(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v:
   %es = tensor.empty() : tensor<1x200x200xf32>
   %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<1x200x200xf32>) -> tensor<1x200x200xf32>
   %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x200x8xf32>, tensor<1x200x8xf32>) outs(%fs : tensor<1x200x200xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<1x200x200xf32>
-  %masked = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<1x200x200xf32>) outs(%es : tensor<1x200x200xf32>) {
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<1x200x200xf32>) outs(%es : tensor<1x200x200xf32>) {
   ^bb0(%sc: f32, %out: f32):
     %cscale = arith.constant 0.125 : f32
     %s = arith.mulf %sc, %cscale : f32
@@ -48,24 +48,24 @@ func.func @i8_wraps_at_128(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v:
   } -> tensor<1x200x200xf32>
   %er = tensor.empty() : tensor<1x200xf32>
   %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<1x200xf32>) -> tensor<1x200xf32>
-  %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<1x200x200xf32>) outs(%fm : tensor<1x200xf32>) {
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<1x200x200xf32>) outs(%fm : tensor<1x200xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<1x200xf32>
-  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<1x200x200xf32>, tensor<1x200xf32>) outs(%es : tensor<1x200x200xf32>) {
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<1x200x200xf32>, tensor<1x200xf32>) outs(%es : tensor<1x200x200xf32>) {
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
   } -> tensor<1x200x200xf32>
   %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<1x200xf32>) -> tensor<1x200xf32>
-  %l = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<1x200x200xf32>) outs(%fl : tensor<1x200xf32>) {
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<1x200x200xf32>) outs(%fl : tensor<1x200xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<1x200xf32>
-  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<1x200x200xf32>, tensor<1x200xf32>) outs(%es : tensor<1x200x200xf32>) {
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<1x200x200xf32>, tensor<1x200xf32>) outs(%es : tensor<1x200x200xf32>) {
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
@@ -74,8 +74,8 @@ func.func @i8_wraps_at_128(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v:
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<1x200x8xf32>) -> tensor<1x200x8xf32>
   // expected-remark @+1 {{attention not raised: a constant mask that is neither causal nor a sliding window}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x200x200xf32>, tensor<1x200x8xf32>) outs(%fo : tensor<1x200x8xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<1x200x8xf32>
@@ -90,8 +90,8 @@ func.func @i8_wraps_at_128(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v:
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
 #mp = affine_map<(b, i, e, j) -> (b, i, j)>
 #mv = affine_map<(b, i, e, j) -> (b, j, e)>
 #mo = affine_map<(b, i, e, j) -> (b, i, e)>
@@ -101,12 +101,12 @@ func.func @i8_no_wrap(%q: tensor<1x100x8xf32>, %k: tensor<1x100x8xf32>, %v: tens
   %es = tensor.empty() : tensor<1x100x100xf32>
   %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<1x100x100xf32>) -> tensor<1x100x100xf32>
   %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x100x8xf32>, tensor<1x100x8xf32>) outs(%fs : tensor<1x100x100xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<1x100x100xf32>
-  %masked = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<1x100x100xf32>) outs(%es : tensor<1x100x100xf32>) {
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<1x100x100xf32>) outs(%es : tensor<1x100x100xf32>) {
   ^bb0(%sc: f32, %out: f32):
     %cscale = arith.constant 0.125 : f32
     %s = arith.mulf %sc, %cscale : f32
@@ -122,24 +122,24 @@ func.func @i8_no_wrap(%q: tensor<1x100x8xf32>, %k: tensor<1x100x8xf32>, %v: tens
   } -> tensor<1x100x100xf32>
   %er = tensor.empty() : tensor<1x100xf32>
   %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<1x100xf32>) -> tensor<1x100xf32>
-  %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<1x100x100xf32>) outs(%fm : tensor<1x100xf32>) {
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<1x100x100xf32>) outs(%fm : tensor<1x100xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<1x100xf32>
-  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<1x100x100xf32>, tensor<1x100xf32>) outs(%es : tensor<1x100x100xf32>) {
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<1x100x100xf32>, tensor<1x100xf32>) outs(%es : tensor<1x100x100xf32>) {
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
   } -> tensor<1x100x100xf32>
   %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<1x100xf32>) -> tensor<1x100xf32>
-  %l = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<1x100x100xf32>) outs(%fl : tensor<1x100xf32>) {
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<1x100x100xf32>) outs(%fl : tensor<1x100xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<1x100xf32>
-  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<1x100x100xf32>, tensor<1x100xf32>) outs(%es : tensor<1x100x100xf32>) {
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<1x100x100xf32>, tensor<1x100xf32>) outs(%es : tensor<1x100x100xf32>) {
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
@@ -148,8 +148,8 @@ func.func @i8_no_wrap(%q: tensor<1x100x8xf32>, %k: tensor<1x100x8xf32>, %v: tens
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<1x100x8xf32>) -> tensor<1x100x8xf32>
   // expected-remark @+1 {{raised to fa.attention (bhsd, 1 query heads / 1 kv heads, scale 1.250000e-01, causal)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x100x100xf32>, tensor<1x100x8xf32>) outs(%fo : tensor<1x100x8xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<1x100x8xf32>
@@ -164,8 +164,8 @@ func.func @i8_no_wrap(%q: tensor<1x100x8xf32>, %k: tensor<1x100x8xf32>, %v: tens
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
 #mp = affine_map<(b, i, e, j) -> (b, i, j)>
 #mv = affine_map<(b, i, e, j) -> (b, j, e)>
 #mo = affine_map<(b, i, e, j) -> (b, i, e)>
@@ -175,12 +175,12 @@ func.func @uitofp_of_i8(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v: te
   %es = tensor.empty() : tensor<1x200x200xf32>
   %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<1x200x200xf32>) -> tensor<1x200x200xf32>
   %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x200x8xf32>, tensor<1x200x8xf32>) outs(%fs : tensor<1x200x200xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<1x200x200xf32>
-  %masked = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<1x200x200xf32>) outs(%es : tensor<1x200x200xf32>) {
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<1x200x200xf32>) outs(%es : tensor<1x200x200xf32>) {
   ^bb0(%sc: f32, %out: f32):
     %cscale = arith.constant 0.125 : f32
     %s = arith.mulf %sc, %cscale : f32
@@ -198,24 +198,24 @@ func.func @uitofp_of_i8(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v: te
   } -> tensor<1x200x200xf32>
   %er = tensor.empty() : tensor<1x200xf32>
   %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<1x200xf32>) -> tensor<1x200xf32>
-  %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<1x200x200xf32>) outs(%fm : tensor<1x200xf32>) {
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<1x200x200xf32>) outs(%fm : tensor<1x200xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<1x200xf32>
-  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<1x200x200xf32>, tensor<1x200xf32>) outs(%es : tensor<1x200x200xf32>) {
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<1x200x200xf32>, tensor<1x200xf32>) outs(%es : tensor<1x200x200xf32>) {
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
   } -> tensor<1x200x200xf32>
   %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<1x200xf32>) -> tensor<1x200xf32>
-  %l = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<1x200x200xf32>) outs(%fl : tensor<1x200xf32>) {
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<1x200x200xf32>) outs(%fl : tensor<1x200xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<1x200xf32>
-  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<1x200x200xf32>, tensor<1x200xf32>) outs(%es : tensor<1x200x200xf32>) {
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<1x200x200xf32>, tensor<1x200xf32>) outs(%es : tensor<1x200x200xf32>) {
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
@@ -224,8 +224,8 @@ func.func @uitofp_of_i8(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v: te
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<1x200x8xf32>) -> tensor<1x200x8xf32>
   // expected-remark @+1 {{raised to fa.attention (bhsd, 1 query heads / 1 kv heads, scale 1.250000e-01, causal)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x200x200xf32>, tensor<1x200x8xf32>) outs(%fo : tensor<1x200x8xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<1x200x8xf32>
@@ -240,8 +240,8 @@ func.func @uitofp_of_i8(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v: te
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
 #mp = affine_map<(b, i, e, j) -> (b, i, j)>
 #mv = affine_map<(b, i, e, j) -> (b, j, e)>
 #mo = affine_map<(b, i, e, j) -> (b, i, e)>
@@ -251,12 +251,12 @@ func.func @sitofp_of_i8(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v: te
   %es = tensor.empty() : tensor<1x200x200xf32>
   %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<1x200x200xf32>) -> tensor<1x200x200xf32>
   %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x200x8xf32>, tensor<1x200x8xf32>) outs(%fs : tensor<1x200x200xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<1x200x200xf32>
-  %masked = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<1x200x200xf32>) outs(%es : tensor<1x200x200xf32>) {
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<1x200x200xf32>) outs(%es : tensor<1x200x200xf32>) {
   ^bb0(%sc: f32, %out: f32):
     %cscale = arith.constant 0.125 : f32
     %s = arith.mulf %sc, %cscale : f32
@@ -274,24 +274,24 @@ func.func @sitofp_of_i8(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v: te
   } -> tensor<1x200x200xf32>
   %er = tensor.empty() : tensor<1x200xf32>
   %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<1x200xf32>) -> tensor<1x200xf32>
-  %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<1x200x200xf32>) outs(%fm : tensor<1x200xf32>) {
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<1x200x200xf32>) outs(%fm : tensor<1x200xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<1x200xf32>
-  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<1x200x200xf32>, tensor<1x200xf32>) outs(%es : tensor<1x200x200xf32>) {
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<1x200x200xf32>, tensor<1x200xf32>) outs(%es : tensor<1x200x200xf32>) {
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
   } -> tensor<1x200x200xf32>
   %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<1x200xf32>) -> tensor<1x200xf32>
-  %l = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<1x200x200xf32>) outs(%fl : tensor<1x200xf32>) {
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<1x200x200xf32>) outs(%fl : tensor<1x200xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<1x200xf32>
-  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<1x200x200xf32>, tensor<1x200xf32>) outs(%es : tensor<1x200x200xf32>) {
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<1x200x200xf32>, tensor<1x200xf32>) outs(%es : tensor<1x200x200xf32>) {
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
@@ -300,8 +300,8 @@ func.func @sitofp_of_i8(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v: te
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<1x200x8xf32>) -> tensor<1x200x8xf32>
   // expected-remark @+1 {{attention not raised: a constant mask that is neither causal nor a sliding window}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x200x200xf32>, tensor<1x200x8xf32>) outs(%fo : tensor<1x200x8xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<1x200x8xf32>
@@ -317,8 +317,8 @@ func.func @sitofp_of_i8(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v: te
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
 #mp = affine_map<(b, i, e, j) -> (b, i, j)>
 #mv = affine_map<(b, i, e, j) -> (b, j, e)>
 #mo = affine_map<(b, i, e, j) -> (b, i, e)>
@@ -328,12 +328,12 @@ func.func @unsigned_difference_causal(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8x
   %es = tensor.empty() : tensor<2x16x16xf32>
   %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
   %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
-  %masked = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%sc: f32, %out: f32):
     %cscale = arith.constant 0.125 : f32
     %s = arith.mulf %sc, %cscale : f32
@@ -349,24 +349,24 @@ func.func @unsigned_difference_causal(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8x
   } -> tensor<2x16x16xf32>
   %er = tensor.empty() : tensor<2x16xf32>
   %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
   %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %l = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
@@ -375,8 +375,8 @@ func.func @unsigned_difference_causal(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8x
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
   // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x8xf32>
@@ -391,8 +391,8 @@ func.func @unsigned_difference_causal(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8x
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
 #mp = affine_map<(b, i, e, j) -> (b, i, j)>
 #mv = affine_map<(b, i, e, j) -> (b, j, e)>
 #mo = affine_map<(b, i, e, j) -> (b, i, e)>
@@ -402,12 +402,12 @@ func.func @unsigned_difference_window(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8x
   %es = tensor.empty() : tensor<2x16x16xf32>
   %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
   %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
-  %masked = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%sc: f32, %out: f32):
     %cscale = arith.constant 0.125 : f32
     %s = arith.mulf %sc, %cscale : f32
@@ -425,24 +425,24 @@ func.func @unsigned_difference_window(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8x
   } -> tensor<2x16x16xf32>
   %er = tensor.empty() : tensor<2x16xf32>
   %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
   %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %l = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
@@ -451,8 +451,8 @@ func.func @unsigned_difference_window(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8x
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
   // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal window [3, 0])}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x8xf32>
@@ -468,8 +468,8 @@ func.func @unsigned_difference_window(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8x
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
 #mp = affine_map<(b, i, e, j) -> (b, i, j)>
 #mv = affine_map<(b, i, e, j) -> (b, j, e)>
 #mo = affine_map<(b, i, e, j) -> (b, i, e)>
@@ -479,12 +479,12 @@ func.func @extsi_of_bool(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: ten
   %es = tensor.empty() : tensor<2x16x16xf32>
   %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
   %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
-  %masked = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%sc: f32, %out: f32):
     %cscale = arith.constant 0.125 : f32
     %s = arith.mulf %sc, %cscale : f32
@@ -501,24 +501,24 @@ func.func @extsi_of_bool(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: ten
   } -> tensor<2x16x16xf32>
   %er = tensor.empty() : tensor<2x16xf32>
   %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
   %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %l = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
@@ -527,8 +527,8 @@ func.func @extsi_of_bool(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: ten
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
   // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x8xf32>
@@ -544,8 +544,8 @@ func.func @extsi_of_bool(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: ten
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
 #mp = affine_map<(b, i, e, j) -> (b, i, j)>
 #mv = affine_map<(b, i, e, j) -> (b, j, e)>
 #mo = affine_map<(b, i, e, j) -> (b, i, e)>
@@ -555,12 +555,12 @@ func.func @bitwise_and_window(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v
   %es = tensor.empty() : tensor<2x16x16xf32>
   %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
   %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
-  %masked = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%sc: f32, %out: f32):
     %cscale = arith.constant 0.125 : f32
     %s = arith.mulf %sc, %cscale : f32
@@ -580,24 +580,24 @@ func.func @bitwise_and_window(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v
   } -> tensor<2x16x16xf32>
   %er = tensor.empty() : tensor<2x16xf32>
   %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
   %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %l = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
@@ -606,8 +606,8 @@ func.func @bitwise_and_window(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
   // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, window [0, 7])}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x8xf32>
@@ -623,8 +623,8 @@ func.func @bitwise_and_window(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
 #mp = affine_map<(b, i, e, j) -> (b, i, j)>
 #mv = affine_map<(b, i, e, j) -> (b, j, e)>
 #mo = affine_map<(b, i, e, j) -> (b, i, e)>
@@ -634,12 +634,12 @@ func.func @add_int64_max_wraps(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %
   %es = tensor.empty() : tensor<2x16x16xf32>
   %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
   %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
-  %masked = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%sc: f32, %out: f32):
     %cscale = arith.constant 0.125 : f32
     %s = arith.mulf %sc, %cscale : f32
@@ -657,24 +657,24 @@ func.func @add_int64_max_wraps(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %
   } -> tensor<2x16x16xf32>
   %er = tensor.empty() : tensor<2x16xf32>
   %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
   %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %l = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
@@ -683,8 +683,8 @@ func.func @add_int64_max_wraps(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
   // expected-remark @+1 {{attention not raised: a constant mask that is neither causal nor a sliding window}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x8xf32>
@@ -699,8 +699,8 @@ func.func @add_int64_max_wraps(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
 #mp = affine_map<(b, i, e, j) -> (b, i, j)>
 #mv = affine_map<(b, i, e, j) -> (b, j, e)>
 #mo = affine_map<(b, i, e, j) -> (b, i, e)>
@@ -710,12 +710,12 @@ func.func @add_nsw_overflows(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v:
   %es = tensor.empty() : tensor<2x16x16xf32>
   %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
   %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
-  %masked = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%sc: f32, %out: f32):
     %cscale = arith.constant 0.125 : f32
     %s = arith.mulf %sc, %cscale : f32
@@ -733,24 +733,24 @@ func.func @add_nsw_overflows(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v:
   } -> tensor<2x16x16xf32>
   %er = tensor.empty() : tensor<2x16xf32>
   %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
   %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %l = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
@@ -759,8 +759,8 @@ func.func @add_nsw_overflows(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v:
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
   // expected-remark @+1 {{attention not raised: the mask's 'arith.addi' overflows although its flags forbid it at row 1, key 0: the program has no defined value there}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x8xf32>
@@ -775,8 +775,8 @@ func.func @add_nsw_overflows(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v:
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
 #mp = affine_map<(b, i, e, j) -> (b, i, j)>
 #mv = affine_map<(b, i, e, j) -> (b, j, e)>
 #mo = affine_map<(b, i, e, j) -> (b, i, e)>
@@ -786,12 +786,12 @@ func.func @divsi_by_zero(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: ten
   %es = tensor.empty() : tensor<2x16x16xf32>
   %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
   %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
-  %masked = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%sc: f32, %out: f32):
     %cscale = arith.constant 0.125 : f32
     %s = arith.mulf %sc, %cscale : f32
@@ -808,24 +808,24 @@ func.func @divsi_by_zero(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: ten
   } -> tensor<2x16x16xf32>
   %er = tensor.empty() : tensor<2x16xf32>
   %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
   %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %l = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
@@ -834,8 +834,8 @@ func.func @divsi_by_zero(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: ten
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
   // expected-remark @+1 {{attention not raised: the mask's 'arith.divsi' divides by zero or overflows at row 0, key 0: the program has no defined value there}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x8xf32>
@@ -850,8 +850,8 @@ func.func @divsi_by_zero(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: ten
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
-#id3 = affine_map<(b, i, j) -> (b, i, j)>
-#row3 = affine_map<(b, i, j) -> (b, i)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
 #mp = affine_map<(b, i, e, j) -> (b, i, j)>
 #mv = affine_map<(b, i, e, j) -> (b, j, e)>
 #mo = affine_map<(b, i, e, j) -> (b, i, e)>
@@ -861,12 +861,12 @@ func.func @unmodelled_op(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: ten
   %es = tensor.empty() : tensor<2x16x16xf32>
   %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
   %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
-  %masked = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%sc: f32, %out: f32):
     %cscale = arith.constant 0.125 : f32
     %s = arith.mulf %sc, %cscale : f32
@@ -882,24 +882,24 @@ func.func @unmodelled_op(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: ten
   } -> tensor<2x16x16xf32>
   %er = tensor.empty() : tensor<2x16xf32>
   %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %mx = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %mm: f32, %o: f32):
     %dd = arith.subf %a, %mm : f32
     %r = math.exp %dd : f32
     linalg.yield %r : f32
   } -> tensor<2x16x16xf32>
   %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
-  %l = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.addf %a, %o : f32
     linalg.yield %r : f32
   } -> tensor<2x16xf32>
-  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
   ^bb0(%a: f32, %ll: f32, %o: f32):
     %r = arith.divf %a, %ll : f32
     linalg.yield %r : f32
@@ -908,8 +908,152 @@ func.func @unmodelled_op(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: ten
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
   // expected-remark @+1 {{attention not raised: the mask has an op that is not modelled: 'arith.shli'}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %m = arith.mulf %a, %b : f32
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x8xf32>
+  return %out : tensor<2x16x8xf32>
+}
+
+// -----
+
+// A decline names the op that stopped it (issue 34 item 7).
+// CHECK-LABEL: func.func @scores_through_unmodelled_op
+// CHECK-NOT: fa.attention
+#mq = affine_map<(b, i, j, d) -> (b, i, d)>
+#mk = affine_map<(b, i, j, d) -> (b, j, d)>
+#ms = affine_map<(b, i, j, d) -> (b, i, j)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
+#mp = affine_map<(b, i, e, j) -> (b, i, j)>
+#mv = affine_map<(b, i, e, j) -> (b, j, e)>
+#mo = affine_map<(b, i, e, j) -> (b, i, e)>
+func.func @scores_through_unmodelled_op(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf_r = arith.constant 0xFF800000 : f32
+  %es = tensor.empty() : tensor<2x16x16xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%sc: f32, %out: f32):
+    %cscale = arith.constant 0.125 : f32
+    %s = arith.mulf %sc, %cscale : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %fmin = arith.constant -3.40282347E+38 : f32
+    %x = math.sin %s : f32
+    linalg.yield %x : f32
+  } -> tensor<2x16x16xf32>
+  %er = tensor.empty() : tensor<2x16xf32>
+  %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%a: f32, %mm: f32, %o: f32):
+    %dd = arith.subf %a, %mm : f32
+    %r = math.exp %dd : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%a: f32, %ll: f32, %o: f32):
+    %r = arith.divf %a, %ll : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %eo = tensor.empty() : tensor<2x16x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
+  // expected-remark @+1 {{attention not raised: the scores go through an op that is not a scale, bias, mask, softcap or cast: 'math.sin'}}
+  %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x8xf32>
+  return %out : tensor<2x16x8xf32>
+}
+
+// -----
+
+// A select whose sides are no mask fill, named.
+// CHECK-LABEL: func.func @select_not_a_mask
+// CHECK-NOT: fa.attention
+#mq = affine_map<(b, i, j, d) -> (b, i, d)>
+#mk = affine_map<(b, i, j, d) -> (b, j, d)>
+#ms = affine_map<(b, i, j, d) -> (b, i, j)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
+#mp = affine_map<(b, i, e, j) -> (b, i, j)>
+#mv = affine_map<(b, i, e, j) -> (b, j, e)>
+#mo = affine_map<(b, i, e, j) -> (b, i, e)>
+func.func @select_not_a_mask(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf_r = arith.constant 0xFF800000 : f32
+  %es = tensor.empty() : tensor<2x16x16xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %masked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk : tensor<2x16x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%sc: f32, %out: f32):
+    %cscale = arith.constant 0.125 : f32
+    %s = arith.mulf %sc, %cscale : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %fmin = arith.constant -3.40282347E+38 : f32
+    %h = arith.cmpi ugt, %j, %i : index
+    %c1 = arith.constant -1.0 : f32
+    %x = arith.select %h, %c1, %s : f32
+    linalg.yield %x : f32
+  } -> tensor<2x16x16xf32>
+  %er = tensor.empty() : tensor<2x16xf32>
+  %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%a: f32, %mm: f32, %o: f32):
+    %dd = arith.subf %a, %mm : f32
+    %r = math.exp %dd : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%a: f32, %ll: f32, %o: f32):
+    %r = arith.divf %a, %ll : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %eo = tensor.empty() : tensor<2x16x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
+  // expected-remark @+1 {{attention not raised: a select that is not a mask ('arith.select': neither side is -inf or <= -1e4)}}
+  %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
     %r = arith.addf %c, %m : f32
     linalg.yield %r : f32
   } -> tensor<2x16x8xf32>

@@ -49,7 +49,8 @@ Value convertElementType(ImplicitLocOpBuilder &b, Value v, Type to) {
 }
 
 /// A boolean visibility tensor as an additive 0 / -inf f32 bias.
-Value boolToBias(ImplicitLocOpBuilder &b, Value v, bool visibleWhenTrue) {
+Value boolToBias(ImplicitLocOpBuilder &b, Value v, bool visibleWhenTrue,
+                 double fill) {
   auto t = cast<RankedTensorType>(v.getType());
   unsigned rank = t.getRank();
   Value init = tensor::EmptyOp::create(
@@ -62,8 +63,7 @@ Value boolToBias(ImplicitLocOpBuilder &b, Value v, bool visibleWhenTrue) {
                Value zero = arith::ConstantOp::create(
                    nb, loc, nb.getF32FloatAttr(0.0));
                Value ninf = arith::ConstantOp::create(
-                   nb, loc,
-                   nb.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+                   nb, loc, nb.getF32FloatAttr(static_cast<float>(fill)));
                Value r = visibleWhenTrue
                              ? arith::SelectOp::create(nb, loc, args[0], zero,
                                                        ninf)
@@ -271,6 +271,14 @@ FailureOr<Value> buildBias(ImplicitLocOpBuilder &b, const Plan &plan,
     return failure();
   }
   Value bias = *bv;
+  if (m.keyPadding) {
+    FailureOr<Value> keep = applyKeyPadding(b, bias, *m.keyPadding);
+    if (failed(keep)) {
+      why = "the key padding mask's condition cannot be rebuilt";
+      return failure();
+    }
+    bias = *keep;
+  }
   if (rowL.empty() || keyL.empty()) {
     if (ShapedType::isDynamic(atoms.size(plan.rowAtom)) ||
         ShapedType::isDynamic(atoms.size(plan.keyAtom))) {
@@ -281,7 +289,7 @@ FailureOr<Value> buildBias(ImplicitLocOpBuilder &b, const Plan &plan,
                         atoms.size(plan.keyAtom));
   }
   if (m.biasIsBoolean)
-    bias = boolToBias(b, bias, m.boolVisibleWhenTrue);
+    bias = boolToBias(b, bias, m.boolVisibleWhenTrue, m.boolFill);
   Type bt = getElementTypeOrSelf(bias.getType());
   if (!isAttentionFloat(bt)) {
     why = "a bias of element type other than f32, f16, bf16";

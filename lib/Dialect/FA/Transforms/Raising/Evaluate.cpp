@@ -18,9 +18,12 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/Debug.h"
 
 #include <cmath>
 #include <unordered_map>
+
+#define DEBUG_TYPE "fa-raise-attention"
 
 using namespace mlir;
 using namespace mlir::fa::raising;
@@ -47,18 +50,26 @@ struct Val {
   static Val real(double v) { return {APInt(), v, false}; }
 };
 
-/// A constant tensor's elements and how (i, j) index them.
+/// A constant tensor's elements and how the atoms index them: element
+/// base + sum of stride * (linear index of the dim's atoms).
 struct Table {
   unsigned width = 0; // integer width; 0 for floats
   std::vector<double> floats;
   std::vector<uint64_t> ints;
-  int64_t base = 0, ci = 0, cj = 0;
-  Val at(int64_t i, int64_t j) const {
-    int64_t k = base + ci * i + cj * j;
+  int64_t base = 0;
+  SmallVector<std::pair<AtomList, int64_t>> dims;
+  Val at(int64_t k) const {
     if (!width)
       return Val::real(floats[k]);
     return Val::integer(APInt(width, ints[k]));
   }
+};
+
+/// A tensor.extract: the extracted tensor expanded at fresh atoms, one per
+/// dimension (none for unit dims), bound to the indices when evaluated.
+struct Gather {
+  ExprP tensor;
+  SmallVector<std::pair<AtomList, int64_t>> dims;
 };
 
 /// A short name of the op behind a node, for remarks.
@@ -68,27 +79,79 @@ std::string opName(const Expr *e) {
   return "an op";
 }
 
-/// Evaluates trees over the (i, j) grid of one attention head.
+/// Evaluates trees at the points of a grid of atoms (the query row and key
+/// column of one attention head, and maybe the batch).
 class GridEvaluator {
 public:
-  GridEvaluator(int iAtom, int jAtom, ExprBuilder &eb, std::string &why)
-      : iAtom(iAtom), jAtom(jAtom), eb(eb), why(why) {}
+  /// `labels[k]` names grid atom k in remarks ("row", "key").
+  GridEvaluator(ArrayRef<int> grid, ArrayRef<std::string> labels,
+                ExprBuilder &eb, std::string &why)
+      : grid(grid), labels(labels), eb(eb), why(why) {
+    for (int a : grid)
+      free.insert(a);
+  }
 
   /// Expands leaves, loads constant tensors; fails on data dependence and
   /// on ops not modelled.
   ExprP prepare(ExprP e);
+  ExprP prepareExtract(const ExprP &e);
 
-  /// The value at (i, j); sets `failed` (and `why`) where the program has
-  /// no defined value or mixes types the evaluator does not model.
-  Val eval(const Expr *e, int64_t i, int64_t j);
+  /// The value at the point bound by `set`; sets `failed` (and `why`) where
+  /// the program has no defined value or mixes types the evaluator does not
+  /// model.
+  Val eval(const Expr *e);
+  /// Binds `atom` to `v`, and the parts a view split it into to their
+  /// digits of `v`.
+  void set(int atom, int64_t v) {
+    AtomList parts = eb.atoms.leaves(AtomList{atom});
+    if (parts.empty())
+      parts = {atom};
+    for (int k = parts.size() - 1; k >= 0; --k) {
+      int64_t size = eb.atoms.size(parts[k]);
+      put(parts[k], parts.size() == 1 ? v : v % size);
+      v /= size;
+    }
+  }
   bool failed = false;
 
 private:
   LogicalResult loadConstant(Value v, const Access &l, Table &t);
-  Val fail(const Expr *e, const std::string &what, int64_t i, int64_t j) {
+  /// The linear index of `leaves` (outer to inner) at the current point.
+  int64_t linear(ArrayRef<int> leaves) const {
+    int64_t v = 0;
+    for (int a : leaves)
+      v = v * eb.atoms.size(a) + ((size_t)a < env.size() ? env[a] : 0);
+    return v;
+  }
+  void put(int atom, int64_t v) {
+    if (env.size() <= (size_t)atom)
+      env.resize(atom + 1, 0);
+    env[atom] = v;
+  }
+  /// Whether the evaluator binds every atom of `l`: the grid's, the
+  /// gathers', and the parts views split them into.
+  bool bound(const AtomList &l) {
+    return llvm::all_of(l, [&](int a) {
+      if (free.contains(a))
+        return true;
+      for (int f : free)
+        if (llvm::is_contained(eb.atoms.leaves(AtomList{f}), a)) {
+          free.insert(a);
+          return true;
+        }
+      return false;
+    });
+  }
+  std::string where() const {
+    std::string s;
+    for (auto [k, a] : llvm::enumerate(grid))
+      s += (k ? ", " : " at ") + labels[k] + " " +
+           std::to_string((size_t)a < env.size() ? env[a] : 0);
+    return s;
+  }
+  Val fail(const Expr *e, const std::string &what) {
     if (!failed)
-      why = "the mask's " + opName(e) + " " + what + " at row " +
-            std::to_string(i) + ", key " + std::to_string(j) +
+      why = "the mask's " + opName(e) + " " + what + where() +
             ": the program has no defined value there";
     failed = true;
     return Val::integer(APInt(1, 0));
@@ -100,16 +163,21 @@ private:
     failed = true;
     return Val::integer(APInt(1, 0));
   }
-  Val evalInt(const Expr *e, const Val &a, const Val &b, int64_t i,
-              int64_t j);
+  Val evalInt(const Expr *e, const Val &a, const Val &b);
   Val evalFloat(const Expr *e, const Val &a, const Val &b);
-  Val evalCast(const Expr *e, const Val &x, int64_t i, int64_t j);
+  Val evalCast(const Expr *e, const Val &x);
+  Val evalExtract(const Expr *e);
 
-  int iAtom, jAtom;
+  SmallVector<int> grid;
+  SmallVector<std::string> labels;
   ExprBuilder &eb;
   std::string &why;
+  /// Atoms with a value: the grid's and those of the gathers.
+  llvm::DenseSet<int> free;
+  std::vector<int64_t> env;
   std::unordered_map<const Expr *, Table> tables;
-  std::unordered_map<const Expr *, std::pair<int64_t, int64_t>> indices;
+  std::unordered_map<const Expr *, AtomList> indices;
+  std::unordered_map<const Expr *, Gather> gathers;
 };
 
 /// The values of constant `v` (a dense constant, or static unit-stride
@@ -147,7 +215,8 @@ LogicalResult GridEvaluator::loadConstant(Value v, const Access &l, Table &t) {
   else
     matchPattern(v, m_Constant(&dense));
   if (!dense) {
-    why = "the mask depends on data";
+    LLVM_DEBUG(llvm::dbgs() << "mask reads data: " << v << "\n");
+    why = kDependsOnData;
     return failure();
   }
   auto type = cast<RankedTensorType>(dense.getType());
@@ -157,15 +226,12 @@ LogicalResult GridEvaluator::loadConstant(Value v, const Access &l, Table &t) {
   for (int d = 0; d < type.getRank(); ++d)
     t.base += (d < (int)offsets.size() ? offsets[d] : 0) * strides[d];
   for (unsigned k = 0; k < l.size(); ++k) {
-    int64_t stride = strides[dimOf[k]];
-    if (l[k].size() == 1 && l[k][0] == iAtom)
-      t.ci = stride;
-    else if (l[k].size() == 1 && l[k][0] == jAtom)
-      t.cj = stride;
-    else if (!l[k].empty()) {
-      why = "the mask depends on the batch or head index";
+    if (!bound(l[k])) {
+      why = kDependsOnBatchOrHead;
       return failure();
     }
+    if (!l[k].empty())
+      t.dims.push_back({l[k], strides[dimOf[k]]});
   }
   Type et = type.getElementType();
   if (isa<FloatType>(et)) {
@@ -196,18 +262,15 @@ ExprP GridEvaluator::prepare(ExprP e) {
   }
   if (e->kind == Expr::Index) {
     AtomList l = eb.atoms.leaves(e->access[0]);
-    if (l.empty())
-      indices[e.get()] = {0, 0};
-    else if (l.size() == 1 && l[0] == iAtom)
-      indices[e.get()] = {1, 0};
-    else if (l.size() == 1 && l[0] == jAtom)
-      indices[e.get()] = {0, 1};
-    else {
-      why = "the mask depends on the batch or head index";
+    if (!bound(l)) {
+      why = kDependsOnBatchOrHead;
       return nullptr;
     }
+    indices[e.get()] = l;
     return e;
   }
+  if (e->kind == Expr::Extract)
+    return prepareExtract(e);
   if (e->kind == Expr::Unknown) {
     why = "the mask has an op that is not modelled: " + describeUnknown(*e);
     return nullptr;
@@ -216,12 +279,30 @@ ExprP GridEvaluator::prepare(ExprP e) {
     why = "the mask has an integer constant of a type not modelled";
     return nullptr;
   }
-  ExprP copy = std::make_shared<Expr>(*e);
-  for (ExprP &o : copy->ops) {
-    o = prepare(o);
-    if (!o)
-      return nullptr;
+  return copyWithOperands(e, [&](ExprP o) { return prepare(o); });
+}
+
+/// The extracted tensor is expanded at fresh atoms that the indices bind.
+ExprP GridEvaluator::prepareExtract(const ExprP &e) {
+  auto type = dyn_cast<RankedTensorType>(e->value.getType());
+  if (!type || !type.hasStaticShape()) {
+    why = "the mask reads a tensor of dynamic shape with " + opName(e.get());
+    return nullptr;
   }
+  Gather g;
+  Access access = eb.atoms.freshAccess(type.getShape());
+  for (auto [l, size] : llvm::zip(access, type.getShape())) {
+    for (int a : l)
+      free.insert(a);
+    g.dims.push_back({l, size});
+  }
+  g.tensor = prepare(eb.leaf(e->value, access));
+  if (!g.tensor)
+    return nullptr;
+  ExprP copy = copyWithOperands(e, [&](ExprP o) { return prepare(o); });
+  if (!copy)
+    return nullptr;
+  gathers[copy.get()] = std::move(g);
   return copy;
 }
 
@@ -252,13 +333,12 @@ bool compareFloats(arith::CmpFPredicate p, double x, double y) {
 }
 
 /// Binary integer ops (both operands of the node's width).
-Val GridEvaluator::evalInt(const Expr *e, const Val &a, const Val &b,
-                           int64_t i, int64_t j) {
+Val GridEvaluator::evalInt(const Expr *e, const Val &a, const Val &b) {
   const APInt &x = a.i, &y = b.i;
   auto checked = [&](APInt r, bool signedOv, bool unsignedOv) -> Val {
     if (((e->overflow & Expr::NSW) && signedOv) ||
         ((e->overflow & Expr::NUW) && unsignedOv))
-      return fail(e, "overflows although its flags forbid it", i, j);
+      return fail(e, "overflows although its flags forbid it");
     return Val::integer(std::move(r));
   };
   // The wrapped result, and whether it overflowed signed / unsigned.
@@ -285,12 +365,12 @@ Val GridEvaluator::evalInt(const Expr *e, const Val &a, const Val &b,
   case Expr::IDivS:
   case Expr::IRemS:
     if (y.isZero() || (x.isMinSignedValue() && y.isAllOnes()))
-      return fail(e, "divides by zero or overflows", i, j);
+      return fail(e, "divides by zero or overflows");
     return Val::integer(e->kind == Expr::IDivS ? x.sdiv(y) : x.srem(y));
   case Expr::IDivU:
   case Expr::IRemU:
     if (y.isZero())
-      return fail(e, "divides by zero", i, j);
+      return fail(e, "divides by zero");
     return Val::integer(e->kind == Expr::IDivU ? x.udiv(y) : x.urem(y));
   case Expr::And: return Val::integer(x & y);
   case Expr::Or: return Val::integer(x | y);
@@ -329,8 +409,7 @@ Val GridEvaluator::evalFloat(const Expr *e, const Val &a, const Val &b) {
   return Val::real(roundToType(r, e->type));
 }
 
-Val GridEvaluator::evalCast(const Expr *e, const Val &x, int64_t i,
-                            int64_t j) {
+Val GridEvaluator::evalCast(const Expr *e, const Val &x) {
   using CK = Expr::CastKind;
   unsigned w = intWidth(e->type);
   switch (e->cast) {
@@ -366,7 +445,7 @@ Val GridEvaluator::evalCast(const Expr *e, const Val &x, int64_t i,
     APFloat::opStatus st =
         APFloat(v).convertToInteger(r, APFloat::rmTowardZero, &exact);
     if (std::isnan(v) || (st & APFloat::opInvalidOp))
-      return fail(e, "converts a float out of the integer's range", i, j);
+      return fail(e, "converts a float out of the integer's range");
     return Val::integer(APInt(r));
   }
   case CK::NonZero:
@@ -379,10 +458,34 @@ Val GridEvaluator::evalCast(const Expr *e, const Val &x, int64_t i,
   return mismatch(e);
 }
 
-Val GridEvaluator::eval(const Expr *e, int64_t i, int64_t j) {
+/// The indices bind the gather's atoms; the tensor is evaluated there.
+Val GridEvaluator::evalExtract(const Expr *e) {
+  const Gather &g = gathers.at(e);
+  SmallVector<int64_t> at;
+  for (auto [k, dim] : llvm::enumerate(g.dims)) {
+    Val v = eval(e->ops[k].get());
+    if (failed)
+      return v;
+    if (!v.isInt)
+      return mismatch(e);
+    int64_t index = v.i.getSExtValue();
+    if (index < 0 || index >= dim.second)
+      return fail(e, "reads out of bounds (index " + std::to_string(index) +
+                         " of a dimension of size " +
+                         std::to_string(dim.second) + ")");
+    at.push_back(index);
+  }
+  // Bound only now: an index may itself read another gather.
+  for (auto [dim, index] : llvm::zip(g.dims, at))
+    if (!dim.first.empty())
+      set(dim.first[0], index);
+  return eval(g.tensor.get());
+}
+
+Val GridEvaluator::eval(const Expr *e) {
   if (failed)
     return Val::integer(APInt(1, 0));
-  auto x = [&](unsigned k) { return eval(e->ops[k].get(), i, j); };
+  auto x = [&](unsigned k) { return eval(e->ops[k].get()); };
   // A float operand of a float-only op.
   auto real = [&](const Val &v) -> double {
     if (v.isInt)
@@ -390,12 +493,17 @@ Val GridEvaluator::eval(const Expr *e, int64_t i, int64_t j) {
     return v.f;
   };
   switch (e->kind) {
-  case Expr::Leaf:
-    return tables.at(e).at(i, j);
-  case Expr::Index: {
-    auto [a, b] = indices.at(e);
-    return Val::integer(APInt(64, a * i + b * j));
+  case Expr::Leaf: {
+    const Table &t = tables.at(e);
+    int64_t k = t.base;
+    for (const auto &[l, stride] : t.dims)
+      k += stride * linear(l);
+    return t.at(k);
   }
+  case Expr::Index:
+    return Val::integer(APInt(64, linear(indices.at(e))));
+  case Expr::Extract:
+    return evalExtract(e);
   case Expr::Const:
     return Val::real(e->fval);
   case Expr::IConst:
@@ -423,7 +531,7 @@ Val GridEvaluator::eval(const Expr *e, int64_t i, int64_t j) {
                          b.f)));
   }
   case Expr::Cast:
-    return evalCast(e, x(0), i, j);
+    return evalCast(e, x(0));
   case Expr::ExtF:
   case Expr::TruncF:
     return Val::real(roundToType(real(x(0)), e->type));
@@ -452,11 +560,53 @@ Val GridEvaluator::eval(const Expr *e, int64_t i, int64_t j) {
     if (!a.isInt || !b.isInt || a.i.getBitWidth() != w ||
         b.i.getBitWidth() != w)
       return mismatch(e);
-    return evalInt(e, a, b, i, j);
+    return evalInt(e, a, b);
   }
   if (a.isInt || b.isInt)
     return mismatch(e);
   return evalFloat(e, a, b);
+}
+
+/// Evaluates `e` at every point of `grid` (row-major); `labels` name the
+/// grid atoms in remarks.
+FailureOr<std::vector<double>>
+evaluate(ExprP e, ArrayRef<int> grid, ArrayRef<std::string> labels,
+         ExprBuilder &eb, std::string &why) {
+  int64_t points = 1;
+  for (int a : grid) {
+    int64_t size = eb.atoms.size(a);
+    if (ShapedType::isDynamic(size)) {
+      why = "the mask is evaluated over a dynamic dimension";
+      return failure();
+    }
+    points *= size;
+    if (points > (int64_t(1) << 24)) {
+      why = "the mask is too large to analyze (more than 2^24 entries)";
+      return failure();
+    }
+  }
+  GridEvaluator g(grid, labels, eb, why);
+  ExprP p = g.prepare(e);
+  if (!p)
+    return failure();
+  std::vector<double> out(points);
+  SmallVector<int64_t> at(grid.size(), 0);
+  for (int64_t k = 0; k < points; ++k) {
+    // The point of index k, last atom fastest.
+    for (int64_t d = grid.size() - 1, r = k; d >= 0; --d) {
+      int64_t size = eb.atoms.size(grid[d]);
+      g.set(grid[d], r % size);
+      r /= size;
+    }
+    Val v = g.eval(p.get());
+    if (g.failed)
+      return failure();
+    // Booleans are 0 / 1 (an i1 `true` is -1 signed).
+    out[k] = !v.isInt                   ? v.f
+             : v.i.getBitWidth() == 1 ? double(v.i.getZExtValue())
+                                      : double(v.i.getSExtValue());
+  }
+  return out;
 }
 
 } // namespace
@@ -465,26 +615,14 @@ FailureOr<std::vector<double>>
 mlir::fa::raising::evaluateOnGrid(ExprP e, int iAtom, int jAtom, int64_t rows,
                                   int64_t cols, ExprBuilder &eb,
                                   std::string &why) {
-  if (rows * cols > (int64_t(1) << 24)) {
-    why = "the mask is too large to analyze (more than 2^24 entries)";
-    return failure();
-  }
-  GridEvaluator g(iAtom, jAtom, eb, why);
-  ExprP p = g.prepare(e);
-  if (!p)
-    return failure();
-  std::vector<double> out(rows * cols);
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) {
-      Val v = g.eval(p.get(), i, j);
-      if (g.failed)
-        return failure();
-      // Booleans are 0 / 1 (an i1 `true` is -1 signed).
-      out[i * cols + j] =
-          !v.isInt ? v.f
-                   : v.i.getBitWidth() == 1
-                         ? double(v.i.getZExtValue())
-                         : double(v.i.getSExtValue());
-    }
-  return out;
+  (void)rows;
+  (void)cols;
+  return evaluate(e, {iAtom, jAtom}, {"row", "key"}, eb, why);
+}
+
+FailureOr<std::vector<double>>
+mlir::fa::raising::evaluateOnAtoms(ExprP e, ArrayRef<int> grid,
+                                   ExprBuilder &eb, std::string &why) {
+  SmallVector<std::string> labels(grid.size(), "index");
+  return evaluate(e, grid, labels, eb, why);
 }

@@ -53,6 +53,19 @@ std::string mlir::fa::raising::describeUnknown(const Expr &e) {
   return "a block argument";
 }
 
+std::string mlir::fa::raising::describeNode(const Expr &e) {
+  if (e.op)
+    return "'" + e.op->getName().getStringRef().str() + "'";
+  if (e.kind == Expr::Leaf || e.kind == Expr::Unknown) {
+    if (Operation *op = e.value ? e.value.getDefiningOp() : nullptr)
+      return "'" + op->getName().getStringRef().str() + "'";
+    return "a function argument";
+  }
+  if (e.kind == Expr::Const || e.kind == Expr::IConst)
+    return "a constant";
+  return "a computed value";
+}
+
 double mlir::fa::raising::roundToType(double v, Type t) {
   auto ft = dyn_cast_or_null<FloatType>(t);
   if (!ft || ft.isF64())
@@ -149,6 +162,17 @@ ExprP mlir::fa::raising::splatExpr(Value v) {
   if (isa<IntegerType, IndexType>(et))
     return iconstant(splat.getSplatValue<APInt>(), et);
   return nullptr;
+}
+
+ExprP mlir::fa::raising::copyWithOperands(
+    const ExprP &e, llvm::function_ref<ExprP(ExprP)> f) {
+  ExprP copy = std::make_shared<Expr>(*e);
+  for (ExprP &o : copy->ops) {
+    o = f(o);
+    if (!o)
+      return nullptr;
+  }
+  return copy;
 }
 
 ExprP ExprBuilder::leaf(Value v, Access access) {
@@ -253,6 +277,16 @@ ExprP ExprBuilder::fromScalarImpl(Value s, ArrayRef<ExprP> args) {
     if (auto i = dyn_cast<IntegerAttr>(attr))
       return iconstant(i.getValue(), i.getType());
     return nullptr;
+  }
+  // A tensor defined outside the body, read at computed indices.
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+    ExprP e = make(Expr::Extract);
+    for (Value index : extract.getIndices())
+      e->ops.push_back(fromScalar(index, args));
+    e->value = extract.getTensor();
+    e->type = s.getType();
+    e->op = op;
+    return e;
   }
   return fromOp(op, [&](unsigned i) { return fromScalar(op->getOperand(i), args); });
 }
@@ -417,8 +451,213 @@ static Expr::CastKind tosaCastKind(Type from, Type to) {
   return fromBool ? CK::IntU : CK::IntS;
 }
 
+/// The values of a tosa.const_shape.
+static std::optional<SmallVector<int64_t>> constShape(Value v) {
+  auto cs = v.getDefiningOp<tosa::ConstShapeOp>();
+  if (!cs)
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  for (const APInt &x : cs.getValues().getValues<APInt>())
+    out.push_back(x.getSExtValue());
+  return out;
+}
+
+namespace {
+/// Index arithmetic for the reads of TOSA's data-movement ops: trees of
+/// index type over the result's atoms.
+struct IndexTrees {
+  MLIRContext *ctx;
+  ExprP node(Expr::Kind k, ArrayRef<ExprP> ops) const {
+    ExprP e = make(k, ops);
+    e->type = IndexType::get(ctx);
+    return e;
+  }
+  ExprP constant(int64_t v) const {
+    return iconstant(APInt(64, v, /*isSigned=*/true), IndexType::get(ctx));
+  }
+  /// The position along a result dimension (0 for a unit one).
+  ExprP position(const AtomList &l) const {
+    ExprP e = make(Expr::Index);
+    e->access = {l};
+    e->type = IndexType::get(ctx);
+    return e;
+  }
+  ExprP plus(ExprP a, int64_t c) const {
+    return c ? node(Expr::IAdd, {a, constant(c)}) : a;
+  }
+  /// `a` clamped into [0, size): reads stay in bounds where a select
+  /// discards them.
+  ExprP clamp(ExprP a, int64_t size) const {
+    return node(Expr::IMinS,
+                {node(Expr::IMaxS, {a, constant(0)}), constant(size - 1)});
+  }
+  /// lo <= a < hi, as an i1 tree.
+  ExprP within(ExprP a, int64_t lo, int64_t hi) const {
+    auto cmp = [&](arith::CmpIPredicate p, ExprP x, ExprP y) {
+      ExprP e = make(Expr::CmpI, {x, y});
+      e->pred = static_cast<int64_t>(p);
+      e->type = IntegerType::get(ctx, 1);
+      return e;
+    };
+    ExprP e = make(Expr::And, {cmp(arith::CmpIPredicate::sge, a, constant(lo)),
+                               cmp(arith::CmpIPredicate::slt, a, constant(hi))});
+    e->type = IntegerType::get(ctx, 1);
+    return e;
+  }
+};
+} // namespace
+
+/// `v` read at the index trees `at` (one per dimension).
+static ExprP readAt(Value v, ArrayRef<ExprP> at, Operation *op) {
+  ExprP e = make(Expr::Extract, at);
+  e->value = v;
+  e->type = getElementTypeOrSelf(v.getType());
+  e->op = op;
+  return e;
+}
+
+/// TOSA's data-movement ops (slice, tile, pad, concat, gather) read at
+/// `access`, as reads of their operands at computed positions: masks built
+/// from position ids go through them (transformers' packed-sequence
+/// detection is a scan spelt as pads, slices and adds). Null if not one.
+static ExprP tosaMovement(Operation *op, const Access &access) {
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape() || access.size() != type.getRank())
+    return nullptr;
+  IndexTrees t{op->getContext()};
+  unsigned rank = type.getRank();
+  auto positions = [&] {
+    SmallVector<ExprP> p;
+    for (const AtomList &l : access)
+      p.push_back(t.position(l));
+    return p;
+  };
+  auto shapeOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  if (auto slice = dyn_cast<tosa::SliceOp>(op)) {
+    std::optional<SmallVector<int64_t>> start = constShape(slice.getStart());
+    if (!start || start->size() != rank)
+      return nullptr;
+    SmallVector<ExprP> at = positions();
+    for (unsigned d = 0; d < rank; ++d)
+      at[d] = t.plus(at[d], (*start)[d]);
+    return readAt(slice.getInput1(), at, op);
+  }
+  if (auto tile = dyn_cast<tosa::TileOp>(op)) {
+    ArrayRef<int64_t> in = shapeOf(tile.getInput1());
+    SmallVector<ExprP> at = positions();
+    for (unsigned d = 0; d < rank; ++d)
+      if (in[d] != type.getDimSize(d))
+        at[d] = t.node(Expr::IRemU, {at[d], t.constant(in[d])});
+    return readAt(tile.getInput1(), at, op);
+  }
+  if (auto pad = dyn_cast<tosa::PadOp>(op)) {
+    std::optional<SmallVector<int64_t>> padding = constShape(pad.getPadding());
+    ExprP fill = splatExpr(pad.getPadConst());
+    if (!padding || padding->size() != 2 * rank || !fill)
+      return nullptr;
+    ArrayRef<int64_t> in = shapeOf(pad.getInput1());
+    SmallVector<ExprP> at = positions();
+    ExprP inside;
+    for (unsigned d = 0; d < rank; ++d) {
+      int64_t lo = (*padding)[2 * d];
+      if (!lo && in[d] == type.getDimSize(d))
+        continue;
+      ExprP shifted = t.plus(at[d], -lo);
+      ExprP ok = t.within(shifted, 0, in[d]);
+      inside = inside ? make(Expr::And, {inside, ok}) : ok;
+      inside->type = IntegerType::get(op->getContext(), 1);
+      at[d] = t.clamp(shifted, in[d]);
+    }
+    ExprP read = readAt(pad.getInput1(), at, op);
+    if (!inside)
+      return read;
+    ExprP e = make(Expr::Select, {inside, read, fill});
+    e->type = type.getElementType();
+    e->op = op;
+    return e;
+  }
+  if (auto concat = dyn_cast<tosa::ConcatOp>(op)) {
+    unsigned axis = concat.getAxis();
+    // The last operand, then each earlier one where the position falls in
+    // its range.
+    SmallVector<int64_t> starts;
+    int64_t offset = 0;
+    for (Value in : concat.getInput1()) {
+      starts.push_back(offset);
+      offset += shapeOf(in)[axis];
+    }
+    ExprP e;
+    for (int k = concat.getInput1().size() - 1; k >= 0; --k) {
+      Value in = concat.getInput1()[k];
+      SmallVector<ExprP> at = positions();
+      ExprP local = t.plus(at[axis], -starts[k]);
+      at[axis] = t.clamp(local, shapeOf(in)[axis]);
+      ExprP read = readAt(in, at, op);
+      if (!e) {
+        e = read;
+        continue;
+      }
+      ExprP sel = make(Expr::Select,
+                       {t.within(local, 0, shapeOf(in)[axis]), read, e});
+      sel->type = type.getElementType();
+      sel->op = op;
+      e = sel;
+    }
+    return e;
+  }
+  // A reduction over a short axis, unrolled (the linear index of advanced
+  // indexing: tosa.mul by the strides, then tosa.reduce_sum).
+  // Integers only: float reductions are the softmax's row max and sum,
+  // which the matchers read as reductions.
+  auto reduction = [&](Value in, unsigned axis, Expr::Kind k) -> ExprP {
+    int64_t n = shapeOf(in)[axis];
+    if (n < 1 || n > 64 || !isa<IntegerType>(type.getElementType()))
+      return nullptr;
+    ExprP acc;
+    for (int64_t x = 0; x < n; ++x) {
+      SmallVector<ExprP> at = positions();
+      at[axis] = t.constant(x);
+      ExprP read = readAt(in, at, op);
+      if (acc) {
+        acc = make(k, {acc, read});
+        acc->type = type.getElementType();
+        acc->op = op;
+      } else {
+        acc = read;
+      }
+    }
+    return acc;
+  };
+  if (auto r = dyn_cast<tosa::ReduceSumOp>(op))
+    return reduction(r.getInput(), r.getAxis(), Expr::Add);
+  if (auto r = dyn_cast<tosa::ReduceMaxOp>(op))
+    return reduction(r.getInput(), r.getAxis(), Expr::Max);
+  if (auto r = dyn_cast<tosa::ReduceMinOp>(op))
+    return reduction(r.getInput(), r.getAxis(), Expr::Min);
+  if (auto r = dyn_cast<tosa::ReduceAllOp>(op))
+    return reduction(r.getInput(), r.getAxis(), Expr::And);
+  if (auto r = dyn_cast<tosa::ReduceAnyOp>(op))
+    return reduction(r.getInput(), r.getAxis(), Expr::Or);
+  if (auto gather = dyn_cast<tosa::GatherOp>(op)) {
+    // out[n, w, c] = values[n, indices[n, w], c]
+    if (rank != 3)
+      return nullptr;
+    SmallVector<ExprP> at = positions();
+    ExprP index = readAt(gather.getIndices(), {at[0], at[1]}, op);
+    ExprP asIndex = make(Expr::Cast, {index});
+    asIndex->cast = Expr::CastKind::IntS;
+    asIndex->type = IndexType::get(op->getContext());
+    return readAt(gather.getValues(), {at[0], asIndex, at[2]}, op);
+  }
+  return nullptr;
+}
+
 /// The tree of a TOSA elementwise op read at `access`, null if not one.
 static ExprP tosaTree(Operation *op, const Access &access, ExprBuilder &eb) {
+  if (ExprP e = tosaMovement(op, access))
+    return e;
   auto operandLeaf = [&](unsigned i) -> ExprP {
     Value v = op->getOperand(i);
     if (ExprP c = splatExpr(v))
@@ -651,6 +890,8 @@ bool mlir::fa::raising::exprEqual(const ExprP &a, const ExprP &b,
   }
   if (a->fval != b->fval || a->ival != b->ival || a->pred != b->pred ||
       a->cast != b->cast || a->ops.size() != b->ops.size())
+    return false;
+  if (a->kind == Expr::Extract && a->value != b->value)
     return false;
   if (a->kind == Expr::Index)
     return renamed(atoms.leaves(a->access[0]), subst) ==

@@ -11,6 +11,9 @@
 //===----------------------------------------------------------------------===//
 #include "Raising.h"
 
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -107,8 +110,85 @@ static bool matchGridAligned(const Grid &g, bool bottomRight, int64_t off,
   }
 }
 
+static constexpr const char *kDiffersPerBatch =
+    "the mask differs between batch elements (positions per sequence, e.g. "
+    "packed sequences)";
+
+/// `e` on the (row, key) grid; a term that reads the batch index (masks
+/// built per batch element from a batch arange) counts when it is the same
+/// for every batch element.
+static FailureOr<std::vector<double>>
+evaluatePositions(ExprP e, int rowAtom, int colAtom, ArrayRef<int> batchAtoms,
+                  ExprBuilder &eb, std::string &why) {
+  FailureOr<std::vector<double>> vals = evaluateOnGrid(
+      e, rowAtom, colAtom, eb.atoms.size(rowAtom), eb.atoms.size(colAtom), eb,
+      why);
+  if (succeeded(vals) || why != kDependsOnBatchOrHead || batchAtoms.empty())
+    return vals;
+  SmallVector<int> grid(batchAtoms.begin(), batchAtoms.end());
+  grid.push_back(rowAtom);
+  grid.push_back(colAtom);
+  std::string w;
+  FailureOr<std::vector<double>> all = evaluateOnAtoms(e, grid, eb, w);
+  if (failed(all)) {
+    // A data read, an unmodelled op: the more telling reason.
+    if (w != kDependsOnBatchOrHead)
+      why = w;
+    return failure();
+  }
+  size_t slice = eb.atoms.size(rowAtom) * eb.atoms.size(colAtom);
+  for (size_t k = slice; k < all->size(); ++k)
+    if ((*all)[k] != (*all)[k % slice]) {
+      why = kDiffersPerBatch;
+      return failure();
+    }
+  all->resize(slice);
+  return all;
+}
+
+/// A mask written as a value: select(cond, 0, fill) or select(cond, fill,
+/// 0) (transformers' `where(mask, 0, finfo.min)`), through float casts.
+static std::optional<SelectTerm> maskSelect(ExprP e, ExprBuilder &eb) {
+  e = eb.derefAll(e);
+  while (e->kind == Expr::ExtF || e->kind == Expr::TruncF)
+    e = eb.derefAll(e->ops[0]);
+  if (e->kind != Expr::Select)
+    return std::nullopt;
+  ExprP t = eb.derefAll(e->ops[1]), f = eb.derefAll(e->ops[2]);
+  if (!t->isConst() || !f->isConst())
+    return std::nullopt;
+  if (t->fval == 0.0 && isMaskFill(f->fval))
+    return SelectTerm{e->ops[0], true, f->fval};
+  if (f->fval == 0.0 && isMaskFill(t->fval))
+    return SelectTerm{e->ops[0], false, t->fval};
+  return std::nullopt;
+}
+
+/// Whether `e` reads a data tensor with at least `elements` elements (a
+/// [.., Sq, Sk] mask the program takes as input).
+static bool readsDataOfSize(const ExprP &e, int64_t elements,
+                            ExprBuilder &eb) {
+  ExprP d = e->kind == Expr::Leaf ? eb.derefAll(e) : e;
+  if (d->kind == Expr::Leaf) {
+    auto t = dyn_cast<RankedTensorType>(d->value.getType());
+    Attribute attr;
+    return t && t.hasStaticShape() && t.getNumElements() >= elements &&
+           !matchPattern(d->value, m_Constant(&attr));
+  }
+  if (d->kind == Expr::Extract) {
+    Access fresh = eb.atoms.freshAccess(
+        cast<RankedTensorType>(d->value.getType()).getShape());
+    if (readsDataOfSize(eb.leaf(d->value, fresh), elements, eb))
+      return true;
+  }
+  return llvm::any_of(d->ops, [&](const ExprP &o) {
+    return readsDataOfSize(o, elements, eb);
+  });
+}
+
 LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
                                               int rowAtom, int colAtom,
+                                              ArrayRef<int> batchAtoms,
                                               int64_t seqQ, int64_t seqK,
                                               AtomTable &atoms,
                                               MaskConfig &out,
@@ -128,6 +208,7 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
     bool isSelect;
     bool visibleWhenTrue;
     double fill;
+    bool afterCap = false;
   };
   SmallVector<StaticTerm> staticTerms;
   auto setData = [&](Value v, Access a, bool boolean,
@@ -152,19 +233,83 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
       return {d->origin, d->originAccess};
     return {};
   };
+  // Hides `vals` (a condition on the grid) where it is not
+  // `visibleWhenTrue`.
+  auto hide = [&](const std::vector<double> &vals, bool visibleWhenTrue,
+                  double fill) {
+    anyStatic = true;
+    for (size_t k = 0; k < vals.size(); ++k)
+      if ((vals[k] != 0) != visibleWhenTrue) {
+        grid.visible[k] = 0;
+        grid.finiteFill |= !std::isinf(fill);
+      }
+  };
+  // The key padding mask found by splitting a condition, its polarity and
+  // fill.
+  std::optional<KeyPadding> pad;
+  SelectTerm padTerm;
+  // A condition split into positional parts and one key padding read;
+  // changes nothing unless every part is one of those.
+  auto splitMask = [&](const SelectTerm &s, std::string &w) -> LogicalResult {
+    SmallVector<std::pair<ExprP, bool>> parts;
+    splitConjuncts(s.cond, s.visibleWhenTrue, eb, parts);
+    SmallVector<std::pair<std::vector<double>, bool>> positional;
+    std::optional<KeyPadding> found;
+    bool foundVisible = true;
+    for (auto [cond, visible] : parts) {
+      FailureOr<std::vector<double>> vals =
+          evaluatePositions(cond, rowAtom, colAtom, batchAtoms, eb, w);
+      if (succeeded(vals)) {
+        positional.push_back({std::move(*vals), visible});
+        continue;
+      }
+      if (w != kDependsOnData && w != kDependsOnBatchOrHead)
+        return failure();
+      std::string positionsWhy = w;
+      FailureOr<KeyPadding> p =
+          matchKeyPadding(cond, batchAtoms, rowAtom, colAtom, eb, w);
+      if (failed(p)) {
+        // Nothing read from data: why the positions failed tells more.
+        if (w == kReadsNoData)
+          w = positionsWhy;
+        return failure();
+      }
+      if (found || pad) {
+        w = "more than one key padding mask";
+        return failure();
+      }
+      found = *p;
+      foundVisible = visible;
+    }
+    if (!found) {
+      w = "the mask condition reads no key padding mask";
+      return failure();
+    }
+    for (auto &[vals, visible] : positional)
+      hide(vals, visible, s.fill);
+    pad = found;
+    padTerm = {s.cond, foundVisible, s.fill};
+    return success();
+  };
 
   for (const SelectTerm &s : form.selects) {
     std::string w;
     FailureOr<std::vector<double>> cond =
-        evaluateOnGrid(s.cond, rowAtom, colAtom, seqQ, seqK, eb, w);
+        evaluatePositions(s.cond, rowAtom, colAtom, batchAtoms, eb, w);
     if (failed(cond)) {
-      if (w != "the mask depends on data") {
+      if (w != kDependsOnData && w != kDependsOnBatchOrHead) {
         why = w;
         return failure();
       }
+      std::string splitWhy;
+      if (succeeded(splitMask(s, splitWhy)))
+        continue;
       auto [v, a] = originOf(s.cond);
       if (!v || !getElementTypeOrSelf(v.getType()).isInteger(1)) {
-        why = "a data-dependent mask condition that is not a boolean tensor";
+        why = "a data-dependent mask condition (" +
+              describeNode(*eb.derefAll(s.cond)) +
+              ") that is not a boolean tensor nor a key padding mask (" +
+              splitWhy + ")";
         return failure();
       }
       if (!std::isinf(s.fill)) {
@@ -177,18 +322,16 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
       parts.push_back("boolean mask as bias");
       continue;
     }
-    anyStatic = true;
     staticTerms.push_back({s.cond, true, s.visibleWhenTrue, s.fill});
     grid.finiteFill |= !std::isinf(s.fill);
-    for (size_t k = 0; k < cond->size(); ++k)
-      if (((*cond)[k] != 0) != s.visibleWhenTrue)
-        grid.visible[k] = 0;
+    hide(*cond, s.visibleWhenTrue, s.fill);
   }
 
-  for (const ExprP &bias : form.biases) {
+  for (auto [index, bias] : llvm::enumerate(form.biases)) {
+    bool afterCap = index < form.biasesAfterCap;
     std::string w;
     FailureOr<std::vector<double>> vals =
-        evaluateOnGrid(bias, rowAtom, colAtom, seqQ, seqK, eb, w);
+        evaluatePositions(bias, rowAtom, colAtom, batchAtoms, eb, w);
     bool isMask = succeeded(vals);
     if (isMask)
       for (double v : *vals)
@@ -197,8 +340,29 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
           break;
         }
     if (!isMask) {
-      if (succeeded(vals) || w == "the mask depends on data" ||
-          w == "the mask depends on the batch or head index") {
+      if (succeeded(vals) || w == kDependsOnData ||
+          w == kDependsOnBatchOrHead || w == kDiffersPerBatch) {
+        // A mask spelled as a value (where(mask, 0, fill)) that depends on
+        // data: positions and key padding, or a mask the program takes as
+        // a [.., Sq, Sk] input; nothing else is materialized.
+        std::optional<SelectTerm> m =
+            failed(vals) ? maskSelect(bias, eb) : std::nullopt;
+        std::string splitWhy;
+        if (m && succeeded(splitMask(*m, splitWhy)))
+          continue;
+        if (m && !readsDataOfSize(m->cond, seqQ * seqK, eb)) {
+          why = "a mask computed from data that is neither a function of "
+                "the positions nor a key padding mask (" +
+                splitWhy +
+                "): raising it would materialize a [.., seq_q, seq_k] bias "
+                "the program does not take as input";
+          return failure();
+        }
+        if (afterCap) {
+          why = "a bias added after the softcap that is no mask "
+                "(fa.attention adds its bias before the softcap)";
+          return failure();
+        }
         auto [v, a] = originOf(bias);
         if (!v) {
           // Computed inside the op that adds it: rebuilt on its own.
@@ -221,7 +385,7 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
       return failure();
     }
     anyStatic = true;
-    staticTerms.push_back({bias, false, true, 0.0});
+    staticTerms.push_back({bias, false, true, 0.0, afterCap});
     for (size_t k = 0; k < vals->size(); ++k)
       if ((*vals)[k] != 0.0) {
         grid.visible[k] = 0;
@@ -245,9 +409,11 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
       // Keep a constant that is no causal mask or window as the bias: an
       // additive tensor as it is, a boolean one with a -inf fill as 0 / -inf.
       why = "a constant mask that is neither causal nor a sliding window";
-      if (staticTerms.size() != 1 || out.bias || out.biasExpr)
+      if (staticTerms.size() != 1 || out.bias || out.biasExpr || pad)
         return failure();
       const StaticTerm &t = staticTerms.front();
+      if (t.afterCap)
+        return failure();
       if (t.isSelect && !std::isinf(t.fill))
         return failure();
       auto [v, a] = originOf(t.e);
@@ -273,6 +439,30 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
     if (out.bottomRight)
       s += " bottom_right";
     parts.insert(parts.begin(), s);
+  }
+  if (pad) {
+    if (out.bias || out.biasExpr) {
+      why = "more than one data-dependent mask or bias";
+      return failure();
+    }
+    // With a finite fill, a row whose every key is hidden averages V over
+    // all keys in the original; -inf from the op's causal / window mask
+    // would change that. Alone, the padding keeps the program's own fill.
+    if (!std::isinf(padTerm.fill) && grid.hasHidden()) {
+      why = "a key padding mask with a finite fill (" +
+            llvm::formatv("{0:e}", padTerm.fill).str() +
+            ") next to a causal or window mask: a row whose every key is "
+            "hidden averages V over all keys in the original, which "
+            "fa.attention's masks cannot express";
+      return failure();
+    }
+    out.bias = pad->tensor;
+    out.biasAccess = pad->access;
+    out.biasIsBoolean = true;
+    out.boolVisibleWhenTrue = padTerm.visibleWhenTrue;
+    out.boolFill = padTerm.fill;
+    out.keyPadding = std::move(pad);
+    parts.push_back("key padding mask");
   }
   out.summary = llvm::join(parts, ", ");
   return success();

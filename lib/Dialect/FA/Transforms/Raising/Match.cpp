@@ -228,7 +228,7 @@ LogicalResult Matcher::matchSide(Side &s, Plan &plan, std::string &why,
   batch = atoms.leaves(batch);
   AtomList batchOrder;
   if (failed(assignHeadRoles(plan, batch, atoms, batchOrder, why)) ||
-      failed(analyzeMasks(s.form, plan.rowAtom, plan.keyAtom,
+      failed(analyzeMasks(s.form, plan.rowAtom, plan.keyAtom, plan.batchPart,
                           atoms.size(plan.rowAtom), atoms.size(plan.keyAtom),
                           atoms, plan.mask, why)) ||
       failed(checkBiasRoles(plan, batchOrder, atoms, why)))

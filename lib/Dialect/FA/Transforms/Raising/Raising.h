@@ -19,6 +19,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -116,6 +117,9 @@ struct Expr {
     // wrap at the type's width unless `overflow` forbids it.
     IAdd, ISub, IMul, IMaxS, IMinS, IMaxU, IMinU, IDivS, IDivU, IRemS, IRemU,
     And, Or, Xor,
+    // tensor.extract in a linalg body: tensor `value` read at the indices
+    // `ops` (index values the body computes).
+    Extract,
     Unknown  // an op not modelled; `value` is its result
   };
   /// How a Cast converts (the spelling's semantics, not its name).
@@ -156,6 +160,12 @@ struct Expr {
 /// A description of the op behind an Unknown node for remarks:
 /// "'arith.remf'" or "a block argument".
 std::string describeUnknown(const Expr &e);
+/// The op (or argument) behind any node, for remarks: "'linalg.generic'".
+std::string describeNode(const Expr &e);
+
+/// A copy of `e` with each operand replaced by `f` of it; null if `f`
+/// gives null for one.
+ExprP copyWithOperands(const ExprP &e, llvm::function_ref<ExprP(ExprP)> f);
 
 /// A context for expanding trees: the atom table and where to record the ops
 /// stepped through (may be null).
@@ -217,6 +227,16 @@ FailureOr<std::vector<double>> evaluateOnGrid(ExprP e, int iAtom, int jAtom,
                                               int64_t rows, int64_t cols,
                                               ExprBuilder &eb,
                                               std::string &why);
+/// The same over the atoms `grid` (outer to inner, static sizes): the
+/// values in row-major order of the grid. Tensors a body reads with
+/// tensor.extract at computed indices are evaluated at those indices.
+FailureOr<std::vector<double>> evaluateOnAtoms(ExprP e, ArrayRef<int> grid,
+                                               ExprBuilder &eb,
+                                               std::string &why);
+/// Reasons evaluateOnGrid gives that a term is not a constant of positions.
+constexpr const char *kDependsOnData = "the mask depends on data";
+constexpr const char *kDependsOnBatchOrHead =
+    "the mask depends on the batch or head index";
 
 //===----------------------------------------------------------------------===//
 // Contractions and reductions (Contraction.cpp)
@@ -282,12 +302,42 @@ struct ScoreForm {
   std::optional<double> softcap;
   SmallVector<SelectTerm> selects;
   SmallVector<ExprP> biases;
+  /// The first biasesAfterCap biases are added after the softcap: only
+  /// masks may be (a 0 / -inf term, a key padding mask).
+  size_t biasesAfterCap = 0;
   /// The QK contraction result and its access.
   Value qk;
   Access qkAccess;
 };
 LogicalResult parseScore(ExprP e, ScoreForm &form, ExprBuilder &eb,
                          std::string &why);
+
+/// Splits a mask condition into the conditions that must all hold for a
+/// position to be visible: `cond` visible when `visibleWhenTrue`, through
+/// `and` (of visibility), `or` (of hiding) and `not`. Each part comes with
+/// its own polarity.
+void splitConjuncts(ExprP cond, bool visibleWhenTrue, ExprBuilder &eb,
+                    SmallVectorImpl<std::pair<ExprP, bool>> &out);
+
+/// A mask condition that is a function of one element of a data tensor
+/// read at (batch, key): a key padding mask (KeyPadding.cpp).
+struct KeyPadding {
+  /// The tensor the program holds and its dims in plan atoms (the batch
+  /// atoms, the key atom, or none for unit dims).
+  Value tensor;
+  Access access;
+  /// The condition on the element `leaf` reads (a node of `pred`).
+  ExprP pred;
+  const Expr *leaf = nullptr;
+};
+constexpr const char *kReadsNoData = "the mask condition reads no data";
+FailureOr<KeyPadding> matchKeyPadding(ExprP cond, ArrayRef<int> batchAtoms,
+                                      int rowAtom, int keyAtom,
+                                      ExprBuilder &eb, std::string &why);
+/// The i1 tensor of `pad.pred` applied to every element of `t` (the padding
+/// tensor, rearranged).
+FailureOr<Value> applyKeyPadding(ImplicitLocOpBuilder &b, Value t,
+                                 const KeyPadding &pad);
 
 /// The positional part of a mask: what fa.attention's causal, window and
 /// mask_alignment attributes say.
@@ -310,12 +360,19 @@ struct MaskConfig : PositionMask {
   ExprP biasExpr;
   bool biasIsBoolean = false;
   bool boolVisibleWhenTrue = true;
+  /// What a boolean bias's hidden positions get: -inf, or the program's
+  /// own finite fill where that is exact (a padding mask alone).
+  double boolFill = -std::numeric_limits<double>::infinity();
+  /// A key padding mask: `bias` is its data tensor, read through this
+  /// condition (a [B, Sk] operand broadcast over the rows).
+  std::optional<KeyPadding> keyPadding;
   /// Human-readable summary for the remark.
   std::string summary;
 };
 LogicalResult analyzeMasks(const ScoreForm &form, int rowAtom, int colAtom,
-                           int64_t seqQ, int64_t seqK, AtomTable &atoms,
-                           MaskConfig &out, std::string &why);
+                           ArrayRef<int> batchAtoms, int64_t seqQ,
+                           int64_t seqK, AtomTable &atoms, MaskConfig &out,
+                           std::string &why);
 
 /// Fill values at or below this count as "masked" when every row keeps a
 /// visible key: exp(fill - rowmax) underflows to 0 in f32.

@@ -23,7 +23,8 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
   switch (e->kind) {
   case Expr::Leaf: {
     if (!isContractionOp(e->value.getDefiningOp())) {
-      why = "the scores do not come from a contraction";
+      why = "the scores do not come from a contraction (they come from " +
+            describeNode(*e) + ")";
       return failure();
     }
     form.qk = e->value;
@@ -42,7 +43,8 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
       c = eb.deref(c);
     }
     if (!c->isConst()) {
-      why = "the scores are multiplied by a non-constant";
+      why = "the scores are multiplied by a non-constant (from " +
+            describeNode(*eb.derefAll(c)) + ")";
       return failure();
     }
     double f = e->kind == Expr::Mul ? c->fval : 1.0 / c->fval;
@@ -54,10 +56,13 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
           ((inner->kind == Expr::Div && ic->fval == f) ||
            (inner->kind == Expr::Mul &&
             std::abs(ic->fval * f - 1.0) < 1e-6))) {
-        if (!form.biases.empty() || form.softcap) {
-          why = "a bias added after the softcap";
+        if (form.softcap) {
+          why = "two softcaps";
           return failure();
         }
+        // Terms added after the softcap must be masks, which fa.attention
+        // applies after it (Gemma-2); Masks.cpp checks.
+        form.biasesAfterCap = form.biases.size();
         if (form.scale != 1.0) {
           why = "a scale applied after the softcap";
           return failure();
@@ -111,7 +116,8 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
       term.fill = t->fval;
       rest = e->ops[2];
     } else {
-      why = "a select that is not a mask (neither side is -inf or <= -1e4)";
+      why = "a select that is not a mask (" + describeNode(*e) +
+            ": neither side is -inf or <= -1e4)";
       return failure();
     }
     if (form.softcap) {
@@ -124,7 +130,8 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
   }
   default:
     why = "the scores go through an op that is not a scale, bias, mask, "
-          "softcap or cast";
+          "softcap or cast: " +
+          describeNode(*e);
     return failure();
   }
 }

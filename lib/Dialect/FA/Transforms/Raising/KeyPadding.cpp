@@ -1,0 +1,354 @@
+//===- KeyPadding.cpp - Masks as functions of (batch, row, key) -----------===//
+//
+// Frontends build masks from positions and an input padding mask:
+// transformers' masking_utils ANDs `kv_idx <= q_idx` (causal), `q_idx -
+// kv_idx < window` (sliding) and `attention_mask[batch_idx, kv_idx]`
+// (padding), where the indices are arange tensors and the padding read is a
+// tensor.extract at computed indices. A mask condition is split into its
+// conjuncts; each is either a function of the positions (evaluated on the
+// grid, Evaluate.cpp) or a key padding read: a function of one element of a
+// data tensor read at (batch, key). The padding becomes an O(Sk) operand,
+// never a materialized [.., Sq, Sk] tensor.
+//
+//===----------------------------------------------------------------------===//
+#include "Raising.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fa::raising;
+
+/// Whether `e` is the i1 constant `true`.
+static bool isTrue(const ExprP &e) {
+  return e->kind == Expr::IConst && e->type && e->type.isInteger(1) &&
+         e->ival != 0;
+}
+
+void mlir::fa::raising::splitConjuncts(
+    ExprP cond, bool visibleWhenTrue, ExprBuilder &eb,
+    SmallVectorImpl<std::pair<ExprP, bool>> &out) {
+  ExprP d = eb.derefAll(cond);
+  // not x: x with the other polarity.
+  if (d->kind == Expr::Xor && d->ops.size() == 2) {
+    for (unsigned k = 0; k < 2; ++k)
+      if (isTrue(eb.derefAll(d->ops[k]))) {
+        splitConjuncts(d->ops[1 - k], !visibleWhenTrue, eb, out);
+        return;
+      }
+  }
+  // Visible where all of them are true, or hidden where any of them is.
+  bool splits = d->type && d->type.isInteger(1) &&
+                (visibleWhenTrue ? d->kind == Expr::And : d->kind == Expr::Or);
+  if (splits) {
+    for (const ExprP &o : d->ops)
+      if (!(visibleWhenTrue && isTrue(eb.derefAll(o))))
+        splitConjuncts(o, visibleWhenTrue, eb, out);
+    return;
+  }
+  out.push_back({cond, visibleWhenTrue});
+}
+
+namespace {
+/// Inlines a conjunct down to its data read: leaves expanded, tensor.extract
+/// replaced by the extracted tensor at fresh atoms bound to its indices.
+struct Inliner {
+  ExprBuilder &eb;
+  std::string &why;
+  /// The one data read and the index tree bound to each fresh atom.
+  ExprP data;
+  llvm::DenseMap<int, ExprP> bindings;
+
+  ExprP run(ExprP e) {
+    if (e->kind == Expr::Leaf) {
+      ExprP d = eb.derefAll(e);
+      if (d->kind != Expr::Leaf)
+        return run(d);
+      if (isConstantTensor(d->value))
+        return d;
+      if (data) {
+        why = "the mask reads more than one data tensor element";
+        return nullptr;
+      }
+      data = d;
+      return d;
+    }
+    if (e->kind == Expr::Extract) {
+      auto type = dyn_cast<RankedTensorType>(e->value.getType());
+      if (!type || !type.hasStaticShape()) {
+        why = "the mask reads a tensor of dynamic shape";
+        return nullptr;
+      }
+      Access access = eb.atoms.freshAccess(type.getShape());
+      for (auto [l, index] : llvm::zip(access, e->ops))
+        if (!l.empty())
+          bindings[l[0]] = index;
+      return run(eb.leaf(e->value, access));
+    }
+    if (e->kind == Expr::Unknown) {
+      why = "the mask has an op that is not modelled: " + describeUnknown(*e);
+      return nullptr;
+    }
+    return copyWithOperands(e, [&](ExprP o) { return run(o); });
+  }
+
+  /// The index tree of a dimension of the data read: plan atoms are read
+  /// directly, an extract's atoms at the index it binds, and the parts a
+  /// view split such an atom into (a reshape before a gather) at their
+  /// digits of that index.
+  ExprP address(const AtomList &dim) {
+    MLIRContext *ctx = data->value.getContext();
+    auto node = [&](Expr::Kind k, ArrayRef<ExprP> ops) {
+      ExprP e = std::make_shared<Expr>();
+      e->kind = k;
+      e->ops.assign(ops.begin(), ops.end());
+      e->type = IndexType::get(ctx);
+      return e;
+    };
+    auto constant = [&](int64_t v) {
+      ExprP e = node(Expr::IConst, {});
+      e->ival = v;
+      return e;
+    };
+    ExprP linear;
+    for (int a : dim) {
+      ExprP digit;
+      if (ExprP bound = bindings.lookup(a)) {
+        digit = bound;
+      } else {
+        for (auto &[f, index] : bindings) {
+          AtomList parts = eb.atoms.leaves(AtomList{f});
+          auto it = llvm::find(parts, a);
+          if (it == parts.end())
+            continue;
+          int64_t stride = 1;
+          for (auto p = it + 1; p != parts.end(); ++p)
+            stride *= eb.atoms.size(*p);
+          digit = node(Expr::IRemU,
+                       {node(Expr::IDivU, {index, constant(stride)}),
+                        constant(eb.atoms.size(a))});
+          break;
+        }
+      }
+      if (!digit) {
+        digit = node(Expr::Index, {});
+        digit->access = {{a}};
+      }
+      linear = linear ? node(Expr::IAdd,
+                             {node(Expr::IMul, {linear,
+                                                constant(eb.atoms.size(a))}),
+                              digit})
+                      : digit;
+    }
+    return linear;
+  }
+
+  static bool isConstantTensor(Value v) {
+    Attribute attr;
+    return matchPattern(v, m_Constant(&attr));
+  }
+};
+} // namespace
+
+/// Whether `e` depends on nothing but `leaf` and constants.
+static bool onlyReads(const ExprP &e, const Expr *leaf) {
+  if (e.get() == leaf)
+    return true;
+  switch (e->kind) {
+  case Expr::Const:
+  case Expr::IConst:
+    return true;
+  case Expr::Leaf:
+  case Expr::Index:
+  case Expr::Extract:
+  case Expr::Unknown:
+    return false;
+  default:
+    return llvm::all_of(e->ops,
+                        [&](const ExprP &o) { return onlyReads(o, leaf); });
+  }
+}
+
+FailureOr<KeyPadding> mlir::fa::raising::matchKeyPadding(
+    ExprP cond, ArrayRef<int> batchAtoms, int rowAtom, int keyAtom,
+    ExprBuilder &eb, std::string &why) {
+  Inliner in{eb, why, nullptr, llvm::DenseMap<int, ExprP>()};
+  ExprP pred = in.run(cond);
+  if (!pred)
+    return failure();
+  if (!in.data) {
+    why = kReadsNoData;
+    return failure();
+  }
+  if (!onlyReads(pred, in.data.get())) {
+    why = "the mask mixes a data read with positions in one condition";
+    return failure();
+  }
+  // Each dimension of the read: the positions it is read at, as index
+  // trees over the (batch, row, key) grid.
+  SmallVector<int> grid(batchAtoms.begin(), batchAtoms.end());
+  grid.push_back(rowAtom);
+  grid.push_back(keyAtom);
+  std::string w;
+  FailureOr<std::vector<double>> keyIndex = evaluateOnAtoms(
+      [&] {
+        ExprP e = std::make_shared<Expr>();
+        e->kind = Expr::Index;
+        e->access = {{keyAtom}};
+        e->type = IndexType::get(cond->type ? cond->type.getContext()
+                                            : in.data->value.getContext());
+        return e;
+      }(),
+      grid, eb, w);
+  FailureOr<std::vector<double>> batchIndex = evaluateOnAtoms(
+      [&] {
+        ExprP e = std::make_shared<Expr>();
+        e->kind = Expr::Index;
+        e->access = {AtomList(batchAtoms.begin(), batchAtoms.end())};
+        e->type = IndexType::get(in.data->value.getContext());
+        return e;
+      }(),
+      grid, eb, w);
+  if (failed(keyIndex) || failed(batchIndex)) {
+    why = "the positions of a padding read cannot be enumerated: " + w;
+    return failure();
+  }
+  KeyPadding pad;
+  pad.tensor = in.data->value;
+  pad.pred = pred;
+  pad.leaf = in.data.get();
+  bool sawKey = false, sawBatch = false;
+  for (const AtomList &dim : eb.atoms.leaves(in.data->access)) {
+    if (dim.empty()) {
+      pad.access.push_back({});
+      continue;
+    }
+    ExprP index = in.address(dim);
+    FailureOr<std::vector<double>> at = evaluateOnAtoms(index, grid, eb, w);
+    if (failed(at)) {
+      why = "the position a padding mask is read at is not a function of "
+            "the batch and key index: " +
+            w;
+      return failure();
+    }
+    if (!sawKey && *at == *keyIndex) {
+      sawKey = true;
+      pad.access.push_back({keyAtom});
+    } else if (!sawBatch && !batchAtoms.empty() && *at == *batchIndex) {
+      sawBatch = true;
+      pad.access.push_back(AtomList(batchAtoms.begin(), batchAtoms.end()));
+    } else {
+      why = "a data mask read at positions other than (batch, key): not a "
+            "key padding mask";
+      return failure();
+    }
+  }
+  if (!sawKey) {
+    why = "a data mask that does not vary along the keys";
+    return failure();
+  }
+  return pad;
+}
+
+/// The scalar ops of `e` on `x`, the element of the tensor `leaf` reads;
+/// null for anything else.
+static Value emitScalar(OpBuilder &b, Location loc, const ExprP &e,
+                        const Expr *leaf, Value x) {
+  if (e.get() == leaf)
+    return x;
+  SmallVector<Value> ops;
+  for (const ExprP &o : e->ops) {
+    Value v = emitScalar(b, loc, o, leaf, x);
+    if (!v)
+      return nullptr;
+    ops.push_back(v);
+  }
+  Type t = e->type;
+  auto intCast = [&](Value v, bool isSigned) -> Value {
+    Type from = v.getType();
+    if (from == t)
+      return v;
+    if (isa<IndexType>(from) || isa<IndexType>(t))
+      return isSigned ? Value(arith::IndexCastOp::create(b, loc, t, v))
+                      : Value(arith::IndexCastUIOp::create(b, loc, t, v));
+    unsigned fw = from.getIntOrFloatBitWidth(), tw = t.getIntOrFloatBitWidth();
+    if (tw < fw)
+      return arith::TruncIOp::create(b, loc, t, v);
+    return isSigned ? Value(arith::ExtSIOp::create(b, loc, t, v))
+                    : Value(arith::ExtUIOp::create(b, loc, t, v));
+  };
+  switch (e->kind) {
+  case Expr::Const:
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(t ? t : b.getF32Type(), e->fval));
+  case Expr::IConst:
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, e->ival));
+  case Expr::CmpI:
+    return arith::CmpIOp::create(
+        b, loc, static_cast<arith::CmpIPredicate>(e->pred), ops[0], ops[1]);
+  case Expr::CmpF:
+    return arith::CmpFOp::create(
+        b, loc, static_cast<arith::CmpFPredicate>(e->pred), ops[0], ops[1]);
+  case Expr::And:
+    return arith::AndIOp::create(b, loc, ops[0], ops[1]);
+  case Expr::Or:
+    return arith::OrIOp::create(b, loc, ops[0], ops[1]);
+  case Expr::Xor:
+    return arith::XOrIOp::create(b, loc, ops[0], ops[1]);
+  case Expr::Select:
+    return arith::SelectOp::create(b, loc, ops[0], ops[1], ops[2]);
+  case Expr::Cast:
+    switch (e->cast) {
+    case Expr::CastKind::IntS:
+      return intCast(ops[0], true);
+    case Expr::CastKind::IntU:
+      return intCast(ops[0], false);
+    case Expr::CastKind::NonZero: {
+      Type from = ops[0].getType();
+      if (isa<FloatType>(from))
+        return arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::UNE, ops[0],
+            arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0.0)));
+      return arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne, ops[0],
+          arith::ConstantOp::create(b, loc, b.getIntegerAttr(from, 0)));
+    }
+    case Expr::CastKind::SIToFP:
+      return arith::SIToFPOp::create(b, loc, t, ops[0]);
+    case Expr::CastKind::UIToFP:
+      return arith::UIToFPOp::create(b, loc, t, ops[0]);
+    default:
+      return nullptr;
+    }
+  default:
+    return nullptr;
+  }
+}
+
+FailureOr<Value> mlir::fa::raising::applyKeyPadding(ImplicitLocOpBuilder &b,
+                                                    Value t,
+                                                    const KeyPadding &pad) {
+  auto type = cast<RankedTensorType>(t.getType());
+  unsigned rank = type.getRank();
+  Value init = tensor::EmptyOp::create(b, type.getShape(), b.getI1Type());
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> its(rank, utils::IteratorType::parallel);
+  bool ok = true;
+  Value r = linalg::GenericOp::create(
+                b, init.getType(), ValueRange{t}, ValueRange{init}, maps, its,
+                [&](OpBuilder &nb, Location loc, ValueRange args) {
+                  Value v = emitScalar(nb, loc, pad.pred, pad.leaf, args[0]);
+                  if (!v || !v.getType().isInteger(1)) {
+                    ok = false;
+                    v = arith::ConstantOp::create(nb, loc, nb.getBoolAttr(true));
+                  }
+                  linalg::YieldOp::create(nb, loc, v);
+                })
+                .getResult(0);
+  if (!ok)
+    return failure();
+  return r;
+}
