@@ -10,7 +10,9 @@ finfo.min fill or an additive 0 / fill term; sometimes next to a data bias
 or a key padding mask taken as arguments. Linalg bodies and TOSA ops on
 index constants. The generator knows nothing of what the raiser accepts:
 the test demands only that whatever is raised computes what the original
-does (test/Execution/raise-mask-fuzz.py).
+does (test/Execution/raise-mask-fuzz.py). Position cases read key
+positions and an attention_mask input through tensor.extract, as
+transformers' masking_utils does (key padding, or a read elsewhere).
 """
 import random
 
@@ -154,6 +156,49 @@ def linalg_case(name, rng):
     return text
 
 
+def position_case(name, rng):
+    """A mask read through tensors, as transformers builds it: key positions
+    from a constant position tensor read by tensor.extract (an arange, or a
+    permutation of one), and maybe attention_mask[b, ...] read from an
+    input at the key (a key padding mask) or elsewhere (not one)."""
+    b, h, s = 2, 2, rng.choice([8, 12, 16])
+    body = _Body(rng, s)
+    perm = list(range(s))
+    if rng.random() < 0.4:
+        rng.shuffle(perm) if rng.random() < 0.5 else perm.reverse()
+    pre = (f"%kpos = arith.constant dense<[{', '.join(map(str, perm))}]> : "
+           f"tensor<{s}xi64>")
+    kv = body.emit(f"tensor.extract %kpos[%j] : tensor<{s}xi64>")
+    qv = body.emit(f"arith.index_cast %i : index to i64")
+    lo = body.emit(f"arith.constant {rng.randint(-2, 3)} : i64")
+    shifted = body.emit(f"arith.addi {qv}, {lo} : i64")
+    cond = body.emit(f"arith.cmpi {rng.choice(['sle', 'slt', 'sge', 'ult'])}, "
+                     f"{kv}, {shifted} : i64")
+    inputs = []
+    if rng.random() < 0.6:
+        inputs.append(("am", f"tensor<{b}x{s}xi64>", "b, i"))
+        at = rng.choice(["%j", "%j", "%j", "%i", "%jn"])
+        if at == "%jn":
+            one = body.emit("arith.constant 1 : index")
+            size = body.emit(f"arith.constant {s} : index")
+            nxt = body.emit(f"arith.addi %j, {one} : index")
+            body.emit(f"arith.remui {nxt}, {size} : index")
+            at = f"%v{body.n}"
+        a = body.emit(f"tensor.extract %am[%b, {at}] : tensor<{b}x{s}xi64>")
+        zero = body.emit("arith.constant 0 : i64")
+        keep = body.emit(f"arith.cmpi ne, {a}, {zero} : i64")
+        cond = body.emit(f"arith.andi {cond}, {keep} : i1")
+    fill = rng.choice(["%ninf", "%ninf", "%fmin"])
+    if rng.random() < 0.5:
+        body.lines.append(f"%x = arith.select {cond}, %s, {fill} : f32")
+    else:
+        zero = body.emit("arith.constant 0.0 : f32")
+        add = body.emit(f"arith.select {cond}, {zero}, {fill} : f32")
+        body.lines.append(f"%x = arith.addf %s, {add} : f32")
+    return linalg_program(name, "\n".join(body.lines), bh=b, heads=h, sq=s,
+                          sk=s, d=8, inputs=inputs, pre=pre)
+
+
 class _Tosa:
     """TOSA ops on index constants; every value is [1, sq|1, sk|1]."""
 
@@ -259,8 +304,10 @@ def tosa_case(name, rng):
     return text
 
 
-def cases(seed, count, tosa_share=0.3):
-    """[(name, text, is_tosa)], deterministic in `seed`."""
+def cases(seed, count, positions=0, tosa_share=0.3):
+    """[(name, text, is_tosa)], deterministic in `seed`: `count` linalg and
+    TOSA cases, then `positions` position cases (their own stream, so that
+    adding them changes none of the others)."""
     rng = random.Random(seed)
     out = []
     for n in range(count):
@@ -268,4 +315,8 @@ def cases(seed, count, tosa_share=0.3):
         name = f"{'tosa' if tosa else 'linalg'}_mask_{n}"
         text = (tosa_case if tosa else linalg_case)(name, rng)
         out.append((name, text, tosa))
+    rng = random.Random(seed + 1)
+    for n in range(positions):
+        name = f"position_mask_{n}"
+        out.append((name, position_case(name, rng), False))
     return out

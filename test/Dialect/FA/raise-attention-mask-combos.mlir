@@ -260,3 +260,76 @@ func.func @tosa_causal_and_bias(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, 
   %out = tosa.matmul %prob, %v, %zp, %zp : (tensor<2x16x16xf32>, tensor<2x16x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x16x8xf32>
   return %out : tensor<2x16x8xf32>
 }
+
+// -----
+
+// Two data terms (a bias and a boolean [BH, S, S] mask): fa.attention has
+// one bias operand; the remark names the first.
+// CHECK-LABEL: func.func @two_data_terms
+// CHECK-NOT: fa.attention
+#mq = affine_map<(b, i, j, d) -> (b, i, d)>
+#mk = affine_map<(b, i, j, d) -> (b, j, d)>
+#ms = affine_map<(b, i, j, d) -> (b, i, j)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
+#mp = affine_map<(b, i, e, j) -> (b, i, j)>
+#mv = affine_map<(b, i, e, j) -> (b, j, e)>
+#mo = affine_map<(b, i, e, j) -> (b, i, e)>
+func.func @two_data_terms(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x8xf32>, %bias: tensor<2x16x16xf32>, %keep: tensor<2x16x16xi1>) -> tensor<2x16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf_r = arith.constant 0xFF800000 : f32
+  %es = tensor.empty() : tensor<2x16x16xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%fs : tensor<2x16x16xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %masked = linalg.generic {indexing_maps = [#id, affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qk, %bias, %keep : tensor<2x16x16xf32>, tensor<2x16x16xf32>, tensor<2x16x16xi1>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%sc: f32, %in0: f32, %in1: i1, %out: f32):
+    %cscale = arith.constant 0.125 : f32
+    %s = arith.mulf %sc, %cscale : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %fmin = arith.constant -3.40282347E+38 : f32
+    %t = arith.addf %s, %in0 : f32
+    %x = arith.select %in1, %t, %ninf : f32
+    linalg.yield %x : f32
+  } -> tensor<2x16x16xf32>
+  %er = tensor.empty() : tensor<2x16xf32>
+  %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%masked : tensor<2x16x16xf32>) outs(%fm : tensor<2x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%a: f32, %mm: f32, %o: f32):
+    %dd = arith.subf %a, %mm : f32
+    %r = math.exp %dd : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x16x16xf32>) outs(%fl : tensor<2x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%es : tensor<2x16x16xf32>) {
+  ^bb0(%a: f32, %ll: f32, %o: f32):
+    %r = arith.divf %a, %ll : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x16xf32>
+  %eo = tensor.empty() : tensor<2x16x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
+  // expected-remark @+1 {{attention not raised: more than one data-dependent mask or bias (the first from a function argument)}}
+  %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x8xf32>
+  return %out : tensor<2x16x8xf32>
+}

@@ -211,10 +211,23 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
     bool afterCap = false;
   };
   SmallVector<StaticTerm> staticTerms;
+  // fa.attention has one bias operand: names the term already taken.
+  auto secondTerm = [&]() {
+    std::string first =
+        out.bias ? (out.bias.getDefiningOp()
+                        ? "'" + out.bias.getDefiningOp()->getName()
+                                    .getStringRef()
+                                    .str() +
+                              "'"
+                        : std::string("a function argument"))
+                 : std::string("a bias computed with the scores");
+    why = "more than one data-dependent mask or bias (the first from " +
+          first + ")";
+  };
   auto setData = [&](Value v, Access a, bool boolean,
                      bool visibleWhenTrue) -> LogicalResult {
     if (out.bias) {
-      why = "more than one data-dependent mask or bias";
+      secondTerm();
       return failure();
     }
     // The tensor the program holds, not a broadcast view of it.
@@ -367,7 +380,7 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
         if (!v) {
           // Computed inside the op that adds it: rebuilt on its own.
           if (out.bias || out.biasExpr) {
-            why = "more than one data-dependent mask or bias";
+            secondTerm();
             return failure();
           }
           out.biasExpr = bias;
@@ -375,7 +388,7 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
           continue;
         }
         if (out.biasExpr || failed(setData(v, a, false, true))) {
-          why = "more than one data-dependent mask or bias";
+          secondTerm();
           return failure();
         }
         parts.push_back("bias");
@@ -442,7 +455,7 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
   }
   if (pad) {
     if (out.bias || out.biasExpr) {
-      why = "more than one data-dependent mask or bias";
+      secondTerm();
       return failure();
     }
     // With a finite fill, a row whose every key is hidden averages V over
