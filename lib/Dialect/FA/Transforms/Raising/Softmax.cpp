@@ -89,17 +89,22 @@ FailureOr<SoftmaxMatch> mlir::fa::raising::matchSoftmax(Value p,
         return failure();
       if (nearMiss)
         *nearMiss = true;
-      ExprP c = eb.derefAll(safeCond);
+      // The all-reduction itself, through views only: deref would unroll a
+      // short TOSA reduce_all into an and-chain (a read at positions).
+      ExprP c = safeCond->kind == Expr::Leaf ? safeCond
+                                             : eb.derefAll(safeCond);
+      Access condAccess = c->access;
       std::string whyAll;
-      FailureOr<Reduction> all =
-          c->kind == Expr::Leaf
-              ? matchReduction(c->value, c->access, ReductionKind::All, eb,
-                               whyAll)
-              : FailureOr<Reduction>(failure());
+      FailureOr<Reduction> all = failure();
+      if (c->kind == Expr::Leaf) {
+        auto [cv, ca] = resolveViews(c->value, c->access, eb.atoms, eb.record);
+        condAccess = ca;
+        all = matchReduction(cv, ca, ReductionKind::All, eb, whyAll);
+      }
       ExprP cmp = succeeded(all) ? eb.deref(all->input) : nullptr;
       ExprP compared = isNegInfTest(cmp, eb);
       if (!compared ||
-          missingAtom(access, c->access, eb.atoms) != sm->keyAtom ||
+          missingAtom(access, condAccess, eb.atoms) != sm->keyAtom ||
           !exprEqual(compared, sm->scores, eb.atoms, eb,
                      {{all->reducedAtom, sm->keyAtom}})) {
         why = "the softmax's rows are zeroed by a condition other than "
