@@ -288,13 +288,14 @@ def test_append_into_an_expanded_cache_is_refused():
 
 
 @pytest.mark.xfail(strict=True, reason="compiler bug found by test_fuzz_api: "
-                   "the tiled CPU forward with a dynamic seq_k that the key "
-                   "tile does not divide takes the padded keys of the last "
-                   "tile into the row max (score 0?), so a row whose scores "
-                   "are all below ln(FLT_MIN) = -87.3 underflows to O = 0, "
-                   "LSE = -inf (lib/Dialect/FA/Transforms/Tiling/"
-                   "TiledForward.cpp; tiled=false and static shapes are "
-                   "right)")
+                   "in the tiled CPU forward with a dynamic seq_k that the "
+                   "key tile does not divide, the masked-off lanes of the "
+                   "vectorized register blocks enter the row max as 0 "
+                   "(fa-cpu-tile-blocks / lib/Pipelines/"
+                   "CPUVectorizeBlocks.cpp: block-cols=1, tiled=false and "
+                   "static shapes are right), so a row whose scores are all "
+                   "below ln(FLT_MIN) = -87.3 underflows to O = 0, LSE = "
+                   "-inf")
 @pytest.mark.parametrize("seq_k", [1, 31, 100])
 def test_rows_of_very_negative_scores(seq_k):
     q = torch.full((1, 1, 1, 8), -100.0 * 8 ** -0.5)  # every score -100
