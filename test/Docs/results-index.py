@@ -39,7 +39,8 @@ texts = (glob.glob(os.path.join(root, "docs", "*.md")) +
          [os.path.join(root, "README.md")] +
          glob.glob(os.path.join(root, "benchmarks", "**", "*.py"),
                    recursive=True) +
-         glob.glob(os.path.join(root, "scripts", "*")))
+         [p for p in glob.glob(os.path.join(root, "scripts", "*"))
+          if os.path.isfile(p)])
 path_re = re.compile(r"results/[A-Za-z0-9_.*{},-]+\.(?:csv|log|md|txt)")
 for text_path in texts:
     with open(text_path) as f:
