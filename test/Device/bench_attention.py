@@ -70,11 +70,13 @@ def fa4_forward():
     copies = {}
 
     def call(q, k, v, causal):
-        key = (q.data_ptr(), k.data_ptr(), v.data_ptr())
+        # The originals are held with their copies, so that their memory
+        # (the key) cannot pass to the next shape's inputs meanwhile.
+        key = tuple((t.data_ptr(), tuple(t.shape)) for t in (q, k, v))
         if key not in copies:
             copies.clear()
-            copies[key] = tuple(t.transpose(1, 2).contiguous() for t in (q, k, v))
-        out = f(*copies[key], causal=causal)
+            copies[key] = ((q, k, v), tuple(t.transpose(1, 2).contiguous() for t in (q, k, v)))
+        out = f(*copies[key][1], causal=causal)
         return (out[0] if isinstance(out, tuple) else out).transpose(1, 2)
     return call
 
