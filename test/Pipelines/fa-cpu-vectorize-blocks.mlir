@@ -84,6 +84,56 @@ func.func @edge_contraction(%a: tensor<?x1xf32>, %b: tensor<1x?xf32>, %c: tensor
 
 // -----
 
+// A row max at a tile edge (a reduction over the key lanes): the lanes past
+// the edge enter the max as -inf, through a select, not through a masked
+// multi_reduction (upstream's LLVM lowering pads a masked max with the
+// smallest negative denormal, so a row of scores all below it came out with
+// a max of about 0).
+
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @edge_row_max
+// CHECK:         [[MASK:%[a-z0-9_]+]] = vector.create_mask {{.*}} : vector<4x32xi1>
+// CHECK:         [[READ:%[a-z0-9_]+]] = vector.mask [[MASK]] { vector.transfer_read {{.*}} : tensor<?x?xf32>, vector<4x32xf32> }
+// CHECK:         [[NEG_INF:%[a-z0-9_]+]] = arith.constant dense<0xFF800000> : vector<4x32xf32>
+// CHECK:         [[LANES:%[a-z0-9_]+]] = arith.select [[MASK]], [[READ]], [[NEG_INF]] : vector<4x32xi1>, vector<4x32xf32>
+// CHECK-NOT:     vector.mask {{.*}} vector.multi_reduction
+// CHECK:         vector.multi_reduction <maximumf>, [[LANES]], {{.*}} [1] : vector<4x32xf32> to vector<4xf32>
+func.func @edge_row_max(%s: tensor<?x?xf32>, %m: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%s : tensor<?x?xf32>) outs(%m : tensor<?xf32>) attrs = {fa.cpu_block = array<i64: 4, 32>} {
+  ^bb0(%x: f32, %y: f32):
+    %e = arith.maximumf %y, %x : f32
+    linalg.yield %e : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// A row sum at a tile edge: the lanes past the edge add 0.
+
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @edge_row_sum
+// CHECK:         [[MASK:%[a-z0-9_]+]] = vector.create_mask {{.*}} : vector<4x32xi1>
+// CHECK:         [[READ:%[a-z0-9_]+]] = vector.mask [[MASK]] { vector.transfer_read {{.*}} : tensor<?x?xf32>, vector<4x32xf32> }
+// CHECK:         [[ZERO:%[a-z0-9_]+]] = arith.constant dense<0.000000e+00> : vector<4x32xf32>
+// CHECK:         [[LANES:%[a-z0-9_]+]] = arith.select [[MASK]], [[READ]], [[ZERO]] : vector<4x32xi1>, vector<4x32xf32>
+// CHECK-NOT:     vector.mask {{.*}} vector.multi_reduction
+// CHECK:         vector.multi_reduction <add>, [[LANES]], {{.*}} [1] : vector<4x32xf32> to vector<4xf32>
+func.func @edge_row_sum(%s: tensor<?x?xf32>, %l: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%s : tensor<?x?xf32>) outs(%l : tensor<?xf32>) attrs = {fa.cpu_block = array<i64: 4, 32>} {
+  ^bb0(%x: f32, %y: f32):
+    %e = arith.addf %y, %x : f32
+    linalg.yield %e : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
 // Unmarked ops stay linalg.
 
 #id = affine_map<(i, j) -> (i, j)>

@@ -61,8 +61,12 @@ def FACPUVectorizeBlocks : Pass<"fa-cpu-vectorize-blocks",
     masks. Removes the mark. A blocked contraction's reduction dim is 1, so
     the vectorizer's masked unit `vector.multi_reduction` is unmasked: its
     masked-off lanes are never stored (the accumulator write is masked with
-    the same rows and columns). Marked ops the vectorizer refuses stay
-    linalg ops.
+    the same rows and columns). A masked reduction over a longer dim (a row
+    max or sum at a tile edge) becomes an unmasked one of
+    `arith.select(mask, lanes, identity)`: the masked-off lanes contribute
+    -inf to a max and 0 to a sum (upstream's LLVM lowering of a masked max
+    pads with the smallest negative denormal, which is not neutral). Marked
+    ops the vectorizer refuses stay linalg ops.
 
     Input: the output of `fa-cpu-tile-blocks` (run canonicalize first, so
     that static block sizes fold). Output: `vector` ops (transfer reads and
