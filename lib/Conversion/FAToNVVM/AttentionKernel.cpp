@@ -122,6 +122,9 @@ public:
   ForwardKernel(KernelBuilder &kb, const AttentionKernelConfig &cfg, LLVM::LLVMFuncOp fn,
                 StringRef smemSymbol)
       : kb(kb), cfg(cfg), args(KernelArgs::get(fn, cfg)),
+        scheduler(TileScheduler::forConfig(cfg)),
+        schedulerArgs{args.seqQ,      args.numSplits,  args.numBlocks, args.numHeads,
+                      args.batch,     args.cuSeqlensQ, args.cuSeqlensK, args.numSeqs},
         tid(kb.threadIdX()), base(kb.alignedSharedBase(smemSymbol)),
         // Barriers after Q's: full K, full V, empty K, empty V (stages each),
         // the layout of the kernel before it was split into parts.
@@ -152,14 +155,13 @@ private:
   /// index outside the cache gives TMA's zero fill, never a fault.
   std::pair<Value, Value> pageOf(Value key);
   /// Makes `tile` the current work tile; its iterations start at `ring` in
-  /// the K/V rings.
-  void beginTile(TileScheduler::WorkTile tile, Value ring);
-  /// beginTile for a ragged batch's tile: the sequence's lengths, rows and
-  /// mask rule first.
-  void beginVarlenTile(const TileScheduler::VarlenTile &v, Value ring);
-  /// Runs `body(qLoads)` for each of this CTA's work tiles (one, or the
-  /// persistent loop's); qLoads counts the Q loads of the tiles before.
-  /// `warpWide`: whole warps run it (the consumers), else one thread.
+  /// the K/V rings. A ragged batch's tile brings its sequence's lengths,
+  /// rows and mask rule.
+  void beginTile(const WorkTile &tile, Value ring);
+  /// Runs `body(qLoads)` for each of this CTA's work tiles (the one emit()
+  /// began, or the persistent scheduler's); qLoads counts the Q loads of the
+  /// tiles before. `warpWide`: whole warps run it (the consumers), else one
+  /// thread.
   void forEachTile(const std::function<void(Value qLoads)> &body, bool warpWide);
   void emitProducer();
   void produceTile(Value qLoads);
@@ -188,9 +190,11 @@ private:
   KernelBuilder &kb;
   const AttentionKernelConfig &cfg;
   KernelArgs args;
+  std::unique_ptr<TileScheduler> scheduler;
+  SchedulerArgs schedulerArgs;
   Value tid, base; // in this order: tid is read first (keeps the PTX as before)
   TmaPipeline kPipe, vPipe;
-  TileScheduler::WorkTile work;
+  WorkTile work;
   Value m0, headKV;
   Value seqQ; // the kernel's, or this sequence's in a ragged batch
   Value seqK; // the kernel's, or this batch's with per-batch key lengths
@@ -249,7 +253,14 @@ std::pair<Value, Value> ForwardKernel::pageOf(Value key) {
   return {page, kb.remu(key, kb.c32(cfg.pageSize))};
 }
 
-void ForwardKernel::beginTile(TileScheduler::WorkTile tile, Value ring) {
+void ForwardKernel::beginTile(const WorkTile &tile, Value ring) {
+  if (tile.inRaggedBatch()) {
+    seqQ = tile.seqQ;
+    seqK = tile.seqK;
+    qRowBase = tile.qStart;
+    kRowBase = tile.kStart;
+    rule.emplace(kb, cfg.semantics, seqQ, seqK);
+  }
   work = tile;
   m0 = work.row0;
   if (!cfg.packGqa()) {
@@ -277,72 +288,17 @@ void ForwardKernel::beginTile(TileScheduler::WorkTile tile, Value ring) {
   vPipe.setIterationBase(ring);
 }
 
-void ForwardKernel::beginVarlenTile(const TileScheduler::VarlenTile &v, Value ring) {
-  seqQ = v.seqQ;
-  seqK = v.seqK;
-  qRowBase = v.qStart;
-  kRowBase = v.kStart;
-  rule.emplace(kb, cfg.semantics, seqQ, seqK);
-  beginTile(v.tile, ring);
-}
-
 void ForwardKernel::forEachTile(const std::function<void(Value qLoads)> &body, bool warpWide) {
-  if (!cfg.isPersistent()) {
+  if (!scheduler->isPersistent()) {
     body(kb.c32(0)); // the tile of emit()
     return;
   }
-  // Tiles of numBlocks x numHeads x batch (a ragged batch's numBlocks is
-  // the grid's bound; the tiles past its sequences' blocks are empty).
-  Value total = kb.mul(kb.mul(args.numBlocks, args.numHeads), args.batch);
-  // Tile `linear` at K/V ring position `ring`; a ragged batch's search
-  // resumes from `cursor`.
-  auto begin = [&](Value linear, Value ring, Value cursor[2]) {
-    if (cfg.varlen)
-      beginVarlenTile(TileScheduler::varlenAt(kb, cfg, args.cuSeqlensQ, args.cuSeqlensK,
-                                              args.numSeqs, kb.remu(linear, args.numBlocks),
-                                              kb.divUI(linear, args.numBlocks), cursor,
-                                              warpWide),
-                      ring);
-    else
-      beginTile(
-          TileScheduler::decode(kb, cfg, args.seqQ, linear, args.numBlocks, args.numHeads), ring);
-  };
-  // One tile per CTA (long sequences: the grid covers every tile): the
-  // code of a one-tile kernel, ring and Q loads constant 0 (the loop's
-  // state cost 2-5 % there, docs/HopperKernel.md).
-  kb.ifThenElse(
-      kb.cmp(arith::CmpIPredicate::uge, kb.gridDimX(), total),
-      [&] {
-        Value x = kb.blockIdX();
-        kb.ifThen(kb.cmp(arith::CmpIPredicate::ult, x, total), [&] {
-          Value cursor[2] = {kb.c32(0), kb.c32(0)};
-          begin(x, kb.c32(0), cursor);
-          body(kb.c32(0));
-        });
-      },
-      [&] {
-        Value mine = TileScheduler::persistentTileCount(kb, total);
-        SmallVector<Value> init{kb.c32(0), kb.c32(0)};
-        if (cfg.varlen)
-          init.append({kb.c32(0), kb.c32(0)});
-        kb.forLoop(kb.c32(0), mine, init, [&](Value i, ValueRange st) {
-          Value ring = st[0], qLoads = st[1];
-          Value cursor[2];
-          if (cfg.varlen) {
-            cursor[0] = st[2];
-            cursor[1] = st[3];
-          }
-          begin(TileScheduler::persistentTile(kb, i), ring, cursor);
-          body(qLoads);
-          // A tile without key tiles loads no Q (every role sees the same count).
-          Value loaded = kb.select(kb.cmp(arith::CmpIPredicate::sgt, tiles.count, kb.c32(0)),
-                                   kb.c32(1), kb.c32(0));
-          SmallVector<Value> next{kb.add(ring, tiles.count), kb.add(qLoads, loaded)};
-          if (cfg.varlen)
-            next.append({cursor[0], cursor[1]});
-          return next;
-        });
-      });
+  scheduler->forEachTile(kb, schedulerArgs, warpWide,
+                         [&](const WorkTile &tile, Value ring, Value qLoads) {
+                           beginTile(tile, ring);
+                           body(qLoads);
+                           return tiles.count;
+                         });
 }
 
 void ForwardKernel::emitProducer() {
@@ -860,10 +816,8 @@ void ForwardKernel::emit() {
   seqK = args.seqK;
   // A ragged batch's sequence first (its lengths may go to shared memory
   // with the barriers); a persistent CTA's tiles find theirs in forEachTile.
-  if (cfg.varlen && !cfg.isPersistent())
-    beginVarlenTile(
-        TileScheduler::varlen(kb, cfg, args.cuSeqlensQ, args.cuSeqlensK, args.numSeqs),
-        Value());
+  if (cfg.varlen && !scheduler->isPersistent())
+    beginTile(scheduler->currentTile(kb, schedulerArgs), Value());
   // One thread initialises every barrier; the CTA barrier publishes them.
   kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, tid, kb.c32(0)), [&] {
     mbarrierInit(kb, qBarrier(), 1);
@@ -881,7 +835,7 @@ void ForwardKernel::emit() {
   // per tile).
   if (cfg.keyLengths) {
     // The rule needs this batch's key count: the tile first.
-    TileScheduler::WorkTile tile = TileScheduler::current(kb, cfg, args.seqQ, args.numSplits);
+    WorkTile tile = scheduler->currentTile(kb, schedulerArgs);
     seqK = LLVM::LoadOp::create(kb.b, kb.i32,
                                 kb.globalAt(args.keyLengths, kb.ext64(tile.batch), kb.i32), 4);
     if (cfg.append)
@@ -890,8 +844,8 @@ void ForwardKernel::emit() {
     beginTile(tile, Value());
   } else if (!cfg.varlen) {
     rule.emplace(kb, cfg.semantics, args.seqQ, seqK);
-    if (!cfg.isPersistent())
-      beginTile(TileScheduler::current(kb, cfg, args.seqQ, args.numSplits), Value());
+    if (!scheduler->isPersistent())
+      beginTile(scheduler->currentTile(kb, schedulerArgs), Value());
   }
 
   Value wg = kb.shru(tid, kb.c32(7));
@@ -1023,7 +977,7 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   params.push_back(Object{{"kind", "i32"}, {"value", cfg.keySlotsExpr()}});
   params.push_back(Object{{"kind", "i32"}, {"value", "heads_q / heads_kv"}});
   if (cfg.splitKv)
-    params.push_back(i32Param(cfg.splitCountExpr()));
+    params.push_back(i32Param(TileScheduler::splitCount(cfg)));
   if (cfg.packGqa())
     appendStrideParams(params, "query", {"batch", "seq", "head"});
   if (cfg.paged()) {
@@ -1034,11 +988,9 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
     params.push_back(i32Param("seq_new"));
   if (cfg.varlen)
     params.push_back(i32Param("num_seqs"));
-  if (cfg.isPersistent()) {
-    params.push_back(Object{{"kind", "i32"}, {"value", TileScheduler::gridBlocks(cfg)}});
-    params.push_back(Object{{"kind", "i32"}, {"value", "heads_q"}});
-    params.push_back(Object{{"kind", "i32"}, {"value", "batch"}});
-  }
+  std::unique_ptr<TileScheduler> scheduler = TileScheduler::forConfig(cfg);
+  for (const std::string &extent : scheduler->tileSpaceParams())
+    params.push_back(i32Param(extent));
   Object config = forwardBundleConfig(cfg);
   if (cfg.splitKv)
     config["num_splits"] = cfg.numSplits;
@@ -1048,7 +1000,7 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
                                                                     : "attention_fwd";
   Object root = kernelBundleRoot(chip, cubinFile, cfg.attentionKernelName(), op,
                                  std::move(config), cfg.threads(), cfg.sharedMemoryBytes(),
-                                 TileScheduler::grid(cfg), std::move(params));
+                                 scheduler->gridShape(), std::move(params));
   if (cfg.splitKv) {
     Array scratch;
     for (const char *name : {"o_partial", "lse_partial"})

@@ -78,12 +78,12 @@ std::string combineBundle(const AttentionKernelConfig &cfg, StringRef chip, Stri
   Array params{ptrParam("o_partial"), ptrParam("lse_partial"), ptrParam("output")};
   if (cfg.returnLse)
     params.push_back(ptrParam("lse"));
-  params.push_back(i32Param(cfg.splitCountExpr()));
+  params.push_back(i32Param(TileScheduler::splitCount(cfg)));
   params.push_back(i32Param("seq_q"));
   // No CTA (the runtime skips the launch) with one split: the partial
   // kernel wrote O and the LSE itself.
   Array grid{llvm::formatv("ceildiv(seq_q, {0}) * min(1, {1} - 1)", kCombineRowsPerCta,
-                           cfg.splitCountExpr())
+                           TileScheduler::splitCount(cfg))
                  .str(),
              "heads_q", "batch"};
   Object root = kernelBundleRoot(chip, cubinFile, combineName(cfg), "attention_combine",
@@ -108,7 +108,7 @@ llvm::json::Object mlir::fa::nvvm_kernel::splitScratchEntry(const AttentionKerne
                                                           StringRef name, bool withInit) {
   bool isO = name == "o_partial";
   Array dims{"split", "batch", "head", "seq"};
-  Array shape{cfg.splitCountExpr(), "batch", "heads_q", "seq_q"};
+  Array shape{TileScheduler::splitCount(cfg), "batch", "heads_q", "seq_q"};
   if (isO) {
     dims.push_back("dim");
     shape.push_back(cfg.headDimV);
