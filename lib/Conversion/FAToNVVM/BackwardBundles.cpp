@@ -1,4 +1,4 @@
-//===- BackwardBundles.cpp - The backward's name, kernels and bundles -----===//
+//===- BackwardBundles.cpp - The backward's kernels and bundles ----------===//
 //
 // One gpu.module (one cubin) holds the three kernels; each has its own
 // fa-kernel-bundle JSON, and an fa-kernel-sequence JSON ties them into one
@@ -15,23 +15,6 @@ using namespace mlir::fa::nvvm_kernel;
 using llvm::json::Array;
 using llvm::json::Object;
 using BK = BackwardKernelConfig;
-
-std::string BackwardKernelConfig::name() const {
-  std::string n = llvm::formatv("fa_bwd_{0}_d{1}", elemName(), headDim);
-  if (headDimV != headDim)
-    n += llvm::formatv("v{0}", headDimV).str();
-  n += bshd ? "_bshd" : "_bhsd";
-  n += semanticsTag(semantics);
-  if (bias) {
-    n += std::string("_bias") + biasTypeName(*bias);
-    if (biasBroadcasts())
-      n += std::string("_bc") + (biasBroadcastBatch ? "b" : "") + (biasBroadcastHead ? "h" : "");
-  }
-  n += llvm::formatv("_m{0}n{1}s{2}", kBlockM, kBlockN, kStages).str();
-  if (deterministic)
-    n += "_det";
-  return n + scaleTag(semantics, headDim);
-}
 
 void mlir::fa::nvvm_kernel::buildBackwardKernels(OpBuilder &builder, Location loc,
                                                  Block &moduleBody, const BK &cfg) {

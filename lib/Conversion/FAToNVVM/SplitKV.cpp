@@ -62,16 +62,6 @@ void emitCombine(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernelCo
 
 } // namespace
 
-Object mlir::fa::nvvm_kernel::splitSequenceConfig(const AttentionKernelConfig &cfg) {
-  Object config = semanticsConfig(cfg.elemName(), cfg.bshd, cfg.headDim, cfg.headDimV,
-                                  cfg.semantics);
-  config["return_lse"] = cfg.returnLse;
-  config["num_splits"] = cfg.numSplits;
-  if (cfg.paged())
-    config["page_size"] = cfg.pageSize;
-  return config;
-}
-
 namespace {
 
 std::string combineBundle(const AttentionKernelConfig &cfg, StringRef chip, StringRef cubinFile) {
@@ -101,23 +91,6 @@ Value mlir::fa::nvvm_kernel::partialRowIndex(KernelBuilder &kb, Value split, Val
                                              Value query) {
   Value bh = kb.add(kb.mul(kb.add(kb.mul(split, numBatch), batch), numHeads), head);
   return kb.add(kb.mul(kb.ext64(bh), kb.ext64(seqQ)), kb.ext64(query));
-}
-
-/// The two partial buffers: [splits, batch, head, seq(, dim)] f32.
-llvm::json::Object mlir::fa::nvvm_kernel::splitScratchEntry(const AttentionKernelConfig &cfg,
-                                                          StringRef name, bool withInit) {
-  bool isO = name == "o_partial";
-  Array dims{"split", "batch", "head", "seq"};
-  Array shape{TileScheduler::splitCount(cfg), "batch", "heads_q", "seq_q"};
-  if (isO) {
-    dims.push_back("dim");
-    shape.push_back(cfg.headDimV);
-  }
-  Object o{{"name", name.str()}, {"dtype", "f32"}, {"dims", std::move(dims)},
-           {"shape", std::move(shape)}};
-  if (withInit)
-    o["init"] = "none"; // every row of every split is written
-  return o;
 }
 
 void mlir::fa::nvvm_kernel::buildCombineKernel(OpBuilder &builder, Location loc,

@@ -113,17 +113,6 @@ void emitTranspose(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernel
 
 } // namespace
 
-Object mlir::fa::nvvm_kernel::valueTransposeWorkspace(const AttentionKernelConfig &cfg,
-                                                      bool withInit) {
-  Object o{{"name", "value_t"},
-           {"dtype", AttentionKernelConfig::elemTypeName(cfg.elem)},
-           {"dims", Array{"batch", "head", "dim", "seq"}},
-           {"shape", Array{"batch", "heads_kv", cfg.headDimV, kValueTKeys}}};
-  if (withInit)
-    o["init"] = "none"; // the pre-kernel writes every key slot, zeros past seq_k
-  return o;
-}
-
 void mlir::fa::nvvm_kernel::buildTransposeValueKernel(OpBuilder &builder, Location loc,
                                                       Block &moduleBody,
                                                       const AttentionKernelConfig &cfg) {
