@@ -5,7 +5,7 @@
 // launch with the workspace they share (docs/BundleFormat.md).
 //
 //===----------------------------------------------------------------------===//
-#include "BackwardParts.h"
+#include "BackwardSignature.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -93,16 +93,6 @@ void appendStridedOperand(Array &params, StringRef operand, StringRef rowDim = "
   appendStrideParams(params, operand, {"batch", "head", rowDim});
 }
 
-/// A [64]-row box of a [batch, head, seq] f32 workspace buffer.
-Object rowStatMap(StringRef name) {
-  return Object{{"kind", "tensor_map"},
-                {"operand", name},
-                {"box", Array{BK::kBlockM}},
-                {"dims", Array{"seq", "head", "batch"}},
-                {"swizzle", "none"},
-                {"dtype", "f32"}};
-}
-
 struct KernelJson {
   StringRef suffix, op;
   Array params, grid;
@@ -135,29 +125,10 @@ KernelJson preKernel() {
 }
 
 KernelJson mainKernel(const BK &cfg) {
-  std::string dt = cfg.elemName();
   KernelJson k{"_main", "attention_bwd_main", {}, {}, workspaceNames(cfg),
                BK::kThreads, cfg.sharedMemoryBytes()};
-  k.params = Array{tensorMapParam("query", dt, BK::kBlockM),
-                   tensorMapParam("key", dt, BK::kBlockN),
-                   tensorMapParam("value", dt, BK::kBlockN),
-                   tensorMapParam("grad_output", dt, BK::kBlockM), rowStatMap("lse_log2"),
-                   rowStatMap("softmax_d")};
-  appendStridedOperand(k.params, "grad_key");
-  appendStridedOperand(k.params, "grad_value");
-  k.params.push_back(ptrParam("dq_accum"));
-  if (cfg.deterministic)
-    k.params.push_back(ptrParam("dq_semaphore"));
-  if (cfg.bias) {
-    appendStridedOperand(k.params, "bias", "seq_q");
-    if (cfg.biasBroadcasts())
-      k.params.push_back(ptrParam("dbias_accum"));
-    else
-      appendStridedOperand(k.params, "grad_bias", "seq_q");
-  }
-  k.params.push_back(i32Param("seq_q"));
-  k.params.push_back(i32Param("seq_k"));
-  k.params.push_back(i32Param("heads_q / heads_kv"));
+  BackwardMainArgs unbound;
+  k.params = backwardMainSignature(cfg, unbound).bundleParams();
   k.grid = Array{"ceildiv(seq_k, 128)", "heads_kv", "batch"};
   return k;
 }

@@ -29,7 +29,7 @@
 // are summed in registers, without atomics.
 //
 //===----------------------------------------------------------------------===//
-#include "BackwardParts.h"
+#include "BackwardSignature.h"
 
 #include <array>
 #include <functional>
@@ -43,70 +43,6 @@ namespace {
 
 using BK = BackwardKernelConfig;
 
-/// Kernel parameters in the order backwardBundleJsons lists them.
-struct MainArgs {
-  Value tmQ, tmK, tmV, tmDO, tmLse2, tmD;
-  Value dK, dKStride[3], dV, dVStride[3];
-  Value dqAccum, semaphore; // semaphore only when deterministic
-  BiasArgs bias; // with a bias only, as one of the two below
-  /// Where dBias goes: dbias_accum where the bias broadcasts, else
-  /// grad_bias itself (with its strides).
-  Value dbiasAccum;
-  BiasArgs gradBias;
-  Value seqQ, seqK, group;
-
-  static constexpr unsigned kTensorMaps = 6;
-
-  static MainArgs get(LLVM::LLVMFuncOp fn, const BK &cfg) {
-    MainArgs a;
-    unsigned i = 0;
-    auto next = [&]() { return fn.getArgument(i++); };
-    for (Value *tm : {&a.tmQ, &a.tmK, &a.tmV, &a.tmDO, &a.tmLse2, &a.tmD})
-      *tm = next();
-    a.dK = next();
-    for (Value &s : a.dKStride)
-      s = next();
-    a.dV = next();
-    for (Value &s : a.dVStride)
-      s = next();
-    a.dqAccum = next();
-    if (cfg.deterministic)
-      a.semaphore = next();
-    if (cfg.bias) {
-      for (Value *v : {&a.bias.ptr, &a.bias.strideBatch, &a.bias.strideHead, &a.bias.strideRow})
-        *v = next();
-      if (cfg.biasBroadcasts())
-        a.dbiasAccum = next();
-      else
-        for (Value *v : {&a.gradBias.ptr, &a.gradBias.strideBatch, &a.gradBias.strideHead,
-                         &a.gradBias.strideRow})
-          *v = next();
-    }
-    a.seqQ = next();
-    a.seqK = next();
-    a.group = next();
-    return a;
-  }
-
-  static SmallVector<Type> types(MLIRContext *ctx, const BK &cfg) {
-    Type ptr = LLVM::LLVMPointerType::get(ctx), i64 = IntegerType::get(ctx, 64),
-         i32 = IntegerType::get(ctx, 32);
-    SmallVector<Type> t(kTensorMaps, ptr);
-    t.append({ptr, i64, i64, i64, ptr, i64, i64, i64, ptr});
-    if (cfg.deterministic)
-      t.push_back(ptr);
-    if (cfg.bias) {
-      t.append({ptr, i64, i64, i64});
-      if (cfg.biasBroadcasts())
-        t.push_back(ptr);
-      else
-        t.append({ptr, i64, i64, i64});
-    }
-    t.append({i32, i32, i32});
-    return t;
-  }
-};
-
 /// Iteration t of a CTA's loop: q head g of the group, query tile.
 struct QueryStep {
   Value qHead, tile, m0;
@@ -117,7 +53,7 @@ class KeyBlockConsumer;
 class BackwardMainKernel {
 public:
   BackwardMainKernel(KernelBuilder &kb, const BK &cfg, LLVM::LLVMFuncOp fn, StringRef smemSymbol)
-      : kb(kb), cfg(cfg), args(MainArgs::get(fn, cfg)), tid(kb.threadIdX()),
+      : kb(kb), cfg(cfg), args(bindArgs(fn, cfg)), tid(kb.threadIdX()),
         base(kb.alignedSharedBase(smemSymbol)),
         pipe(kb, base, cfg.slotOffset(), cfg.slotBytes(), barrier(1), barrier(1 + BK::kStages),
              BK::kStages, 256) {}
@@ -126,6 +62,11 @@ public:
 
 private:
   friend class KeyBlockConsumer;
+  static BackwardMainArgs bindArgs(LLVM::LLVMFuncOp fn, const BK &cfg) {
+    BackwardMainArgs a;
+    backwardMainSignature(cfg, a).bind(fn);
+    return a;
+  }
   int64_t barrier(int64_t index) const { return cfg.barrierOffset() + 8 * index; }
   Value kvBarrier() { return kb.sharedAt(base, barrier(0)); }
   QueryStep step(Value t);
@@ -161,7 +102,7 @@ private:
 
   KernelBuilder &kb;
   const BK &cfg;
-  MainArgs args;
+  BackwardMainArgs args;
   Value tid, base;
   TmaPipeline pipe;
   Value nBlock, n0, headKV, batch, numHeadsQ, seqPad;
@@ -807,11 +748,60 @@ void BackwardMainKernel::emit() {
 
 } // namespace
 
+/// A [64]-row box of a [batch, head, seq] f32 workspace buffer.
+static llvm::json::Object rowStatMap(StringRef name) {
+  return llvm::json::Object{{"kind", "tensor_map"},
+                            {"operand", name},
+                            {"box", llvm::json::Array{BK::kBlockM}},
+                            {"dims", llvm::json::Array{"seq", "head", "batch"}},
+                            {"swizzle", "none"},
+                            {"dtype", "f32"}};
+}
+
+KernelSignature mlir::fa::nvvm_kernel::backwardMainSignature(const BK &cfg,
+                                                             BackwardMainArgs &a) {
+  std::string dt = cfg.elemName();
+  KernelSignature sig;
+  sig.tensorMap(&a.tmQ, tensorMapParam("query", dt, BK::kBlockM));
+  sig.tensorMap(&a.tmK, tensorMapParam("key", dt, BK::kBlockN));
+  sig.tensorMap(&a.tmV, tensorMapParam("value", dt, BK::kBlockN));
+  sig.tensorMap(&a.tmDO, tensorMapParam("grad_output", dt, BK::kBlockM));
+  sig.tensorMap(&a.tmLse2, rowStatMap("lse_log2"));
+  sig.tensorMap(&a.tmD, rowStatMap("softmax_d"));
+  // A pointer and its (batch, head, row) strides.
+  auto strided = [&](Value *ptr, Value *strides[3], StringRef operand, StringRef rowDim) {
+    sig.ptr(ptr, operand);
+    sig.strides({strides[0], strides[1], strides[2]}, operand, {"batch", "head", rowDim});
+  };
+  Value *dKStrides[3] = {&a.dKStride[0], &a.dKStride[1], &a.dKStride[2]};
+  Value *dVStrides[3] = {&a.dVStride[0], &a.dVStride[1], &a.dVStride[2]};
+  strided(&a.dK, dKStrides, "grad_key", "seq");
+  strided(&a.dV, dVStrides, "grad_value", "seq");
+  sig.ptr(&a.dqAccum, "dq_accum");
+  if (cfg.deterministic)
+    sig.ptr(&a.semaphore, "dq_semaphore");
+  if (cfg.bias) {
+    BiasArgs &b = a.bias, &g = a.gradBias;
+    Value *biasStrides[3] = {&b.strideBatch, &b.strideHead, &b.strideRow};
+    strided(&b.ptr, biasStrides, "bias", "seq_q");
+    Value *gradStrides[3] = {&g.strideBatch, &g.strideHead, &g.strideRow};
+    if (cfg.biasBroadcasts())
+      sig.ptr(&a.dbiasAccum, "dbias_accum");
+    else
+      strided(&g.ptr, gradStrides, "grad_bias", "seq_q");
+  }
+  sig.i32(&a.seqQ, "seq_q");
+  sig.i32(&a.seqK, "seq_k");
+  sig.i32(&a.group, "heads_q / heads_kv");
+  return sig;
+}
+
 void mlir::fa::nvvm_kernel::buildBackwardMainKernel(OpBuilder &builder, Location loc,
                                                     Block &moduleBody, const BK &cfg) {
   std::string name = cfg.name() + "_main";
-  buildKernelFunction(builder, loc, moduleBody, name, MainArgs::types(builder.getContext(), cfg),
-                      BK::kThreads, MainArgs::kTensorMaps, /*sharedMemory=*/true,
+  BackwardMainArgs unbound;
+  buildKernelFunction(builder, loc, moduleBody, name, backwardMainSignature(cfg, unbound),
+                      BK::kThreads, /*sharedMemory=*/true, /*noAliasPointers=*/false,
                       [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) {
                         BackwardMainKernel(kb, cfg, fn, name + "_smem").emit();
                       });

@@ -8,8 +8,6 @@
 //===----------------------------------------------------------------------===//
 #include "ForwardKernel.h"
 
-#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
-
 using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::nvvm_kernel;
@@ -60,65 +58,14 @@ void ForwardKernel::emit() {
 LLVM::LLVMFuncOp mlir::fa::nvvm_kernel::buildAttentionKernel(OpBuilder &builder, Location loc,
                                                              Block &moduleBody,
                                                              const AttentionKernelConfig &cfg) {
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToEnd(&moduleBody);
-  ImplicitLocOpBuilder b(loc, builder);
-  MLIRContext *ctx = b.getContext();
   std::string name = cfg.attentionKernelName();
-  std::string smem = name + "_smem";
-  LLVM::GlobalOp::create(b, LLVM::LLVMArrayType::get(b.getI8Type(), 0), /*isConstant=*/false,
-                         LLVM::Linkage::External, smem, Attribute(), /*alignment=*/16,
-                         /*addrSpace=*/3);
-
-  auto ptr = LLVM::LLVMPointerType::get(ctx);
-  // Tensor maps (Q's unless packed, K, V), then pointers, as KernelArgs.
-  unsigned tensorMaps = cfg.packGqa() ? 2 : 3;
-  SmallVector<Type> args(tensorMaps, ptr);
-  if (cfg.packGqa())
-    args.push_back(ptr);
-  args.push_back(ptr);
-  if (cfg.returnLse || cfg.splitKv)
-    args.push_back(ptr);
-  if (cfg.splitKv)
-    args.append(cfg.returnLse ? 2 : 1, ptr);
-  if (cfg.isFp8())
-    args.append(3, ptr); // the descales
-  if (cfg.keyLengths)
-    args.push_back(ptr);
-  if (cfg.paged())
-    args.push_back(ptr);
-  if (cfg.varlen)
-    args.append({ptr, ptr});
-  unsigned numPtrs = args.size();
-  if (cfg.bias)
-    args.append({ptr, b.getI64Type(), b.getI64Type(), b.getI64Type()});
-  if (cfg.isFp8())
-    args.append(3 * cfg.descaleRank(), b.getI64Type()); // the descales' strides
-  args.append({b.getI32Type(), b.getI32Type(), b.getI32Type()});
-  if (cfg.splitKv)
-    args.push_back(b.getI32Type());
-  if (cfg.packGqa())
-    args.append({b.getI64Type(), b.getI64Type(), b.getI64Type()});
-  if (cfg.paged())
-    args.append({b.getI32Type(), b.getI64Type()});
-  if (cfg.append)
-    args.push_back(b.getI32Type());
-  if (cfg.varlen)
-    args.push_back(b.getI32Type());
-  if (cfg.isPersistent())
-    args.append({b.getI32Type(), b.getI32Type(), b.getI32Type()});
-  LLVM::LLVMFuncOp fn = createKernelFunction(b, name, args, cfg.threads());
-  for (unsigned i = 0; i < tensorMaps; ++i)
-    markTensorMapArg(b, fn, i);
-  for (unsigned i = tensorMaps; i < numPtrs; ++i)
-    fn.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr());
-  if (cfg.bias)
-    fn.setArgAttr(numPtrs, LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr());
-
-  Block *entry = fn.addEntryBlock(builder);
-  b.setInsertionPointToStart(entry);
-  KernelBuilder kb(b);
-  ForwardKernel(kb, cfg, fn, smem).emit();
-  LLVM::ReturnOp::create(b, ValueRange{});
-  return fn;
+  KernelArgs unbound;
+  LLVM::LLVMFuncOp kernel;
+  buildKernelFunction(builder, loc, moduleBody, name, forwardSignature(cfg, unbound),
+                      cfg.threads(), /*sharedMemory=*/true, /*noAliasPointers=*/true,
+                      [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) {
+                        kernel = fn;
+                        ForwardKernel(kb, cfg, fn, name + "_smem").emit();
+                      });
+  return kernel;
 }

@@ -23,6 +23,7 @@
 #ifndef FA_LIB_CONVERSION_FATONVVM_FORWARDKERNEL_H
 #define FA_LIB_CONVERSION_FATONVVM_FORWARDKERNEL_H
 
+#include "ForwardSignature.h"
 #include "KernelParts.h"
 
 #include <functional>
@@ -32,90 +33,6 @@
 
 namespace mlir::fa::nvvm_kernel {
 
-/// Kernel parameters in the order bundleJson lists them.
-struct KernelArgs {
-  Value tmQ, tmK, tmV, outPtr, lsePtr, seqQ, seqK, group;
-  Value finalOut, finalLse;         // split-KV: O and LSE when there is one split
-  Value numBlocks, numHeads, batch; // persistent kernels only
-  Value numSplits;                  // split-KV only
-  Value keyLengths;                 // per-batch key lengths only
-  Value blockTable, maxPages, tableStride; // paged caches only
-  Value seqNew;                            // append only: keys added to each length
-  Value cuSeqlensQ, cuSeqlensK, numSeqs;   // ragged batches only
-  Value qPtr, qStrideBatch, qStrideSeq, qStrideHead; // pack-GQA: Q by plain loads
-  std::optional<BiasArgs> bias;
-  /// FP8: the Q, K, V descales [batch, heads_kv] and their (batch, head)
-  /// strides; per block [batch, heads, blocks] and (batch, head, block).
-  Value descale[3], descaleStride[3][3];
-
-  static KernelArgs get(LLVM::LLVMFuncOp fn, const AttentionKernelConfig &cfg) {
-    KernelArgs a;
-    unsigned i = 0;
-    auto next = [&]() { return fn.getArgument(i++); };
-    if (!cfg.packGqa())
-      a.tmQ = next();
-    a.tmK = next();
-    a.tmV = next();
-    if (cfg.packGqa())
-      a.qPtr = next();
-    a.outPtr = next(); // o_partial with split-KV
-    if (cfg.returnLse || cfg.splitKv)
-      a.lsePtr = next(); // lse_partial with split-KV
-    if (cfg.splitKv) {
-      a.finalOut = next();
-      if (cfg.returnLse)
-        a.finalLse = next();
-    }
-    if (cfg.isFp8())
-      for (Value &d : a.descale)
-        d = next();
-    if (cfg.keyLengths)
-      a.keyLengths = next();
-    if (cfg.paged())
-      a.blockTable = next();
-    if (cfg.varlen) {
-      a.cuSeqlensQ = next();
-      a.cuSeqlensK = next();
-    }
-    if (cfg.bias) {
-      BiasArgs b;
-      b.ptr = next();
-      b.strideBatch = next();
-      b.strideHead = next();
-      b.strideRow = next();
-      a.bias = b;
-    }
-    if (cfg.isFp8())
-      for (auto &strides : a.descaleStride)
-        for (int64_t i = 0; i < cfg.descaleRank(); ++i)
-          strides[i] = next();
-    a.seqQ = next();
-    a.seqK = next();
-    a.group = next();
-    if (cfg.splitKv)
-      a.numSplits = next();
-    if (cfg.packGqa()) {
-      a.qStrideBatch = next();
-      a.qStrideSeq = next();
-      a.qStrideHead = next();
-    }
-    if (cfg.paged()) {
-      a.maxPages = next();
-      a.tableStride = next();
-    }
-    if (cfg.append)
-      a.seqNew = next();
-    if (cfg.varlen)
-      a.numSeqs = next();
-    if (cfg.isPersistent()) {
-      a.numBlocks = next();
-      a.numHeads = next();
-      a.batch = next();
-    }
-    return a;
-  }
-};
-
 /// The forward kernel of one configuration: its parameters, its shared
 /// memory, the current work tile and the roles. The methods live in the
 /// files the header's comment lists, one part each.
@@ -123,7 +40,7 @@ class ForwardKernel {
 public:
   ForwardKernel(KernelBuilder &kb, const AttentionKernelConfig &cfg, LLVM::LLVMFuncOp fn,
                 StringRef smemSymbol)
-      : kb(kb), cfg(cfg), args(KernelArgs::get(fn, cfg)),
+      : kb(kb), cfg(cfg), args(bindArgs(fn, cfg)),
         scheduler(TileScheduler::forConfig(cfg)),
         schedulerArgs{args.seqQ,      args.numSplits,  args.numBlocks, args.numHeads,
                       args.batch,     args.cuSeqlensQ, args.cuSeqlensK, args.numSeqs},
@@ -137,6 +54,13 @@ public:
 
   /// The kernel body (ForwardKernel.cpp).
   void emit();
+
+  /// `fn`'s arguments as forwardSignature declares them.
+  static KernelArgs bindArgs(LLVM::LLVMFuncOp fn, const AttentionKernelConfig &cfg) {
+    KernelArgs a;
+    forwardSignature(cfg, a).bind(fn);
+    return a;
+  }
 
   // Shared memory.
   /// Offset of mbarrier `index` in shared memory.
