@@ -88,11 +88,6 @@ Object backwardConfig(const BK &cfg) {
   return config;
 }
 
-void appendStridedOperand(Array &params, StringRef operand, StringRef rowDim = "seq") {
-  params.push_back(ptrParam(operand));
-  appendStrideParams(params, operand, {"batch", "head", rowDim});
-}
-
 struct KernelJson {
   StringRef suffix, op;
   Array params, grid;
@@ -114,12 +109,8 @@ std::string kernelBundle(const BK &cfg, StringRef chip, StringRef cubinFile, Ker
 KernelJson preKernel() {
   KernelJson k{"_pre", "attention_bwd_pre", {}, {}, {"lse_log2", "softmax_d"},
                BK::kAuxThreads, 0};
-  appendStridedOperand(k.params, "output");
-  appendStridedOperand(k.params, "grad_output");
-  appendStridedOperand(k.params, "lse");
-  k.params.push_back(ptrParam("lse_log2"));
-  k.params.push_back(ptrParam("softmax_d"));
-  k.params.push_back(i32Param("seq_q"));
+  BackwardRowArgs unbound;
+  k.params = backwardPreSignature(unbound).bundleParams();
   k.grid = Array{"ceildiv(seq_q, 64)", "heads_q", "batch"};
   return k;
 }
@@ -135,9 +126,8 @@ KernelJson mainKernel(const BK &cfg) {
 
 KernelJson postKernel() {
   KernelJson k{"_post", "attention_bwd_post", {}, {}, {"dq_accum"}, BK::kAuxThreads, 0};
-  k.params.push_back(ptrParam("dq_accum"));
-  appendStridedOperand(k.params, "grad_query");
-  k.params.push_back(i32Param("seq_q"));
+  BackwardRowArgs unbound;
+  k.params = backwardPostSignature(unbound).bundleParams();
   k.grid = Array{"ceildiv(seq_q, 64)", "heads_q", "batch"};
   return k;
 }
@@ -146,10 +136,8 @@ KernelJson postKernel() {
 /// bias broadcasts).
 KernelJson biasGradKernel(const BK &cfg) {
   KernelJson k{"_dbias", "attention_bwd_dbias", {}, {}, {"dbias_accum"}, BK::kAuxThreads, 0};
-  k.params.push_back(ptrParam("dbias_accum"));
-  appendStridedOperand(k.params, "grad_bias", "seq_q");
-  k.params.push_back(i32Param("seq_q"));
-  k.params.push_back(i32Param("seq_k"));
+  BackwardRowArgs unbound;
+  k.params = backwardBiasGradSignature(unbound).bundleParams();
   k.grid = Array{"seq_q", biasHeads(cfg), biasBatches(cfg)};
   return k;
 }

@@ -24,6 +24,27 @@ struct BackwardMainArgs {
 /// its code's arguments (`args`) and its bundle's params come from it.
 KernelSignature backwardMainSignature(const BackwardKernelConfig &cfg, BackwardMainArgs &args);
 
+/// A pointer and its (batch, head, row) strides (i64, in elements).
+struct StridedArgs {
+  Value ptr, batch, head, row;
+
+  Value rowOffset(KernelBuilder &kb, Value b, Value h, Value r) const {
+    return stridedRowOffset(kb, b, h, r, batch, head, row);
+  }
+};
+/// The row kernels' parameters (each kernel has some of them).
+struct BackwardRowArgs {
+  StridedArgs out, gradOut, lse; // pre
+  Value lse2, softmaxD;          // pre: the workspace rows it writes
+  Value accum;                   // post: dq_accum; dbias: dbias_accum
+  StridedArgs grad;              // post: grad_query; dbias: grad_bias
+  Value seqQ, seqK;              // seq_k: dbias only
+};
+/// The pre, post and dbias kernels' parameters in order, declared once.
+KernelSignature backwardPreSignature(BackwardRowArgs &args);
+KernelSignature backwardPostSignature(BackwardRowArgs &args);
+KernelSignature backwardBiasGradSignature(BackwardRowArgs &args);
+
 } // namespace mlir::fa::nvvm_kernel
 
 #endif // FA_LIB_CONVERSION_FATONVVM_BACKWARDSIGNATURE_H
