@@ -1,11 +1,11 @@
-//===- BackwardBundles.cpp - The backward's name, kernels and bundles -----===//
+//===- BackwardBundles.cpp - The backward's kernels and bundles ----------===//
 //
 // One gpu.module (one cubin) holds the three kernels; each has its own
 // fa-kernel-bundle JSON, and an fa-kernel-sequence JSON ties them into one
 // launch with the workspace they share (docs/BundleFormat.md).
 //
 //===----------------------------------------------------------------------===//
-#include "BackwardParts.h"
+#include "BackwardSignature.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -15,23 +15,6 @@ using namespace mlir::fa::nvvm_kernel;
 using llvm::json::Array;
 using llvm::json::Object;
 using BK = BackwardKernelConfig;
-
-std::string BackwardKernelConfig::name() const {
-  std::string n = llvm::formatv("fa_bwd_{0}_d{1}", elemName(), headDim);
-  if (headDimV != headDim)
-    n += llvm::formatv("v{0}", headDimV).str();
-  n += bshd ? "_bshd" : "_bhsd";
-  n += semanticsTag(semantics);
-  if (bias) {
-    n += std::string("_bias") + biasTypeName(*bias);
-    if (biasBroadcasts())
-      n += std::string("_bc") + (biasBroadcastBatch ? "b" : "") + (biasBroadcastHead ? "h" : "");
-  }
-  n += llvm::formatv("_m{0}n{1}s{2}", kBlockM, kBlockN, kStages).str();
-  if (deterministic)
-    n += "_det";
-  return n + scaleTag(semantics, headDim);
-}
 
 void mlir::fa::nvvm_kernel::buildBackwardKernels(OpBuilder &builder, Location loc,
                                                  Block &moduleBody, const BK &cfg) {
@@ -105,21 +88,6 @@ Object backwardConfig(const BK &cfg) {
   return config;
 }
 
-void appendStridedOperand(Array &params, StringRef operand, StringRef rowDim = "seq") {
-  params.push_back(ptrParam(operand));
-  appendStrideParams(params, operand, {"batch", "head", rowDim});
-}
-
-/// A [64]-row box of a [batch, head, seq] f32 workspace buffer.
-Object rowStatMap(StringRef name) {
-  return Object{{"kind", "tensor_map"},
-                {"operand", name},
-                {"box", Array{BK::kBlockM}},
-                {"dims", Array{"seq", "head", "batch"}},
-                {"swizzle", "none"},
-                {"dtype", "f32"}};
-}
-
 struct KernelJson {
   StringRef suffix, op;
   Array params, grid;
@@ -141,49 +109,25 @@ std::string kernelBundle(const BK &cfg, StringRef chip, StringRef cubinFile, Ker
 KernelJson preKernel() {
   KernelJson k{"_pre", "attention_bwd_pre", {}, {}, {"lse_log2", "softmax_d"},
                BK::kAuxThreads, 0};
-  appendStridedOperand(k.params, "output");
-  appendStridedOperand(k.params, "grad_output");
-  appendStridedOperand(k.params, "lse");
-  k.params.push_back(ptrParam("lse_log2"));
-  k.params.push_back(ptrParam("softmax_d"));
-  k.params.push_back(i32Param("seq_q"));
+  BackwardRowArgs unbound;
+  k.params = backwardPreSignature(unbound).bundleParams();
   k.grid = Array{"ceildiv(seq_q, 64)", "heads_q", "batch"};
   return k;
 }
 
 KernelJson mainKernel(const BK &cfg) {
-  std::string dt = cfg.elemName();
   KernelJson k{"_main", "attention_bwd_main", {}, {}, workspaceNames(cfg),
                BK::kThreads, cfg.sharedMemoryBytes()};
-  k.params = Array{tensorMapParam("query", dt, BK::kBlockM),
-                   tensorMapParam("key", dt, BK::kBlockN),
-                   tensorMapParam("value", dt, BK::kBlockN),
-                   tensorMapParam("grad_output", dt, BK::kBlockM), rowStatMap("lse_log2"),
-                   rowStatMap("softmax_d")};
-  appendStridedOperand(k.params, "grad_key");
-  appendStridedOperand(k.params, "grad_value");
-  k.params.push_back(ptrParam("dq_accum"));
-  if (cfg.deterministic)
-    k.params.push_back(ptrParam("dq_semaphore"));
-  if (cfg.bias) {
-    appendStridedOperand(k.params, "bias", "seq_q");
-    if (cfg.biasBroadcasts())
-      k.params.push_back(ptrParam("dbias_accum"));
-    else
-      appendStridedOperand(k.params, "grad_bias", "seq_q");
-  }
-  k.params.push_back(i32Param("seq_q"));
-  k.params.push_back(i32Param("seq_k"));
-  k.params.push_back(i32Param("heads_q / heads_kv"));
+  BackwardMainArgs unbound;
+  k.params = backwardMainSignature(cfg, unbound).bundleParams();
   k.grid = Array{"ceildiv(seq_k, 128)", "heads_kv", "batch"};
   return k;
 }
 
 KernelJson postKernel() {
   KernelJson k{"_post", "attention_bwd_post", {}, {}, {"dq_accum"}, BK::kAuxThreads, 0};
-  k.params.push_back(ptrParam("dq_accum"));
-  appendStridedOperand(k.params, "grad_query");
-  k.params.push_back(i32Param("seq_q"));
+  BackwardRowArgs unbound;
+  k.params = backwardPostSignature(unbound).bundleParams();
   k.grid = Array{"ceildiv(seq_q, 64)", "heads_q", "batch"};
   return k;
 }
@@ -192,10 +136,8 @@ KernelJson postKernel() {
 /// bias broadcasts).
 KernelJson biasGradKernel(const BK &cfg) {
   KernelJson k{"_dbias", "attention_bwd_dbias", {}, {}, {"dbias_accum"}, BK::kAuxThreads, 0};
-  k.params.push_back(ptrParam("dbias_accum"));
-  appendStridedOperand(k.params, "grad_bias", "seq_q");
-  k.params.push_back(i32Param("seq_q"));
-  k.params.push_back(i32Param("seq_k"));
+  BackwardRowArgs unbound;
+  k.params = backwardBiasGradSignature(unbound).bundleParams();
   k.grid = Array{"seq_q", biasHeads(cfg), biasBatches(cfg)};
   return k;
 }

@@ -29,7 +29,7 @@
 // are summed in registers, without atomics.
 //
 //===----------------------------------------------------------------------===//
-#include "BackwardParts.h"
+#include "BackwardSignature.h"
 
 #include <array>
 #include <functional>
@@ -43,79 +43,17 @@ namespace {
 
 using BK = BackwardKernelConfig;
 
-/// Kernel parameters in the order backwardBundleJsons lists them.
-struct MainArgs {
-  Value tmQ, tmK, tmV, tmDO, tmLse2, tmD;
-  Value dK, dKStride[3], dV, dVStride[3];
-  Value dqAccum, semaphore; // semaphore only when deterministic
-  BiasArgs bias; // with a bias only, as one of the two below
-  /// Where dBias goes: dbias_accum where the bias broadcasts, else
-  /// grad_bias itself (with its strides).
-  Value dbiasAccum;
-  BiasArgs gradBias;
-  Value seqQ, seqK, group;
-
-  static constexpr unsigned kTensorMaps = 6;
-
-  static MainArgs get(LLVM::LLVMFuncOp fn, const BK &cfg) {
-    MainArgs a;
-    unsigned i = 0;
-    auto next = [&]() { return fn.getArgument(i++); };
-    for (Value *tm : {&a.tmQ, &a.tmK, &a.tmV, &a.tmDO, &a.tmLse2, &a.tmD})
-      *tm = next();
-    a.dK = next();
-    for (Value &s : a.dKStride)
-      s = next();
-    a.dV = next();
-    for (Value &s : a.dVStride)
-      s = next();
-    a.dqAccum = next();
-    if (cfg.deterministic)
-      a.semaphore = next();
-    if (cfg.bias) {
-      for (Value *v : {&a.bias.ptr, &a.bias.strideBatch, &a.bias.strideHead, &a.bias.strideRow})
-        *v = next();
-      if (cfg.biasBroadcasts())
-        a.dbiasAccum = next();
-      else
-        for (Value *v : {&a.gradBias.ptr, &a.gradBias.strideBatch, &a.gradBias.strideHead,
-                         &a.gradBias.strideRow})
-          *v = next();
-    }
-    a.seqQ = next();
-    a.seqK = next();
-    a.group = next();
-    return a;
-  }
-
-  static SmallVector<Type> types(MLIRContext *ctx, const BK &cfg) {
-    Type ptr = LLVM::LLVMPointerType::get(ctx), i64 = IntegerType::get(ctx, 64),
-         i32 = IntegerType::get(ctx, 32);
-    SmallVector<Type> t(kTensorMaps, ptr);
-    t.append({ptr, i64, i64, i64, ptr, i64, i64, i64, ptr});
-    if (cfg.deterministic)
-      t.push_back(ptr);
-    if (cfg.bias) {
-      t.append({ptr, i64, i64, i64});
-      if (cfg.biasBroadcasts())
-        t.push_back(ptr);
-      else
-        t.append({ptr, i64, i64, i64});
-    }
-    t.append({i32, i32, i32});
-    return t;
-  }
-};
-
 /// Iteration t of a CTA's loop: q head g of the group, query tile.
 struct QueryStep {
   Value qHead, tile, m0;
 };
 
+class KeyBlockConsumer;
+
 class BackwardMainKernel {
 public:
   BackwardMainKernel(KernelBuilder &kb, const BK &cfg, LLVM::LLVMFuncOp fn, StringRef smemSymbol)
-      : kb(kb), cfg(cfg), args(MainArgs::get(fn, cfg)), tid(kb.threadIdX()),
+      : kb(kb), cfg(cfg), args(bindArgs(fn, cfg)), tid(kb.threadIdX()),
         base(kb.alignedSharedBase(smemSymbol)),
         pipe(kb, base, cfg.slotOffset(), cfg.slotBytes(), barrier(1), barrier(1 + BK::kStages),
              BK::kStages, 256) {}
@@ -123,6 +61,12 @@ public:
   void emit();
 
 private:
+  friend class KeyBlockConsumer;
+  static BackwardMainArgs bindArgs(LLVM::LLVMFuncOp fn, const BK &cfg) {
+    BackwardMainArgs a;
+    backwardMainSignature(cfg, a).bind(fn);
+    return a;
+  }
   int64_t barrier(int64_t index) const { return cfg.barrierOffset() + 8 * index; }
   Value kvBarrier() { return kb.sharedAt(base, barrier(0)); }
   QueryStep step(Value t);
@@ -158,7 +102,7 @@ private:
 
   KernelBuilder &kb;
   const BK &cfg;
-  MainArgs args;
+  BackwardMainArgs args;
   Value tid, base;
   TmaPipeline pipe;
   Value nBlock, n0, headKV, batch, numHeadsQ, seqPad;
@@ -208,242 +152,309 @@ void BackwardMainKernel::emitProducer() {
   });
 }
 
-void BackwardMainKernel::emitConsumer() {
-  ConsumerThread me = ConsumerThread::enter(kb, tid, 240);
-  const int64_t DK = cfg.qkDim(), DV = cfg.vDim(), BM = BK::kBlockM, BN = BK::kBlockN;
-  const int64_t nK = DK / 2, nV = DV / 2, nS = BM / 2;
-  const bool lookahead = DK <= BK::kBox && DV <= BK::kBox;
-  Value c = me.c, warp = me.warp, lane = me.lane;
-  Value slab0 = kb.add(n0, kb.mul(c, kb.c32(64)));
-  Value keyRow0 = me.fragmentRow(kb, slab0);
-  Value laneCol = me.laneColumn(kb);
-  Value threadInWg = me.threadInWg;
-  Log2Score log2Score(cfg.semantics, /*hasBias=*/cfg.bias.has_value());
-  std::optional<double> linear = log2Score.linearFactor();
-  Value factor = kb.cf32(linear ? *linear : 1.0);
 
-  // This consumer's slabs of K and V: rows 64 c of every box.
-  Value slabOffset = kb.mul(c, kb.c32(64 * 128));
-  Value kDesc = wgmmaDescriptor(kb, kb.sharedAt(base, slabOffset), 16, 1024);
-  Value vDesc = wgmmaDescriptor(kb, kb.sharedAt(base, kb.add(slabOffset, kb.c32(cfg.vOffset()))),
-                                16, 1024);
-  // A^T B^T with A = K_w / V_w (K-major) and B = Q / dO (K-major, N = 64).
-  auto issueTransposed = [&](Value aDesc, Value bDesc, int64_t dim) {
-    SmallVector<Value> acc;
-    for (int64_t kk = 0; kk < dim / 16; ++kk) {
-      int64_t inRow = (kk % 4) * 32;
-      acc = wgmmaSS(kb, acc, wgmmaDescriptorAdd(kb, aDesc, (kk / 4) * BN * 128 + inRow),
-                    wgmmaDescriptorAdd(kb, bDesc, (kk / 4) * BM * 128 + inRow), BM, kk > 0,
-                    /*bMNMajor=*/false, cfg.elem);
-    }
-    wgmmaCommit(kb);
-    return acc;
-  };
-  // acc += A B with A packed in registers ([keys x 64 queries]) and B an
-  // MN-major [64 queries x N] tile of the slot (boxes of 64 rows).
-  auto accumulateRS = [&](SmallVector<Value> acc, ArrayRef<Value> a, Value tile, int64_t n) {
-    Value bDesc = wgmmaDescriptor(kb, tile, BM * 128, 1024);
-    for (int64_t kk = 0; kk < BM / 16; ++kk)
-      acc = wgmmaRS(kb, acc, a.slice(4 * kk, 4), wgmmaDescriptorAdd(kb, bDesc, kk * 16 * 128), n,
-                    /*accumulate=*/true, /*bMNMajor=*/true, cfg.elem);
-    return acc;
-  };
-  auto pack = [&](ArrayRef<Value> v) {
-    SmallVector<Value> regs;
-    for (size_t i = 0; i < v.size(); i += 2)
-      regs.push_back(packPair(kb, v[i], v[i + 1], cfg.elem));
-    return regs;
-  };
+/// One consumer warpgroup of the main kernel: its 64 keys of the block,
+/// over the CTA's query steps, dK and dV in registers (see the file's
+/// comment for the products).
+class KeyBlockConsumer {
+public:
+  KeyBlockConsumer(BackwardMainKernel &k, const ConsumerThread &me);
+  /// The steps, then dK and dV to global memory.
+  void run();
 
-  SmallVector<Value> zeros(nK + nV, kb.cf32(0.0));
-  Value any = kb.cmp(arith::CmpIPredicate::sgt, steps, kb.c32(0));
+private:
+  /// A^T B^T with A = K_w / V_w (K-major) and B = Q / dO (K-major, N = 64).
+  SmallVector<Value> issueTransposed(Value aDesc, Value bDesc, int64_t dim);
+  /// acc += A B with A packed in registers ([keys x 64 queries]) and B an
+  /// MN-major [64 queries x N] tile of the slot (boxes of 64 rows).
+  SmallVector<Value> accumulateRS(SmallVector<Value> acc, ArrayRef<Value> a, Value tile,
+                                  int64_t n);
+  SmallVector<Value> pack(ArrayRef<Value> v);
+  /// S^T and dP^T of step t, issued (not waited for).
+  SmallVector<Value> issueScores(Value t);
+  /// The steps of a CTA that has some: dK and dV after them.
+  SmallVector<Value> mainloop();
+  /// Step t: acc holds dK, dV (and with lookahead S^T, dP^T of t).
+  SmallVector<Value> step(Value t, ValueRange acc);
+  /// P^T and dS^T of step `s` from S^T and dP^T (waits for dP^T); dS^T is
+  /// also dBias, stored with a bias.
+  std::pair<SmallVector<Value>, SmallVector<Value>>
+  probabilities(const QueryStep &s, Value stats, SmallVector<Value> sT, ArrayRef<Value> dpT);
+  /// dS^T fragments -> dS [query][key] in buffer t % 2 of shared memory.
+  Value storeDsTransposed(Value t, ArrayRef<Value> dsRegs);
+  /// dQ partial [64 queries x 64 columns] = dS[:, keys] K[keys, cols]
+  /// issued; returns it and the 64-column box of dQ it belongs to.
+  std::pair<SmallVector<Value>, Value> issueDq(Value dsBuf);
+
+  BackwardMainKernel &k;
+  KernelBuilder &kb;
+  const BK &cfg;
+  const ConsumerThread &me;
+  const int64_t DK, DV, nK, nV, nS;
+  /// With small head dims the next step's S^T and dP^T are issued before
+  /// this step's dQ partial is staged, so the tensor cores work under the
+  /// stores, barriers and the loop; at 128 their 64 accumulators do not fit
+  /// beside dK, dV and dQ.
+  const bool lookahead;
+  Value slab0, keyRow0, laneCol;
+  Log2Score log2Score;
+  std::optional<double> linear;
+  Value factor;
+  Value slabOffset, kDesc, vDesc; // this consumer's slabs of K and V: rows 64 c of every box
+  SmallVector<Value> zeros;       // dK and dV before the first step
+};
+
+KeyBlockConsumer::KeyBlockConsumer(BackwardMainKernel &k, const ConsumerThread &me)
+    : k(k), kb(k.kb), cfg(k.cfg), me(me), DK(cfg.qkDim()), DV(cfg.vDim()), nK(DK / 2),
+      nV(DV / 2), nS(BK::kBlockM / 2), lookahead(DK <= BK::kBox && DV <= BK::kBox),
+      slab0(kb.add(k.n0, kb.mul(me.c, kb.c32(64)))), keyRow0(me.fragmentRow(kb, slab0)),
+      laneCol(me.laneColumn(kb)), log2Score(cfg.semantics, /*hasBias=*/cfg.bias.has_value()),
+      linear(log2Score.linearFactor()), factor(kb.cf32(linear ? *linear : 1.0)) {
+  slabOffset = kb.mul(me.c, kb.c32(64 * 128));
+  kDesc = wgmmaDescriptor(kb, kb.sharedAt(k.base, slabOffset), 16, 1024);
+  vDesc = wgmmaDescriptor(kb, kb.sharedAt(k.base, kb.add(slabOffset, kb.c32(cfg.vOffset()))),
+                          16, 1024);
+}
+
+SmallVector<Value> KeyBlockConsumer::issueTransposed(Value aDesc, Value bDesc, int64_t dim) {
+  const int64_t BM = BK::kBlockM, BN = BK::kBlockN;
+  SmallVector<Value> acc;
+  for (int64_t kk = 0; kk < dim / 16; ++kk) {
+    int64_t inRow = (kk % 4) * 32;
+    acc = wgmmaSS(kb, acc, wgmmaDescriptorAdd(kb, aDesc, (kk / 4) * BN * 128 + inRow),
+                  wgmmaDescriptorAdd(kb, bDesc, (kk / 4) * BM * 128 + inRow), BM, kk > 0,
+                  /*bMNMajor=*/false, cfg.elem);
+  }
+  wgmmaCommit(kb);
+  return acc;
+}
+
+SmallVector<Value> KeyBlockConsumer::accumulateRS(SmallVector<Value> acc, ArrayRef<Value> a,
+                                                  Value tile, int64_t n) {
+  const int64_t BM = BK::kBlockM;
+  Value bDesc = wgmmaDescriptor(kb, tile, BM * 128, 1024);
+  for (int64_t kk = 0; kk < BM / 16; ++kk)
+    acc = wgmmaRS(kb, acc, a.slice(4 * kk, 4), wgmmaDescriptorAdd(kb, bDesc, kk * 16 * 128), n,
+                  /*accumulate=*/true, /*bMNMajor=*/true, cfg.elem);
+  return acc;
+}
+
+SmallVector<Value> KeyBlockConsumer::pack(ArrayRef<Value> v) {
+  SmallVector<Value> regs;
+  for (size_t i = 0; i < v.size(); i += 2)
+    regs.push_back(packPair(kb, v[i], v[i + 1], cfg.elem));
+  return regs;
+}
+
+void KeyBlockConsumer::run() {
+  zeros.assign(nK + nV, kb.cf32(0.0));
+  Value any = kb.cmp(arith::CmpIPredicate::sgt, k.steps, kb.c32(0));
   SmallVector<Type> accTypes(nK + nV, kb.f32);
   SmallVector<Value> grads = kb.ifThenElseValues(
-      any, accTypes,
-      [&]() -> SmallVector<Value> {
-        mbarrierWait(kb, kvBarrier(), kb.c32(0));
-        // S^T and dP^T of step t, issued (not waited for).
-        auto issueScores = [&](Value t) {
-          pipe.wait(t);
-          Value slot = pipe.slot(t);
-          wgmmaFence(kb);
-          SmallVector<Value> both =
-              issueTransposed(opaqueCopy(kb, kDesc), wgmmaDescriptor(kb, slot, 16, 1024), DK);
-          SmallVector<Value> dpT = issueTransposed(
-              opaqueCopy(kb, vDesc),
-              wgmmaDescriptor(kb, kb.sharedAt(slot, cfg.qBytes()), 16, 1024), DV);
-          both.append(dpT.begin(), dpT.end());
-          return both;
-        };
-        // With small head dims the next step's S^T and dP^T are issued before
-        // this step's dQ partial is staged, so the tensor cores work under
-        // the stores, barriers and the loop; at 128 their 64 accumulators do
-        // not fit beside dK, dV and dQ.
-        SmallVector<Value> init(zeros);
-        if (lookahead) {
-          SmallVector<Value> first = issueScores(kb.c32(0));
-          init.append(first.begin(), first.end());
-        }
-        SmallVector<Value> done = kb.forLoop(kb.c32(0), steps, init, [&](Value t, ValueRange acc) {
-          SmallVector<Value> dK(acc.take_front(nK)), dV(acc.slice(nK, nV));
-          QueryStep s = step(t);
-          SmallVector<Value> scores =
-              lookahead ? SmallVector<Value>(acc.drop_front(nK + nV)) : issueScores(t);
-          SmallVector<Value> sT(ArrayRef<Value>(scores).take_front(nS));
-          SmallVector<Value> dpT(ArrayRef<Value>(scores).drop_front(nS));
-          Value slot = pipe.slot(t);
-          Value qTile = slot, doTile = kb.sharedAt(slot, cfg.qBytes());
-          Value stats = kb.sharedAt(slot, cfg.qBytes() + cfg.doBytes());
-
-          wgmmaWait(kb, 1); // S^T is done, dP^T may still run
-          // With a softcap, dS is taken through d(score)/d(scale qk) =
-          // 1 - (score / softcap)^2, from the score before the mask (-inf
-          // there would make it NaN; P = 0 zeroes those entries anyway).
-          SmallVector<Value> scoreGrad;
-          std::function<Value(int64_t)> loadBias;
-          if (cfg.bias)
-            loadBias = biasLoader(s, keyRow0, laneCol);
-          if (!linear)
-            for (int64_t i = 0; i < nS; ++i) {
-              Value &x = sT[i];
-              x = log2Score.emit(kb.b, x, loadBias ? loadBias(i) : Value(),
-                                 [&](Value v) { return kb.tanh(v); });
-              if (cfg.semantics.softcap)
-                scoreGrad.push_back(cfg.semantics.emitScoreDerivative(
-                    kb.b, kb.fmul(x, kb.cf32(llvm::numbers::ln2))));
-            }
-          sT = maskTransposed(s.m0, slab0, keyRow0, laneCol, sT);
-          // Row statistics are read when needed, not before: with dK, dV,
-          // S^T and dP^T live, 32 more registers would spill at d128.
-          SmallVector<Value> lse2 = loadRowStats(stats, 0, laneCol);
-          SmallVector<Value> p(nS);
-          for (int64_t i = 0; i < nS; ++i)
-            p[i] = kb.exp2(kb.fma(sT[i], factor, arith::NegFOp::create(kb.b, lse2[i])));
-          wgmmaWait(kb, 0);
-          SmallVector<Value> dsum = loadRowStats(stats, cfg.rowStatBytes(), laneCol);
-          SmallVector<Value> ds(nS);
-          for (int64_t i = 0; i < nS; ++i) {
-            ds[i] = kb.fmul(p[i], arith::SubFOp::create(kb.b, dpT[i], dsum[i]));
-            if (!scoreGrad.empty())
-              ds[i] = kb.fmul(ds[i], scoreGrad[i]);
-          }
-          if (cfg.bias)
-            storeBiasGrad(s, slab0, keyRow0, laneCol, ds);
-          SmallVector<Value> pRegs = pack(p), dsRegs = pack(ds);
-
-          // dS^T fragments -> dS [query][key] in buffer t % 2: the 8 x 8
-          // blocks (queries 8 j.., keys 16 warp + 8 h..) are pair registers
-          // 2 j + h; stmatrix q stores j = 2 q, 2 q + 1.
-          Value dsBuf = kb.sharedAt(
-              base, kb.add(kb.c32(cfg.dsOffset()), kb.mul(kb.andi(t, kb.c32(1)),
-                                                          kb.c32(cfg.dsBytes()))));
-          Value matrix = kb.shru(lane, kb.c32(3)), r = kb.andi(lane, kb.c32(7));
-          Value chunk = kb.add(kb.mul(warp, kb.c32(2)), kb.andi(matrix, kb.c32(1)));
-          Value swizzled = kb.mul(kb.xori(chunk, r), kb.c32(16));
-          Value boxOffset = kb.add(kb.mul(c, kb.c32(BM * 128)), swizzled);
-          for (int64_t q = 0; q < BM / 16; ++q) {
-            Value query = kb.add(kb.mul(kb.add(kb.c32(2 * q), kb.shru(matrix, kb.c32(1))),
-                                        kb.c32(8)),
-                                 r);
-            Value at = kb.sharedAt(dsBuf, kb.add(boxOffset, kb.mul(query, kb.c32(128))));
-            stmatrixX4Trans(kb, at, ArrayRef<Value>(dsRegs).slice(4 * q, 4));
-          }
-          fenceProxyAsyncShared(kb);
-
-          wgmmaFence(kb);
-          dV = accumulateRS(dV, pRegs, doTile, DV);
-          if (lookahead)
-            dK = accumulateRS(dK, dsRegs, qTile, DK);
-          wgmmaCommit(kb);
-          // dS is complete for the dQ product: both halves when dQ's box
-          // takes all 128 keys, else this consumer's own (the consumers
-          // then run decoupled, one's elementwise work under the other's
-          // GEMMs).
-          if (DK / BK::kBox == 2)
-            namedBarrierSync(kb, static_cast<int64_t>(BackwardBarrier::DsWritten), 256);
-          else
-            namedBarrierSync(
-                kb, kb.add(kb.c32(static_cast<int64_t>(BackwardBarrier::DsOwnWritten)), c), 128);
-
-          // dQ partial [64 queries x 64 columns] = dS[:, keys] K[keys, cols].
-          SmallVector<Value> dq;
-          Value dqBox;
-          if (DK / BK::kBox == 2) {
-            Value dsDesc = wgmmaDescriptor(kb, dsBuf, 16, 1024);
-            // Columns [64 c, 64 c + 64): all 128 keys, K's box c.
-            Value kBox = opaqueCopy(kb, wgmmaDescriptor(
-                kb, kb.sharedAt(base, kb.mul(c, kb.c32(BN * 128))), BN * 128, 1024));
-            for (int64_t kk = 0; kk < BN / 16; ++kk)
-              dq = wgmmaSS(kb, dq,
-                           wgmmaDescriptorAdd(kb, dsDesc, (kk / 4) * BM * 128 + (kk % 4) * 32),
-                           wgmmaDescriptorAdd(kb, kBox, kk * 16 * 128), 64, kk > 0,
-                           /*bMNMajor=*/true, cfg.elem);
-            dqBox = c;
-          } else {
-            // One box: this consumer's 64 keys (dS's box c, K's slab c);
-            // both consumers add into the same columns.
-            Value kSlab = opaqueCopy(
-                kb, wgmmaDescriptor(kb, kb.sharedAt(base, slabOffset), BN * 128, 1024));
-            Value aBase = wgmmaDescriptor(
-                kb, kb.sharedAt(dsBuf, kb.mul(c, kb.c32(BM * 128))), 16, 1024);
-            for (int64_t kk = 0; kk < 64 / 16; ++kk)
-              dq = wgmmaSS(kb, dq, wgmmaDescriptorAdd(kb, aBase, kk * 32),
-                           wgmmaDescriptorAdd(kb, kSlab, kk * 16 * 128), 64, kk > 0,
-                           /*bMNMajor=*/true, cfg.elem);
-            dqBox = kb.c32(0);
-          }
-          wgmmaCommit(kb);
-          if (!lookahead) {
-            // Without lookahead, dK goes after dQ, so that the dQ partial
-            // is staged and reduced while dK runs on the tensor cores (as
-            // FA3 orders them).
-            dK = accumulateRS(dK, dsRegs, qTile, DK);
-            wgmmaCommit(kb);
-          }
-          SmallVector<Value> next(dK);
-          next.append(dV.begin(), dV.end());
-          if (lookahead) {
-            // Groups complete in order: waiting for all but the two newest
-            // (S^T, dP^T of t + 1) completes dV, dK and dQ of t.
-            Value t1 = kb.add(t, kb.c32(1));
-            SmallVector<Type> scoreTypes(2 * nS, kb.f32);
-            SmallVector<Value> ahead = kb.ifThenElseValues(
-                kb.cmp(arith::CmpIPredicate::slt, t1, steps), scoreTypes,
-                [&]() {
-                  SmallVector<Value> r = issueScores(t1);
-                  wgmmaWait(kb, 2);
-                  return r;
-                },
-                [&]() {
-                  wgmmaWait(kb, 0);
-                  return SmallVector<Value>(2 * nS, kb.cf32(0.0));
-                });
-            next.append(ahead.begin(), ahead.end());
-            pipe.release(t);
-            addDq(s, dq, dqBox, c, threadInWg);
-          } else {
-            wgmmaWait(kb, 1); // dV and dQ are done, dK may still run
-            addDq(s, dq, dqBox, c, threadInWg);
-            wgmmaWait(kb, 0);
-            pipe.release(t); // dK was the last reader of Q_i
-          }
-          return next;
-        });
-        done.resize(nK + nV);
-        // The last bulk reduce reads the stage after the loop: the CTA's
-        // shared memory must outlive it.
-        kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, threadInWg, kb.c32(0)),
-                  [&] { bulkWaitDone(kb); });
-        return done;
-      },
-      [&]() { return zeros; });
+      any, accTypes, [&]() { return mainloop(); }, [&]() { return zeros; });
 
   if (cfg.bias && !cfg.biasBroadcasts())
-    zeroSkippedBiasGrad(slab0, threadInWg);
+    k.zeroSkippedBiasGrad(slab0, me.threadInWg);
   ArrayRef<Value> all(grads);
-  storeGrad(all.take_front(nK), args.dK, args.dKStride, cfg.headDim, keyRow0, laneCol,
-            kb.cf32(cfg.semantics.scale));
-  storeGrad(all.drop_front(nK), args.dV, args.dVStride, cfg.headDimV, keyRow0, laneCol, Value());
+  k.storeGrad(all.take_front(nK), k.args.dK, k.args.dKStride, cfg.headDim, keyRow0, laneCol,
+              kb.cf32(cfg.semantics.scale));
+  k.storeGrad(all.drop_front(nK), k.args.dV, k.args.dVStride, cfg.headDimV, keyRow0, laneCol,
+              Value());
+}
+
+SmallVector<Value> KeyBlockConsumer::issueScores(Value t) {
+  k.pipe.wait(t);
+  Value slot = k.pipe.slot(t);
+  wgmmaFence(kb);
+  SmallVector<Value> both =
+      issueTransposed(opaqueCopy(kb, kDesc), wgmmaDescriptor(kb, slot, 16, 1024), DK);
+  SmallVector<Value> dpT =
+      issueTransposed(opaqueCopy(kb, vDesc),
+                      wgmmaDescriptor(kb, kb.sharedAt(slot, cfg.qBytes()), 16, 1024), DV);
+  both.append(dpT.begin(), dpT.end());
+  return both;
+}
+
+SmallVector<Value> KeyBlockConsumer::mainloop() {
+  mbarrierWait(kb, k.kvBarrier(), kb.c32(0));
+  SmallVector<Value> init(zeros);
+  if (lookahead) {
+    SmallVector<Value> first = issueScores(kb.c32(0));
+    init.append(first.begin(), first.end());
+  }
+  SmallVector<Value> done = kb.forLoop(kb.c32(0), k.steps, init,
+                                       [&](Value t, ValueRange acc) { return step(t, acc); });
+  done.resize(nK + nV);
+  // The last bulk reduce reads the stage after the loop: the CTA's shared
+  // memory must outlive it.
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, me.threadInWg, kb.c32(0)),
+            [&] { bulkWaitDone(kb); });
+  return done;
+}
+
+std::pair<SmallVector<Value>, SmallVector<Value>>
+KeyBlockConsumer::probabilities(const QueryStep &s, Value stats, SmallVector<Value> sT,
+                                ArrayRef<Value> dpT) {
+  // With a softcap, dS is taken through d(score)/d(scale qk) = 1 - (score
+  // / softcap)^2, from the score before the mask (-inf there would make it
+  // NaN; P = 0 zeroes those entries anyway).
+  SmallVector<Value> scoreGrad;
+  std::function<Value(int64_t)> loadBias;
+  if (cfg.bias)
+    loadBias = k.biasLoader(s, keyRow0, laneCol);
+  if (!linear)
+    for (int64_t i = 0; i < nS; ++i) {
+      Value &x = sT[i];
+      x = log2Score.emit(kb.b, x, loadBias ? loadBias(i) : Value(),
+                         [&](Value v) { return kb.tanh(v); });
+      if (cfg.semantics.softcap)
+        scoreGrad.push_back(
+            cfg.semantics.emitScoreDerivative(kb.b, kb.fmul(x, kb.cf32(llvm::numbers::ln2))));
+    }
+  sT = k.maskTransposed(s.m0, slab0, keyRow0, laneCol, sT);
+  // Row statistics are read when needed, not before: with dK, dV, S^T and
+  // dP^T live, 32 more registers would spill at d128.
+  SmallVector<Value> lse2 = k.loadRowStats(stats, 0, laneCol);
+  SmallVector<Value> p(nS);
+  for (int64_t i = 0; i < nS; ++i)
+    p[i] = kb.exp2(kb.fma(sT[i], factor, arith::NegFOp::create(kb.b, lse2[i])));
+  wgmmaWait(kb, 0);
+  SmallVector<Value> dsum = k.loadRowStats(stats, cfg.rowStatBytes(), laneCol);
+  SmallVector<Value> ds(nS);
+  for (int64_t i = 0; i < nS; ++i) {
+    ds[i] = kb.fmul(p[i], arith::SubFOp::create(kb.b, dpT[i], dsum[i]));
+    if (!scoreGrad.empty())
+      ds[i] = kb.fmul(ds[i], scoreGrad[i]);
+  }
+  if (cfg.bias)
+    k.storeBiasGrad(s, slab0, keyRow0, laneCol, ds);
+  return {p, ds};
+}
+
+Value KeyBlockConsumer::storeDsTransposed(Value t, ArrayRef<Value> dsRegs) {
+  const int64_t BM = BK::kBlockM;
+  // The 8 x 8 blocks (queries 8 j.., keys 16 warp + 8 h..) are pair
+  // registers 2 j + h; stmatrix q stores j = 2 q, 2 q + 1.
+  Value dsBuf = kb.sharedAt(
+      k.base, kb.add(kb.c32(cfg.dsOffset()),
+                     kb.mul(kb.andi(t, kb.c32(1)), kb.c32(cfg.dsBytes()))));
+  Value matrix = kb.shru(me.lane, kb.c32(3)), r = kb.andi(me.lane, kb.c32(7));
+  Value chunk = kb.add(kb.mul(me.warp, kb.c32(2)), kb.andi(matrix, kb.c32(1)));
+  Value swizzled = kb.mul(kb.xori(chunk, r), kb.c32(16));
+  Value boxOffset = kb.add(kb.mul(me.c, kb.c32(BM * 128)), swizzled);
+  for (int64_t q = 0; q < BM / 16; ++q) {
+    Value query =
+        kb.add(kb.mul(kb.add(kb.c32(2 * q), kb.shru(matrix, kb.c32(1))), kb.c32(8)), r);
+    Value at = kb.sharedAt(dsBuf, kb.add(boxOffset, kb.mul(query, kb.c32(128))));
+    stmatrixX4Trans(kb, at, dsRegs.slice(4 * q, 4));
+  }
+  fenceProxyAsyncShared(kb);
+  return dsBuf;
+}
+
+std::pair<SmallVector<Value>, Value> KeyBlockConsumer::issueDq(Value dsBuf) {
+  const int64_t BM = BK::kBlockM, BN = BK::kBlockN;
+  SmallVector<Value> dq;
+  Value dqBox;
+  if (DK / BK::kBox == 2) {
+    Value dsDesc = wgmmaDescriptor(kb, dsBuf, 16, 1024);
+    // Columns [64 c, 64 c + 64): all 128 keys, K's box c.
+    Value kBox = opaqueCopy(kb, wgmmaDescriptor(
+        kb, kb.sharedAt(k.base, kb.mul(me.c, kb.c32(BN * 128))), BN * 128, 1024));
+    for (int64_t kk = 0; kk < BN / 16; ++kk)
+      dq = wgmmaSS(kb, dq,
+                   wgmmaDescriptorAdd(kb, dsDesc, (kk / 4) * BM * 128 + (kk % 4) * 32),
+                   wgmmaDescriptorAdd(kb, kBox, kk * 16 * 128), 64, kk > 0,
+                   /*bMNMajor=*/true, cfg.elem);
+    dqBox = me.c;
+  } else {
+    // One box: this consumer's 64 keys (dS's box c, K's slab c); both
+    // consumers add into the same columns.
+    Value kSlab = opaqueCopy(
+        kb, wgmmaDescriptor(kb, kb.sharedAt(k.base, slabOffset), BN * 128, 1024));
+    Value aBase =
+        wgmmaDescriptor(kb, kb.sharedAt(dsBuf, kb.mul(me.c, kb.c32(BM * 128))), 16, 1024);
+    for (int64_t kk = 0; kk < 64 / 16; ++kk)
+      dq = wgmmaSS(kb, dq, wgmmaDescriptorAdd(kb, aBase, kk * 32),
+                   wgmmaDescriptorAdd(kb, kSlab, kk * 16 * 128), 64, kk > 0,
+                   /*bMNMajor=*/true, cfg.elem);
+    dqBox = kb.c32(0);
+  }
+  wgmmaCommit(kb);
+  return {dq, dqBox};
+}
+
+SmallVector<Value> KeyBlockConsumer::step(Value t, ValueRange acc) {
+  SmallVector<Value> dK(acc.take_front(nK)), dV(acc.slice(nK, nV));
+  QueryStep s = k.step(t);
+  SmallVector<Value> scores =
+      lookahead ? SmallVector<Value>(acc.drop_front(nK + nV)) : issueScores(t);
+  SmallVector<Value> sT(ArrayRef<Value>(scores).take_front(nS));
+  SmallVector<Value> dpT(ArrayRef<Value>(scores).drop_front(nS));
+  Value slot = k.pipe.slot(t);
+  Value qTile = slot, doTile = kb.sharedAt(slot, cfg.qBytes());
+  Value stats = kb.sharedAt(slot, cfg.qBytes() + cfg.doBytes());
+
+  wgmmaWait(kb, 1); // S^T is done, dP^T may still run
+  auto [p, ds] = probabilities(s, stats, std::move(sT), dpT);
+  SmallVector<Value> pRegs = pack(p), dsRegs = pack(ds);
+  Value dsBuf = storeDsTransposed(t, dsRegs);
+
+  wgmmaFence(kb);
+  dV = accumulateRS(dV, pRegs, doTile, DV);
+  if (lookahead)
+    dK = accumulateRS(dK, dsRegs, qTile, DK);
+  wgmmaCommit(kb);
+  // dS is complete for the dQ product: both halves when dQ's box takes all
+  // 128 keys, else this consumer's own (the consumers then run decoupled,
+  // one's elementwise work under the other's GEMMs).
+  if (DK / BK::kBox == 2)
+    namedBarrierSync(kb, static_cast<int64_t>(BackwardBarrier::DsWritten), 256);
+  else
+    namedBarrierSync(
+        kb, kb.add(kb.c32(static_cast<int64_t>(BackwardBarrier::DsOwnWritten)), me.c), 128);
+
+  auto [dq, dqBox] = issueDq(dsBuf);
+  if (!lookahead) {
+    // Without lookahead, dK goes after dQ, so that the dQ partial is
+    // staged and reduced while dK runs on the tensor cores (as FA3 orders
+    // them).
+    dK = accumulateRS(dK, dsRegs, qTile, DK);
+    wgmmaCommit(kb);
+  }
+  SmallVector<Value> next(dK);
+  next.append(dV.begin(), dV.end());
+  if (!lookahead) {
+    wgmmaWait(kb, 1); // dV and dQ are done, dK may still run
+    k.addDq(s, dq, dqBox, me.c, me.threadInWg);
+    wgmmaWait(kb, 0);
+    k.pipe.release(t); // dK was the last reader of Q_i
+    return next;
+  }
+  // Groups complete in order: waiting for all but the two newest (S^T,
+  // dP^T of t + 1) completes dV, dK and dQ of t.
+  Value t1 = kb.add(t, kb.c32(1));
+  SmallVector<Type> scoreTypes(2 * nS, kb.f32);
+  SmallVector<Value> ahead = kb.ifThenElseValues(
+      kb.cmp(arith::CmpIPredicate::slt, t1, k.steps), scoreTypes,
+      [&]() {
+        SmallVector<Value> r = issueScores(t1);
+        wgmmaWait(kb, 2);
+        return r;
+      },
+      [&]() {
+        wgmmaWait(kb, 0);
+        return SmallVector<Value>(2 * nS, kb.cf32(0.0));
+      });
+  next.append(ahead.begin(), ahead.end());
+  k.pipe.release(t);
+  k.addDq(s, dq, dqBox, me.c, me.threadInWg);
+  return next;
+}
+
+void BackwardMainKernel::emitConsumer() {
+  ConsumerThread me = ConsumerThread::enter(kb, tid, 240);
+  KeyBlockConsumer(*this, me).run();
 }
 
 SmallVector<Value> BackwardMainKernel::loadRowStats(Value stats, int64_t offset, Value laneCol) {
@@ -737,11 +748,60 @@ void BackwardMainKernel::emit() {
 
 } // namespace
 
+/// A [64]-row box of a [batch, head, seq] f32 workspace buffer.
+static llvm::json::Object rowStatMap(StringRef name) {
+  return llvm::json::Object{{"kind", "tensor_map"},
+                            {"operand", name},
+                            {"box", llvm::json::Array{BK::kBlockM}},
+                            {"dims", llvm::json::Array{"seq", "head", "batch"}},
+                            {"swizzle", "none"},
+                            {"dtype", "f32"}};
+}
+
+KernelSignature mlir::fa::nvvm_kernel::backwardMainSignature(const BK &cfg,
+                                                             BackwardMainArgs &a) {
+  std::string dt = cfg.elemName();
+  KernelSignature sig;
+  sig.tensorMap(&a.tmQ, tensorMapParam("query", dt, BK::kBlockM));
+  sig.tensorMap(&a.tmK, tensorMapParam("key", dt, BK::kBlockN));
+  sig.tensorMap(&a.tmV, tensorMapParam("value", dt, BK::kBlockN));
+  sig.tensorMap(&a.tmDO, tensorMapParam("grad_output", dt, BK::kBlockM));
+  sig.tensorMap(&a.tmLse2, rowStatMap("lse_log2"));
+  sig.tensorMap(&a.tmD, rowStatMap("softmax_d"));
+  // A pointer and its (batch, head, row) strides.
+  auto strided = [&](Value *ptr, Value *strides[3], StringRef operand, StringRef rowDim) {
+    sig.ptr(ptr, operand);
+    sig.strides({strides[0], strides[1], strides[2]}, operand, {"batch", "head", rowDim});
+  };
+  Value *dKStrides[3] = {&a.dKStride[0], &a.dKStride[1], &a.dKStride[2]};
+  Value *dVStrides[3] = {&a.dVStride[0], &a.dVStride[1], &a.dVStride[2]};
+  strided(&a.dK, dKStrides, "grad_key", "seq");
+  strided(&a.dV, dVStrides, "grad_value", "seq");
+  sig.ptr(&a.dqAccum, "dq_accum");
+  if (cfg.deterministic)
+    sig.ptr(&a.semaphore, "dq_semaphore");
+  if (cfg.bias) {
+    BiasArgs &b = a.bias, &g = a.gradBias;
+    Value *biasStrides[3] = {&b.strideBatch, &b.strideHead, &b.strideRow};
+    strided(&b.ptr, biasStrides, "bias", "seq_q");
+    Value *gradStrides[3] = {&g.strideBatch, &g.strideHead, &g.strideRow};
+    if (cfg.biasBroadcasts())
+      sig.ptr(&a.dbiasAccum, "dbias_accum");
+    else
+      strided(&g.ptr, gradStrides, "grad_bias", "seq_q");
+  }
+  sig.i32(&a.seqQ, "seq_q");
+  sig.i32(&a.seqK, "seq_k");
+  sig.i32(&a.group, "heads_q / heads_kv");
+  return sig;
+}
+
 void mlir::fa::nvvm_kernel::buildBackwardMainKernel(OpBuilder &builder, Location loc,
                                                     Block &moduleBody, const BK &cfg) {
   std::string name = cfg.name() + "_main";
-  buildKernelFunction(builder, loc, moduleBody, name, MainArgs::types(builder.getContext(), cfg),
-                      BK::kThreads, MainArgs::kTensorMaps, /*sharedMemory=*/true,
+  BackwardMainArgs unbound;
+  buildKernelFunction(builder, loc, moduleBody, name, backwardMainSignature(cfg, unbound),
+                      BK::kThreads, /*sharedMemory=*/true, /*noAliasPointers=*/false,
                       [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) {
                         BackwardMainKernel(kb, cfg, fn, name + "_smem").emit();
                       });

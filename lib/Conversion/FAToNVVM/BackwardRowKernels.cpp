@@ -17,7 +17,7 @@
 // workspace buffers are dense [batch, heads_q, seq_pad(, dim)].
 //
 //===----------------------------------------------------------------------===//
-#include "BackwardParts.h"
+#include "BackwardSignature.h"
 
 #include <limits>
 
@@ -26,15 +26,6 @@ using namespace mlir::fa;
 using namespace mlir::fa::nvvm_kernel;
 
 namespace {
-
-/// Row strides of a rank-4 (or LSE's rank-3) operand, as i64 parameters.
-struct Strided {
-  Value ptr, batch, head, row;
-
-  Value rowOffset(KernelBuilder &kb, Value b, Value h, Value r) const {
-    return stridedRowOffset(kb, b, h, r, batch, head, row);
-  }
-};
 
 /// The thread's row of the CTA's block and its quarter of the columns.
 struct RowThread {
@@ -79,7 +70,7 @@ void storeF32(KernelBuilder &kb, Value v, Value ptr, Value index) {
 /// every row `bytes`-aligned. The runtime guarantees only element alignment
 /// for O and dQ (they are no TMA operands), so the wide accesses are taken
 /// under this test, with the element-wise ones as the other branch.
-Value rowsAligned(KernelBuilder &kb, const Strided &s, int64_t elemBytes, int64_t bytes) {
+Value rowsAligned(KernelBuilder &kb, const StridedArgs &s, int64_t elemBytes, int64_t bytes) {
   Value bits = LLVM::PtrToIntOp::create(kb.b, kb.i64, s.ptr);
   for (Value stride : {s.batch, s.head, s.row})
     bits = kb.ori(bits, kb.mul(stride, kb.c64(elemBytes)));
@@ -87,23 +78,44 @@ Value rowsAligned(KernelBuilder &kb, const Strided &s, int64_t elemBytes, int64_
 }
 
 /// The row kernels take pointers, i64 strides and i32 sizes only, and no
-/// shared memory.
+/// shared memory; `body` gets the arguments `sig` binds.
 void buildRowKernel(OpBuilder &builder, Location loc, Block &moduleBody, StringRef name,
-                    ArrayRef<Type> args,
-                    function_ref<void(KernelBuilder &, LLVM::LLVMFuncOp)> body) {
-  buildKernelFunction(builder, loc, moduleBody, name, args, BackwardKernelConfig::kAuxThreads,
-                      /*tensorMaps=*/0, /*sharedMemory=*/false, body);
+                    KernelSignature (*signature)(BackwardRowArgs &),
+                    function_ref<void(KernelBuilder &, const BackwardRowArgs &)> body) {
+  BackwardRowArgs unbound;
+  buildKernelFunction(builder, loc, moduleBody, name, signature(unbound),
+                      BackwardKernelConfig::kAuxThreads, /*sharedMemory=*/false,
+                      /*noAliasPointers=*/false, [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) {
+                        BackwardRowArgs args;
+                        signature(args).bind(fn);
+                        body(kb, args);
+                      });
+}
+
+/// A pointer and its (batch, head, `rowDim`) strides.
+void declareStrided(KernelSignature &sig, StridedArgs &s, StringRef operand,
+                    StringRef rowDim = "seq") {
+  sig.ptr(&s.ptr, operand);
+  sig.strides({&s.batch, &s.head, &s.row}, operand, {"batch", "head", rowDim});
 }
 
 } // namespace
 
-static void emitPreKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const BackwardKernelConfig &cfg) {
-  auto strided = [&](unsigned i) {
-    return Strided{fn.getArgument(i), fn.getArgument(i + 1), fn.getArgument(i + 2),
-                   fn.getArgument(i + 3)};
-  };
-  Strided out = strided(0), gradOut = strided(4), lse = strided(8);
-  Value lse2Ptr = fn.getArgument(12), dPtr = fn.getArgument(13), seqQ = fn.getArgument(14);
+KernelSignature mlir::fa::nvvm_kernel::backwardPreSignature(BackwardRowArgs &a) {
+  KernelSignature sig;
+  declareStrided(sig, a.out, "output");
+  declareStrided(sig, a.gradOut, "grad_output");
+  declareStrided(sig, a.lse, "lse");
+  sig.ptr(&a.lse2, "lse_log2");
+  sig.ptr(&a.softmaxD, "softmax_d");
+  sig.i32(&a.seqQ, "seq_q");
+  return sig;
+}
+
+static void emitPreKernel(KernelBuilder &kb, const BackwardRowArgs &a,
+                          const BackwardKernelConfig &cfg) {
+  const StridedArgs &out = a.out, &gradOut = a.gradOut, &lse = a.lse;
+  Value lse2Ptr = a.lse2, dPtr = a.softmaxD, seqQ = a.seqQ;
   RowThread t = RowThread::get(kb, seqQ);
   Type half = halfType(kb, cfg.elem);
 
@@ -184,21 +196,23 @@ static void emitPreKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const Backward
 void mlir::fa::nvvm_kernel::buildBackwardPreKernel(OpBuilder &builder, Location loc,
                                                    Block &moduleBody,
                                                    const BackwardKernelConfig &cfg) {
-  auto ptr = LLVM::LLVMPointerType::get(builder.getContext());
-  Type i64 = builder.getI64Type();
-  // O, 3 strides; dO, 3 strides; LSE, 3 strides; LSE2; D; seq_q.
-  SmallVector<Type> args;
-  for (int i = 0; i < 3; ++i)
-    args.append({ptr, i64, i64, i64});
-  args.append({ptr, ptr, builder.getI32Type()});
-  buildRowKernel(builder, loc, moduleBody, cfg.name() + "_pre", args,
-                 [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) { emitPreKernel(kb, fn, cfg); });
+  buildRowKernel(builder, loc, moduleBody, cfg.name() + "_pre", backwardPreSignature,
+                 [&](KernelBuilder &kb, const BackwardRowArgs &a) { emitPreKernel(kb, a, cfg); });
 }
 
-static void emitPostKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const BackwardKernelConfig &cfg) {
-  Value accPtr = fn.getArgument(0);
-  Strided dq{fn.getArgument(1), fn.getArgument(2), fn.getArgument(3), fn.getArgument(4)};
-  Value seqQ = fn.getArgument(5);
+KernelSignature mlir::fa::nvvm_kernel::backwardPostSignature(BackwardRowArgs &a) {
+  KernelSignature sig;
+  sig.ptr(&a.accum, "dq_accum");
+  declareStrided(sig, a.grad, "grad_query");
+  sig.i32(&a.seqQ, "seq_q");
+  return sig;
+}
+
+static void emitPostKernel(KernelBuilder &kb, const BackwardRowArgs &a,
+                           const BackwardKernelConfig &cfg) {
+  Value accPtr = a.accum;
+  const StridedArgs &dq = a.grad;
+  Value seqQ = a.seqQ;
   RowThread t = RowThread::get(kb, seqQ);
   Value scale = kb.cf32(cfg.semantics.scale);
   kb.ifThen(t.valid, [&] {
@@ -257,22 +271,27 @@ static void emitPostKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const Backwar
 void mlir::fa::nvvm_kernel::buildBackwardPostKernel(OpBuilder &builder, Location loc,
                                                     Block &moduleBody,
                                                     const BackwardKernelConfig &cfg) {
-  auto ptr = LLVM::LLVMPointerType::get(builder.getContext());
-  Type i64 = builder.getI64Type();
-  // dQaccum; dQ, 3 strides; seq_q.
-  buildRowKernel(builder, loc, moduleBody, cfg.name() + "_post",
-                 {ptr, ptr, i64, i64, i64, builder.getI32Type()},
-                 [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) { emitPostKernel(kb, fn, cfg); });
+  buildRowKernel(builder, loc, moduleBody, cfg.name() + "_post", backwardPostSignature,
+                 [&](KernelBuilder &kb, const BackwardRowArgs &a) { emitPostKernel(kb, a, cfg); });
+}
+
+KernelSignature mlir::fa::nvvm_kernel::backwardBiasGradSignature(BackwardRowArgs &a) {
+  KernelSignature sig;
+  sig.ptr(&a.accum, "dbias_accum");
+  declareStrided(sig, a.grad, "grad_bias", "seq_q");
+  sig.i32(&a.seqQ, "seq_q");
+  sig.i32(&a.seqK, "seq_k");
+  return sig;
 }
 
 /// One CTA per row of grad_bias: row blockIdx.x of head blockIdx.y of
 /// batch blockIdx.z (extents 1 where the bias broadcasts), the threads
 /// striding over the keys, four loads in flight before their stores.
-static void emitBiasGradKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn,
+static void emitBiasGradKernel(KernelBuilder &kb, const BackwardRowArgs &a,
                                const BackwardKernelConfig &cfg) {
-  Value accPtr = fn.getArgument(0);
-  Strided dbias{fn.getArgument(1), fn.getArgument(2), fn.getArgument(3), fn.getArgument(4)};
-  Value seqQ = fn.getArgument(5), seqK = fn.getArgument(6);
+  Value accPtr = a.accum;
+  const StridedArgs &dbias = a.grad;
+  Value seqQ = a.seqQ, seqK = a.seqK;
   Value row = kb.blockIdX(), head = kb.blockIdY(), batch = kb.blockIdZ();
   Value plane = kb.add(kb.mul(kb.ext64(batch), kb.ext64(kb.gridDimY())), kb.ext64(head));
   Value src = kb.mul(kb.add(kb.mul(plane, kb.ext64(seqQ)), kb.ext64(row)), kb.ext64(seqK));
@@ -307,10 +326,8 @@ static void emitBiasGradKernel(KernelBuilder &kb, LLVM::LLVMFuncOp fn,
 void mlir::fa::nvvm_kernel::buildBackwardBiasGradKernel(OpBuilder &builder, Location loc,
                                                         Block &moduleBody,
                                                         const BackwardKernelConfig &cfg) {
-  auto ptr = LLVM::LLVMPointerType::get(builder.getContext());
-  Type i64 = builder.getI64Type(), i32 = builder.getI32Type();
-  // dbias_accum; grad_bias, 3 strides; seq_q, seq_k.
-  buildRowKernel(builder, loc, moduleBody, cfg.name() + "_dbias",
-                 {ptr, ptr, i64, i64, i64, i32, i32},
-                 [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) { emitBiasGradKernel(kb, fn, cfg); });
+  buildRowKernel(builder, loc, moduleBody, cfg.name() + "_dbias", backwardBiasGradSignature,
+                 [&](KernelBuilder &kb, const BackwardRowArgs &a) {
+                   emitBiasGradKernel(kb, a, cfg);
+                 });
 }

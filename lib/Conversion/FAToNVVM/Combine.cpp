@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelParts.h"
+#include "KernelSignature.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -129,6 +130,25 @@ constexpr StringLiteral kStrideParams[][2] = {{"partial_output", "split"},
                                               {"partial_lse", "row"},
                                               {"output", "row"}};
 
+struct StandaloneCombineArgs {
+  Value oPartial, lsePartial, out, lsePtr, numSplits, rows;
+  Value strides[std::size(kStrideParams)];
+};
+
+/// The standalone kernel's parameters, declared once.
+KernelSignature standaloneCombineSignature(StandaloneCombineArgs &a) {
+  KernelSignature sig;
+  sig.ptr(&a.oPartial, "partial_output");
+  sig.ptr(&a.lsePartial, "partial_lse");
+  sig.ptr(&a.out, "output");
+  sig.ptr(&a.lsePtr, "lse");
+  sig.i32(&a.numSplits, "splits");
+  sig.i32(&a.rows, "rows");
+  for (auto [i, param] : llvm::enumerate(kStrideParams))
+    sig.strides({&a.strides[i]}, param[0], {param[1]});
+  return sig;
+}
+
 Type outputType(KernelBuilder &kb, CombineOut out) {
   switch (out) {
   case CombineOut::F32: return kb.f32;
@@ -140,11 +160,12 @@ Type outputType(KernelBuilder &kb, CombineOut out) {
 
 void emitStandaloneCombine(KernelBuilder &kb, LLVM::LLVMFuncOp fn,
                            const CombineKernelConfig &cfg) {
-  Value oPartial = fn.getArgument(0), lsePartial = fn.getArgument(1);
-  Value out = fn.getArgument(2), lsePtr = fn.getArgument(3);
-  Value numSplits = fn.getArgument(4), rows = fn.getArgument(5);
-  Value poSplit = fn.getArgument(6), poRow = fn.getArgument(7);
-  Value plSplit = fn.getArgument(8), plRow = fn.getArgument(9), outRow = fn.getArgument(10);
+  StandaloneCombineArgs a;
+  standaloneCombineSignature(a).bind(fn);
+  Value oPartial = a.oPartial, lsePartial = a.lsePartial, out = a.out, lsePtr = a.lsePtr;
+  Value numSplits = a.numSplits, rows = a.rows;
+  Value poSplit = a.strides[0], poRow = a.strides[1];
+  Value plSplit = a.strides[2], plRow = a.strides[3], outRow = a.strides[4];
 
   Value tid = kb.threadIdX();
   Value lane = kb.andi(tid, kb.c32(31));
@@ -165,11 +186,10 @@ void emitStandaloneCombine(KernelBuilder &kb, LLVM::LLVMFuncOp fn,
 void mlir::fa::nvvm_kernel::buildStandaloneCombineKernel(OpBuilder &builder, Location loc,
                                                          Block &moduleBody,
                                                          const CombineKernelConfig &cfg) {
-  auto ptr = LLVM::LLVMPointerType::get(builder.getContext());
-  SmallVector<Type> args{ptr, ptr, ptr, ptr, builder.getI32Type(), builder.getI32Type()};
-  args.append(std::size(kStrideParams), builder.getI64Type());
-  buildKernelFunction(builder, loc, moduleBody, cfg.kernelName(), args, kCombineThreads,
-                      /*tensorMaps=*/0, /*sharedMemory=*/false,
+  StandaloneCombineArgs unbound;
+  buildKernelFunction(builder, loc, moduleBody, cfg.kernelName(),
+                      standaloneCombineSignature(unbound), kCombineThreads,
+                      /*sharedMemory=*/false, /*noAliasPointers=*/false,
                       [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) {
                         emitStandaloneCombine(kb, fn, cfg);
                       });
@@ -178,10 +198,8 @@ void mlir::fa::nvvm_kernel::buildStandaloneCombineKernel(OpBuilder &builder, Loc
 std::string mlir::fa::nvvm_kernel::standaloneCombineBundleJson(const CombineKernelConfig &cfg,
                                                                StringRef chip,
                                                                StringRef cubinFile) {
-  Array params{ptrParam("partial_output"), ptrParam("partial_lse"), ptrParam("output"),
-               ptrParam("lse"), i32Param("splits"), i32Param("rows")};
-  for (auto [operand, dim] : kStrideParams)
-    appendStrideParams(params, operand, {dim});
+  StandaloneCombineArgs unbound;
+  Array params = standaloneCombineSignature(unbound).bundleParams();
   // The partials are f32 (`dtype`); no layout: the operands have one order.
   Object config{{"dtype", "f32"},
                 {"out_dtype", cfg.outName()},

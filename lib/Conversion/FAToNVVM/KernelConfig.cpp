@@ -83,16 +83,6 @@ bool AttentionKernelConfig::slabTiles() const {
   return semantics.hasMask() && consumers == 3 && !pingPong && !bias && !splitKv;
 }
 
-std::string AttentionKernelConfig::splitCountExpr() const {
-  if (numSplits > 0)
-    return std::to_string(numSplits);
-  // Split only when the work tiles leave SMs idle: one wave of CTAs.
-  std::string tiles = "(" + TileScheduler::queryBlocks(*this) + " * heads_kv * batch)";
-  return llvm::formatv("max(1, min(min(num_sms / max(1, {0}), ceildiv({1}, {2})), 64))", tiles,
-                       keySlotsExpr(), blockN)
-      .str();
-}
-
 bool AttentionKernelConfig::pagesFitTiles() const {
   return !paged() || (pageSize % 8 == 0 && (pageSize % blockN == 0 || blockN % pageSize == 0));
 }

@@ -1,5 +1,6 @@
 //===- KernelFunction.cpp - Kernel entry points and their parameters ------===//
 #include "KernelParts.h"
+#include "KernelSignature.h"
 
 using namespace mlir;
 using namespace mlir::fa::nvvm_kernel;
@@ -80,4 +81,17 @@ void mlir::fa::nvvm_kernel::buildKernelFunction(
   KernelBuilder kb(b);
   body(kb, fn);
   LLVM::ReturnOp::create(b, ValueRange{});
+}
+
+void mlir::fa::nvvm_kernel::buildKernelFunction(
+    OpBuilder &builder, Location loc, Block &moduleBody, StringRef name, const KernelSignature &sig,
+    int64_t threads, bool sharedMemory, bool noAliasPointers,
+    function_ref<void(KernelBuilder &, LLVM::LLVMFuncOp)> body) {
+  buildKernelFunction(builder, loc, moduleBody, name, sig.types(builder.getContext()), threads,
+                      sig.leadingTensorMaps(), sharedMemory,
+                      [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) {
+                        if (noAliasPointers)
+                          sig.markNoAliasPointers(kb.b, fn);
+                        body(kb, fn);
+                      });
 }

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelParts.h"
+#include "KernelSignature.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -25,14 +26,30 @@ namespace {
 
 std::string combineName(const AttentionKernelConfig &cfg) { return cfg.kernelName() + "_combine"; }
 
+struct CombineArgs {
+  Value oPartial, lsePartial, out, lsePtr, numSplits, seqQ; // lsePtr: with the LSE only
+};
+
+/// The `_combine` kernel's parameters, declared once.
+KernelSignature combineSignature(const AttentionKernelConfig &cfg, CombineArgs &a) {
+  KernelSignature sig;
+  sig.ptr(&a.oPartial, "o_partial");
+  sig.ptr(&a.lsePartial, "lse_partial");
+  sig.ptr(&a.out, "output");
+  if (cfg.returnLse)
+    sig.ptr(&a.lsePtr, "lse");
+  sig.i32(&a.numSplits, TileScheduler::splitCount(cfg));
+  sig.i32(&a.seqQ, "seq_q");
+  return sig;
+}
+
 /// One warp per (query, head, batch) row: blockIdx.x covers the queries,
 /// y the heads, z the batch; the merge is Combine.cpp's.
 void emitCombine(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernelConfig &cfg) {
-  unsigned i = 0;
-  auto next = [&]() { return fn.getArgument(i++); };
-  Value oPartial = next(), lsePartial = next(), out = next();
-  Value lsePtr = cfg.returnLse ? next() : Value();
-  Value numSplits = next(), seqQ = next();
+  CombineArgs a;
+  combineSignature(cfg, a).bind(fn);
+  Value oPartial = a.oPartial, lsePartial = a.lsePartial, out = a.out, lsePtr = a.lsePtr;
+  Value numSplits = a.numSplits, seqQ = a.seqQ;
 
   Value tid = kb.threadIdX();
   Value lane = kb.andi(tid, kb.c32(31));
@@ -62,28 +79,15 @@ void emitCombine(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernelCo
 
 } // namespace
 
-Object mlir::fa::nvvm_kernel::splitSequenceConfig(const AttentionKernelConfig &cfg) {
-  Object config = semanticsConfig(cfg.elemName(), cfg.bshd, cfg.headDim, cfg.headDimV,
-                                  cfg.semantics);
-  config["return_lse"] = cfg.returnLse;
-  config["num_splits"] = cfg.numSplits;
-  if (cfg.paged())
-    config["page_size"] = cfg.pageSize;
-  return config;
-}
-
 namespace {
 
 std::string combineBundle(const AttentionKernelConfig &cfg, StringRef chip, StringRef cubinFile) {
-  Array params{ptrParam("o_partial"), ptrParam("lse_partial"), ptrParam("output")};
-  if (cfg.returnLse)
-    params.push_back(ptrParam("lse"));
-  params.push_back(i32Param(cfg.splitCountExpr()));
-  params.push_back(i32Param("seq_q"));
+  CombineArgs unbound;
+  Array params = combineSignature(cfg, unbound).bundleParams();
   // No CTA (the runtime skips the launch) with one split: the partial
   // kernel wrote O and the LSE itself.
   Array grid{llvm::formatv("ceildiv(seq_q, {0}) * min(1, {1} - 1)", kCombineRowsPerCta,
-                           cfg.splitCountExpr())
+                           TileScheduler::splitCount(cfg))
                  .str(),
              "heads_q", "batch"};
   Object root = kernelBundleRoot(chip, cubinFile, combineName(cfg), "attention_combine",
@@ -103,33 +107,12 @@ Value mlir::fa::nvvm_kernel::partialRowIndex(KernelBuilder &kb, Value split, Val
   return kb.add(kb.mul(kb.ext64(bh), kb.ext64(seqQ)), kb.ext64(query));
 }
 
-/// The two partial buffers: [splits, batch, head, seq(, dim)] f32.
-llvm::json::Object mlir::fa::nvvm_kernel::splitScratchEntry(const AttentionKernelConfig &cfg,
-                                                          StringRef name, bool withInit) {
-  bool isO = name == "o_partial";
-  Array dims{"split", "batch", "head", "seq"};
-  Array shape{cfg.splitCountExpr(), "batch", "heads_q", "seq_q"};
-  if (isO) {
-    dims.push_back("dim");
-    shape.push_back(cfg.headDimV);
-  }
-  Object o{{"name", name.str()}, {"dtype", "f32"}, {"dims", std::move(dims)},
-           {"shape", std::move(shape)}};
-  if (withInit)
-    o["init"] = "none"; // every row of every split is written
-  return o;
-}
-
 void mlir::fa::nvvm_kernel::buildCombineKernel(OpBuilder &builder, Location loc,
                                                Block &moduleBody,
                                                const AttentionKernelConfig &cfg) {
-  auto ptr = LLVM::LLVMPointerType::get(builder.getContext());
-  SmallVector<Type> args{ptr, ptr, ptr};
-  if (cfg.returnLse)
-    args.push_back(ptr);
-  args.append({builder.getI32Type(), builder.getI32Type()});
-  buildKernelFunction(builder, loc, moduleBody, combineName(cfg), args, kCombineThreads,
-                      /*tensorMaps=*/0, /*sharedMemory=*/false,
+  CombineArgs unbound;
+  buildKernelFunction(builder, loc, moduleBody, combineName(cfg), combineSignature(cfg, unbound),
+                      kCombineThreads, /*sharedMemory=*/false, /*noAliasPointers=*/false,
                       [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) { emitCombine(kb, fn, cfg); });
 }
 

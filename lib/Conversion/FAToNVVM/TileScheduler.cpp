@@ -1,5 +1,5 @@
 //===- TileScheduler.cpp - CTA to work tile, and the grid -----------------===//
-#include "KernelParts.h"
+#include "TileScheduler.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -7,9 +7,8 @@ using namespace mlir;
 using namespace mlir::fa::nvvm_kernel;
 
 /// Block `bx` of `numBlocks` query blocks, of (head, batch).
-static TileScheduler::WorkTile tileOf(KernelBuilder &kb, const AttentionKernelConfig &cfg,
-                                      Value seqQ, Value bx, Value numBlocks, Value head,
-                                      Value batch) {
+static WorkTile tileOf(KernelBuilder &kb, const AttentionKernelConfig &cfg,
+                       Value seqQ, Value bx, Value numBlocks, Value head, Value batch) {
   if (cfg.slabTiles()) {
     // Block bx ends at seq_q - bx * blockM: the last rows (the longest
     // under causal) first, the partial block last.
@@ -20,31 +19,6 @@ static TileScheduler::WorkTile tileOf(KernelBuilder &kb, const AttentionKernelCo
   Value mBlock = cfg.semantics.causal ? kb.sub(kb.sub(numBlocks, kb.c32(1)), bx) : bx;
   Value row0 = kb.mul(mBlock, kb.c32(cfg.blockM()));
   return {mBlock, head, batch, row0, Value()};
-}
-
-TileScheduler::WorkTile TileScheduler::current(KernelBuilder &kb,
-                                               const AttentionKernelConfig &cfg, Value seqQ,
-                                               Value numSplits) {
-  Value bx = kb.blockIdX();
-  if (cfg.splitKv) {
-    // The splits of a tile side by side; packed query blocks in order (no
-    // causal reordering: a decode grid is one wave).
-    Value mBlock = kb.divUI(bx, numSplits);
-    return {mBlock, kb.blockIdY(), kb.blockIdZ(), kb.mul(mBlock, kb.c32(cfg.blockM())),
-            kb.remu(bx, numSplits)};
-  }
-  // gridDimX is read only where it is used (keeps the PTX as before).
-  Value numBlocks = cfg.semantics.causal && !cfg.slabTiles() ? kb.gridDimX() : Value();
-  return tileOf(kb, cfg, seqQ, bx, numBlocks, kb.blockIdY(), kb.blockIdZ());
-}
-
-TileScheduler::WorkTile TileScheduler::decode(KernelBuilder &kb,
-                                              const AttentionKernelConfig &cfg, Value seqQ,
-                                              Value linear, Value numBlocks, Value numHeads) {
-  Value bx = kb.remu(linear, numBlocks);
-  Value rest = kb.divUI(linear, numBlocks);
-  return tileOf(kb, cfg, seqQ, bx, numBlocks, kb.remu(rest, numHeads),
-                kb.divUI(rest, numHeads));
 }
 
 /// i32 shuffles of one warp (all lanes take part).
@@ -94,18 +68,21 @@ static FoundSequence boundsOf(KernelBuilder &kb, Value cuQ, Value cuK, Value num
 }
 
 /// The tile of flat block x of head `head` in the found sequence.
-static TileScheduler::VarlenTile varlenTileOf(KernelBuilder &kb, const AttentionKernelConfig &cfg,
-                                              Value x, Value head, const FoundSequence &f) {
+static WorkTile varlenTileOf(KernelBuilder &kb, const AttentionKernelConfig &cfg, Value x,
+                             Value head, const FoundSequence &f) {
   Value any = kb.cmp(arith::CmpIPredicate::sge, f.seq, kb.c32(0));
-  TileScheduler::VarlenTile v;
-  v.qStart = kb.select(any, f.qLo, kb.c32(0));
-  v.kStart = kb.select(any, f.kLo, kb.c32(0));
-  v.seqQ = kb.select(any, kb.sub(f.qHi, f.qLo), kb.c32(0));
-  v.seqK = kb.select(any, kb.sub(f.kHi, f.kLo), kb.c32(0));
+  Value qStart = kb.select(any, f.qLo, kb.c32(0));
+  Value kStart = kb.select(any, f.kLo, kb.c32(0));
+  Value seqQ = kb.select(any, kb.sub(f.qHi, f.qLo), kb.c32(0));
+  Value seqK = kb.select(any, kb.sub(f.kHi, f.kLo), kb.c32(0));
   Value bx = kb.select(any, kb.sub(x, f.firstBlock), kb.c32(0));
-  Value numBlocks = kb.maxSI(blocksOf(kb, cfg, v.seqQ), kb.c32(1));
-  v.tile = tileOf(kb, cfg, v.seqQ, bx, numBlocks, head, kb.c32(0));
-  return v;
+  Value numBlocks = kb.maxSI(blocksOf(kb, cfg, seqQ), kb.c32(1));
+  WorkTile tile = tileOf(kb, cfg, seqQ, bx, numBlocks, head, kb.c32(0));
+  tile.qStart = qStart;
+  tile.kStart = kStart;
+  tile.seqQ = seqQ;
+  tile.seqK = seqK;
+  return tile;
 }
 
 /// Warp-wide: the sequence holding flat block x, from sequence `from`
@@ -142,21 +119,26 @@ static FoundSequence warpFind(KernelBuilder &kb, const AttentionKernelConfig &cf
   return FoundSequence::of(ValueRange(st).drop_front());
 }
 
-TileScheduler::VarlenTile TileScheduler::varlen(KernelBuilder &kb,
-                                                const AttentionKernelConfig &cfg,
-                                                Value cuSeqlensQ, Value cuSeqlensK,
-                                                Value numSeqs) {
+/// The tile of flat block x (blockIdx.x) of a ragged batch: a warp-wide
+/// search from sequence 0.
+static WorkTile varlenTile(KernelBuilder &kb, const AttentionKernelConfig &cfg,
+                           const SchedulerArgs &a) {
   Value x = kb.blockIdX();
   FoundSequence f =
-      warpFind(kb, cfg, cuSeqlensQ, cuSeqlensK, numSeqs, x, kb.c32(0), kb.c32(0));
+      warpFind(kb, cfg, a.cuSeqlensQ, a.cuSeqlensK, a.numSeqs, x, kb.c32(0), kb.c32(0));
   return varlenTileOf(kb, cfg, x, kb.blockIdY(), f);
 }
 
-TileScheduler::VarlenTile TileScheduler::varlenAt(KernelBuilder &kb,
-                                                  const AttentionKernelConfig &cfg,
-                                                  Value cuSeqlensQ, Value cuSeqlensK,
-                                                  Value numSeqs, Value x, Value head,
-                                                  Value cursor[2], bool warpWide) {
+/// A persistent CTA's tile: flat block x of `head`, searched from `cursor`
+/// (sequence, its first flat block), which the CTA's previous tile left
+/// (its tiles' x grow until the head changes; then the search restarts at
+/// 0). Updates the cursor. `warpWide`: every lane of the warp calls it (the
+/// consumers: the warp scan, one round trip per 32 sequences); else one
+/// thread walks sequence by sequence (the producer, which runs ahead). Both
+/// find the same tile.
+static WorkTile varlenTileAt(KernelBuilder &kb, const AttentionKernelConfig &cfg,
+                             Value cuSeqlensQ, Value cuSeqlensK, Value numSeqs, Value x,
+                             Value head, Value cursor[2], bool warpWide) {
   // Back to sequence 0 when x is before the cursor (a new head).
   Value back = kb.cmp(arith::CmpIPredicate::slt, x, cursor[1]);
   Value from = kb.select(back, kb.c32(0), cursor[0]);
@@ -193,19 +175,184 @@ TileScheduler::VarlenTile TileScheduler::varlenAt(KernelBuilder &kb,
   return varlenTileOf(kb, cfg, x, head, f);
 }
 
-Value TileScheduler::persistentTile(KernelBuilder &kb, Value round) {
+/// A persistent CTA's tiles: round i of gridDim.x tiles gives CTA x tile i
+/// gridDim.x + x in even rounds and i gridDim.x + gridDim.x - 1 - x in odd
+/// ones (a snake), so that under a causal mask, where the tiles of a head
+/// run from long to short, a CTA's long tile in one round is followed by a
+/// short one: a simulated static round robin is 1.2-1.9x the mean load, the
+/// snake 1.03-1.06x (a dynamic scheduler's 1.03-1.07x). Tiles stay in
+/// increasing order per CTA.
+static Value snakeTile(KernelBuilder &kb, Value round) {
   Value x = kb.blockIdX(), stride = kb.gridDimX();
   Value odd = kb.cmp(arith::CmpIPredicate::ne, kb.andi(round, kb.c32(1)), kb.c32(0));
   Value inRound = kb.select(odd, kb.sub(kb.sub(stride, kb.c32(1)), x), x);
   return kb.add(kb.mul(round, stride), inRound);
 }
 
-Value TileScheduler::persistentTileCount(KernelBuilder &kb, Value total) {
+/// How many of the `total` tiles this CTA computes.
+static Value snakeTileCount(KernelBuilder &kb, Value total) {
   // A tile in each full round, and one in the partial last round if the
   // snake's position there is below total.
   Value full = kb.divUI(total, kb.gridDimX());
-  Value inLast = kb.cmp(arith::CmpIPredicate::ult, persistentTile(kb, full), total);
+  Value inLast = kb.cmp(arith::CmpIPredicate::ult, snakeTile(kb, full), total);
   return kb.add(full, kb.select(inLast, kb.c32(1), kb.c32(0)));
+}
+
+namespace {
+
+/// One CTA per (query block, head, batch). Causal grids take the longest
+/// query blocks first (CTAs start in blockIdx order); with `slabTiles` the
+/// blocks end at seq_q, so the partial block is the first one (row0 < 0
+/// there), which under a causal mask sees the fewest keys.
+class StaticScheduler : public TileScheduler {
+public:
+  using TileScheduler::TileScheduler;
+  llvm::json::Array gridShape() const override {
+    return llvm::json::Array{queryBlocks(cfg), "heads_q", "batch"};
+  }
+  WorkTile currentTile(KernelBuilder &kb, const SchedulerArgs &a) const override {
+    Value bx = kb.blockIdX();
+    // gridDimX is read only where it is used (keeps the PTX as before).
+    Value numBlocks = cfg.semantics.causal && !cfg.slabTiles() ? kb.gridDimX() : Value();
+    return tileOf(kb, cfg, a.seqQ, bx, numBlocks, kb.blockIdY(), kb.blockIdZ());
+  }
+};
+
+/// Split-KV: the `num_splits` CTAs of a work tile side by side in x, each
+/// a chunk of its key tiles; packed query blocks in order (no causal
+/// reordering: a decode grid is one wave); y the KV head.
+class SplitKvScheduler : public TileScheduler {
+public:
+  using TileScheduler::TileScheduler;
+  llvm::json::Array gridShape() const override {
+    return llvm::json::Array{queryBlocks(cfg) + " * " + splitCount(cfg), "heads_kv", "batch"};
+  }
+  WorkTile currentTile(KernelBuilder &kb, const SchedulerArgs &a) const override {
+    Value bx = kb.blockIdX();
+    Value mBlock = kb.divUI(bx, a.numSplits);
+    return {mBlock, kb.blockIdY(), kb.blockIdZ(), kb.mul(mBlock, kb.c32(cfg.blockM())),
+            kb.remu(bx, a.numSplits)};
+  }
+};
+
+/// A ragged batch: blockIdx.x is the x-th query block of the concatenated
+/// sequences (each ceildiv(length, blockM) blocks); a warp-wide prefix sum
+/// over cu_seqlens_q finds its sequence (every warp computes it, no
+/// barrier).
+class VarlenScheduler : public TileScheduler {
+public:
+  using TileScheduler::TileScheduler;
+  llvm::json::Array gridShape() const override {
+    return llvm::json::Array{gridBlocks(cfg), "heads_q", 1};
+  }
+  WorkTile currentTile(KernelBuilder &kb, const SchedulerArgs &a) const override {
+    return varlenTile(kb, cfg, a);
+  }
+};
+
+/// FA3's static persistent scheduler: one CTA per SM below
+/// kPersistentBelowSeqQ query rows, each looping over the work tiles of
+/// numBlocks x numHeads x batch (query blocks fastest, so that CTAs running
+/// together share K and V in L2) in snake order; from there one tile per
+/// CTA (measured +2..15 % at 512-2k, -2..4 % at 8k-16k with one CTA per SM).
+/// A ragged batch's numBlocks is the grid's bound: the tiles past its
+/// sequences' blocks are empty.
+class PersistentScheduler : public TileScheduler {
+public:
+  using TileScheduler::TileScheduler;
+  llvm::json::Array gridShape() const override {
+    // min(total, max(num_sms, total * [seq_q >= threshold])).
+    std::string total = "(" + gridBlocks(cfg) + " * heads_q * batch)";
+    // Ragged: by the mean length (the launch knows no other).
+    std::string longRows =
+        llvm::formatv(cfg.varlen ? "min(1, seq_q / (num_seqs * {0}))" : "min(1, seq_q / {0})",
+                      AttentionKernelConfig::kPersistentBelowSeqQ)
+            .str();
+    return llvm::json::Array{
+        "min(" + total + ", max(num_sms, " + total + " * " + longRows + "))", 1, 1};
+  }
+  SmallVector<std::string> tileSpaceParams() const override {
+    return {gridBlocks(cfg), "heads_q", "batch"};
+  }
+  bool isPersistent() const override { return true; }
+  WorkTile currentTile(KernelBuilder &, const SchedulerArgs &) const override {
+    llvm_unreachable("a persistent CTA's tiles come from forEachTile");
+  }
+  void forEachTile(KernelBuilder &kb, const SchedulerArgs &a, bool warpWide,
+                   TileBody body) const override;
+
+private:
+  /// Tile `linear` of the tile space; a ragged batch's search resumes from
+  /// `cursor` and updates it.
+  WorkTile tileAt(KernelBuilder &kb, const SchedulerArgs &a, Value linear, Value cursor[2],
+                  bool warpWide) const {
+    if (cfg.varlen)
+      return varlenTileAt(kb, cfg, a.cuSeqlensQ, a.cuSeqlensK, a.numSeqs,
+                          kb.remu(linear, a.numBlocks), kb.divUI(linear, a.numBlocks), cursor,
+                          warpWide);
+    Value bx = kb.remu(linear, a.numBlocks);
+    Value rest = kb.divUI(linear, a.numBlocks);
+    return tileOf(kb, cfg, a.seqQ, bx, a.numBlocks, kb.remu(rest, a.numHeads),
+                  kb.divUI(rest, a.numHeads));
+  }
+};
+
+} // namespace
+
+void PersistentScheduler::forEachTile(KernelBuilder &kb, const SchedulerArgs &a, bool warpWide,
+                                      TileBody body) const {
+  Value total = kb.mul(kb.mul(a.numBlocks, a.numHeads), a.batch);
+  // One tile per CTA (long sequences: the grid covers every tile): the
+  // code of a one-tile kernel, ring and Q loads constant 0 (the loop's
+  // state cost 2-5 % there, docs/HopperKernel.md).
+  kb.ifThenElse(
+      kb.cmp(arith::CmpIPredicate::uge, kb.gridDimX(), total),
+      [&] {
+        Value x = kb.blockIdX();
+        kb.ifThen(kb.cmp(arith::CmpIPredicate::ult, x, total), [&] {
+          Value cursor[2] = {kb.c32(0), kb.c32(0)};
+          body(tileAt(kb, a, x, cursor, warpWide), kb.c32(0), kb.c32(0));
+        });
+      },
+      [&] {
+        Value mine = snakeTileCount(kb, total);
+        SmallVector<Value> init{kb.c32(0), kb.c32(0)};
+        if (cfg.varlen)
+          init.append({kb.c32(0), kb.c32(0)});
+        kb.forLoop(kb.c32(0), mine, init, [&](Value i, ValueRange st) {
+          Value ring = st[0], qLoads = st[1];
+          Value cursor[2];
+          if (cfg.varlen) {
+            cursor[0] = st[2];
+            cursor[1] = st[3];
+          }
+          Value keyTiles = body(tileAt(kb, a, snakeTile(kb, i), cursor, warpWide), ring, qLoads);
+          // A tile without key tiles loads no Q (every role sees the same count).
+          Value loaded = kb.select(kb.cmp(arith::CmpIPredicate::sgt, keyTiles, kb.c32(0)),
+                                   kb.c32(1), kb.c32(0));
+          SmallVector<Value> next{kb.add(ring, keyTiles), kb.add(qLoads, loaded)};
+          if (cfg.varlen)
+            next.append({cursor[0], cursor[1]});
+          return next;
+        });
+      });
+}
+
+TileScheduler::~TileScheduler() = default;
+
+void TileScheduler::forEachTile(KernelBuilder &kb, const SchedulerArgs &args, bool,
+                                TileBody body) const {
+  body(currentTile(kb, args), Value(), kb.c32(0));
+}
+
+std::unique_ptr<TileScheduler> TileScheduler::forConfig(const AttentionKernelConfig &cfg) {
+  if (cfg.isPersistent())
+    return std::make_unique<PersistentScheduler>(cfg);
+  if (cfg.splitKv)
+    return std::make_unique<SplitKvScheduler>(cfg);
+  if (cfg.varlen)
+    return std::make_unique<VarlenScheduler>(cfg);
+  return std::make_unique<StaticScheduler>(cfg);
 }
 
 std::string TileScheduler::gridBlocks(const AttentionKernelConfig &cfg) {
@@ -219,24 +366,12 @@ std::string TileScheduler::queryBlocks(const AttentionKernelConfig &cfg) {
   return llvm::formatv("ceildiv(seq_q, {0})", cfg.blockM()).str();
 }
 
-llvm::json::Array TileScheduler::grid(const AttentionKernelConfig &cfg) {
-  // Persistent: one CTA per SM, each looping over tiles, below
-  // kPersistentBelowSeqQ query rows; from there one tile per CTA (measured
-  // +2..15 % at 512-2k, -2..4 % at 8k-16k with one CTA per SM):
-  // min(total, max(num_sms, total * [seq_q >= threshold])).
-  if (cfg.isPersistent()) {
-    std::string total = "(" + gridBlocks(cfg) + " * heads_q * batch)";
-    // Ragged: by the mean length (the launch knows no other).
-    std::string longRows =
-        llvm::formatv(cfg.varlen ? "min(1, seq_q / (num_seqs * {0}))" : "min(1, seq_q / {0})",
-                      AttentionKernelConfig::kPersistentBelowSeqQ)
-            .str();
-    return llvm::json::Array{
-        "min(" + total + ", max(num_sms, " + total + " * " + longRows + "))", 1, 1};
-  }
-  if (cfg.splitKv)
-    return llvm::json::Array{queryBlocks(cfg) + " * " + cfg.splitCountExpr(), "heads_kv", "batch"};
-  if (cfg.varlen)
-    return llvm::json::Array{gridBlocks(cfg), "heads_q", 1};
-  return llvm::json::Array{queryBlocks(cfg), "heads_q", "batch"};
+std::string TileScheduler::splitCount(const AttentionKernelConfig &cfg) {
+  if (cfg.numSplits > 0)
+    return std::to_string(cfg.numSplits);
+  // Split only when the work tiles leave SMs idle: one wave of CTAs.
+  std::string tiles = "(" + queryBlocks(cfg) + " * heads_kv * batch)";
+  return llvm::formatv("max(1, min(min(num_sms / max(1, {0}), ceildiv({1}, {2})), 64))", tiles,
+                       cfg.keySlotsExpr(), cfg.blockN)
+      .str();
 }

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelParts.h"
+#include "KernelSignature.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -38,11 +39,19 @@ std::string transposeName(const AttentionKernelConfig &cfg) {
 
 struct TransposeArgs {
   Value value, valueT, strideBatch, strideHead, strideSeq, seqK, keysPadded;
-  static TransposeArgs get(LLVM::LLVMFuncOp fn) {
-    auto a = [&](unsigned i) { return fn.getArgument(i); };
-    return {a(0), a(1), a(2), a(3), a(4), a(5), a(6)};
-  }
 };
+
+/// The pre-kernel's parameters, declared once: V and value_t read and
+/// written 16 bytes at a time.
+KernelSignature transposeSignature(TransposeArgs &a) {
+  KernelSignature sig;
+  sig.ptr(&a.value, "value", /*aligned=*/true);
+  sig.ptr(&a.valueT, "value_t", /*aligned=*/true);
+  sig.strides({&a.strideBatch, &a.strideHead, &a.strideSeq}, "value", {"batch", "head", "seq"});
+  sig.i32(&a.seqK, "seq_k");
+  sig.i32(&a.keysPadded, kValueTKeys);
+  return sig;
+}
 
 /// Byte `b` (0-3) of the i32 `word`, as i8.
 Value byteOf(KernelBuilder &kb, Value word, int64_t b) {
@@ -52,7 +61,8 @@ Value byteOf(KernelBuilder &kb, Value word, int64_t b) {
 
 void emitTranspose(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernelConfig &cfg,
                    StringRef smem) {
-  TransposeArgs a = TransposeArgs::get(fn);
+  TransposeArgs a;
+  transposeSignature(a).bind(fn);
   Type i8 = kb.b.getI8Type();
   auto v4 = VectorType::get({4}, kb.i32);
   Value tid = kb.threadIdX();
@@ -113,26 +123,14 @@ void emitTranspose(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernel
 
 } // namespace
 
-Object mlir::fa::nvvm_kernel::valueTransposeWorkspace(const AttentionKernelConfig &cfg,
-                                                      bool withInit) {
-  Object o{{"name", "value_t"},
-           {"dtype", AttentionKernelConfig::elemTypeName(cfg.elem)},
-           {"dims", Array{"batch", "head", "dim", "seq"}},
-           {"shape", Array{"batch", "heads_kv", cfg.headDimV, kValueTKeys}}};
-  if (withInit)
-    o["init"] = "none"; // the pre-kernel writes every key slot, zeros past seq_k
-  return o;
-}
-
 void mlir::fa::nvvm_kernel::buildTransposeValueKernel(OpBuilder &builder, Location loc,
                                                       Block &moduleBody,
                                                       const AttentionKernelConfig &cfg) {
-  auto ptr = LLVM::LLVMPointerType::get(builder.getContext());
-  Type i32 = builder.getI32Type(), i64 = builder.getI64Type();
-  SmallVector<Type> args{ptr, ptr, i64, i64, i64, i32, i32};
   std::string name = transposeName(cfg);
-  buildKernelFunction(builder, loc, moduleBody, name, args, kThreads, /*tensorMaps=*/0,
-                      /*sharedMemory=*/true, [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) {
+  TransposeArgs unbound;
+  buildKernelFunction(builder, loc, moduleBody, name, transposeSignature(unbound), kThreads,
+                      /*sharedMemory=*/true, /*noAliasPointers=*/false,
+                      [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) {
                         emitTranspose(kb, fn, cfg, name + "_smem");
                       });
 }
@@ -140,10 +138,8 @@ void mlir::fa::nvvm_kernel::buildTransposeValueKernel(OpBuilder &builder, Locati
 std::string mlir::fa::nvvm_kernel::transposeValueBundleJson(const AttentionKernelConfig &cfg,
                                                             StringRef chip,
                                                             StringRef cubinFile) {
-  Array params{alignedPtrParam("value"), alignedPtrParam("value_t")};
-  appendStrideParams(params, "value", {"batch", "head", "seq"});
-  params.push_back(i32Param("seq_k"));
-  params.push_back(i32Param(kValueTKeys));
+  TransposeArgs unbound;
+  Array params = transposeSignature(unbound).bundleParams();
   Array grid{llvm::formatv("ceildiv(seq_k, {0})", kKeys).str(), "heads_kv", "batch"};
   // The dynamic shared memory: the tile and its 1024-byte alignment slack.
   Object root = kernelBundleRoot(chip, cubinFile, transposeName(cfg), "attention_fwd_transpose_v",

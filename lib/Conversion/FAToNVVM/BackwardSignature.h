@@ -1,0 +1,50 @@
+//===- BackwardSignature.h - The backward main kernel's parameters -*- C++ -*-===//
+#ifndef FA_LIB_CONVERSION_FATONVVM_BACKWARDSIGNATURE_H
+#define FA_LIB_CONVERSION_FATONVVM_BACKWARDSIGNATURE_H
+
+#include "BackwardParts.h"
+#include "KernelSignature.h"
+
+namespace mlir::fa::nvvm_kernel {
+
+/// The main kernel's parameters as its code sees them (null where the
+/// configuration has none).
+struct BackwardMainArgs {
+  Value tmQ, tmK, tmV, tmDO, tmLse2, tmD;
+  Value dK, dKStride[3], dV, dVStride[3];
+  Value dqAccum, semaphore; // semaphore only when deterministic
+  BiasArgs bias;            // with a bias only, as one of the two below
+  /// Where dBias goes: dbias_accum where the bias broadcasts, else
+  /// grad_bias itself (with its strides).
+  Value dbiasAccum;
+  BiasArgs gradBias;
+  Value seqQ, seqK, group;
+};
+/// The main kernel's parameters in order, declared once: its llvm.func,
+/// its code's arguments (`args`) and its bundle's params come from it.
+KernelSignature backwardMainSignature(const BackwardKernelConfig &cfg, BackwardMainArgs &args);
+
+/// A pointer and its (batch, head, row) strides (i64, in elements).
+struct StridedArgs {
+  Value ptr, batch, head, row;
+
+  Value rowOffset(KernelBuilder &kb, Value b, Value h, Value r) const {
+    return stridedRowOffset(kb, b, h, r, batch, head, row);
+  }
+};
+/// The row kernels' parameters (each kernel has some of them).
+struct BackwardRowArgs {
+  StridedArgs out, gradOut, lse; // pre
+  Value lse2, softmaxD;          // pre: the workspace rows it writes
+  Value accum;                   // post: dq_accum; dbias: dbias_accum
+  StridedArgs grad;              // post: grad_query; dbias: grad_bias
+  Value seqQ, seqK;              // seq_k: dbias only
+};
+/// The pre, post and dbias kernels' parameters in order, declared once.
+KernelSignature backwardPreSignature(BackwardRowArgs &args);
+KernelSignature backwardPostSignature(BackwardRowArgs &args);
+KernelSignature backwardBiasGradSignature(BackwardRowArgs &args);
+
+} // namespace mlir::fa::nvvm_kernel
+
+#endif // FA_LIB_CONVERSION_FATONVVM_BACKWARDSIGNATURE_H
