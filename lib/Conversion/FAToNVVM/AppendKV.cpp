@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelParts.h"
+#include "KernelSignature.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -42,31 +43,40 @@ struct AppendArgs {
   Value seqNew, headsKv, outerSlots; // outer: capacity, or num_pages when paged
   RowStrides sourceStrides[2], destStrides[2];
   Value maxPages, tableStride; // paged only
-
-  static AppendArgs get(LLVM::LLVMFuncOp fn, const AttentionKernelConfig &cfg) {
-    AppendArgs a;
-    unsigned i = 0;
-    auto next = [&]() { return fn.getArgument(i++); };
-    a.source[0] = next();
-    a.source[1] = next();
-    a.dest[0] = next();
-    a.dest[1] = next();
-    a.lengths = next();
-    if (cfg.paged())
-      a.table = next();
-    a.seqNew = next();
-    a.headsKv = next();
-    a.outerSlots = next();
-    for (RowStrides *group : {a.sourceStrides, a.destStrides})
-      for (int k = 0; k < 2; ++k)
-        group[k] = {next(), next(), next()};
-    if (cfg.paged()) {
-      a.maxPages = next();
-      a.tableStride = next();
-    }
-    return a;
-  }
 };
+
+/// The append kernel's parameters, declared once: rows are read and
+/// written 16 bytes at a time (aligned pointers).
+KernelSignature appendSignature(const AttentionKernelConfig &cfg, AppendArgs &a) {
+  const char *caches[2] = {cfg.keyRole(), cfg.valueRole()};
+  const char *sources[2] = {"key_new", "value_new"};
+  KernelSignature sig;
+  for (int k = 0; k < 2; ++k)
+    sig.ptr(&a.source[k], sources[k], /*aligned=*/true);
+  for (int k = 0; k < 2; ++k)
+    sig.ptr(&a.dest[k], caches[k], /*aligned=*/true);
+  sig.ptr(&a.lengths, "cache_seqlens");
+  if (cfg.paged())
+    sig.ptr(&a.table, "block_table");
+  sig.i32(&a.seqNew, "seq_new");
+  sig.i32(&a.headsKv, "heads_kv");
+  sig.i32(&a.outerSlots, cfg.paged() ? "num_pages" : "seq_k");
+  auto rowStrides = [&](RowStrides &r, StringRef operand, bool paged) {
+    if (paged)
+      sig.strides({&r.outer, &r.row, &r.head}, operand, {"page", "row", "head"});
+    else
+      sig.strides({&r.outer, &r.row, &r.head}, operand, {"batch", "seq", "head"});
+  };
+  for (int k = 0; k < 2; ++k)
+    rowStrides(a.sourceStrides[k], sources[k], /*paged=*/false);
+  for (int k = 0; k < 2; ++k)
+    rowStrides(a.destStrides[k], caches[k], cfg.paged());
+  if (cfg.paged()) {
+    sig.i32(&a.maxPages, "max_pages");
+    sig.strides({&a.tableStride}, "block_table", {"batch"});
+  }
+  return sig;
+}
 
 /// Where slot `slot` of sequence `batch` lives: (outer index, row, valid).
 std::tuple<Value, Value, Value> cacheSlot(KernelBuilder &kb, const AttentionKernelConfig &cfg,
@@ -87,7 +97,8 @@ std::tuple<Value, Value, Value> cacheSlot(KernelBuilder &kb, const AttentionKern
 }
 
 void emitAppend(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernelConfig &cfg) {
-  AppendArgs a = AppendArgs::get(fn, cfg);
+  AppendArgs a;
+  appendSignature(cfg, a).bind(fn);
   Value tid = kb.threadIdX();
   Value lane = kb.andi(tid, kb.c32(31));
   Value rowId = kb.add(kb.mul(kb.blockIdX(), kb.c32(kRowsPerCta)), kb.shru(tid, kb.c32(5)));
@@ -132,41 +143,17 @@ std::string mlir::fa::nvvm_kernel::appendKernelName(const AttentionKernelConfig 
 
 void mlir::fa::nvvm_kernel::buildAppendKernel(OpBuilder &builder, Location loc, Block &moduleBody,
                                               const AttentionKernelConfig &cfg) {
-  auto ptr = LLVM::LLVMPointerType::get(builder.getContext());
-  Type i32 = builder.getI32Type(), i64 = builder.getI64Type();
-  SmallVector<Type> args(cfg.paged() ? 6 : 5, ptr);
-  args.append({i32, i32, i32});
-  args.append(12, i64);
-  if (cfg.paged())
-    args.append({i32, i64});
-  buildKernelFunction(builder, loc, moduleBody, appendKernelName(cfg), args, kAppendThreads,
-                      /*tensorMaps=*/0, /*sharedMemory=*/false,
+  AppendArgs unbound;
+  buildKernelFunction(builder, loc, moduleBody, appendKernelName(cfg),
+                      appendSignature(cfg, unbound), kAppendThreads, /*sharedMemory=*/false,
+                      /*noAliasPointers=*/false,
                       [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) { emitAppend(kb, fn, cfg); });
 }
 
 std::string mlir::fa::nvvm_kernel::appendBundleJson(const AttentionKernelConfig &cfg,
                                                     StringRef chip, StringRef cubinFile) {
-  const char *caches[2] = {cfg.keyRole(), cfg.valueRole()};
-  Array params{alignedPtrParam("key_new"), alignedPtrParam("value_new"),
-               alignedPtrParam(caches[0]), alignedPtrParam(caches[1]),
-               ptrParam("cache_seqlens")};
-  if (cfg.paged())
-    params.push_back(ptrParam("block_table"));
-  params.push_back(i32Param("seq_new"));
-  params.push_back(i32Param("heads_kv"));
-  params.push_back(i32Param(cfg.paged() ? "num_pages" : "seq_k"));
-  for (const char *role : {"key_new", "value_new"})
-    appendStrideParams(params, role, {"batch", "seq", "head"});
-  for (const char *role : caches) {
-    if (cfg.paged())
-      appendStrideParams(params, role, {"page", "row", "head"});
-    else
-      appendStrideParams(params, role, {"batch", "seq", "head"});
-  }
-  if (cfg.paged()) {
-    params.push_back(i32Param("max_pages"));
-    appendStrideParams(params, "block_table", {"batch"});
-  }
+  AppendArgs unbound;
+  Array params = appendSignature(cfg, unbound).bundleParams();
   Array grid{llvm::formatv("ceildiv(seq_new * heads_kv, {0})", kRowsPerCta).str(), "batch", 2};
   return printJson(kernelBundleRoot(chip, cubinFile, appendKernelName(cfg), "kvcache_append",
                                     splitSequenceConfig(cfg), kAppendThreads, 0, std::move(grid),

@@ -40,25 +40,6 @@ Object mlir::fa::nvvm_kernel::kernelBundleRoot(StringRef chip, StringRef cubinFi
                 {"params", std::move(params)}};
 }
 
-Object mlir::fa::nvvm_kernel::ptrParam(StringRef operand) {
-  return Object{{"kind", "ptr"}, {"operand", operand.str()}};
-}
-
-Object mlir::fa::nvvm_kernel::alignedPtrParam(StringRef operand) {
-  return Object{{"kind", "ptr"}, {"operand", operand.str()}, {"align", 16}};
-}
-
-Object mlir::fa::nvvm_kernel::i32Param(StringRef value) {
-  return Object{{"kind", "i32"}, {"value", value.str()}};
-}
-
-void mlir::fa::nvvm_kernel::appendStrideParams(Array &params, StringRef operand,
-                                               ArrayRef<StringRef> dims) {
-  for (StringRef dim : dims)
-    params.push_back(Object{{"kind", "i64"},
-                            {"value", llvm::formatv("stride({0}, {1})", operand, dim).str()}});
-}
-
 Object mlir::fa::nvvm_kernel::semanticsConfig(StringRef dtype, bool bshd, int64_t headDim,
                                               int64_t headDimV, const AttentionConfig &sem) {
   llvm::json::Value window = nullptr, softcap = nullptr;

@@ -332,14 +332,6 @@ llvm::json::Object kernelBundleRoot(StringRef chip, StringRef cubinFile, StringR
                                     StringRef op, llvm::json::Object config, int64_t threads,
                                     int64_t sharedMemoryBytes, llvm::json::Array grid,
                                     llvm::json::Array params);
-/// A ptr parameter of `operand`; an i32 parameter of the expression `value`.
-llvm::json::Object ptrParam(StringRef operand);
-/// A ptr parameter whose address and strides the kernel reads 16 bytes at
-/// a time from (the runtime checks the alignment).
-llvm::json::Object alignedPtrParam(StringRef operand);
-llvm::json::Object i32Param(StringRef value);
-/// i64 parameters "stride(operand, dim)" for each of `dims`.
-void appendStrideParams(llvm::json::Array &params, StringRef operand, ArrayRef<StringRef> dims);
 /// The descriptive `config` fields of the score function and the layout.
 llvm::json::Object semanticsConfig(StringRef dtype, bool bshd, int64_t headDim, int64_t headDimV,
                                    const AttentionConfig &semantics);
