@@ -29,14 +29,13 @@ case "${1:-}" in
     out="$(cd "$out" && pwd)"
     venv="$(mktemp -d)/venv"
     python3 -m venv "$venv"
-    # The machine's torch may live in another venv (not the system's site
-    # packages): reach it through a .pth rather than reinstalling it.
-    python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))' \
-      > "$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/machine-torch.pth"
-    # The wheel's one other dependency, jsonschema: pip would fetch it; the
-    # GPU machine has no network, so the round's unpacked copy stands in.
-    [[ -d $out/../pylib ]] && (cd "$out/../pylib" && pwd) \
-      >> "$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/machine-torch.pth"
+    # What the wheel needs beside it, reached through one .pth rather than
+    # installed: the machine's torch (it may live in another venv, not the
+    # system's site packages) and jsonschema (pip would fetch it; the GPU
+    # machine has no network, so the round's unpacked copy stands in).
+    pth="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/machine-packages.pth"
+    python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))' > "$pth"
+    if [[ -d $out/../pylib ]]; then (cd "$out/../pylib" && pwd) >> "$pth"; fi
     "$venv/bin/python" -m pip install --quiet --no-deps --no-index \
       "$out"/dist/fa_mlir-*.whl
     cd "$(dirname "$venv")"
