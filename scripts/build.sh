@@ -9,4 +9,4 @@ if [[ ! -f build/build.ninja ]]; then
     -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
     -DPython3_EXECUTABLE="$PWD/.venv/bin/python"
 fi
-ninja -C build
+ninja -C build ${JOBS:+-j$JOBS}
