@@ -33,7 +33,9 @@
 #         (test/Device/check_backward.py, .devbuild/backward) against
 #         float64, deterministic runs bitwise equal, memcheck on small
 #         shapes, a small GPT trained with our op and with SDPA
-#         (test/Device/train_gpt.py, AOT bundles of .devbuild/gpu-tests),
+#         (test/Device/train_gpt.py, AOT bundles of .devbuild/gpu-tests) and
+#         its tokens/s next to SDPA's at the issue's size
+#         (test/Device/bench_train_gpt.py) -> $OUT/bench_train_gpt.csv,
 #         then the backward benchmark next to FA4, cuDNN, FA2
 #         (test/Device/bench_backward.py) -> $OUT/bench_backward.csv, the
 #         backward with a bias next to SDPA's cuDNN and memory-efficient
@@ -364,6 +366,11 @@ run() {
   FA_MLIR_BUNDLE_PATH="$dev/gpu-tests" timeout "${TRAIN_TIMEOUT:-240}" python3 test/Device/train_gpt.py \
     "$OUT/train_gpt.csv" > "$OUT/train_gpt.log" 2>&1
   echo "train_gpt rc=$?:"; tail -4 "$OUT/train_gpt.log"
+  # Training throughput next to SDPA (issue 37's floor: tokens/s >= SDPA's).
+  ( [[ -n ${ROUND_SMOKE:-} ]] && export STEPS=5 ROUNDS=1
+    FA_MLIR_BUNDLE_PATH="$dev/gpu-tests" FA_PROFILE=1 timeout "${TRAIN_BENCH_TIMEOUT:-240}" \
+      python3 test/Device/bench_train_gpt.py "$OUT/bench_train_gpt.csv" ) > "$OUT/bench_train_gpt.log" 2>&1
+  echo "bench_train_gpt rc=$?:"; grep -A3 "^impl," "$OUT/bench_train_gpt.log"
   ( fa4_env
     [[ -n ${ROUND_SMOKE:-} ]] && export SEQLENS=4096 HDIMS=128
     [[ -d $dev/backward-prev ]] && export PREV_BACKWARD=$dev/backward-prev

@@ -30,27 +30,29 @@ VOCAB, SEQ, BATCH, DMODEL, HEADS, LAYERS = 128, 256, 16, 256, 4, 4
 
 
 class Block(nn.Module):
-    def __init__(self, attend):
+    def __init__(self, attend, dmodel=DMODEL, heads=HEADS):
         super().__init__()
-        self.attend = attend
-        self.ln1, self.ln2 = nn.LayerNorm(DMODEL), nn.LayerNorm(DMODEL)
-        self.qkv, self.proj = nn.Linear(DMODEL, 3 * DMODEL), nn.Linear(DMODEL, DMODEL)
-        self.mlp = nn.Sequential(nn.Linear(DMODEL, 4 * DMODEL), nn.GELU(), nn.Linear(4 * DMODEL, DMODEL))
+        self.attend, self.dmodel, self.heads = attend, dmodel, heads
+        self.ln1, self.ln2 = nn.LayerNorm(dmodel), nn.LayerNorm(dmodel)
+        self.qkv, self.proj = nn.Linear(dmodel, 3 * dmodel), nn.Linear(dmodel, dmodel)
+        self.mlp = nn.Sequential(nn.Linear(dmodel, 4 * dmodel), nn.GELU(), nn.Linear(4 * dmodel, dmodel))
 
     def forward(self, x):
         B, S, _ = x.shape
-        q, k, v = self.qkv(self.ln1(x)).view(B, S, 3, HEADS, DMODEL // HEADS).permute(2, 0, 3, 1, 4)
+        q, k, v = self.qkv(self.ln1(x)).view(B, S, 3, self.heads, self.dmodel // self.heads).permute(2, 0, 3, 1, 4)
         y = self.attend(q.to(torch.bfloat16), k.to(torch.bfloat16), v.to(torch.bfloat16))
-        x = x + self.proj(y.transpose(1, 2).reshape(B, S, DMODEL).to(x.dtype))
+        x = x + self.proj(y.transpose(1, 2).reshape(B, S, self.dmodel).to(x.dtype))
         return x + self.mlp(self.ln2(x))
 
 
 class GPT(nn.Module):
-    def __init__(self, attend):
+    """A pre-LN decoder; `attend(q, k, v)` takes bf16 [B, H, S, D] (causal)."""
+
+    def __init__(self, attend, dmodel=DMODEL, heads=HEADS, layers=LAYERS, seq=SEQ, vocab=VOCAB):
         super().__init__()
-        self.tok, self.pos = nn.Embedding(VOCAB, DMODEL), nn.Embedding(SEQ, DMODEL)
-        self.blocks = nn.ModuleList(Block(attend) for _ in range(LAYERS))
-        self.ln, self.head = nn.LayerNorm(DMODEL), nn.Linear(DMODEL, VOCAB, bias=False)
+        self.tok, self.pos = nn.Embedding(vocab, dmodel), nn.Embedding(seq, dmodel)
+        self.blocks = nn.ModuleList(Block(attend, dmodel, heads) for _ in range(layers))
+        self.ln, self.head = nn.LayerNorm(dmodel), nn.Linear(dmodel, vocab, bias=False)
 
     def forward(self, idx):
         x = self.tok(idx) + self.pos(torch.arange(idx.shape[1], device=idx.device))
