@@ -21,6 +21,7 @@ from typing import Optional, Tuple
 import torch
 
 from ..errors import ArgumentError, UnsupportedError
+from . import _trace_memo
 
 SCORE_ARGS = ("score", "b", "h", "q_idx", "kv_idx")
 MASK_ARGS = ("b", "h", "q_idx", "kv_idx")
@@ -34,11 +35,13 @@ CAPTURE_DTYPES = tuple(_MLIR)
 @dataclass(frozen=True)
 class Modifiers:
     """The regions of one call: their MLIR text (None: no such region), the
-    captures' MLIR types and the tensors themselves, in operand order."""
+    captures' MLIR types and the tensors themselves, in operand order, and
+    which function(s) read each ("score_mod", "mask_mod" or both)."""
     score_mod: Optional[str]
     mask_mod: Optional[str]
     capture_types: Tuple[str, ...]
     captures: Tuple[torch.Tensor, ...]
+    readers: Tuple[str, ...] = ()
 
     @property
     def key(self):
@@ -60,12 +63,25 @@ class ModifierError(ArgumentError):
     """A score_mod/mask_mod that cannot become a region."""
 
 
+_memo = _trace_memo.Memo()
+
+
 def trace(where, score_mod, mask_mod):
     """Modifiers of a call, or None when both functions are None. Raises
     ModifierError (an ArgumentError) naming the argument, the function
-    and what in it cannot be traced."""
+    and what in it cannot be traced. Remembered by what the functions can
+    read (_trace_memo), so that a loop does not trace on every call."""
     if score_mod is None and mask_mod is None:
         return None
+    key = _trace_memo.key(score_mod, mask_mod)
+    mods = _memo.get(key)
+    if mods is None:
+        mods = _trace(where, score_mod, mask_mod)
+        _memo.put(key, mods)
+    return mods
+
+
+def _trace(where, score_mod, mask_mod):
     captures = _Captures()
     texts = {}
     for role, fn, args in (("score_mod", score_mod, SCORE_ARGS),
@@ -73,29 +89,34 @@ def trace(where, score_mod, mask_mod):
         if fn is None:
             continue
         _check_callable(where, role, fn, len(args))
-        graph = _make_graph(where, role, fn, len(args))
-        texts[role] = _Region(where, role, fn, captures).emit(graph)
+        texts[role] = _trace_one(where, role, fn, len(args), captures)
     types = tuple(captures.types())
     return Modifiers(
         *(_with_header(texts.get(role), role, types)
           for role in ("score_mod", "mask_mod")), types,
-        tuple(captures.tensors))
+        tuple(captures.tensors), tuple(captures.readers))
+
+
+def _trace_one(where, role, fn, arity, captures):
+    """The region body of one function."""
+    graph = _make_graph(where, role, fn, arity)
+    return _Region(where, role, fn, captures).emit(graph)
 
 
 def check_captures(where, mods, q):
     """Captured tensors must be on q's device and not need a gradient (the
     backward computes none for them yet)."""
-    for i, t in enumerate(mods.captures):
-        name = f"captured tensor #{i} (shape {list(t.shape)}, {t.dtype})"
+    for i, (t, reader) in enumerate(zip(mods.captures, mods.readers)):
+        name = (f"{reader}'s captured tensor #{i} (shape {list(t.shape)}, "
+                f"{t.dtype})")
         if t.device != q.device:
-            raise ArgumentError(f"{where}: {name} of score_mod/mask_mod is on "
-                                f"{t.device}, expected {q.device} (the "
-                                "device of query)")
+            raise ArgumentError(f"{where}: {name} is on {t.device}, expected "
+                                f"{q.device} (the device of query)")
         if t.requires_grad and torch.is_grad_enabled():
             raise UnsupportedError(
-                f"{where}: {name} of score_mod/mask_mod requires grad; "
-                "gradients of captured tensors are not computed yet (pass "
-                "it detached, or under torch.no_grad())")
+                f"{where}: {name} requires grad; gradients of captured "
+                "tensors are not computed yet (pass it detached, or call "
+                "under torch.no_grad())")
 
 
 def _check_callable(where, role, fn, arity):
@@ -129,8 +150,8 @@ def _make_graph(where, role, fn, arity):
     is reported naming the function and its line."""
     from torch.fx.experimental.proxy_tensor import make_fx
     try:
-        return make_fx(fn, tracing_mode="fake", _allow_non_fake_inputs=True,
-                       record_stack_traces=True)(*_example_args(arity))
+        return make_fx(fn, tracing_mode="fake", _allow_non_fake_inputs=True
+                       )(*_example_args(arity))
     except Exception as e:  # noqa: BLE001  (reported with the function)
         raise ModifierError(
             f"{where}: {role} {describe(fn)} cannot be traced{_user_line(e)}: "
@@ -179,12 +200,16 @@ class _Captures:
 
     def __init__(self):
         self.tensors = []
+        self.readers = []
 
-    def index(self, tensor):
+    def index(self, tensor, reader):
         for i, t in enumerate(self.tensors):
             if t is tensor:
+                if reader not in self.readers[i]:
+                    self.readers[i] += f" and {reader}"
                 return i
         self.tensors.append(tensor)
+        self.readers.append(reader)
         return len(self.tensors) - 1
 
     def types(self):
@@ -261,11 +286,13 @@ def _float_literal(value, dtype):
 _CMP = {"eq": ("oeq", "eq", "eq"), "ne": ("une", "ne", "ne"),
         "lt": ("olt", "slt", "ult"), "le": ("ole", "sle", "ule"),
         "gt": ("ogt", "sgt", "ugt"), "ge": ("oge", "sge", "uge")}
+# (math.erf is left out: fa-cpu-pipeline does not lower it, see
+# docs/Python.md.)
 _MATH = {"exp": "math.exp", "exp2": "math.exp2", "log": "math.log",
          "log2": "math.log2", "log1p": "math.log1p", "expm1": "math.expm1",
          "sqrt": "math.sqrt", "rsqrt": "math.rsqrt", "tanh": "math.tanh",
          "sin": "math.sin", "cos": "math.cos", "tan": "math.tan",
-         "atan": "math.atan", "erf": "math.erf", "floor": "math.floor",
+         "atan": "math.atan", "floor": "math.floor",
          "ceil": "math.ceil", "round": "math.roundeven", "trunc": "math.trunc"}
 _IDENTITY = ("lift_fresh_copy", "clone", "alias", "detach", "view",
              "reshape", "_unsafe_view")
@@ -306,14 +333,12 @@ class _Region:
         self.count = 0
         self.consts = {}
         self.env = {}
-        self.node = None
 
     # -- output -------------------------------------------------------------
     def emit(self, graph):
         placeholders = SCORE_ARGS if self.role == "score_mod" else MASK_ARGS
         args = iter(placeholders)
         for node in graph.graph.nodes:
-            self.node = node
             if node.op == "placeholder":
                 self.env[node] = self._argument(next(args))
             elif node.op == "get_attr":
@@ -355,9 +380,8 @@ class _Region:
         return repr(type(node).__name__)
 
     def fail(self, message):
-        line = _node_line(self.node)
         raise ModifierError(f"{self.where}: {self.role} {describe(self.fn)}"
-                            f"{line}: {message}")
+                            f": {message}")
 
     # -- SSA ----------------------------------------------------------------
     def op(self, text, dtype, **flags):
@@ -442,7 +466,7 @@ class _Region:
         if tensor.dim() == 0:
             # A scalar: a constant of the region (its value now).
             return self.constant(tensor.item(), tensor.dtype)
-        return _View(self.captures.index(tensor), tensor.dtype,
+        return _View(self.captures.index(tensor, self.role), tensor.dtype,
                      [None] * tensor.dim())
 
     def _value(self, arg):
@@ -475,6 +499,10 @@ class _Region:
         kwargs = {k: self._value(v) for k, v in node.kwargs.items()}
         if name in ("select", "index"):
             return self._index(name, args)
+        if name in ("slice", "narrow", "expand", "unsqueeze") and \
+                isinstance(args[0], _View):
+            self.fail(f"slices a captured tensor (aten.{name}); index every "
+                      "dim with a scalar")
         views = [a for a in args if isinstance(a, _View)]
         if views:
             self.fail(f"applies aten.{name} to a whole captured tensor "
@@ -817,20 +845,3 @@ def _renumber(lines):
     mapping = {old: f"%t{i}" for i, old in enumerate(order)}
     text = re.sub(r"%v\d+\b", lambda m: mapping[m.group(0)], text)
     return text.replace("%t", "%v")
-
-
-def _node_line(node):
-    """' at file:line' of the user's code that made `node`, if recorded."""
-    trace = (node.meta.get("stack_trace") or "") if node is not None else ""
-    torch_dir = os.path.dirname(torch.__file__)
-    where = ""
-    for line in trace.splitlines():
-        line = line.strip()
-        if line.startswith("File \""):
-            path = line.split('"')[1]
-            if not path.startswith(torch_dir) and "fa_mlir" not in path:
-                num = line.split("line ")[1].split(",")[0]
-                where = f" at {os.path.basename(path)}:{num}"
-    return where
-
-

@@ -1,0 +1,361 @@
+"""fa_mlir.torch.attention(..., score_mod=fn, mask_mod=fn): FlexAttention's
+modifiers traced into fa.attention's regions, on the CPU.
+
+Each modifier runs forward and backward against float64 (the functions
+applied to the materialized scores, torch autograd) with FlashAttention's
+criterion relative to a plain bf16 implementation (bf16 scores and P,
+float32 softmax). 70 tokens straddle the 64-row tiles; GQA throughout.
+Then the kernel cache (two functions never share a kernel), the trace memo
+(a changed closure is traced again) and every rejected input.
+"""
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import fa_mlir  # noqa: E402
+import fa_mlir.torch as fat  # noqa: E402
+from fa_mlir.errors import ArgumentError, UnsupportedError  # noqa: E402
+from fa_mlir.spec import KernelConfig  # noqa: E402
+from fa_mlir.torch import _ops, modifiers  # noqa: E402
+
+from _util import within_criterion  # noqa: E402
+
+B, HQ, HKV, S, D = 2, 4, 2, 70, 16
+gen = torch.Generator().manual_seed(11)
+SLOPES = 2.0 ** (-8.0 * torch.arange(1, HQ + 1) / HQ)
+NUM_BUCKETS, MAX_DISTANCE = 16, 50
+TABLE = torch.randn(HQ, NUM_BUCKETS, generator=gen)
+DOCS = torch.stack([torch.repeat_interleave(torch.arange(4), torch.tensor(
+    [20, 30, 15, 5])), torch.repeat_interleave(torch.arange(3), torch.tensor(
+        [50, 1, 19]))]).to(torch.int32)
+PREFIX = torch.tensor([13, 66])
+
+
+def alibi(score, b, h, q_idx, kv_idx):
+    return score + SLOPES[h] * (kv_idx - q_idx)
+
+
+def t5_bucket(rel):
+    """T5's bidirectional buckets: half per direction, exact below
+    NUM_BUCKETS // 4, logarithmic up to MAX_DISTANCE."""
+    half, exact = NUM_BUCKETS // 2, NUM_BUCKETS // 4
+    base = torch.where(rel > 0, half, 0)
+    dist = rel.abs()
+    ratio = torch.clamp(dist, min=1).float() / exact
+    large = exact + (torch.log(ratio) / math.log(MAX_DISTANCE / exact)
+                     * (half - exact)).to(torch.int64)
+    large = torch.clamp(large, max=half - 1)
+    return base + torch.where(dist < exact, dist, large)
+
+
+def t5(score, b, h, q_idx, kv_idx):
+    return score + TABLE[h, t5_bucket(kv_idx - q_idx)]
+
+
+def document(b, h, q_idx, kv_idx):
+    return DOCS[b, q_idx] == DOCS[b, kv_idx]
+
+
+def prefix_lm(b, h, q_idx, kv_idx):
+    return (kv_idx <= q_idx) | (kv_idx < PREFIX[b])
+
+
+def softcap(score, b, h, q_idx, kv_idx):
+    return 20.0 * torch.tanh(score / 20.0)
+
+
+def causal(b, h, q_idx, kv_idx):
+    return q_idx >= kv_idx
+
+
+def smooth_alibi(score, b, h, q_idx, kv_idx):
+    """Nonlinear in the score (tanh, a floor): a real derivative."""
+    bent = score + 3 * torch.tanh(score / 3) * SLOPES[h]
+    return torch.maximum(bent, torch.tensor(-2.0)) - 0.01 * (q_idx - kv_idx)
+
+
+CASES = {
+    "alibi": dict(score_mod=alibi, causal=True),
+    "t5": dict(score_mod=t5),
+    "document": dict(mask_mod=document),
+    "prefix_lm": dict(mask_mod=prefix_lm),
+    "softcap": dict(score_mod=softcap),
+    "causal_mask_mod": dict(mask_mod=causal),
+    # A combination with the built-in flags, in bshd.
+    "combined": dict(score_mod=smooth_alibi, mask_mod=document, softcap=5.0,
+                     window=(40, 40), layout="bshd"),
+}
+
+
+def _vmap_bhqk(fn, with_score):
+    """fn over the [B, H, Sq, Sk] index grid, as FlexAttention's reference
+    applies it (one 0-d call per element)."""
+    for dim in (3, 2, 1, 0):
+        idx = [None] * 4
+        idx[dim] = 0
+        fn = torch.func.vmap(fn, in_dims=tuple(([0] if with_score else []) + idx))
+    return fn
+
+
+def reference(q, k, v, dtype, score_mod=None, mask_mod=None, causal=False,
+              softcap=None, window=None, layout="bhsd"):
+    """Attention with the modifiers, in `dtype` (float64: the oracle; bf16:
+    the plain low-precision implementation, float32 softmax)."""
+    if layout == "bshd":
+        q, k, v = (x.transpose(1, 2) for x in (q, k, v))
+    q, k, v = (x.to(dtype) for x in (q, k, v))
+    k = k.repeat_interleave(HQ // HKV, dim=1)
+    v = v.repeat_interleave(HQ // HKV, dim=1)
+    sq, sk = q.shape[2], k.shape[2]
+    grid = [torch.arange(n, dtype=torch.int32) for n in (B, HQ, sq, sk)]
+    s = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(D))
+    if score_mod is not None:
+        s = _vmap_bhqk(score_mod, True)(s.float() if dtype != torch.float64
+                                        else s, *grid).to(dtype)
+    if softcap is not None:
+        s = softcap * torch.tanh(s / softcap)
+    keep = torch.ones(B, HQ, sq, sk, dtype=torch.bool)
+    i, j = grid[2][:, None], grid[3][None, :]
+    if causal:
+        keep &= j <= i
+    if window is not None:
+        keep &= (j >= i - window[0]) & (j <= i + window[1])
+    if mask_mod is not None:
+        keep &= _vmap_bhqk(mask_mod, False)(*grid)
+    s = s.masked_fill(~keep, float("-inf"))
+    p = torch.softmax(s.float() if dtype != torch.float64 else s, dim=-1)
+    o = torch.nan_to_num(p, nan=0.0).to(dtype) @ v
+    return o.transpose(1, 2) if layout == "bshd" else o
+
+
+def inputs(layout="bhsd", sq=S, sk=S, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    shapes = [(B, HQ, sq, D), (B, HKV, sk, D), (B, HKV, sk, D)]
+    if layout == "bshd":
+        shapes = [(b, s, h, d) for b, h, s, d in shapes]
+    return [torch.randn(*s, generator=g).to(torch.bfloat16).requires_grad_()
+            for s in shapes]
+
+
+def check(ours, ref, base, what):
+    ok, (err, baseline) = within_criterion(
+        ours.double().detach().numpy(), ref.detach().numpy(),
+        base.double().detach().numpy(), "bf16")
+    assert ok, f"{what}: error {err:.3g}, bf16 baseline {baseline:.3g}"
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_forward_and_backward_against_float64(case):
+    kw = CASES[case]
+    q, k, v = inputs(kw.get("layout", "bhsd"))
+    # float64 leaves, so that the oracle's gradients stay float64.
+    exact = [x.detach().double().requires_grad_() for x in (q, k, v)]
+    out = fat.attention(q, k, v, **kw)
+    ref = reference(*exact, torch.float64, **kw)
+    base = reference(q, k, v, torch.bfloat16, **kw)
+    check(out, ref, base, f"{case} forward")
+    do = torch.randn(out.shape, generator=torch.Generator().manual_seed(5))
+    grads = torch.autograd.grad(out, (q, k, v), do.to(out.dtype))
+    want = torch.autograd.grad(ref, exact, do.double())
+    have = torch.autograd.grad(base, (q, k, v), do.to(base.dtype))
+    for name, g, r, b in zip(("dq", "dk", "dv"), grads, want, have):
+        check(g, r, b, f"{case} {name}")
+
+
+def test_causal_mask_mod_equals_the_causal_flag():
+    """A causal mask written as mask_mod (top-left, Sq < Sk) computes what
+    the attribute does."""
+    q, k, v = inputs(sq=37, sk=70)
+    with torch.no_grad():
+        ours = fat.attention(q, k, v, mask_mod=causal)
+        flag = fat.attention(q, k, v, causal=True)
+    assert (ours.float() - flag.float()).abs().max() <= 1e-2
+
+
+def test_a_row_mask_mod_hides_entirely_is_zero():
+    def hide_row_3(b, h, q_idx, kv_idx):
+        return q_idx != 3
+    q, k, v = inputs()
+    with torch.no_grad():
+        out, lse = fat.attention(q, k, v, mask_mod=hide_row_3,
+                                 return_lse=True)
+    assert (out[:, :, 3] == 0).all() and torch.isneginf(lse[:, :, 3]).all()
+    assert torch.isfinite(lse[:, :, 4]).all()
+
+
+def scaled_by(c):
+    return lambda score, b, h, q_idx, kv_idx: score * c
+
+
+def test_two_functions_never_share_a_kernel():
+    """Functions that differ only in a closed-over number trace to
+    different regions, so to different KernelConfigs, cache entries and
+    results; the same function traced again is the same kernel."""
+    half, twice = (modifiers.trace("t", scaled_by(c), None)
+                   for c in (0.5, 2.0))
+    assert half.score_mod != twice.score_mod
+    configs = [KernelConfig(dtype="f32", head_dim=D, heads_q=HQ, heads_kv=HKV,
+                            score_mod=m.score_mod) for m in (half, twice)]
+    assert configs[0] != configs[1] and configs[0].key() != configs[1].key()
+    paths = {fa_mlir.compile(c).path for c in configs}
+    assert len(paths) == 2
+    again = modifiers.trace("t", scaled_by(0.5), None)
+    assert again.score_mod == half.score_mod
+    assert fa_mlir.compile(configs[0].with_(
+        score_mod=again.score_mod)).path in paths
+    q, k, v = (x.detach().float() for x in inputs())
+    for c in (0.5, 2.0):
+        out = fat.attention(q, k, v, score_mod=scaled_by(c))
+        want = fat.attention(q, k, v, scale=c / math.sqrt(D))
+        assert (out - want).abs().max() < 1e-5
+
+
+def test_the_memo_sees_changed_closures_and_tensors():
+    """A traced function is remembered by what it reads: a closed-over
+    number that changes is traced again (a new constant), a captured
+    tensor changed in place is read at launch, a 0-d tensor (a constant)
+    changed in place is traced again."""
+    q, k, v = (x.detach().float() for x in inputs())
+    factor = [0.5]
+    slopes = SLOPES.clone()
+    bump = torch.tensor(0.0)
+
+    def mod(score, b, h, q_idx, kv_idx):
+        return score * FACTOR[0] + slopes[h] * (kv_idx - q_idx) + bump
+
+    globals()["FACTOR"] = factor
+    try:
+        first = fat.attention(q, k, v, score_mod=mod)
+        assert modifiers.trace("t", mod, None) is modifiers.trace("t", mod,
+                                                                  None)
+        factor[0] = 0.25
+        slopes.mul_(2)
+        bump.fill_(1.0)
+        second = fat.attention(q, k, v, score_mod=mod)
+        assert "0x3F800000" in modifiers.trace("t", mod, None).score_mod
+    finally:
+        del globals()["FACTOR"]
+    ref = reference(q, k, v, torch.float64, score_mod=lambda s, b, h, i, j:
+                    s * 0.25 + slopes.double()[h] * (j - i) + 1.0)
+    assert (second.double() - ref).abs().max() < 1e-5
+    assert (first - second).abs().max() > 1e-2
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(score_mod=3), "score_mod must be a function"),
+    (dict(mask_mod="causal"), "mask_mod must be a function"),
+    (dict(score_mod=lambda score, b: score), "score_mod .* must take 5"),
+    (dict(mask_mod=alibi), "mask_mod .* must take 4"),
+    (dict(score_mod=lambda s, b, h, q, kv: s if q > kv else -s),
+     "score_mod .* cannot be traced at test_modifiers.py:.*torch.where"),
+    (dict(score_mod=lambda s, b, h, q, kv: math.tanh(s)),
+     "score_mod .* cannot be traced"),
+    (dict(score_mod=lambda s, b, h, q, kv: torch.special.bessel_j0(s)),
+     "score_mod '<lambda>' \\(test_modifiers.py:[0-9]+\\): uses "
+     "aten.special_bessel_j0"),
+    (dict(score_mod=lambda s, b, h, q, kv: (SLOPES * 2)[h] + s),
+     "score_mod .* whole captured tensor"),
+    (dict(score_mod=lambda s, b, h, q, kv: TABLE[h]),
+     "score_mod .* returns a tensor of shape \\[16\\]"),
+    (dict(mask_mod=lambda b, h, q, kv: q - kv), "mask_mod .* must return a "
+     "bool"),
+    (dict(score_mod=lambda s, b, h, q, kv: q > kv), "score_mod .* must "
+     "return the score"),
+    (dict(score_mod=lambda s, b, h, q, kv: s + TABLE[h, 2:5][0]),
+     "score_mod .* slices a captured tensor"),
+    (dict(score_mod=lambda s, b, h, q, kv: s + TABLE[h].sum()),
+     "score_mod .* applies aten.sum to a whole captured tensor"),
+    (dict(score_mod=lambda s, b, h, q, kv: torch.erf(s)),
+     "score_mod .* uses aten.erf"),
+])
+def test_untraceable_functions_name_the_argument(bad, message):
+    q, k, v = inputs()
+    with pytest.raises(ArgumentError, match=message):
+        fat.attention(q, k, v, **bad)
+
+
+@pytest.mark.parametrize("capture, message", [
+    (torch.ones(HQ, device="meta"), "score_mod's captured tensor #0 .* is on "
+     "meta, expected cpu"),
+    (torch.ones(HQ, dtype=torch.float16), "score_mod .* reads a tensor of "
+     "dtype torch.float16"),
+    (torch.ones(HQ, dtype=torch.complex64), "score_mod .* reads a tensor of "
+     "dtype torch.complex64"),
+])
+def test_bad_captures_name_the_argument(capture, message):
+    q, k, v = inputs()
+    with pytest.raises(ArgumentError, match=message):
+        fat.attention(q, k, v, score_mod=lambda s, b, h, i, j:
+                      s + capture[h].real)
+
+
+def test_a_capture_that_requires_grad_is_refused():
+    slopes = SLOPES.clone().requires_grad_()
+    q, k, v = inputs()
+    with pytest.raises(UnsupportedError, match="score_mod's captured tensor "
+                       "#0 .* requires grad"):
+        fat.attention(q, k, v, score_mod=lambda s, b, h, i, j:
+                      s + slopes[h])
+    with torch.no_grad():  # no gradient wanted: fine
+        fat.attention(q, k, v, score_mod=lambda s, b, h, i, j: s + slopes[h])
+
+
+def test_fp8_inputs_refuse_modifiers():
+    q = torch.zeros(1, 1, 4, 16, dtype=torch.float8_e4m3fn)
+    one = torch.ones(())
+    with pytest.raises(ArgumentError, match="mask_mod is not supported"):
+        fat.attention(q, q, q, q_descale=one, k_descale=one, v_descale=one,
+                      mask_mod=causal)
+
+
+def test_sm90a_refuses_regions_in_one_place(monkeypatch):
+    """KernelConfig.check_target is where sm_90a refuses regions: before
+    any tool runs, for fa_mlir.compile and the torch op's CUDA route."""
+    mods = modifiers.trace("t", alibi, document)
+    kcfg = KernelConfig(dtype="bf16", head_dim=64, score_mod=mods.score_mod,
+                        mask_mod=mods.mask_mod, captures=mods.capture_types)
+    with pytest.raises(UnsupportedError, match="score_mod/mask_mod regions "
+                       "are not compiled for sm_90a"):
+        fa_mlir.compile(kcfg, target="sm_90a")
+    monkeypatch.setattr(_ops, "_target", lambda t: "sm_90a")
+    q, k, v = (x.detach() for x in inputs())
+    with pytest.raises(UnsupportedError, match="sm_90a"):
+        fat.attention(q, k, v, score_mod=alibi)
+
+
+def test_kernel_config_checks_its_modifier_fields():
+    text = modifiers.trace("t", alibi, None)
+    ok = KernelConfig(score_mod=text.score_mod, captures=text.capture_types)
+    assert KernelConfig.from_dict(ok.to_dict()) == ok
+    assert "captures" not in KernelConfig().to_dict()  # old keys unchanged
+    for bad, message in [
+            (dict(captures=("tensor<?xf32>",)), "captures need a score_mod"),
+            (dict(captures=("tensor<4xf32>",), score_mod=text.score_mod),
+             "captures must be"),
+            (dict(score_mod="fa.yield"), "score_mod must be None or the text"),
+            (dict(score_mod=text.score_mod, op="kvcache", layout="bshd"),
+             "score_mod/mask_mod are for op forward and backward")]:
+        with pytest.raises(ArgumentError, match=message):
+            KernelConfig(**bad)
+
+
+def test_an_op_the_backward_cannot_differentiate_is_named():
+    """The forward takes any allowed op; the backward differentiates
+    score_mod and names the op it has no rule for (the compiler's
+    diagnostic, docs/Modifiers.md)."""
+    q, k, v = (x.detach().float().requires_grad_() for x in inputs())
+    out = fat.attention(q, k, v, score_mod=lambda s, b, h, i, j: torch.sin(s))
+    with pytest.raises(fa_mlir.errors.CompileError, match="'math.sin' op in "
+                       "'score_mod' depends on the score and cannot be "
+                       "differentiated"):
+        out.sum().backward()
+
+
+def test_opcheck_with_captures():
+    q, k, v = (x.detach().float() for x in inputs())
+    mods = modifiers.trace("t", alibi, document)
+    args = (q, k, v, None, False, None, -1, -1, None, "", "bhsd",
+            mods.score_mod, mods.mask_mod, list(mods.captures))
+    torch.library.opcheck(torch.ops.fa_mlir.attention_forward.default, args)
