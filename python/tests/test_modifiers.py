@@ -185,6 +185,28 @@ def test_a_row_mask_mod_hides_entirely_is_zero():
     assert torch.isfinite(lse[:, :, 4]).all()
 
 
+def test_bool_and_float64_captures_and_negative_indices():
+    """Captures of every element type but the ones above (a bool [B, S]
+    prefix flag, a float64 table), indexed from the end (torch's negative
+    indices, through tensor.dim)."""
+    in_prefix = torch.arange(S)[None, :] < PREFIX[:, None]
+    table = torch.randn(HQ, 3, generator=gen, dtype=torch.float64)
+
+    def score_mod(score, b, h, q_idx, kv_idx):
+        return score + table[-1 - h, kv_idx % 3 - 3]
+
+    def mask_mod(b, h, q_idx, kv_idx):
+        return in_prefix[b, kv_idx] | (kv_idx <= q_idx)
+
+    q, k, v = (x.detach().float() for x in inputs())
+    out = fat.attention(q, k, v, score_mod=score_mod, mask_mod=mask_mod)
+    ref = reference(q, k, v, torch.float64, score_mod=score_mod,
+                    mask_mod=mask_mod)
+    assert modifiers.trace("t", score_mod, mask_mod).capture_types == (
+        "tensor<?x?xf64>", "tensor<?x?xi1>")
+    assert (out.double() - ref).abs().max() < 1e-5
+
+
 def scaled_by(c):
     return lambda score, b, h, q_idx, kv_idx: score * c
 
