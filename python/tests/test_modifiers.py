@@ -381,3 +381,19 @@ def test_opcheck_with_captures():
     args = (q, k, v, None, False, None, -1, -1, None, "", "bhsd",
             mods.score_mod, mods.mask_mod, list(mods.captures))
     torch.library.opcheck(torch.ops.fa_mlir.attention_forward.default, args)
+
+
+def test_torch_compile_fullgraph():
+    """torch.compile captures a call with modifiers without graph breaks
+    and computes what the eager call does, forward and backward."""
+    def f(q, k, v):
+        return fat.attention(q, k, v, score_mod=alibi, mask_mod=document,
+                             causal=True)
+    q, k, v = inputs()
+    compiled = torch.compile(f, backend="aot_eager", fullgraph=True)
+    eager_out, compiled_out = f(q, k, v), compiled(q, k, v)
+    assert torch.equal(eager_out, compiled_out)
+    do = torch.ones_like(eager_out)
+    for a, b in zip(torch.autograd.grad(eager_out, (q, k, v), do),
+                    torch.autograd.grad(compiled_out, (q, k, v), do)):
+        assert torch.equal(a, b)
