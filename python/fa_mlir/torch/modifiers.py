@@ -43,11 +43,6 @@ class Modifiers:
     captures: Tuple[torch.Tensor, ...]
     readers: Tuple[str, ...] = ()
 
-    @property
-    def key(self):
-        """What selects the kernel (the tensors are its operands)."""
-        return (self.score_mod, self.mask_mod, self.capture_types)
-
 
 def describe(fn):
     """`name (file:line)` of a function, for messages."""
@@ -373,11 +368,12 @@ class _Region:
             self.lines.append(f"  fa.yield {out.name} : f32\n")
 
     def _what(self, node):
-        val = getattr(node, "meta", {}).get("val") if hasattr(node, "meta") \
-            else None
+        """A graph value in words, for messages."""
+        val = node.meta.get("val") if isinstance(node, torch.fx.Node) \
+            else node
         if isinstance(val, torch.Tensor):
             return f"a tensor of shape {list(val.shape)}"
-        return repr(type(node).__name__)
+        return f"a {type(val).__name__}"
 
     def fail(self, message):
         raise ModifierError(f"{self.where}: {self.role} {describe(self.fn)}"
