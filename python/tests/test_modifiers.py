@@ -9,6 +9,7 @@ Then the kernel cache (two functions never share a kernel), the trace memo
 (a changed closure is traced again) and every rejected input.
 """
 import math
+import warnings
 
 import pytest
 
@@ -31,6 +32,7 @@ DOCS = torch.stack([torch.repeat_interleave(torch.arange(4), torch.tensor(
     [20, 30, 15, 5])), torch.repeat_interleave(torch.arange(3), torch.tensor(
         [50, 1, 19]))]).to(torch.int32)
 PREFIX = torch.tensor([13, 66])
+FACTOR = [1.0]  # changed by test_the_memo_sees_changed_closures_and_tensors
 
 
 def alibi(score, b, h, q_idx, kv_idx):
@@ -230,8 +232,8 @@ def test_two_functions_never_share_a_kernel():
     q, k, v = (x.detach().float() for x in inputs())
     for c in (0.5, 2.0):
         out = fat.attention(q, k, v, score_mod=scaled_by(c))
-        want = fat.attention(q, k, v, scale=c / math.sqrt(D))
-        assert (out - want).abs().max() < 1e-5
+        want = reference(q, k, v, torch.float64, score_mod=scaled_by(c))
+        assert (out.double() - want).abs().max() < 1e-5
 
 
 def test_the_memo_sees_changed_closures_and_tensors():
@@ -240,25 +242,24 @@ def test_the_memo_sees_changed_closures_and_tensors():
     tensor changed in place is read at launch, a 0-d tensor (a constant)
     changed in place is traced again."""
     q, k, v = (x.detach().float() for x in inputs())
-    factor = [0.5]
     slopes = SLOPES.clone()
     bump = torch.tensor(0.0)
 
     def mod(score, b, h, q_idx, kv_idx):
         return score * FACTOR[0] + slopes[h] * (kv_idx - q_idx) + bump
 
-    globals()["FACTOR"] = factor
+    FACTOR[0] = 0.5  # a global the function reads
     try:
         first = fat.attention(q, k, v, score_mod=mod)
         assert modifiers.trace("t", mod, None) is modifiers.trace("t", mod,
                                                                   None)
-        factor[0] = 0.25
+        FACTOR[0] = 0.25
         slopes.mul_(2)
         bump.fill_(1.0)
         second = fat.attention(q, k, v, score_mod=mod)
         assert "0x3F800000" in modifiers.trace("t", mod, None).score_mod
     finally:
-        del globals()["FACTOR"]
+        FACTOR[0] = 1.0
     ref = reference(q, k, v, torch.float64, score_mod=lambda s, b, h, i, j:
                     s * 0.25 + slopes.double()[h] * (j - i) + 1.0)
     assert (second.double() - ref).abs().max() < 1e-5
@@ -386,9 +387,8 @@ def test_opcheck_with_captures():
 def test_torch_compile_fullgraph():
     """torch.compile captures a call with modifiers without graph breaks
     and computes what the eager call does, forward and backward."""
-    def f(q, k, v):
-        return fat.attention(q, k, v, score_mod=alibi, mask_mod=document,
-                             causal=True)
+    def f(q, k, v):  # the kernels of the "alibi" case
+        return fat.attention(q, k, v, score_mod=alibi, causal=True)
     q, k, v = inputs()
     compiled = torch.compile(f, backend="aot_eager", fullgraph=True)
     eager_out, compiled_out = f(q, k, v), compiled(q, k, v)
@@ -397,3 +397,18 @@ def test_torch_compile_fullgraph():
     for a, b in zip(torch.autograd.grad(eager_out, (q, k, v), do),
                     torch.autograd.grad(compiled_out, (q, k, v), do)):
         assert torch.equal(a, b)
+
+
+def test_agrees_with_torch_flex_attention():
+    """The same score_mod and mask_mod through torch's own FlexAttention
+    (eager, float64, GQA): the same signatures mean the same thing."""
+    flex = pytest.importorskip("torch.nn.attention.flex_attention")
+    q, k, v = (x.detach().double() for x in inputs(seed=3))
+    block_mask = flex.create_block_mask(document, B, HQ, S, S, device="cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # eager flex_attention warns
+        want = flex.flex_attention(q, k, v, score_mod=t5,
+                                   block_mask=block_mask, enable_gqa=True)
+    ours = fat.attention(q.float(), k.float(), v.float(), score_mod=t5,
+                         mask_mod=document)
+    assert (ours.double() - want).abs().max() < 1e-5
