@@ -209,6 +209,28 @@ def test_bool_and_float64_captures_and_negative_indices():
     assert (out.double() - ref).abs().max() < 1e-5
 
 
+def test_many_ops_compute_as_torch_does():
+    """Forward only (cos, atan, ... have no derivative rule): the float ops
+    on the score, and the integer ops on the indices whose torch semantics
+    the region must reproduce (Python's sign rules of // and %, C's fmod,
+    int32 arithmetic, bitwise ops, promotion to float). The index ops are
+    exact; the float ones are continuous, so float32 against float64 is a
+    tolerance, not a coin flip at a rounding boundary."""
+    def score_mod(score, b, h, q_idx, kv_idx):
+        d = kv_idx - q_idx  # negative below the diagonal
+        ints = (d // 7) * 3 + d % 5 - torch.fmod(d, 4) + (d & 6) - (d | 1) \
+            + (d ^ h) + torch.clamp(d, -9, 9).abs() + torch.maximum(d, b)
+        flt = (torch.cos(score) + torch.atan(score) + torch.expm1(-score.abs())
+               + torch.rsqrt(score * score + 1) + torch.pow(score.abs(), 1.5)
+               + torch.log1p(score.abs()) + torch.sigmoid(score))
+        return torch.where(d % 3 == 0, flt, 0.5 * flt) + ints.float() / 64
+
+    q, k, v = (x.detach().float() for x in inputs())
+    out = fat.attention(q, k, v, score_mod=score_mod)
+    ref = reference(q, k, v, torch.float64, score_mod=score_mod)
+    assert (out.double() - ref).abs().max() < 1e-4
+
+
 def scaled_by(c):
     return lambda score, b, h, q_idx, kv_idx: score * c
 

@@ -725,8 +725,12 @@ class _Region:
             zero = self.constant(0, dtype)
             return self.op(f"arith.subi {zero.name}, {x.name} : {ty}", dtype)
         if name == "abs":
-            return self.op(f"math.{'absf' if flt else 'absi'} {x.name} : {ty}",
-                           dtype, nonneg=not flt)
+            if flt:
+                return self.op(f"math.absf {x.name} : {ty}", dtype)
+            # max(x, -x): fa-cpu-pipeline does not lower math.absi.
+            neg = self._unary("neg", x, dtype)
+            return self.op(f"arith.maxsi {x.name}, {neg.name} : {ty}", dtype,
+                           nonneg=True)
         if name == "square":
             return self._binary("mul", x, x, dtype)
         if name == "relu":
