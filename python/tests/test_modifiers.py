@@ -434,3 +434,31 @@ def test_agrees_with_torch_flex_attention():
     ours = fat.attention(q.float(), k.float(), v.float(), score_mod=t5,
                          mask_mod=document)
     assert (ours.double() - want).abs().max() < 1e-5
+
+
+def test_aot_bundles_of_modifiers_run_without_a_compiler(tmp_path,
+                                                         monkeypatch):
+    """The regions are KernelConfig fields, so configs.json can carry them
+    (modifiers.trace gives the text): a machine without the compiler runs
+    the traced function from the AOT directory, and another function finds
+    no kernel there."""
+    from fa_mlir import aot, registry
+    mods = modifiers.trace("aot", alibi, document)
+    entry = dict(dtype="f32", head_dim=D, heads_q=HQ, heads_kv=HKV,
+                 score_mod=mods.score_mod, mask_mod=mods.mask_mod,
+                 captures=list(mods.capture_types))
+    aot.build(aot.expand([entry]), str(tmp_path / "bundles"), log=str)
+    monkeypatch.setenv("FA_BUILD_DIR", str(tmp_path / "nowhere"))
+    monkeypatch.setenv("FA_MLIR_BUNDLE_PATH", str(tmp_path / "bundles"))
+    registry.forget()
+    try:
+        q, k, v = (x.detach().float() for x in inputs())
+        out = fat.attention(q, k, v, score_mod=alibi, mask_mod=document)
+        ref = reference(q, k, v, torch.float64, score_mod=alibi,
+                        mask_mod=document)
+        assert (out.double() - ref).abs().max() < 1e-5
+        with pytest.raises(fa_mlir.errors.BundleError,
+                           match="no compiler here"):
+            fat.attention(q, k, v, score_mod=t5, mask_mod=document)
+    finally:
+        registry.forget()
