@@ -60,7 +60,9 @@ def fingerprint(value, seen=None):
     if isinstance(value, (torch.dtype, torch.device, torch.layout)):
         return value
     if isinstance(value, torch.Tensor):
-        if value.dim() == 0 and value.device.type == "cpu":
+        if value.dim() == 0:  # its value is a constant of the region
+            if value.device.type != "cpu":
+                raise _NoKey("a 0-d tensor off the CPU")  # no sync here
             return ("scalar", _Ref(value), value.dtype, value.item())
         return ("tensor", _Ref(value), value.dtype, tuple(value.shape),
                 value.device, value.requires_grad)
