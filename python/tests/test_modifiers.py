@@ -462,3 +462,20 @@ def test_aot_bundles_of_modifiers_run_without_a_compiler(tmp_path,
             fat.attention(q, k, v, score_mod=t5, mask_mod=document)
     finally:
         registry.forget()
+
+
+def test_what_cannot_be_keyed_is_traced_every_time():
+    """A callable object reads attributes the memo cannot key: it is traced
+    on every call, so a changed attribute is a new constant."""
+    class Shift:
+        def __init__(self):
+            self.by = 1.0
+
+        def __call__(self, score, b, h, q_idx, kv_idx):
+            return score + self.by
+
+    shift = Shift()
+    before = modifiers.trace("t", shift, None).score_mod
+    shift.by = 2.0
+    after = modifiers.trace("t", shift, None).score_mod
+    assert "0x3F800000" in before and "0x40000000" in after
