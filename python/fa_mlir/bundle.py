@@ -27,7 +27,10 @@ from .spec import KernelConfig
 
 # numpy dtypes that may carry each element type's bits.
 NUMPY_STORAGE = {"f32": (np.float32,), "f16": (np.float16,),
-                 "bf16": (np.uint16, np.int16)}
+                 "bf16": (np.uint16, np.int16),
+                 # The captures of score_mod/mask_mod regions.
+                 "f64": (np.float64,), "i32": (np.int32,), "i64": (np.int64,),
+                 "i1": (np.bool_,)}
 
 
 def load_bundle(path):

@@ -52,6 +52,12 @@ class AttentionConfig:
     # Which of batch/heads/seq (and pages: num_pages, max_pages; new:
     # seq_new) are dynamic ('?') in the generated function.
     dynamic: Tuple[str, ...] = field(default_factory=tuple)
+    # FlexAttention-style modifiers (docs/Modifiers.md): the text of the
+    # score_mod / mask_mod region and the MLIR tensor types of the captures
+    # they read, operands "capture0", "capture1", ... after the others.
+    score_mod: Optional[str] = None
+    mask_mod: Optional[str] = None
+    captures: Tuple[str, ...] = ()
 
     def __post_init__(self):
         # The same checks as KernelConfig's (a size may be 0 here: empty
@@ -144,6 +150,9 @@ class AttentionConfig:
         return "?" if self._dim_names(role)[i] in self.dynamic else str(size)
 
     def type_of(self, role, elem=None, kind="tensor"):
+        if role in capture_roles(self):
+            return kind + self.captures[capture_roles(self).index(role)][
+                len("tensor"):]
         if elem is None:
             elem = {"lse": "f32", "bias": self.bias_dtype,
                     "cache_seqlens": "i32", "block_table": "i32",
@@ -175,6 +184,26 @@ class AttentionConfig:
         return "{" + ", ".join(attrs) + "}" if attrs else ""
 
 
+def capture_roles(cfg):
+    """The operand roles of the captures: capture0, capture1, ..."""
+    return [f"capture{i}" for i in range(len(cfg.captures))]
+
+
+def _captures_clause(cfg):
+    """` captures(%capture0_t, ... : types)` of the op, or ""."""
+    roles = capture_roles(cfg)
+    if not roles:
+        return ""
+    return (f" captures({', '.join(f'%{r}_t' for r in roles)} : "
+            f"{', '.join(cfg.type_of(r) for r in roles)})")
+
+
+def _regions(cfg):
+    """The op's score_mod / mask_mod regions, after its result types."""
+    return "".join(f" {name} {text}" for name, text in (
+        ("score_mod", cfg.score_mod), ("mask_mod", cfg.mask_mod)) if text)
+
+
 def _function(name, args, body):
     """A func.func over memrefs: wrap each in a tensor, run `body`, store."""
     params = ", ".join(f"%{n}: {t}" for n, t in args)
@@ -196,7 +225,7 @@ def _store(cfg, role, value):
 
 def forward_inputs(cfg):
     roles = ["query", "key", "value"] + (["bias"] if cfg.bias else [])
-    return roles
+    return roles + capture_roles(cfg)
 
 
 def forward_outputs(cfg):
@@ -244,8 +273,8 @@ def forward_mlir(cfg, name="attention"):
     result_types = ", ".join(cfg.type_of(r) for r in outs)
     body += (f"  {results} = fa.attention %query_t, %key_t, %value_t : "
              f"{cfg.type_of('query')}, {cfg.type_of('key')}, "
-             f"{cfg.type_of('value')}{bias} {cfg.attributes()} -> "
-             f"{result_types}\n")
+             f"{cfg.type_of('value')}{bias}{_captures_clause(cfg)} "
+             f"{cfg.attributes()} -> {result_types}{_regions(cfg)}\n")
     body += "".join(_store(cfg, r, f"%{r}_r") for r in outs)
     args = [(r, cfg.type_of(r, kind="memref")) for r in ins + outs]
     return _function(name, args, body)
@@ -257,7 +286,7 @@ GRAD_OF = {"grad_query": "query", "grad_key": "key", "grad_value": "value",
 
 def backward_inputs(cfg):
     return (["grad_output", "query", "key", "value", "output", "lse"] +
-            (["bias"] if cfg.bias else []))
+            (["bias"] if cfg.bias else []) + capture_roles(cfg))
 
 
 def backward_outputs(cfg):
@@ -276,12 +305,14 @@ def backward_mlir(cfg, name="attention_grad"):
         f"  %{r}_t = bufferization.to_tensor %{r} restrict : "
         f"{role_type(r, 'memref')} to {role_type(r)}\n" for r in ins)
     bias = (f" bias(%bias_t : {cfg.type_of('bias')})" if cfg.bias else "")
-    operands = ", ".join(f"%{r}_t" for r in ins if r != "bias")
-    operand_types = ", ".join(role_type(r) for r in ins if r != "bias")
+    grouped = ["bias"] + capture_roles(cfg)  # in the op's clauses
+    operands = ", ".join(f"%{r}_t" for r in ins if r not in grouped)
+    operand_types = ", ".join(role_type(r) for r in ins if r not in grouped)
     results = ", ".join(f"%{r}_r" for r in outs)
     result_types = ", ".join(role_type(r) for r in outs)
     body += (f"  {results} = fa.attention_grad {operands} : {operand_types}"
-             f"{bias} {cfg.attributes()} -> {result_types}\n")
+             f"{bias}{_captures_clause(cfg)} {cfg.attributes()} -> "
+             f"{result_types}{_regions(cfg)}\n")
     body += "".join(
         f"  bufferization.materialize_in_destination %{r}_r in restrict "
         f"writable %{r} : ({role_type(r)}, {role_type(r, 'memref')}) -> ()\n"

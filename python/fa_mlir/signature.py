@@ -54,8 +54,25 @@ DESCALE_BLOCKS = {"descale_blocks_q": ("seq_q", 0),
                   "descale_blocks_k": ("seq_k", 1)}
 
 
+def capture_index(kcfg, role):
+    """i of a capture role "capture<i>" of `kcfg`, else None."""
+    if not role.startswith("capture") or not kcfg.captures:
+        return None
+    i = role[len("capture"):]
+    return int(i) if i.isdigit() and int(i) < len(kcfg.captures) else None
+
+
+def _capture_dims(kcfg, i):
+    """A capture's dims are all dynamic, each its own symbol
+    ("capture0_1": capture 0's dim 1): no other operand fixes them."""
+    rank = kcfg.captures[i].count("?")
+    return tuple(f"capture{i}_{d}" for d in range(rank))
+
+
 def role_dims(kcfg, role):
     """Symbolic dims of `role` (outermost first) in the config's layout."""
+    if capture_index(kcfg, role) is not None:
+        return _capture_dims(kcfg, capture_index(kcfg, role))
     base = _GRAD_OF.get(role, role)
     if base == "bias":
         per_batch, per_head = kcfg.bias
@@ -75,6 +92,8 @@ def role_dims(kcfg, role):
 
 
 def role_dtype(kcfg, role):
+    if capture_index(kcfg, role) is not None:
+        return kcfg.captures[capture_index(kcfg, role)].split("x")[-1][:-1]
     base = _GRAD_OF.get(role, role)
     if base == "lse" or base in fa_config.DESCALES:
         return "f32"
@@ -94,7 +113,7 @@ def _static(kcfg, sym):
         return kcfg.head_dim
     if sym == "head_dim_v":
         return kcfg.dv
-    if sym in _LAUNCH_SIZES:
+    if sym in _LAUNCH_SIZES or sym.startswith("capture"):
         return None
     if sym in DESCALE_BLOCKS:
         seq, i = DESCALE_BLOCKS[sym]

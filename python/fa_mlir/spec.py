@@ -8,6 +8,7 @@ recorded in a bundle, so it converts losslessly to and from JSON.
 from dataclasses import asdict, dataclass, fields, replace
 import json
 import math
+import re
 from typing import Optional, Tuple
 
 from . import arguments
@@ -37,7 +38,11 @@ _SIZES = tuple(s for group in SIZE_GROUPS.values() for s in group)
 # to_dict leaves them out at the default, so that every kernel that does not
 # use them keeps its cache key and AOT index entry.
 _ADDED_FIELDS = {"page_size": None, "append": False, "out_dtype": None,
-                 "descale_block": None}
+                 "descale_block": None, "score_mod": None, "mask_mod": None,
+                 "captures": None}
+# A capture's MLIR type (docs/Modifiers.md): a ranked tensor, every dim
+# dynamic, of an element type Python passes (signature.CAPTURE_DTYPES).
+_CAPTURE_TYPE = re.compile(r"tensor<(\?x)+(f32|f64|i1|i32|i64)>")
 # The row lengths (head_dim) of the sm_90a combine kernel: a row is held in
 # one warp's registers (convert-fa-to-nvvm's limit).
 SM90A_COMBINE_HEAD_DIMS = range(1, 513)
@@ -63,6 +68,23 @@ def sm90a_descale_block_rule(descale_block, head_dim):
     return (f"descale_block {tuple(descale_block)}: block_k must be a "
             f"multiple of {' or '.join(str(t) for t in tiles)} at head_dim "
             f"{head_dim} (a tile of keys lies in one K/V descale block)")
+
+
+def _check_modifiers(where, score_mod, mask_mod, captures):
+    for name, text in (("score_mod", score_mod), ("mask_mod", mask_mod)):
+        if text is not None and (not isinstance(text, str) or
+                                 not text.strip().startswith("{")):
+            raise ArgumentError(f"{where}: {name} must be None or the text "
+                                f"of a region ({{ ^bb0(...): ... }}), got "
+                                f"{text!r}")
+    if captures is None:
+        return
+    if not isinstance(captures, (tuple, list)) or not all(
+            isinstance(c, str) and _CAPTURE_TYPE.fullmatch(c)
+            for c in captures):
+        raise ArgumentError(f"{where}: captures must be None or a list of "
+                            "tensor types with dynamic dims of f32, f64, i1, "
+                            f"i32 or i64 (\"tensor<?xf32>\"), got {captures!r}")
 
 
 def _check_descale_block(where, block):
@@ -114,6 +136,14 @@ class KernelConfig:
     # [batch, heads_q | heads_kv, ceil(seq / block)]).
     out_dtype: Optional[str] = None
     descale_block: Optional[Tuple[int, int]] = None
+    # forward and backward: FlexAttention-style modifiers, the text of the
+    # op's score_mod / mask_mod region (docs/Modifiers.md; the region's
+    # block arguments end with one per capture), and the captures' MLIR
+    # types ("tensor<?xf32>"), operands "capture0", ... of the kernel.
+    # fa_mlir.torch traces them from Python functions (modifiers.py).
+    score_mod: Optional[str] = None
+    mask_mod: Optional[str] = None
+    captures: Optional[Tuple[str, ...]] = None
     batch: Optional[int] = None
     heads_q: Optional[int] = None
     heads_kv: Optional[int] = None
@@ -128,6 +158,7 @@ class KernelConfig:
             set_("window", tuple(int(w) for w in self.window))
         if self.descale_block is not None:
             set_("descale_block", tuple(int(b) for b in self.descale_block))
+        set_("captures", tuple(self.captures) if self.captures else None)
         if self.dtype == FP8 and self.out_dtype is None:
             set_("out_dtype", "bf16")
         if self.bias is not None:
@@ -178,6 +209,7 @@ class KernelConfig:
         arguments.check_bias_flags(where, self.bias)
         arguments.check_score_floats(where, self.scale, self.softcap)
         _check_descale_block(where, self.descale_block)
+        _check_modifiers(where, self.score_mod, self.mask_mod, self.captures)
         for name, known in (("op", OPS), ("dtype", DTYPES + (FP8,)),
                             ("out_dtype", (None,) + FP8_OUT_DTYPES),
                             ("layout", LAYOUTS),
@@ -211,11 +243,25 @@ class KernelConfig:
             self._validate_varlen(bad)
         if self.op == "combine":
             self._validate_combine(bad)
+        if self.score_mod or self.mask_mod or self.captures:
+            self._validate_modifiers(bad)
         if self.dtype == FP8:
             self._validate_fp8(bad)
         elif self.out_dtype is not None or self.descale_block is not None:
             bad(f"out_dtype and descale_block are for dtype {FP8} (FP8 "
                 f"inputs), got dtype {self.dtype!r}")
+
+    def _validate_modifiers(self, bad):
+        """score_mod/mask_mod regions are fa.attention's and
+        fa.attention_grad's (not yet the serving ops' nor FP8's); captures
+        are what a region reads."""
+        if self.op not in ("forward", "backward"):
+            bad(f"score_mod/mask_mod are for op forward and backward, got op "
+                f"{self.op!r}")
+        if self.dtype == FP8:
+            bad(f"score_mod/mask_mod are not supported with dtype {FP8}")
+        if self.captures and not (self.score_mod or self.mask_mod):
+            bad("captures need a score_mod or mask_mod region to read them")
 
     def _validate_fp8(self, bad):
         """What an FP8 forward is on every target: fa.attention over
@@ -282,6 +328,13 @@ class KernelConfig:
         deterministic backward with a broadcast bias have such rules here;
         fa-compile's diagnostics say the rest."""
         where = f"KernelConfig for target {target}"
+        if target == "sm_90a" and (self.score_mod or self.mask_mod):
+            # The one place that refuses modifier regions on sm_90a; remove
+            # it when the sm_90a lowering evaluates them.
+            raise UnsupportedError(
+                f"{where}: score_mod/mask_mod regions are not compiled for "
+                "sm_90a yet (the sm_90a lowering does not evaluate them); "
+                "they run on CPU tensors")
         if target == "sm_90a" and self.op == "backward":
             self._check_sm90a_backward(where)
         if (target == "sm_90a" and self.op == "combine" and
@@ -381,7 +434,9 @@ class KernelConfig:
             bias_dtype=self.bias_dtype or "f32",
             return_lse=self.return_lse, num_splits=self.num_splits,
             page_size=self.page_size, append=self.append,
-            varlen=self.op == "varlen", dynamic=self.dynamic)
+            varlen=self.op == "varlen", dynamic=self.dynamic,
+            score_mod=self.score_mod, mask_mod=self.mask_mod,
+            captures=self.captures or ())
 
     def with_(self, **changes):
         return replace(self, **changes)
@@ -389,7 +444,7 @@ class KernelConfig:
     # -- JSON ---------------------------------------------------------------
     def to_dict(self):
         d = asdict(self)
-        for k in ("window", "bias", "descale_block"):
+        for k in ("window", "bias", "descale_block", "captures"):
             if d[k] is not None:
                 d[k] = list(d[k])
         for k, default in _ADDED_FIELDS.items():

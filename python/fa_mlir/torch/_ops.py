@@ -18,6 +18,7 @@ from ..registry import get_bundle, prefetch
 from ..signature import symbols_of
 from ..spec import KernelConfig
 from . import _convert
+from .modifiers import capture_type
 
 VARLEN = "fa_mlir.torch.varlen_attention"
 KVCACHE = "fa_mlir.torch.attention_with_kvcache"
@@ -38,16 +39,22 @@ _configs = {}  # call signature -> KernelConfig: keeps the per-call cost low
 
 def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
                   softcap, mask_alignment, layout, deterministic=False,
-                  num_splits=None, checked=None):
+                  num_splits=None, checked=None, score_mod="", mask_mod="",
+                  captures=()):
     """The KernelConfig a call needs: static heads and head dims, dynamic
     batch and sequence lengths (one kernel serves every length).
     `checked`: check_inputs' (dtype, sizes) of these tensors, when the
-    caller has them (not checked twice)."""
+    caller has them (not checked twice). `score_mod`, `mask_mod`: region
+    texts ("" for none) reading `captures` (modifiers.py)."""
     dtype, sizes = checked or _convert.check_inputs(
         q, k, v, bias, layout, where=_convert.WHERE)
+    regions = {}
+    if score_mod or mask_mod:
+        regions = dict(score_mod=score_mod or None, mask_mod=mask_mod or None,
+                       captures=tuple(capture_type(c) for c in captures))
     return _memo_config(op, dtype, sizes, bias, causal, scale, window_left,
                         window_right, softcap, mask_alignment, layout,
-                        deterministic, num_splits)
+                        deterministic, num_splits, **regions)
 
 
 def kvcache_config(q, k_cache, v_cache, page_size, append, causal, scale,
@@ -88,25 +95,29 @@ def _bias_flags(bias, sizes):
 
 def _memo_config(op, dtype, sizes, bias, causal, scale, window_left,
                  window_right, softcap, mask_alignment, layout,
-                 deterministic=False, num_splits=None, **kvcache):
+                 deterministic=False, num_splits=None, **extra):
+    """`extra`: the kvcache fields (page_size, append) or the modifier
+    regions (score_mod, mask_mod, captures) of KernelConfig."""
     memo = (op, dtype, sizes["heads_q"], sizes["heads_kv"], sizes["head_dim"],
             sizes["head_dim_v"], None if bias is None else
             (*_bias_flags(bias, sizes), bias.dtype), causal,
             scale, window_left, window_right, softcap, mask_alignment, layout,
-            deterministic, num_splits, tuple(sorted(kvcache.items())))
+            deterministic, num_splits, tuple(sorted(extra.items())))
     kcfg = _configs.get(memo)
     if kcfg is None:
+        if len(_configs) >= 4096:  # traced regions make the keys unbounded
+            _configs.clear()
         kcfg = _configs[memo] = _make_config(op, dtype, sizes, bias, causal,
                                              scale, window_left, window_right,
                                              softcap, mask_alignment, layout,
                                              deterministic, num_splits,
-                                             **kvcache)
+                                             **extra)
     return kcfg
 
 
 def _make_config(op, dtype, sizes, bias, causal, scale, window_left,
                  window_right, softcap, mask_alignment, layout,
-                 deterministic=False, num_splits=None, **kvcache):
+                 deterministic=False, num_splits=None, **extra):
     bias_spec = None if bias is None else _bias_flags(bias, sizes)
     return KernelConfig(
         op=op, dtype=dtype, head_dim=sizes["head_dim"],
@@ -117,19 +128,21 @@ def _make_config(op, dtype, sizes, bias, causal, scale, window_left,
         bias_dtype=None if bias is None else _convert.fa_dtype(
             bias, "bias", _convert.WHERE),
         deterministic=deterministic, num_splits=num_splits,
-        heads_q=sizes["heads_q"], heads_kv=sizes["heads_kv"], **kvcache)
+        heads_q=sizes["heads_q"], heads_kv=sizes["heads_kv"], **extra)
 
 
 def prefetch_backward(q, k, v, bias, causal, scale, window_left,
                       window_right, softcap, mask_alignment, layout,
-                      deterministic=False):
+                      deterministic=False, score_mod="", mask_mod="",
+                      captures=()):
     """Compiles the backward kernel of a CPU forward call on a background
     thread, so that the first backward does not wait for all of it."""
     if q.device.type != "cpu":
         return
     kcfg = kernel_config("backward", q, k, v, bias, causal, scale, window_left,
                          window_right, softcap, mask_alignment, layout,
-                         deterministic)
+                         deterministic, score_mod=score_mod,
+                         mask_mod=mask_mod, captures=captures)
     prefetch(kcfg, "cpu")
 
 
@@ -187,22 +200,35 @@ def forward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                  bias: Optional[torch.Tensor], causal: bool,
                  scale: Optional[float], window_left: int, window_right: int,
                  softcap: Optional[float], mask_alignment: str,
-                 layout: str) -> List[torch.Tensor]:
-    """[output, lse] (fa_mlir::attention_forward; schema from the hints)."""
+                 layout: str, score_mod: str = "", mask_mod: str = "",
+                 captures: Optional[List[torch.Tensor]] = None
+                 ) -> List[torch.Tensor]:
+    """[output, lse] (fa_mlir::attention_forward; schema from the hints).
+    score_mod, mask_mod: region texts ("" for none) reading `captures`."""
     return run_forward(q, k, v, bias, causal, scale, window_left,
-                       window_right, softcap, mask_alignment, layout)
+                       window_right, softcap, mask_alignment, layout,
+                       score_mod=score_mod, mask_mod=mask_mod,
+                       captures=captures)
+
+
+def _capture_operands(captures):
+    """{capture<i>: tensor} of a region's captures (contiguous, as every
+    CPU operand)."""
+    return {f"capture{i}": _dense(c) for i, c in enumerate(captures or ())}
 
 
 def run_forward(q, k, v, bias, causal, scale, window_left, window_right,
                 softcap, mask_alignment, layout, num_splits=None,
-                checked=None):
+                checked=None, score_mod="", mask_mod="", captures=None):
     """forward_impl with a split-KV choice (KernelConfig.num_splits), which
     the custom op's schema does not carry (the inference API passes it),
     and check_inputs' result when the caller has it (`checked`)."""
     q, k, v, bias = _dense(q), _dense(k), _dense(v), _dense(bias)
     kcfg = kernel_config("forward", q, k, v, bias, causal, scale, window_left,
                          window_right, softcap, mask_alignment, layout,
-                         num_splits=num_splits, checked=checked)
+                         num_splits=num_splits, checked=checked,
+                         score_mod=score_mod, mask_mod=mask_mod,
+                         captures=captures or ())
     bundle = get_bundle(kcfg, _target(q))
     out_shape, lse_shape = _shapes(q, v, layout)
     out = torch.empty(out_shape, dtype=q.dtype, device=q.device)
@@ -210,6 +236,7 @@ def run_forward(q, k, v, bias, causal, scale, window_left, window_right,
     tensors = {"query": q, "key": k, "value": v, "output": out, "lse": lse}
     if bias is not None:
         tensors["bias"] = bias
+    tensors.update(_capture_operands(captures))
     _launch(bundle, tensors, q.device)
     return [out, lse]
 
@@ -324,7 +351,7 @@ attention_forward = torch.library.custom_op(
 
 @attention_forward.register_fake
 def _(q, k, v, bias, causal, scale, window_left, window_right, softcap,
-      mask_alignment, layout):
+      mask_alignment, layout, score_mod="", mask_mod="", captures=None):
     out_shape, lse_shape = _shapes(q, v, layout)
     return [q.new_empty(out_shape),
             q.new_empty(lse_shape, dtype=torch.float32)]
@@ -350,7 +377,9 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
                   bias: Optional[torch.Tensor], causal: bool,
                   scale: Optional[float], window_left: int, window_right: int,
                   softcap: Optional[float], mask_alignment: str,
-                  layout: str, deterministic: bool = False
+                  layout: str, deterministic: bool = False,
+                  score_mod: str = "", mask_mod: str = "",
+                  captures: Optional[List[torch.Tensor]] = None
                   ) -> List[torch.Tensor]:
     """[dq, dk, dv, dbias]; dbias is empty when there is no bias, else of
     the bias's shape and dtype (the kernels write all of it).
@@ -367,7 +396,9 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
     target = _target(q)
     kcfg = kernel_config("backward", q, k, v, bias, causal, scale, window_left,
                          window_right, softcap, mask_alignment, layout,
-                         deterministic and target != "cpu")
+                         deterministic and target != "cpu",
+                         score_mod=score_mod, mask_mod=mask_mod,
+                         captures=captures or ())
     bundle = get_bundle(kcfg, target)
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
     tensors = {"grad_output": grad_out, "query": q, "key": k, "value": v,
@@ -377,6 +408,7 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
     if bias is not None:
         dbias = torch.empty_like(bias)
         tensors["bias"], tensors["grad_bias"] = bias, dbias
+    tensors.update(_capture_operands(captures))
     if target != "cpu":
         tensors.update(_workspace(bundle, _convert.sizes_of(q, k, v, layout),
                                   q.device))
@@ -390,7 +422,8 @@ attention_backward = torch.library.custom_op(
 
 @attention_backward.register_fake
 def _(grad_out, q, k, v, out, lse, bias, causal, scale, window_left,
-      window_right, softcap, mask_alignment, layout, deterministic=False):
+      window_right, softcap, mask_alignment, layout, deterministic=False,
+      score_mod="", mask_mod="", captures=None):
     dbias = q.new_empty(0) if bias is None else torch.empty_like(bias)
     return [torch.empty_like(q), torch.empty_like(k), torch.empty_like(v),
             dbias]

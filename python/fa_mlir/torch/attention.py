@@ -7,6 +7,7 @@ from ..errors import ArgumentError
 from . import _convert
 from . import _ops
 from . import fp8
+from . import modifiers
 from ._forward_only import needs_grad
 
 
@@ -27,30 +28,42 @@ class AttentionFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, q, k, v, bias, causal, scale, window_left, window_right,
-                softcap, mask_alignment, layout, deterministic=False):
-        eager = _eager(q, k, v, bias)
+                softcap, mask_alignment, layout, deterministic=False,
+                mods=None):
+        captures = list(mods.captures) if mods else []
+        eager = _eager(q, k, v, bias, *captures)
         fwd = _ops.forward_impl if eager else torch.ops.fa_mlir.attention_forward
         options = (causal, scale, window_left, window_right, softcap,
                    mask_alignment, layout)
+        regions = _regions(mods)
         if eager and any(ctx.needs_input_grad[:4]):
-            _ops.prefetch_backward(q, k, v, bias, *options, deterministic)
-        out, lse = fwd(q, k, v, bias, *options)
-        ctx.save_for_backward(q, k, v, out, lse, bias)
+            _ops.prefetch_backward(q, k, v, bias, *options, deterministic,
+                                   *regions, captures)
+        out, lse = fwd(q, k, v, bias, *options, *regions, captures)
+        ctx.save_for_backward(q, k, v, out, lse, bias, *captures)
         # deterministic concerns only the backward kernel.
-        ctx.options = options + (deterministic,)
+        ctx.options = options + (deterministic,) + regions
         ctx.bias_shape = None if bias is None else bias.shape
         ctx.mark_non_differentiable(lse)
         return out, lse
 
     @staticmethod
     def backward(ctx, grad_out, grad_lse):
-        q, k, v, out, lse, bias = ctx.saved_tensors
-        bwd = (_ops.backward_impl if _eager(grad_out, q, k, v, bias)
+        q, k, v, out, lse, bias, *captures = ctx.saved_tensors
+        bwd = (_ops.backward_impl if _eager(grad_out, q, k, v, bias, *captures)
                else torch.ops.fa_mlir.attention_backward)
         dq, dk, dv, dbias = bwd(
-            grad_out, q, k, v, out, lse, bias, *ctx.options)
+            grad_out, q, k, v, out, lse, bias, *ctx.options, captures)
         dbias = dbias if (bias is not None and ctx.needs_input_grad[3]) else None
-        return (dq, dk, dv, dbias) + (None,) * 8
+        return (dq, dk, dv, dbias) + (None,) * 9
+
+
+def _regions(mods):
+    """(score_mod, mask_mod) region texts as the custom ops take them ("":
+    none)."""
+    if mods is None:
+        return ("", "")
+    return (mods.score_mod or "", mods.mask_mod or "")
 
 
 def window_ints(where, window):
@@ -93,7 +106,8 @@ def mask_options(where, causal, window, mask_alignment):
 def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
               bias=None, return_lse=False, mask_alignment=None, layout="bhsd",
               deterministic=False, q_descale=None, k_descale=None,
-              v_descale=None, descale_block=None, out_dtype=torch.bfloat16):
+              v_descale=None, descale_block=None, out_dtype=torch.bfloat16,
+              score_mod=None, mask_mod=None):
     """Exact attention softmax(mask(scale * q kᵀ + bias)) v with FlashAttention
     kernels, differentiable in q, k, v and a floating-point bias.
 
@@ -125,6 +139,18 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     per-tensor and per-head descales given with it are expanded to
     blocks), out_dtype bfloat16 or float16, no softcap, head dims multiples
     of 16 up to 256; the CPU takes every form and block.
+
+    score_mod(score, b, h, q_idx, kv_idx) -> score and mask_mod(b, h,
+    q_idx, kv_idx) -> bool (True keeps the key): FlexAttention's modifiers,
+    traced (torch's make_fx, on 0-d tensors: a float32 score, int32
+    indices) into the kernel's score_mod / mask_mod regions, forward and
+    backward. score_mod applies after the scale and the bias, before the
+    softcap; mask_mod intersects with causal and window. Tensors they read
+    (ALiBi slopes, a bias table, document ids, ...) are passed to the kernel
+    as they are on every call (float32/64, int32/64 or bool, on q's device,
+    not requiring grad); Python numbers become constants; a traced value
+    in Python control flow is an error (use torch.where). h is the query
+    head. CPU only for now (sm_90a: UnsupportedError). docs/Python.md.
     """
     _convert.check_layout(_convert.WHERE, layout)
     causal, wl, wr, mask_alignment = mask_options(
@@ -138,10 +164,15 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     descales = (q_descale, k_descale, v_descale)
     dtype, sizes = _convert.check_inputs(q, k, v, bias, layout,
                                          where=_convert.WHERE, allow_fp8=True)
+    mods = modifiers.trace(_convert.WHERE, score_mod, mask_mod)
+    if mods is not None:
+        modifiers.check_captures(_convert.WHERE, mods, q)
     if dtype == "f8E4M3FN":
-        if bias is not None:
-            raise ArgumentError(f"{_convert.WHERE}: bias is not supported "
-                                "with float8_e4m3fn inputs")
+        for name, value in (("bias", bias), ("score_mod", score_mod),
+                            ("mask_mod", mask_mod)):
+            if value is not None:
+                raise ArgumentError(f"{_convert.WHERE}: {name} is not "
+                                    "supported with float8_e4m3fn inputs")
         out, lse = fp8.forward(q, k, v, descales, descale_block, out_dtype,
                                sizes, _fp8_options(
                                    layout, causal, scale, wl, wr, softcap,
@@ -152,16 +183,20 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
             raise ArgumentError(f"{_convert.WHERE}: {name} is only for "
                                 f"float8_e4m3fn inputs, not {q.dtype}")
     bias = _convert.prepare_bias(bias, q, sizes)
-    if _eager(q, k, v, bias) and not needs_grad(q, k, v, bias):
+    captures = mods.captures if mods else ()
+    if _eager(q, k, v, bias, *captures) and not needs_grad(q, k, v, bias):
         # Inference: no autograd node to build (its cost is host time on
         # every call of a serving loop).
+        score_text, mask_text = _regions(mods)
         out, lse = _ops.run_forward(q, k, v, bias, causal, scale, wl, wr,
                                     softcap, mask_alignment, layout,
-                                    checked=(dtype, sizes))
+                                    checked=(dtype, sizes),
+                                    score_mod=score_text, mask_mod=mask_text,
+                                    captures=list(captures))
     else:
         out, lse = AttentionFunction.apply(
             q, k, v, bias, causal, scale, wl, wr, softcap, mask_alignment,
-            layout, deterministic)
+            layout, deterministic, mods)
     return (out, lse) if return_lse else out
 
 
