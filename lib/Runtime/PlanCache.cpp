@@ -41,8 +41,8 @@ OperandKey::OperandKey(const std::vector<TensorArg> &tensors, int64_t numSms,
         {t.role, t.dtype, addressClass(t.data, bits), t.sizes, t.strides});
 }
 
-size_t OperandKey::hashOf(const std::vector<TensorArg> &tensors,
-                          int64_t numSms, int bits) {
+size_t OperandKey::hashOf(const std::vector<TensorArg> &tensors, int64_t numSms,
+                          int bits) {
   Hasher h;
   h.add(static_cast<uint64_t>(numSms));
   h.add(tensors.size());
