@@ -171,16 +171,21 @@ static Status encodeMap(const BundleSpec &spec, size_t i,
                         const TensorMapRequest &request,
                         const TensorMapEncoder &encoder,
                         PackedParams &packed) {
+  // The label is built only for a failure: this runs at every launch.
+  auto encode = [&](void *out) {
+    Status s = encoder(request, out);
+    return s.ok() ? s : s.withContext(paramLabel(spec, i));
+  };
   if (spec.params[i].kind == ParamKind::TensorMap) {
     uint8_t *slot = packed.bytes() + packed.slots[i].offset;
     std::memset(slot, 0, cu::kTensorMapBytes);
-    return encoder(request, slot).withContext(paramLabel(spec, i));
+    return encode(slot);
   }
   size_t k = 0;
   while (packed.globalMapParams[k] != i)
     ++k;
   cu::CUtensorMap map{}; // the driver wants 64-byte alignment
-  FA_RETURN_IF_ERROR(encoder(request, &map).withContext(paramLabel(spec, i)));
+  FA_RETURN_IF_ERROR(encode(&map));
   std::memcpy(packed.globalMaps[k].data(), &map, sizeof(map));
   return Status::success();
 }
