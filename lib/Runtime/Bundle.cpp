@@ -143,8 +143,8 @@ Bundle::fromMemory(const std::string &jsonText, const std::string &baseDir,
   FA_RETURN_IF_ERROR(checkCubinImage(cubin, spec->kernel, spec->cubinPath));
   std::unique_ptr<Bundle> bundle(new Bundle());
   bundle->spec_ = std::move(*spec);
-  bundle->plans_ = std::make_unique<PlanCache<PlanTemplate>>(
-      alignmentBits(bundle->spec_));
+  bundle->plans_ =
+      std::make_unique<PlanCache<PlanTemplate>>(alignmentBits(bundle->spec_));
   bundle->cubin_ = std::move(cubin);
   return bundle;
 }
@@ -176,8 +176,7 @@ std::vector<uint64_t> addressesOf(const std::vector<TensorArg> &tensors) {
 Expected<LaunchPlan> Bundle::plan(const std::vector<TensorArg> &tensors,
                                   int64_t numSms,
                                   const TensorMapEncoder &encoder) const {
-  if (std::shared_ptr<const PlanTemplate> made =
-          plans_->find(tensors, numSms))
+  if (std::shared_ptr<const PlanTemplate> made = plans_->find(tensors, numSms))
     return fromTemplate(*made, addressesOf(tensors), encoder);
   std::shared_ptr<const PlanTemplate> made;
   Expected<LaunchPlan> plan = planFully(tensors, numSms, encoder, made);

@@ -138,12 +138,11 @@ std::vector<void *> PackedParams::kernelParams() const {
 /// Zeroed storage for `size` packed bytes; the base is 128-byte aligned.
 static std::shared_ptr<uint8_t> packedStorage(size_t size) {
   size_t capacity = alignUp(size > 0 ? size : 1, 128);
-  uint8_t *raw = static_cast<uint8_t *>(
-      ::operator new(capacity, std::align_val_t(128)));
+  uint8_t *raw =
+      static_cast<uint8_t *>(::operator new(capacity, std::align_val_t(128)));
   std::memset(raw, 0, capacity);
-  return std::shared_ptr<uint8_t>(raw, [](uint8_t *ptr) {
-    ::operator delete(ptr, std::align_val_t(128));
-  });
+  return std::shared_ptr<uint8_t>(
+      raw, [](uint8_t *ptr) { ::operator delete(ptr, std::align_val_t(128)); });
 }
 
 PackedParams PackedParams::clone() const {
@@ -169,8 +168,7 @@ static std::string paramLabel(const BundleSpec &spec, size_t i) {
 /// entry of globalMaps (tensor_map_global).
 static Status encodeMap(const BundleSpec &spec, size_t i,
                         const TensorMapRequest &request,
-                        const TensorMapEncoder &encoder,
-                        PackedParams &packed) {
+                        const TensorMapEncoder &encoder, PackedParams &packed) {
   // The label is built only for a failure: this runs at every launch.
   auto encode = [&](void *out) {
     Status s = encoder(request, out);

@@ -455,7 +455,7 @@ Sequence::findOrStartPlan(const std::vector<TensorArg> &tensors,
 
 Expected<std::vector<LaunchPlan>>
 Sequence::planKernels(const std::vector<TensorArg> &tensors, int64_t numSms,
-                      std::shared_ptr<const SequencePlan> plan,
+                      const SequencePlan &plan,
                       const std::vector<uint64_t> &allocated,
                       const TensorMapEncoder &encoder) const {
   auto inKernel = [&](size_t i, const Status &s) {
@@ -464,20 +464,23 @@ Sequence::planKernels(const std::vector<TensorArg> &tensors, int64_t numSms,
                        : s;
   };
   std::vector<int> classes;
+  classes.reserve(allocated.size());
   for (uint64_t a : allocated)
     classes.push_back(addressClass(a, plans_->bits()));
   std::vector<LaunchPlan> out;
-  if (plan->planned && classes == plan->allocatedClasses) {
+  if (plan.planned && classes == plan.allocatedClasses) {
     std::vector<uint64_t> all;
+    all.reserve(tensors.size() + allocated.size());
     for (const TensorArg &t : tensors)
       all.push_back(t.data);
     all.insert(all.end(), allocated.begin(), allocated.end());
     for (size_t i = 0; i < kernels_.size(); ++i) {
       std::vector<uint64_t> addresses;
-      for (size_t k : plan->kernelOperands[i])
+      addresses.reserve(plan.kernelOperands[i].size());
+      for (size_t k : plan.kernelOperands[i])
         addresses.push_back(all[k]);
       Expected<LaunchPlan> p =
-          kernels_[i]->fromTemplate(*plan->kernels[i], addresses, encoder);
+          kernels_[i]->fromTemplate(*plan.kernels[i], addresses, encoder);
       if (!p.ok())
         return inKernel(i, p.status());
       out.push_back(std::move(*p));
@@ -486,19 +489,20 @@ Sequence::planKernels(const std::vector<TensorArg> &tensors, int64_t numSms,
   }
 
   // In full; the buffers not passed are those withWorkspace appends.
-  auto made = std::make_shared<SequencePlan>(*plan);
+  auto made = std::make_shared<SequencePlan>(plan);
   made->planned = true;
   made->allocatedClasses = classes;
   made->kernelOperands.clear();
   made->kernels.clear();
-  std::vector<WorkspaceBuffer> buffers = plan->buffers;
+  std::vector<WorkspaceBuffer> buffers = plan.buffers;
   for (size_t w = 0; w < buffers.size(); ++w)
-    if (plan->passedIndex[w] >= 0)
-      buffers[w].passed = &tensors[size_t(plan->passedIndex[w])];
+    if (plan.passedIndex[w] >= 0)
+      buffers[w].passed = &tensors[size_t(plan.passedIndex[w])];
   std::vector<TensorArg> all = withWorkspace(tensors, buffers, allocated);
   for (size_t i = 0; i < kernels_.size(); ++i) {
     std::vector<size_t> indices = kernelOperands(*kernels_[i], all);
     std::vector<TensorArg> operands;
+    operands.reserve(indices.size());
     for (size_t k : indices)
       operands.push_back(all[k]);
     std::shared_ptr<const PlanTemplate> kernelPlan;
@@ -510,7 +514,7 @@ Sequence::planKernels(const std::vector<TensorArg> &tensors, int64_t numSms,
     made->kernelOperands.push_back(std::move(indices));
     made->kernels.push_back(std::move(kernelPlan));
   }
-  if (!plan->planned)
+  if (!plan.planned)
     plans_->insert(tensors, numSms, std::move(made));
   return out;
 }
@@ -535,7 +539,7 @@ Sequence::check(const std::vector<TensorArg> &tensors, int64_t numSms) const {
                                     (uint64_t(allocated.size()) << 36)
                               : 0);
   Expected<std::vector<LaunchPlan>> plans =
-      planKernels(tensors, numSms, *plan, allocated, noEncode);
+      planKernels(tensors, numSms, **plan, allocated, noEncode);
   if (!plans.ok())
     return plans.status();
   return plans->front().grid;
@@ -600,7 +604,7 @@ Status Sequence::launch(const std::vector<TensorArg> &tensors, void *stream) {
   // Every kernel is planned (operands checked, tensor maps encoded) before
   // anything is queued, so an operand error leaves the stream untouched.
   Expected<std::vector<LaunchPlan>> plans =
-      planKernels(tensors, numSms, *plan, allocated, driverEncoder(d));
+      planKernels(tensors, numSms, sp, allocated, driverEncoder(d));
   if (!plans.ok())
     return fail(plans.status());
 

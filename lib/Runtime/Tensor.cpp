@@ -189,9 +189,9 @@ Status checkPtrAlignment(const TensorArg &t,
   std::string where = " (params[" + std::to_string(index) + "], ptr)";
   uint64_t align = static_cast<uint64_t>(p.align);
   if (t.data % align != 0)
-    return tensorError(p.operand, "address " + hexAddress(t.data) +
-                                      " is not " + std::to_string(align) +
-                                      "-byte aligned" + where);
+    return tensorError(p.operand, "address " + hexAddress(t.data) + " is not " +
+                                      std::to_string(align) + "-byte aligned" +
+                                      where);
   int64_t elem = dtypeSize(t.dtype);
   for (size_t d = 0; d + 1 < t.sizes.size(); ++d) {
     if (t.sizes[d] <= 1 ||

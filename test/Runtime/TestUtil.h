@@ -136,8 +136,10 @@ inline std::vector<TensorArg> exampleTensors(int64_t seqQ = 1000,
 /// 2, seq_q 1000, seq_k 333, heads_q 16, heads_kv 4.
 inline std::vector<TensorArg> backwardTensors() {
   std::vector<TensorArg> t = exampleTensors();
-  t.push_back(tensor("grad_output", DType::BF16, {2, 1000, 16, 128}, 0x11000000));
-  t.push_back(tensor("grad_query", DType::BF16, {2, 1000, 16, 128}, 0x12000000));
+  t.push_back(
+      tensor("grad_output", DType::BF16, {2, 1000, 16, 128}, 0x11000000));
+  t.push_back(
+      tensor("grad_query", DType::BF16, {2, 1000, 16, 128}, 0x12000000));
   t.push_back(tensor("grad_key", DType::BF16, {2, 333, 4, 128}, 0x13000000));
   t.push_back(tensor("grad_value", DType::BF16, {2, 333, 4, 128}, 0x14000000));
   return t;

@@ -129,7 +129,7 @@ private:
   /// remembered when `plan` was new).
   Expected<std::vector<LaunchPlan>>
   planKernels(const std::vector<TensorArg> &tensors, int64_t numSms,
-              std::shared_ptr<const detail::SequencePlan> plan,
+              const detail::SequencePlan &plan,
               const std::vector<uint64_t> &allocated,
               const TensorMapEncoder &encoder) const;
 
