@@ -3,6 +3,7 @@
 
 #include "Driver.h"
 #include "Files.h"
+#include "PlanCache.h"
 
 #include <cerrno>
 #include <cinttypes>
@@ -142,6 +143,8 @@ Bundle::fromMemory(const std::string &jsonText, const std::string &baseDir,
   FA_RETURN_IF_ERROR(checkCubinImage(cubin, spec->kernel, spec->cubinPath));
   std::unique_ptr<Bundle> bundle(new Bundle());
   bundle->spec_ = std::move(*spec);
+  bundle->plans_ =
+      std::make_unique<PlanCache<PlanTemplate>>(alignmentBits(bundle->spec_));
   bundle->cubin_ = std::move(cubin);
   return bundle;
 }
@@ -156,20 +159,49 @@ Bundle::~Bundle() {
   }
 }
 
+Bundle::Bundle() = default;
+
+namespace {
+
+std::vector<uint64_t> addressesOf(const std::vector<TensorArg> &tensors) {
+  std::vector<uint64_t> out;
+  out.reserve(tensors.size());
+  for (const TensorArg &t : tensors)
+    out.push_back(t.data);
+  return out;
+}
+
+} // namespace
+
 Expected<LaunchPlan> Bundle::plan(const std::vector<TensorArg> &tensors,
                                   int64_t numSms,
                                   const TensorMapEncoder &encoder) const {
+  if (std::shared_ptr<const PlanTemplate> made = plans_->find(tensors, numSms))
+    return fromTemplate(*made, addressesOf(tensors), encoder);
+  std::shared_ptr<const PlanTemplate> made;
+  Expected<LaunchPlan> plan = planFully(tensors, numSms, encoder, made);
+  if (plan.ok())
+    plans_->insert(tensors, numSms, std::move(made));
+  return plan;
+}
+
+Expected<LaunchPlan>
+Bundle::planFully(const std::vector<TensorArg> &tensors, int64_t numSms,
+                  const TensorMapEncoder &encoder,
+                  std::shared_ptr<const PlanTemplate> &made) const {
   LaunchPlan plan;
   Expected<OperandSet> operands = checkOperands(spec_, tensors, numSms);
   if (!operands.ok())
     return operands.status();
-  plan.operands = std::move(*operands);
-  Expected<std::array<uint32_t, 3>> grid =
-      evalGrid(spec_, plan.operands.symbols);
+  Expected<std::array<uint32_t, 3>> grid = evalGrid(spec_, operands->symbols);
   if (!grid.ok())
     return grid.status();
   plan.grid = *grid;
   plan.empty = plan.grid[0] == 0 || plan.grid[1] == 0 || plan.grid[2] == 0;
+  auto t = std::make_shared<PlanTemplate>();
+  t->grid = plan.grid;
+  t->empty = plan.empty;
+  made = t;
   if (plan.empty)
     return plan;
   for (int i = 0; i < 3; ++i)
@@ -180,11 +212,31 @@ Expected<LaunchPlan> Bundle::plan(const std::vector<TensorArg> &tensors,
                                " is not a multiple of cluster[" +
                                std::to_string(i) + "] = " +
                                std::to_string(spec_.cluster[i]));
-  Expected<PackedParams> params =
-      packParams(spec_, plan.operands, encoder);
+  Expected<PackedParams> params = packParams(spec_, *operands, encoder);
   if (!params.ok())
     return params.status();
   plan.params = std::move(*params);
+  Expected<std::vector<AddressParam>> addresses =
+      addressParams(spec_, *operands, tensors);
+  if (!addresses.ok())
+    return addresses.status();
+  t->params = plan.params.clone();
+  t->addressParams = std::move(*addresses);
+  return plan;
+}
+
+Expected<LaunchPlan>
+Bundle::fromTemplate(const PlanTemplate &made,
+                     const std::vector<uint64_t> &addresses,
+                     const TensorMapEncoder &encoder) const {
+  LaunchPlan plan;
+  plan.grid = made.grid;
+  plan.empty = made.empty;
+  if (plan.empty)
+    return plan;
+  plan.params = made.params.clone();
+  FA_RETURN_IF_ERROR(repackAddresses(spec_, plan.params, made.addressParams,
+                                     addresses, encoder));
   return plan;
 }
 

@@ -54,20 +54,23 @@ Status toTensorArgs(const fa_tensor *tensors, int n,
   if (n < 0 || (n > 0 && !tensors))
     return Status::error(ErrorCode::InvalidArgument,
                          "tensors is null or num_tensors is negative");
+  out.reserve(out.size() + static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
     const fa_tensor &t = tensors[i];
-    std::string which = "tensors[" + std::to_string(i) + "]";
+    auto which = [i] { return "tensors[" + std::to_string(i) + "]"; };
     if (!t.role)
-      return Status::error(ErrorCode::InvalidArgument, which + ": role is null");
+      return Status::error(ErrorCode::InvalidArgument,
+                           which() + ": role is null");
     if (t.rank < 0 || t.rank > FA_MAX_RANK)
       return Status::error(ErrorCode::InvalidArgument,
-                           which + " ('" + t.role + "'): rank " +
+                           which() + " ('" + t.role + "'): rank " +
                                std::to_string(t.rank) + " is not in [0, " +
                                std::to_string(FA_MAX_RANK) + "]");
     std::optional<DType> dtype = dtypeFromInt(t.dtype);
     if (!dtype)
       return Status::error(ErrorCode::InvalidArgument,
-                           which + " ('" + t.role + "'): unknown dtype value " +
+                           which() + " ('" + t.role +
+                               "'): unknown dtype value " +
                                std::to_string(t.dtype));
     TensorArg arg;
     arg.role = t.role;

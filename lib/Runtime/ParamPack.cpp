@@ -135,6 +135,24 @@ std::vector<void *> PackedParams::kernelParams() const {
   return out;
 }
 
+/// Zeroed storage for `size` packed bytes; the base is 128-byte aligned.
+static std::shared_ptr<uint8_t> packedStorage(size_t size) {
+  size_t capacity = alignUp(size > 0 ? size : 1, 128);
+  uint8_t *raw =
+      static_cast<uint8_t *>(::operator new(capacity, std::align_val_t(128)));
+  std::memset(raw, 0, capacity);
+  return std::shared_ptr<uint8_t>(
+      raw, [](uint8_t *ptr) { ::operator delete(ptr, std::align_val_t(128)); });
+}
+
+PackedParams PackedParams::clone() const {
+  PackedParams out = *this;
+  out.storage = packedStorage(size);
+  if (size > 0)
+    std::memcpy(out.storage.get(), storage.get(), size);
+  return out;
+}
+
 static std::string paramLabel(const BundleSpec &spec, size_t i) {
   const ParamSpec &p = spec.params[i];
   std::string label =
@@ -146,18 +164,36 @@ static std::string paramLabel(const BundleSpec &spec, size_t i) {
   return label + ")";
 }
 
+/// Encodes tensor map parameter `i` into its slot (tensor_map) or its
+/// entry of globalMaps (tensor_map_global).
+static Status encodeMap(const BundleSpec &spec, size_t i,
+                        const TensorMapRequest &request,
+                        const TensorMapEncoder &encoder, PackedParams &packed) {
+  // The label is built only for a failure: this runs at every launch.
+  auto encode = [&](void *out) {
+    Status s = encoder(request, out);
+    return s.ok() ? s : s.withContext(paramLabel(spec, i));
+  };
+  if (spec.params[i].kind == ParamKind::TensorMap) {
+    uint8_t *slot = packed.bytes() + packed.slots[i].offset;
+    std::memset(slot, 0, cu::kTensorMapBytes);
+    return encode(slot);
+  }
+  size_t k = 0;
+  while (packed.globalMapParams[k] != i)
+    ++k;
+  cu::CUtensorMap map{}; // the driver wants 64-byte alignment
+  FA_RETURN_IF_ERROR(encode(&map));
+  std::memcpy(packed.globalMaps[k].data(), &map, sizeof(map));
+  return Status::success();
+}
+
 Expected<PackedParams> packParams(const BundleSpec &spec,
                                   const OperandSet &operands,
                                   const TensorMapEncoder &encoder) {
   PackedParams packed;
   packed.slots = layoutParams(spec.params, &packed.size);
-  size_t capacity = alignUp(packed.size > 0 ? packed.size : 1, 128);
-  uint8_t *raw = static_cast<uint8_t *>(
-      ::operator new(capacity, std::align_val_t(128)));
-  std::memset(raw, 0, capacity);
-  packed.storage = std::shared_ptr<uint8_t>(raw, [](uint8_t *ptr) {
-    ::operator delete(ptr, std::align_val_t(128));
-  });
+  packed.storage = packedStorage(packed.size);
 
   for (size_t i = 0; i < spec.params.size(); ++i) {
     const ParamSpec &p = spec.params[i];
@@ -169,18 +205,11 @@ Expected<PackedParams> packParams(const BundleSpec &spec,
       Expected<TensorMapRequest> req = makeTensorMapRequest(spec, i, t);
       if (!req.ok())
         return req.status().withContext(paramLabel(spec, i));
-      if (p.kind == ParamKind::TensorMap) {
-        FA_RETURN_IF_ERROR(
-            encoder(*req, slot).withContext(paramLabel(spec, i)));
-      } else {
-        cu::CUtensorMap map{};
-        FA_RETURN_IF_ERROR(
-            encoder(*req, &map).withContext(paramLabel(spec, i)));
-        std::array<uint8_t, 128> bytes;
-        std::memcpy(bytes.data(), &map, sizeof(map));
+      if (p.kind == ParamKind::TensorMapGlobal) {
         packed.globalMapParams.push_back(i);
-        packed.globalMaps.push_back(bytes);
+        packed.globalMaps.emplace_back();
       }
+      FA_RETURN_IF_ERROR(encodeMap(spec, i, *req, encoder, packed));
       break;
     }
     case ParamKind::Ptr: {
@@ -221,6 +250,46 @@ Expected<PackedParams> packParams(const BundleSpec &spec,
     }
   }
   return packed;
+}
+
+Expected<std::vector<AddressParam>>
+addressParams(const BundleSpec &spec, const OperandSet &operands,
+              const std::vector<TensorArg> &tensors) {
+  std::vector<AddressParam> out;
+  for (size_t i = 0; i < spec.params.size(); ++i) {
+    const ParamSpec &p = spec.params[i];
+    if (p.operand.empty())
+      continue;
+    const TensorArg *t = operands.byRole.at(p.operand);
+    AddressParam a;
+    a.param = i;
+    a.operand = static_cast<size_t>(t - tensors.data());
+    if (p.kind != ParamKind::Ptr) {
+      Expected<TensorMapRequest> req = makeTensorMapRequest(spec, i, *t);
+      if (!req.ok())
+        return req.status().withContext(paramLabel(spec, i));
+      a.request = *req;
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+Status repackAddresses(const BundleSpec &spec, PackedParams &packed,
+                       const std::vector<AddressParam> &params,
+                       const std::vector<uint64_t> &addresses,
+                       const TensorMapEncoder &encoder) {
+  for (const AddressParam &a : params) {
+    uint64_t address = addresses[a.operand];
+    if (spec.params[a.param].kind == ParamKind::Ptr) {
+      std::memcpy(packed.bytes() + packed.slots[a.param].offset, &address, 8);
+      continue;
+    }
+    TensorMapRequest request = a.request;
+    request.globalAddress = address;
+    FA_RETURN_IF_ERROR(encodeMap(spec, a.param, request, encoder, packed));
+  }
+  return Status::success();
 }
 
 Expected<std::array<uint32_t, 3>> evalGrid(const BundleSpec &spec,

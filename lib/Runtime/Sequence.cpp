@@ -4,11 +4,34 @@
 #include "CheckedMath.h"
 #include "Driver.h"
 #include "Files.h"
+#include "PlanCache.h"
 #include "SpecReader.h"
 
 #include <set>
 
 namespace fa::runtime {
+
+namespace detail {
+
+/// A sequence's launch for one operand key: its workspace, then (once
+/// planned) every kernel's operands and plan template.
+struct SequencePlan {
+  /// As workspace() evaluates them, `passed` cleared: passedIndex says
+  /// which buffers the caller passes.
+  std::vector<WorkspaceBuffer> buffers;
+  /// Per buffer: its index in the launch's tensors, -1 when the runtime
+  /// allocates it.
+  std::vector<ptrdiff_t> passedIndex;
+  bool planned = false;
+  /// Address class of each allocated buffer (in order) when planned.
+  std::vector<int> allocatedClasses;
+  /// Per kernel: the indices of its operands among the launch's tensors
+  /// followed by the allocated buffers.
+  std::vector<std::vector<size_t>> kernelOperands;
+  std::vector<std::shared_ptr<const PlanTemplate>> kernels;
+};
+
+} // namespace detail
 
 using namespace detail;
 
@@ -187,6 +210,7 @@ Sequence::fromText(const std::string &jsonText, const std::string &baseDir) {
   std::unique_ptr<Sequence> seq(new Sequence());
   seq->isSequence_ = true;
   seq->spec_ = std::move(*spec);
+  int bits = alignmentBits(seq->spec_.operands);
   for (size_t i = 0; i < seq->spec_.kernelPaths.size(); ++i) {
     const std::string &path = seq->spec_.kernelPaths[i];
     std::string field = "kernels[" + std::to_string(i) + "]";
@@ -202,9 +226,11 @@ Sequence::fromText(const std::string &jsonText, const std::string &baseDir) {
     Expected<std::unique_ptr<Bundle>> kernel = Bundle::load(path);
     if (!kernel.ok())
       return kernel.status().withContext(field);
+    bits = std::max(bits, alignmentBits((*kernel)->spec()));
     seq->kernels_.push_back(std::move(*kernel));
   }
   FA_RETURN_IF_ERROR(seq->linkKernels());
+  seq->plans_ = std::make_unique<PlanCache<SequencePlan>>(bits);
   return seq;
 }
 
@@ -213,9 +239,14 @@ std::unique_ptr<Sequence> Sequence::single(std::unique_ptr<Bundle> bundle) {
   seq->spec_.jsonPath = bundle->spec().jsonPath;
   seq->spec_.workspaceJson = "[]";
   seq->kernelNames_ = bundle->kernelName();
+  seq->plans_ =
+      std::make_unique<PlanCache<SequencePlan>>(alignmentBits(bundle->spec()));
   seq->kernels_.push_back(std::move(bundle));
   return seq;
 }
+
+Sequence::Sequence() = default;
+Sequence::~Sequence() = default;
 
 /// The checks between the sequence and its kernels, and the operands the
 /// whole call requires.
@@ -373,15 +404,15 @@ Expected<int64_t> Sequence::workspaceBytes(const std::vector<TensorArg> &tensors
   return total;
 }
 
-std::vector<TensorArg>
+std::vector<size_t>
 Sequence::kernelOperands(const Bundle &kernel,
                          const std::vector<TensorArg> &all) const {
-  if (!isSequence_)
-    return all; // a plain bundle reports unknown roles itself
-  std::vector<TensorArg> out;
-  for (const TensorArg &t : all)
-    if (isStandardRole(t.role) || !operandDims(kernel.spec(), t.role).empty())
-      out.push_back(t);
+  std::vector<size_t> out;
+  for (size_t i = 0; i < all.size(); ++i)
+    // A plain bundle reports unknown roles itself.
+    if (!isSequence_ || isStandardRole(all[i].role) ||
+        !operandDims(kernel.spec(), all[i].role).empty())
+      out.push_back(i);
   return out;
 }
 
@@ -405,37 +436,113 @@ Sequence::withWorkspace(const std::vector<TensorArg> &tensors,
   return all;
 }
 
+Expected<std::shared_ptr<const SequencePlan>>
+Sequence::findOrStartPlan(const std::vector<TensorArg> &tensors,
+                          int64_t numSms) const {
+  if (std::shared_ptr<const SequencePlan> plan = plans_->find(tensors, numSms))
+    return plan;
+  Expected<std::vector<WorkspaceBuffer>> buffers = workspace(tensors, numSms);
+  if (!buffers.ok())
+    return buffers.status();
+  auto plan = std::make_shared<SequencePlan>();
+  for (WorkspaceBuffer &b : *buffers) {
+    plan->passedIndex.push_back(b.passed ? b.passed - tensors.data() : -1);
+    b.passed = nullptr;
+  }
+  plan->buffers = std::move(*buffers);
+  return std::shared_ptr<const SequencePlan>(std::move(plan));
+}
+
+Expected<std::vector<LaunchPlan>>
+Sequence::planKernels(const std::vector<TensorArg> &tensors, int64_t numSms,
+                      const SequencePlan &plan,
+                      const std::vector<uint64_t> &allocated,
+                      const TensorMapEncoder &encoder) const {
+  auto inKernel = [&](size_t i, const Status &s) {
+    return isSequence_ ? s.withContext("kernel " + std::to_string(i) + " ('" +
+                                       kernels_[i]->kernelName() + "')")
+                       : s;
+  };
+  std::vector<int> classes;
+  classes.reserve(allocated.size());
+  for (uint64_t a : allocated)
+    classes.push_back(addressClass(a, plans_->bits()));
+  std::vector<LaunchPlan> out;
+  if (plan.planned && classes == plan.allocatedClasses) {
+    std::vector<uint64_t> all;
+    all.reserve(tensors.size() + allocated.size());
+    for (const TensorArg &t : tensors)
+      all.push_back(t.data);
+    all.insert(all.end(), allocated.begin(), allocated.end());
+    for (size_t i = 0; i < kernels_.size(); ++i) {
+      std::vector<uint64_t> addresses;
+      addresses.reserve(plan.kernelOperands[i].size());
+      for (size_t k : plan.kernelOperands[i])
+        addresses.push_back(all[k]);
+      Expected<LaunchPlan> p =
+          kernels_[i]->fromTemplate(*plan.kernels[i], addresses, encoder);
+      if (!p.ok())
+        return inKernel(i, p.status());
+      out.push_back(std::move(*p));
+    }
+    return out;
+  }
+
+  // In full; the buffers not passed are those withWorkspace appends.
+  auto made = std::make_shared<SequencePlan>(plan);
+  made->planned = true;
+  made->allocatedClasses = classes;
+  made->kernelOperands.clear();
+  made->kernels.clear();
+  std::vector<WorkspaceBuffer> buffers = plan.buffers;
+  for (size_t w = 0; w < buffers.size(); ++w)
+    if (plan.passedIndex[w] >= 0)
+      buffers[w].passed = &tensors[size_t(plan.passedIndex[w])];
+  std::vector<TensorArg> all = withWorkspace(tensors, buffers, allocated);
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    std::vector<size_t> indices = kernelOperands(*kernels_[i], all);
+    std::vector<TensorArg> operands;
+    operands.reserve(indices.size());
+    for (size_t k : indices)
+      operands.push_back(all[k]);
+    std::shared_ptr<const PlanTemplate> kernelPlan;
+    Expected<LaunchPlan> p =
+        kernels_[i]->planFully(operands, numSms, encoder, kernelPlan);
+    if (!p.ok())
+      return inKernel(i, p.status());
+    out.push_back(std::move(*p));
+    made->kernelOperands.push_back(std::move(indices));
+    made->kernels.push_back(std::move(kernelPlan));
+  }
+  if (!plan.planned)
+    plans_->insert(tensors, numSms, std::move(made));
+  return out;
+}
+
 Expected<std::array<uint32_t, 3>>
 Sequence::check(const std::vector<TensorArg> &tensors, int64_t numSms) const {
   // Tensor maps are not encoded here (no driver); the fake encoder accepts.
   TensorMapEncoder noEncode = [](const TensorMapRequest &, void *) {
     return Status::success();
   };
-  Expected<std::vector<WorkspaceBuffer>> buffers = workspace(tensors, numSms);
-  if (!buffers.ok())
-    return buffers.status();
+  Expected<std::shared_ptr<const SequencePlan>> plan =
+      findOrStartPlan(tensors, numSms);
+  if (!plan.ok())
+    return plan.status();
   // Buffers the runtime would allocate stand in at distinct, 256-byte
   // aligned addresses (what cuMemAllocAsync returns).
-  std::vector<uint64_t> addresses;
-  for (const WorkspaceBuffer &b : *buffers)
-    if (!b.passed)
-      addresses.push_back(b.bytes ? (uint64_t(1) << 44) +
-                                        (uint64_t(addresses.size()) << 36)
-                                  : 0);
-  std::vector<TensorArg> all = withWorkspace(tensors, *buffers, addresses);
-  std::array<uint32_t, 3> grid{};
-  for (size_t i = 0; i < kernels_.size(); ++i) {
-    Expected<LaunchPlan> plan =
-        kernels_[i]->plan(kernelOperands(*kernels_[i], all), numSms, noEncode);
-    if (!plan.ok())
-      return isSequence_ ? plan.status().withContext(
-                               "kernel " + std::to_string(i) + " ('" +
-                               kernels_[i]->kernelName() + "')")
-                         : plan.status();
-    if (i == 0)
-      grid = plan->grid;
-  }
-  return grid;
+  std::vector<uint64_t> allocated;
+  for (size_t w = 0; w < (*plan)->buffers.size(); ++w)
+    if ((*plan)->passedIndex[w] < 0)
+      allocated.push_back((*plan)->buffers[w].bytes
+                              ? (uint64_t(1) << 44) +
+                                    (uint64_t(allocated.size()) << 36)
+                              : 0);
+  Expected<std::vector<LaunchPlan>> plans =
+      planKernels(tensors, numSms, **plan, allocated, noEncode);
+  if (!plans.ok())
+    return plans.status();
+  return plans->front().grid;
 }
 
 Status Sequence::launch(const std::vector<TensorArg> &tensors, void *stream) {
@@ -456,22 +563,25 @@ Status Sequence::launch(const std::vector<TensorArg> &tensors, void *stream) {
     states.push_back(*state);
   }
   int64_t numSms = Bundle::numSms(*states[0]);
-  Expected<std::vector<WorkspaceBuffer>> buffers = workspace(tensors, numSms);
-  if (!buffers.ok())
-    return buffers.status();
+  Expected<std::shared_ptr<const SequencePlan>> plan =
+      findOrStartPlan(tensors, numSms);
+  if (!plan.ok())
+    return plan.status();
+  const SequencePlan &sp = **plan;
 
-  std::vector<cu::CUdeviceptr> allocated;
+  std::vector<cu::CUdeviceptr> toFree;
   auto fail = [&](Status s) {
-    for (cu::CUdeviceptr p : allocated)
+    for (cu::CUdeviceptr p : toFree)
       (void)d.cuMemFreeAsync(p, cuStream);
     return s;
   };
-  std::vector<uint64_t> addresses;
-  for (const WorkspaceBuffer &b : *buffers) {
-    if (b.passed)
+  std::vector<uint64_t> allocated;
+  for (size_t w = 0; w < sp.buffers.size(); ++w) {
+    const WorkspaceBuffer &b = sp.buffers[w];
+    if (sp.passedIndex[w] >= 0)
       continue;
     if (b.bytes == 0) {
-      addresses.push_back(0);
+      allocated.push_back(0);
       continue;
     }
     if (!d.cuMemAllocAsync || !d.cuMemFreeAsync)
@@ -487,30 +597,23 @@ Status Sequence::launch(const std::vector<TensorArg> &tensors, void *stream) {
     if (!s.ok())
       return fail(s.withContext("workspace '" + b.spec->name + "' (" +
                                 std::to_string(b.bytes) + " bytes)"));
+    toFree.push_back(p);
     allocated.push_back(p);
-    addresses.push_back(p);
   }
-  std::vector<TensorArg> all = withWorkspace(tensors, *buffers, addresses);
 
   // Every kernel is planned (operands checked, tensor maps encoded) before
   // anything is queued, so an operand error leaves the stream untouched.
-  std::vector<std::vector<TensorArg>> operands;
-  std::vector<LaunchPlan> plans;
-  TensorMapEncoder encoder = driverEncoder(d);
-  for (size_t i = 0; i < kernels_.size(); ++i) {
-    operands.push_back(kernelOperands(*kernels_[i], all));
-    Expected<LaunchPlan> plan =
-        kernels_[i]->plan(operands.back(), numSms, encoder);
-    if (!plan.ok())
-      return fail(plan.status().withContext("kernel " + std::to_string(i) +
-                                            " ('" + kernels_[i]->kernelName() +
-                                            "')"));
-    plans.push_back(std::move(*plan));
-  }
+  Expected<std::vector<LaunchPlan>> plans =
+      planKernels(tensors, numSms, sp, allocated, driverEncoder(d));
+  if (!plans.ok())
+    return fail(plans.status());
 
   size_t next = 0;
-  for (const WorkspaceBuffer &b : *buffers) {
-    uint64_t address = b.passed ? b.passed->data : addresses[next++];
+  for (size_t w = 0; w < sp.buffers.size(); ++w) {
+    const WorkspaceBuffer &b = sp.buffers[w];
+    uint64_t address = sp.passedIndex[w] >= 0
+                           ? tensors[size_t(sp.passedIndex[w])].data
+                           : allocated[next++];
     if (!b.zeroInit || b.bytes == 0)
       continue;
     Status s;
@@ -528,7 +631,7 @@ Status Sequence::launch(const std::vector<TensorArg> &tensors, void *stream) {
   }
 
   for (size_t i = 0; i < kernels_.size(); ++i) {
-    Status s = kernels_[i]->enqueue(*states[i], plans[i], stream);
+    Status s = kernels_[i]->enqueue(*states[i], (*plans)[i], stream);
     if (!s.ok())
       return fail(s.withContext("kernel " + std::to_string(i)));
   }

@@ -183,15 +183,15 @@ private:
 /// A `ptr` parameter's `align`: the address and every stride but the
 /// innermost (of dims of size > 1), in bytes, are multiples of it, so that
 /// every row the kernel reads with wide loads is aligned.
-Status checkPtrAlignment(const BundleSpec &spec, const TensorArg &t,
+Status checkPtrAlignment(const TensorArg &t,
+                         const std::vector<std::string> &dims,
                          const ParamSpec &p, size_t index) {
   std::string where = " (params[" + std::to_string(index) + "], ptr)";
   uint64_t align = static_cast<uint64_t>(p.align);
   if (t.data % align != 0)
-    return tensorError(p.operand, "address " + hexAddress(t.data) +
-                                      " is not " + std::to_string(align) +
-                                      "-byte aligned" + where);
-  std::vector<std::string> dims = operandDims(spec, t.role);
+    return tensorError(p.operand, "address " + hexAddress(t.data) + " is not " +
+                                      std::to_string(align) + "-byte aligned" +
+                                      where);
   int64_t elem = dtypeSize(t.dtype);
   for (size_t d = 0; d + 1 < t.sizes.size(); ++d) {
     if (t.sizes[d] <= 1 ||
@@ -206,8 +206,8 @@ Status checkPtrAlignment(const BundleSpec &spec, const TensorArg &t,
   return Status::success();
 }
 
-Status checkBasics(const BundleSpec &spec, const TensorArg &t) {
-  std::vector<std::string> dims = operandDims(spec, t.role);
+Status checkBasics(const BundleSpec &spec, const TensorArg &t,
+                   const std::vector<std::string> &dims) {
   if (t.sizes.size() != t.strides.size())
     return tensorError(t.role, std::to_string(t.sizes.size()) +
                                    " sizes but " +
@@ -259,8 +259,8 @@ Status checkBasics(const BundleSpec &spec, const TensorArg &t) {
 /// TMA's rules on the global tensor (cuTensorMapEncodeTiled), checked here so
 /// the message names the operand rather than returning INVALID_VALUE.
 Status checkTmaOperand(const BundleSpec &spec, const TensorArg &t,
+                       const std::vector<std::string> &dims,
                        size_t paramIndex) {
-  std::vector<std::string> dims = operandDims(spec, t.role);
   std::string where = "used by params[" + std::to_string(paramIndex) +
                       "] (" + paramKindName(spec.params[paramIndex].kind) +
                       ")";
@@ -373,10 +373,17 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
                                    const std::vector<TensorArg> &tensors,
                                    int64_t numSms) {
   OperandSet set;
+  // Each operand's dims, computed once (operandDims compares role names).
+  std::vector<std::vector<std::string>> dimsOf;
+  dimsOf.reserve(tensors.size());
+  auto dimsFor = [&](const TensorArg *t) -> const std::vector<std::string> & {
+    return dimsOf[size_t(t - tensors.data())];
+  };
   for (const TensorArg &t : tensors) {
     if (t.role.empty())
       return Status::error(ErrorCode::Tensor, "an operand has no role");
-    if (operandDims(spec, t.role).empty()) {
+    dimsOf.push_back(operandDims(spec, t.role));
+    if (dimsOf.back().empty()) {
       std::string known = joinNames(standardRoles());
       for (const auto &s : spec.scratch)
         known += ", " + s.name;
@@ -395,10 +402,9 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
                                joinNames(spec.requiredOperands) + ")");
 
   for (const auto &[role, t] : set.byRole) {
-    FA_RETURN_IF_ERROR(checkBasics(spec, *t));
+    FA_RETURN_IF_ERROR(checkBasics(spec, *t, dimsFor(t)));
     // What stride(role, dim) reads (0 for a dim of size 1).
-    set.symbols.setOperand(role, operandDims(spec, role), t->sizes,
-                           t->strides);
+    set.symbols.setOperand(role, dimsFor(t), t->sizes, t->strides);
   }
 
   SymbolBinder binder(set.symbols);
@@ -427,7 +433,7 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
       continue;
     }
     std::vector<const char *> syms = symbolsOf(role, spec.op, spec.config);
-    std::vector<std::string> dims = operandDims(spec, role);
+    const std::vector<std::string> &dims = dimsFor(&t);
     bool biasLike = isBiasLike(role);
     for (size_t i = 0; i < syms.size(); ++i) {
       if (!syms[i])
@@ -481,9 +487,9 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
       continue;
     const TensorArg &t = *set.byRole.at(p.operand);
     if (p.kind == ParamKind::TensorMap || p.kind == ParamKind::TensorMapGlobal)
-      FA_RETURN_IF_ERROR(checkTmaOperand(spec, t, i));
+      FA_RETURN_IF_ERROR(checkTmaOperand(spec, t, dimsFor(&t), i));
     else
-      FA_RETURN_IF_ERROR(checkPtrAlignment(spec, t, p, i));
+      FA_RETURN_IF_ERROR(checkPtrAlignment(t, dimsFor(&t), p, i));
   }
   return set;
 }

@@ -6,6 +6,7 @@ first launch). The library is found, in order, at $FA_RUNTIME_LIB, next to
 this package (fa_mlir/lib/, for shipped wheels), in $FA_BUILD_DIR/lib or the
 repository's build/lib, then by the dynamic loader's search.
 """
+import array
 import ast
 import ctypes
 import ctypes.util
@@ -280,6 +281,21 @@ def pack(operands):
         _RECORD.pack_into(arr, i * _RECORD.size, _role_address(role)[1], addr,
                           dtype_code(dtype), len(sizes), *sizes, *pad,
                           *strides, *pad)
+    return arr
+
+
+_RECORD_WORDS = _RECORD.size // 8
+_DATA_WORD = FaTensor.data.offset // 8
+
+
+def repack(template, addresses):
+    """FaTensor[] of pack()'s bytes `template` with record i's data pointer
+    set to addresses[i]: a repeat launch whose operands differ from the
+    template's only in their addresses (fa_mlir.torch remembers one per
+    signature) writes nothing else."""
+    arr = (FaTensor * len(addresses)).from_buffer_copy(template)
+    words = memoryview(arr).cast("B").cast("Q")
+    words[_DATA_WORD::_RECORD_WORDS] = array.array("Q", addresses)
     return arr
 
 

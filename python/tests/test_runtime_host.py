@@ -150,3 +150,14 @@ def test_pack_fills_what_the_checked_array_does():
     ops["lse"] = (0x9000000, "f32", (B, H, S), (H * S, S, 1))
     assert fields(gpu_runtime.pack(ops)) == fields(
         gpu_runtime.tensor_array(ops))
+
+
+def test_repack_is_pack_at_other_addresses():
+    """gpu_runtime.repack (a remembered signature's template, only the
+    data pointers written) gives pack()'s bytes for the moved operands."""
+    ops = operands()
+    moved = operands(addr=0x7000000)
+    template = bytes(gpu_runtime.pack(ops))
+    got = gpu_runtime.repack(template, [a for a, *_ in moved.values()])
+    assert bytes(got) == bytes(gpu_runtime.pack(moved))
+    assert bytes(gpu_runtime.pack(ops)) == template  # the template is intact

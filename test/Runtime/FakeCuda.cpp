@@ -270,7 +270,8 @@ int cuMemAllocAsync(uint64_t *ptr, size_t bytes, void *stream) {
     return 2; // CUDA_ERROR_OUT_OF_MEMORY
   ++state.allocs;
   // 16 MiB apart, 256-byte aligned like the real allocator's memory.
-  state.lastAlloc = 0x70000000 + (uint64_t(state.allocs) << 24);
+  state.lastAlloc =
+      0x70000000 + (uint64_t(state.allocs) << 24) + state.allocOffset;
   *ptr = state.lastAlloc;
   record(kFakeAlloc, *ptr, bytes, stream);
   return 0;

@@ -53,6 +53,7 @@ struct FakeCudaState {
   FakeFunction functions[4];    // per-kernel parameter sizes
   int launchFailAt;             // > 0: that launch (1-based) fails with 701
   int allocFailAt;              // > 0: that cuMemAllocAsync fails with 2
+  uint64_t allocOffset;         // added to every cuMemAllocAsync address
 
   // Records.
   void *currentCtx;

@@ -30,30 +30,10 @@ Expected<std::unique_ptr<Sequence>> sequenceWith(const std::string &from = "",
   return Sequence::fromText(text, inputsDir());
 }
 
-/// The backward's operands for the example sizes (bshd, bf16, d=128): batch
-/// 2, seq_q 1000, seq_k 333, heads_q 16, heads_kv 4.
-std::vector<TensorArg> backwardTensors() {
-  std::vector<TensorArg> t = exampleTensors();
-  t.push_back(tensor("grad_output", DType::BF16, {2, 1000, 16, 128}, 0x11000000));
-  t.push_back(tensor("grad_query", DType::BF16, {2, 1000, 16, 128}, 0x12000000));
-  t.push_back(tensor("grad_key", DType::BF16, {2, 333, 4, 128}, 0x13000000));
-  t.push_back(tensor("grad_value", DType::BF16, {2, 333, 4, 128}, 0x14000000));
-  return t;
-}
-
 // ceildiv(1000, 64) * 64 = 1024 rows per head.
 const int64_t kDqAccumBytes = 2 * 16 * 1024 * 128 * 4;
 const int64_t kLseLog2Bytes = 2 * 16 * 1024 * 4;
 const int64_t kSemaphoreBytes = 2 * 16 * 16 * 4;
-
-/// The fake driver, with the stub helper kernel's two 8-byte parameters.
-FakeCudaState *useFakeSequenceDriver() {
-  FakeCudaState *s = useFakeDriver();
-  std::strcpy(s->functions[0].name, "helper_kernel");
-  s->functions[0].paramSizes[0] = 8;
-  s->functions[0].paramSizes[1] = 8;
-  return s;
-}
 
 std::unique_ptr<Sequence> loaded() {
   Expected<std::unique_ptr<Sequence>> s =

@@ -132,6 +132,19 @@ inline std::vector<TensorArg> exampleTensors(int64_t seqQ = 1000,
   };
 }
 
+/// The backward's operands for the example sizes (bshd, bf16, d=128): batch
+/// 2, seq_q 1000, seq_k 333, heads_q 16, heads_kv 4.
+inline std::vector<TensorArg> backwardTensors() {
+  std::vector<TensorArg> t = exampleTensors();
+  t.push_back(
+      tensor("grad_output", DType::BF16, {2, 1000, 16, 128}, 0x11000000));
+  t.push_back(
+      tensor("grad_query", DType::BF16, {2, 1000, 16, 128}, 0x12000000));
+  t.push_back(tensor("grad_key", DType::BF16, {2, 333, 4, 128}, 0x13000000));
+  t.push_back(tensor("grad_value", DType::BF16, {2, 333, 4, 128}, 0x14000000));
+  return t;
+}
+
 /// `v` joined by ",".
 inline std::string joined(const std::vector<std::string> &v) {
   std::string out;
@@ -210,6 +223,15 @@ inline FakeCudaState *useFakeDriver() {
   const size_t sizes[] = {128, 128, 8, 8, 4, 4, 4}; // the example's kernel
   for (int i = 0; i < 7; ++i)
     s->kernelParamSizes[i] = sizes[i];
+  return s;
+}
+
+/// The fake driver, with the stub helper kernel's two 8-byte parameters.
+inline FakeCudaState *useFakeSequenceDriver() {
+  FakeCudaState *s = useFakeDriver();
+  std::strcpy(s->functions[0].name, "helper_kernel");
+  s->functions[0].paramSizes[0] = 8;
+  s->functions[0].paramSizes[1] = 8;
   return s;
 }
 #endif

@@ -27,9 +27,13 @@
 
 namespace fa::runtime {
 
+namespace detail {
+struct PlanTemplate;
+template <typename Plan> class PlanCache;
+} // namespace detail
+
 /// Everything a launch computes before it touches the driver.
 struct LaunchPlan {
-  OperandSet operands;
   std::array<uint32_t, 3> grid{};
   /// True when a grid dimension is 0: the launch does nothing and succeeds.
   bool empty = false;
@@ -61,6 +65,9 @@ public:
 
   /// Checks operands, evaluates the grid and packs parameters with `encoder`
   /// standing in for the driver. `numSms` is the num_sms symbol's value.
+  /// A plan is remembered per operand key (roles, dtypes, sizes, strides,
+  /// address alignment, numSms: lib/Runtime/PlanCache.h); a later call with
+  /// an equal key only rewrites the addresses (re-encoding tensor maps).
   Expected<LaunchPlan> plan(const std::vector<TensorArg> &tensors,
                             int64_t numSms,
                             const TensorMapEncoder &encoder) const;
@@ -74,7 +81,16 @@ public:
 
 private:
   friend class Sequence; // launches its kernels in one context, in order
-  Bundle() = default;
+  Bundle();
+  /// plan() without the cache; `made` receives the plan's template.
+  Expected<LaunchPlan>
+  planFully(const std::vector<TensorArg> &tensors, int64_t numSms,
+            const TensorMapEncoder &encoder,
+            std::shared_ptr<const detail::PlanTemplate> &made) const;
+  /// The plan of `made` for operands at `addresses` (by operand index).
+  Expected<LaunchPlan> fromTemplate(const detail::PlanTemplate &made,
+                                    const std::vector<uint64_t> &addresses,
+                                    const TensorMapEncoder &encoder) const;
   struct ContextState;
   Expected<ContextState *> contextState(void *driver, void *ctx);
   static int numSms(const ContextState &state);
@@ -86,6 +102,7 @@ private:
   std::string cubin_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<ContextState>> contexts_;
+  std::unique_ptr<detail::PlanCache<detail::PlanTemplate>> plans_;
 };
 
 /// Checks that `image` is a cubin (ELF), fatbin or PTX text, and for an ELF

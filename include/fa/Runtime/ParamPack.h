@@ -76,6 +76,8 @@ struct PackedParams {
   std::vector<std::array<uint8_t, 128>> globalMaps;
   /// One pointer per parameter into bytes(), for cuLaunchKernelEx.
   std::vector<void *> kernelParams() const;
+  /// A copy with storage of its own.
+  PackedParams clone() const;
 };
 
 /// Evaluates and packs every parameter. `operands` must come from
@@ -83,6 +85,30 @@ struct PackedParams {
 Expected<PackedParams> packParams(const BundleSpec &spec,
                                   const OperandSet &operands,
                                   const TensorMapEncoder &encoder);
+
+/// A parameter whose packed bytes hold an operand's address: a ptr, or a
+/// tensor map (whose descriptor embeds the address).
+struct AddressParam {
+  size_t param = 0;
+  /// Index of the operand in the tensors the launch was checked from.
+  size_t operand = 0;
+  /// tensor_map, tensor_map_global: the descriptor's arguments.
+  TensorMapRequest request;
+};
+
+/// The address parameters of a launch packed from `operands`, which
+/// checkOperands made from `tensors`.
+Expected<std::vector<AddressParam>>
+addressParams(const BundleSpec &spec, const OperandSet &operands,
+              const std::vector<TensorArg> &tensors);
+
+/// Rewrites the address parameters of `packed` (packParams' result for the
+/// same spec) for operands at `addresses` (by operand index): pointers
+/// stored, tensor maps encoded again, exactly as packParams would.
+Status repackAddresses(const BundleSpec &spec, PackedParams &packed,
+                       const std::vector<AddressParam> &params,
+                       const std::vector<uint64_t> &addresses,
+                       const TensorMapEncoder &encoder);
 
 /// Evaluates the grid; errors name the grid entry. Values must fit CUDA's
 /// limits (x < 2^31, y and z <= 65535); zeros are returned as they are (an

@@ -22,6 +22,10 @@
 
 namespace fa::runtime {
 
+namespace detail {
+struct SequencePlan;
+} // namespace detail
+
 /// Most kernels a sequence may list.
 constexpr size_t kMaxSequenceKernels = 8;
 
@@ -57,6 +61,7 @@ struct WorkspaceBuffer {
 
 class Sequence {
 public:
+  ~Sequence();
   /// Reads `jsonPath`, an fa-kernel-sequence or a plain fa-kernel-bundle,
   /// and everything it names; validates all of it (no GPU needed).
   static Expected<std::unique_ptr<Sequence>> load(const std::string &jsonPath);
@@ -92,6 +97,8 @@ public:
                                    int64_t numSms) const;
   /// Everything a launch checks, for every kernel, without a GPU; workspace
   /// buffers not passed count as provided. Returns the first kernel's grid.
+  /// check and launch remember their plans per operand key, as
+  /// Bundle::plan does (the workspace and every kernel's plan).
   Expected<std::array<uint32_t, 3>> check(const std::vector<TensorArg> &tensors,
                                           int64_t numSms) const;
   /// Allocates the workspace buffers not passed (cuMemAllocAsync), zeroes
@@ -100,22 +107,37 @@ public:
   Status launch(const std::vector<TensorArg> &tensors, void *stream);
 
 private:
-  Sequence() = default;
+  Sequence();
   Status linkKernels();
-  /// Per kernel: the operands it knows (standard roles, its scratch).
-  std::vector<TensorArg> kernelOperands(const Bundle &kernel,
-                                        const std::vector<TensorArg> &all) const;
+  /// Per kernel: the indices in `all` of the operands it knows (standard
+  /// roles, its scratch).
+  std::vector<size_t> kernelOperands(const Bundle &kernel,
+                                     const std::vector<TensorArg> &all) const;
   /// `tensors` plus one TensorArg per workspace buffer not passed, at the
   /// addresses `addresses` gives (one per such buffer, in order).
   std::vector<TensorArg>
   withWorkspace(const std::vector<TensorArg> &tensors,
                 const std::vector<WorkspaceBuffer> &buffers,
                 const std::vector<uint64_t> &addresses) const;
+  /// The remembered plan of `tensors`, else a new one holding the workspace
+  /// (its kernels are planned by planKernels).
+  Expected<std::shared_ptr<const detail::SequencePlan>>
+  findOrStartPlan(const std::vector<TensorArg> &tensors, int64_t numSms) const;
+  /// Every kernel's launch plan, the buffers not passed at `allocated` (in
+  /// order): from `plan`'s templates when it has them and the allocated
+  /// addresses align as when they were made, else planned in full (and
+  /// remembered when `plan` was new).
+  Expected<std::vector<LaunchPlan>>
+  planKernels(const std::vector<TensorArg> &tensors, int64_t numSms,
+              const detail::SequencePlan &plan,
+              const std::vector<uint64_t> &allocated,
+              const TensorMapEncoder &encoder) const;
 
   bool isSequence_ = false;
   SequenceSpec spec_;
   std::vector<std::unique_ptr<Bundle>> kernels_;
   std::string kernelNames_;
+  std::unique_ptr<detail::PlanCache<detail::SequencePlan>> plans_;
 };
 
 } // namespace fa::runtime

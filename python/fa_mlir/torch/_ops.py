@@ -13,7 +13,7 @@ from typing import List, Optional
 import torch
 
 from ..errors import UnsupportedError
-from ..gpu_runtime import pack
+from ..gpu_runtime import pack, repack
 from ..registry import get_bundle, prefetch
 from ..signature import symbols_of
 from ..spec import KernelConfig
@@ -35,6 +35,23 @@ def _window(left, right):
 
 
 _configs = {}  # call signature -> KernelConfig: keeps the per-call cost low
+# (op, options, q/k/v/bias as check_inputs reads them) -> KernelConfig: a
+# repeat call neither checks its inputs again nor sizes them up.
+_call_configs = {}
+MEMO_LIMIT = 1024  # entries per memo here; a full one starts over
+
+
+def _memo_put(memo, key, value):
+    if len(memo) >= MEMO_LIMIT:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
+def _input_key(t):
+    """What check_inputs and the KernelConfig read off an input: its type
+    (isinstance), dtype, device and shape."""
+    return None if t is None else (type(t), t.dtype, t.device, t.shape)
 
 
 def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
@@ -45,16 +62,30 @@ def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
     batch and sequence lengths (one kernel serves every length).
     `checked`: check_inputs' (dtype, sizes) of these tensors, when the
     caller has them (not checked twice). `score_mod`, `mask_mod`: region
-    texts ("" for none) reading `captures` (modifiers.py)."""
+    texts ("" for none) reading `captures` (modifiers.py). Remembered per
+    inputs' key: only calls whose inputs passed check_inputs are, so a
+    repeat passes too."""
+    try:
+        memo = (op, causal, scale, window_left, window_right, softcap,
+                mask_alignment, layout, deterministic, num_splits,
+                _input_key(q), _input_key(k), _input_key(v), _input_key(bias),
+                score_mod, mask_mod,
+                tuple((c.dim(), c.dtype) for c in captures))
+        kcfg = _call_configs.get(memo)
+    except (AttributeError, TypeError):  # not tensors: check_inputs says so
+        memo = kcfg = None
+    if kcfg is not None:
+        return kcfg
     dtype, sizes = checked or _convert.check_inputs(
         q, k, v, bias, layout, where=_convert.WHERE)
     regions = {}
     if score_mod or mask_mod:
         regions = dict(score_mod=score_mod or None, mask_mod=mask_mod or None,
                        captures=tuple(capture_type(c) for c in captures))
-    return _memo_config(op, dtype, sizes, bias, causal, scale, window_left,
+    kcfg = _memo_config(op, dtype, sizes, bias, causal, scale, window_left,
                         window_right, softcap, mask_alignment, layout,
                         deterministic, num_splits, **regions)
+    return kcfg if memo is None else _memo_put(_call_configs, memo, kcfg)
 
 
 def kvcache_config(q, k_cache, v_cache, page_size, append, causal, scale,
@@ -171,9 +202,38 @@ def _launch(bundle, tensors, device):
         bundle.launch({r: _convert.numpy_view(t) for r, t in tensors.items()},
                       threads=torch.get_num_threads())
     else:
-        stream = torch.cuda.current_stream(device).cuda_stream
-        bundle.launch_packed(pack({r: _convert.runtime_tensor(t) for r, t in
-                                   tensors.items()}), stream)
+        _launch_cuda(bundle, tensors, _stream(device))
+
+
+def _launch_cuda(bundle, tensors, stream):
+    bundle.launch_packed(_fa_tensors(tensors), stream)
+
+
+# The current stream's raw handle without a torch.cuda.Stream object (what
+# torch's own generated code calls); the public route where it is absent.
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
+def _stream(device):
+    if _raw_stream is not None:
+        return _raw_stream(device.index)
+    return torch.cuda.current_stream(device).cuda_stream
+
+
+_templates = {}  # operands' signature -> pack()'s bytes of them
+
+
+def _fa_tensors(tensors):
+    """gpu_runtime.pack of tensors by role, its bytes remembered per
+    signature (roles, shapes, strides, dtypes): a repeat call writes only
+    the data pointers into a copy."""
+    key = tuple([(r, t.shape, t.stride(), t.dtype)
+                 for r, t in tensors.items()])
+    template = _templates.get(key)
+    if template is None:
+        template = _memo_put(_templates, key, bytes(pack(
+            {r: _convert.runtime_tensor(t) for r, t in tensors.items()})))
+    return repack(template, [t.data_ptr() for t in tensors.values()])
 
 
 def _dense(t):
@@ -302,10 +362,8 @@ def _operand_symbols(bundle, kcfg, tensors):
     key = (bundle, tuple((r, t.shape) for r, t in tensors.items()))
     symbols = _symbols_memo.get(key)
     if symbols is None:
-        if len(_symbols_memo) >= 1024:
-            _symbols_memo.clear()
-        symbols = _symbols_memo[key] = symbols_of(
-            kcfg, {r: t.shape for r, t in tensors.items()})
+        symbols = _memo_put(_symbols_memo, key, symbols_of(
+            kcfg, {r: t.shape for r, t in tensors.items()}))
     return symbols
 
 
