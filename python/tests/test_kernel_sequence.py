@@ -280,11 +280,12 @@ def test_torch_backward_opcheck_and_compile_with_deterministic():
     torch = _torch()
     import fa_mlir.torch as fat
     q, k, v = _qkv(torch, grad=False)
-    args = (q, k, v, None, True, None, -1, -1, None, "", "bhsd")
-    o, lse = torch.ops.fa_mlir.attention_forward(*args)
+    options = (None, True, None, -1, -1, None, "", "bhsd")
+    regions = ("", "", [])  # score_mod, mask_mod, captures: none
+    o, lse = torch.ops.fa_mlir.attention_forward(q, k, v, *options, *regions)
     torch.library.opcheck(torch.ops.fa_mlir.attention_backward.default,
-                          (torch.randn_like(o), q, k, v, o, lse) + args[3:] +
-                          (True,))
+                          (torch.randn_like(o), q, k, v, o, lse) + options +
+                          (True,) + regions)
     q, k, v = _qkv(torch)
 
     def loss(q, k, v):

@@ -149,11 +149,14 @@ def test_torch_compile_fullgraph():
 
 def test_opcheck():
     q, k, v = qkv(b=1, hq=2, hk=1, sq=3, sk=4, d=4, grad=False)
-    args = (q, k, v, None, True, None, -1, -1, None, "", "bhsd")
+    options = (None, True, None, -1, -1, None, "", "bhsd")
+    regions = ("", "", [])  # score_mod, mask_mod, captures: none
+    args = (q, k, v) + options + regions
     torch.library.opcheck(torch.ops.fa_mlir.attention_forward.default, args)
     o, lse = torch.ops.fa_mlir.attention_forward(*args)
     torch.library.opcheck(torch.ops.fa_mlir.attention_backward.default,
-                          (torch.randn_like(o), q, k, v, o, lse) + args[3:])
+                          (torch.randn_like(o), q, k, v, o, lse) + options +
+                          (False,) + regions)
 
 
 def test_one_kernel_serves_many_lengths():

@@ -403,13 +403,27 @@ def run_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale,
     return [tensors["output"][0], tensors["lse"][0]]
 
 
+def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                bias: Optional[torch.Tensor], causal: bool,
+                scale: Optional[float], window_left: int, window_right: int,
+                softcap: Optional[float], mask_alignment: str, layout: str,
+                score_mod: str, mask_mod: str, captures: List[torch.Tensor]
+                ) -> List[torch.Tensor]:
+    """forward_impl with every argument required: the op schema. Older
+    torch (2.11, the GPU machine's) infers no schema for an Optional list
+    or a list default."""
+    return forward_impl(q, k, v, bias, causal, scale, window_left,
+                        window_right, softcap, mask_alignment, layout,
+                        score_mod, mask_mod, captures)
+
+
 attention_forward = torch.library.custom_op(
-    "fa_mlir::attention_forward", forward_impl, mutates_args=())
+    "fa_mlir::attention_forward", _forward_op, mutates_args=())
 
 
 @attention_forward.register_fake
 def _(q, k, v, bias, causal, scale, window_left, window_right, softcap,
-      mask_alignment, layout, score_mod="", mask_mod="", captures=None):
+      mask_alignment, layout, score_mod, mask_mod, captures):
     out_shape, lse_shape = _shapes(q, v, layout)
     return [q.new_empty(out_shape),
             q.new_empty(lse_shape, dtype=torch.float32)]
@@ -474,14 +488,27 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
     return [dq, dk, dv, dbias]
 
 
+def _backward_op(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
+                 v: torch.Tensor, out: torch.Tensor, lse: torch.Tensor,
+                 bias: Optional[torch.Tensor], causal: bool,
+                 scale: Optional[float], window_left: int, window_right: int,
+                 softcap: Optional[float], mask_alignment: str, layout: str,
+                 deterministic: bool, score_mod: str, mask_mod: str,
+                 captures: List[torch.Tensor]) -> List[torch.Tensor]:
+    """backward_impl with every argument required (see _forward_op)."""
+    return backward_impl(grad_out, q, k, v, out, lse, bias, causal, scale,
+                         window_left, window_right, softcap, mask_alignment,
+                         layout, deterministic, score_mod, mask_mod, captures)
+
+
 attention_backward = torch.library.custom_op(
-    "fa_mlir::attention_backward", backward_impl, mutates_args=())
+    "fa_mlir::attention_backward", _backward_op, mutates_args=())
 
 
 @attention_backward.register_fake
 def _(grad_out, q, k, v, out, lse, bias, causal, scale, window_left,
-      window_right, softcap, mask_alignment, layout, deterministic=False,
-      score_mod="", mask_mod="", captures=None):
+      window_right, softcap, mask_alignment, layout, deterministic, score_mod,
+      mask_mod, captures):
     dbias = q.new_empty(0) if bias is None else torch.empty_like(bias)
     return [torch.empty_like(q), torch.empty_like(k), torch.empty_like(v),
             dbias]
