@@ -193,12 +193,13 @@ OP_CASES = [DETERMINISTIC[0], BIAS_DETERMINISTIC[0]]
 @pytest.mark.parametrize("case", OP_CASES, ids=[c.name for c in OP_CASES])
 def test_backward_opcheck(case):
     q, k, v, dout = inputs(case)
-    args = (q, k, v, bias_input(case), True, None, -1, -1, None, "",
-            case.layout)
-    o, lse = torch.ops.fa_mlir.attention_forward(*args)
+    options = (bias_input(case), True, None, -1, -1, None, "", case.layout)
+    regions = ("", "", [])  # score_mod, mask_mod, captures: none
+    o, lse = torch.ops.fa_mlir.attention_forward(q, k, v, *options, *regions)
     # deterministic: opcheck compares repeated runs of the op.
     torch.library.opcheck(torch.ops.fa_mlir.attention_backward.default,
-                          (dout, q, k, v, o, lse) + args[3:] + (True,))
+                          (dout, q, k, v, o, lse) + options + (True,) +
+                          regions)
 
 
 @pytest.mark.parametrize("case", OP_CASES, ids=[c.name for c in OP_CASES])
