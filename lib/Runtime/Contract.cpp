@@ -111,11 +111,16 @@ std::optional<DType> operandDType(const BundleSpec &spec,
   const BundleConfig &c = spec.config;
   if (const Operand *o = findOperand(role)) {
     switch (o->dtype) {
-    case DTypeFrom::DType: return c.dtype;
-    case DTypeFrom::OutDType: return c.outDType;
-    case DTypeFrom::BiasDType: return c.biasDType;
-    case DTypeFrom::F32: return DType::F32;
-    case DTypeFrom::I32: return DType::I32;
+    case DTypeFrom::DType:
+      return c.dtype;
+    case DTypeFrom::OutDType:
+      return c.outDType;
+    case DTypeFrom::BiasDType:
+      return c.biasDType;
+    case DTypeFrom::F32:
+      return DType::F32;
+    case DTypeFrom::I32:
+      return DType::I32;
     }
   }
   for (const ScratchSpec &s : spec.scratch)

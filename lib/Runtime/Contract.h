@@ -46,9 +46,9 @@ struct Operand {
 
 struct Op {
   const char *name;
-  std::vector<const char *> operands;   // required
-  std::vector<const char *> returnLse;  // required with config.return_lse
-  std::vector<const char *> bias;       // required with config.bias
+  std::vector<const char *> operands;  // required
+  std::vector<const char *> returnLse; // required with config.return_lse
+  std::vector<const char *> bias;      // required with config.bias
 };
 
 /// Every standard operand, in the schema's order.
