@@ -6,8 +6,8 @@ Python reads them here; the C++ runtime's tables are generated from the same
 object at build time by running this file as a script (lib/Runtime's CMake
 does), so adding a role or a symbol is one edit of the schema.
 
-    python contract.py <output folder>   writes Symbols.inc, Operands.inc
-                                         and Ops.inc there
+    python contract.py <output folder>   writes Symbols.inc, Operands.inc,
+                                         Ops.inc and SchemaValues.inc there
 Needs nothing but the standard library.
 """
 import functools
@@ -74,6 +74,63 @@ def dim_symbols(role, layout="bhsd"):
     return tuple(syms)
 
 
+# -- The values of the schema the runtime's own checks use ---------------------
+SEQUENCE_SCHEMA = os.path.join(os.path.dirname(SCHEMA),
+                               "kernel-sequence.schema.json")
+# C++ name -> (schema, JSON pointer, what to take): "value" the number there,
+# "max" the largest entry of an array, "keys" an object's keys, "names" an
+# array of strings. lib/Runtime/BundleSpec.cpp and Sequence.cpp check with
+# these, so a range, an enum or the keys a parameter may have are written
+# once, here in the schema (their messages stay the runtime's own).
+SCHEMA_VALUES = {
+    "kHeadDimMax": ("bundle", "/$defs/config/properties/head_dim/maximum", "value"),
+    "kPageSizeMax": ("bundle", "/$defs/config/properties/page_size/maximum", "value"),
+    "kDescaleBlockMax": ("bundle", "/$defs/config/properties/descale_block/items/maximum",
+                         "value"),
+    "kDim3ItemMax": ("bundle", "/$defs/dim3/items/maximum", "value"),
+    "kSharedMemoryMax": ("bundle", "/properties/shared_memory_bytes/maximum", "value"),
+    "kBoxMax": ("bundle", "/$defs/tensorMapParam/properties/box/items/maximum", "value"),
+    "kTensorMapDimsMax": ("bundle", "/$defs/tensorMapParam/properties/dims/maxItems",
+                          "value"),
+    "kAlignMax": ("bundle", "/$defs/ptrParam/properties/align/enum", "max"),
+    "kScratchDimsMax": ("bundle", "/$defs/scratch/properties/dims/maxItems", "value"),
+    "kSequenceKernelsMax": ("sequence", "/properties/kernels/maxItems", "value"),
+    "kExpressionLengthMax": ("bundle", "/$defs/expressionText/maxLength", "value"),
+    "kParamKinds": ("bundle", "/$defs/param/properties/kind/enum", "names"),
+    "kTensorMapParamKeys": ("bundle", "/$defs/tensorMapParam/properties", "keys"),
+    "kPtrParamKeys": ("bundle", "/$defs/ptrParam/properties", "keys"),
+    "kValueParamKeys": ("bundle", "/$defs/integerParam/properties", "keys"),
+    "kSwizzles": ("bundle", "/$defs/tensorMapParam/properties/swizzle/enum", "names"),
+    "kL2Promotions": ("bundle", "/$defs/tensorMapParam/properties/l2_promotion/enum",
+                      "names"),
+    "kLayouts": ("bundle", "/$defs/config/properties/layout/enum", "names"),
+    "kMaskAlignments": ("bundle", "/$defs/config/properties/mask_alignment/enum", "names"),
+    "kScratchKeys": ("bundle", "/$defs/scratch/properties", "keys"),
+    "kWorkspaceKeys": ("sequence", "/$defs/workspace/properties", "keys"),
+    "kWorkspaceInits": ("sequence", "/$defs/workspace/properties/init/enum", "names"),
+}
+
+
+def _at(doc, pointer):
+    for key in pointer.strip("/").split("/"):
+        doc = doc[key]
+    return doc
+
+
+def schema_values(path=SCHEMA, sequence_path=SEQUENCE_SCHEMA):
+    """{C++ name: int or list of names} of SCHEMA_VALUES."""
+    docs = {}
+    for key, p in (("bundle", path), ("sequence", sequence_path)):
+        with open(p) as f:
+            docs[key] = json.load(f)
+    out = {}
+    for name, (doc, pointer, take) in SCHEMA_VALUES.items():
+        v = _at(docs[doc], pointer)
+        out[name] = (max(v) if take == "max" else list(v) if take == "keys"
+                     else v)
+    return out
+
+
 # -- C++ tables ---------------------------------------------------------------
 def _cstr(s):
     return "nullptr" if s is None else json.dumps(s)
@@ -109,11 +166,28 @@ def cpp_tables(c):
             "Ops.inc": head + "".join(ops)}
 
 
+def cpp_schema_values(values):
+    """SchemaValues.inc: SCHEMA_VALUES as C++ constants."""
+    lines = ["// Generated from python/fa_mlir/schemas/*.schema.json by "
+             "python/fa_mlir/contract.py\n// (SCHEMA_VALUES). Do not edit.\n"]
+    for name, v in values.items():
+        if isinstance(v, list):
+            lines.append(f"inline const std::vector<std::string> {name} = "
+                         f"{_strings(v)};\n")
+        else:
+            lines.append(f"constexpr int64_t {name} = {int(v)};\n")
+    return "".join(lines)
+
+
 def write_cpp_tables(folder, path=SCHEMA):
     """Writes the tables into `folder`, leaving unchanged files untouched
     (so that a re-run does not rebuild the runtime)."""
     os.makedirs(folder, exist_ok=True)
-    for name, text in cpp_tables(contract(path)).items():
+    files = cpp_tables(contract(path))
+    files["SchemaValues.inc"] = cpp_schema_values(schema_values(
+        path, os.path.join(os.path.dirname(path),
+                           os.path.basename(SEQUENCE_SCHEMA))))
+    for name, text in files.items():
         out = os.path.join(folder, name)
         if os.path.exists(out):
             with open(out) as f:

@@ -105,3 +105,30 @@ def test_a_contract_op_with_an_unknown_operand_is_refused(tmp_path):
     with pytest.raises(ValueError, match=r"ops\.combine\.operands: unknown "
                                          r"operand 'partials'"):
         contract.contract(str(path))
+
+
+@pytest.mark.parametrize("field, bad, values", [
+    ("swizzle", "16B", "kSwizzles"),
+    ("l2_promotion", "512B", "kL2Promotions"),
+    ("kind", "tensor", "kParamKinds"),
+])
+def test_runtime_enums_are_the_schemas(example, tmp_path, field, bad, values):
+    """The runtime's enums (and their messages) are the schema's lists."""
+    example["params"][0][field] = bad
+    message = runtime_error(example, tmp_path)
+    known = re.search(r"\(known: ([^)]*)\)", message).group(1).split(", ")
+    assert known == contract.schema_values()[values]
+
+
+def test_runtime_ranges_are_the_schemas(example, tmp_path):
+    limit = contract.schema_values()["kBoxMax"]
+    example["params"][0]["box"] = [64, limit + 1]
+    assert f"box sizes must be integers in [1, {limit}]" in \
+        runtime_error(example, tmp_path)
+
+
+def test_runtime_allowed_keys_are_the_schemas(example, tmp_path):
+    example["params"][2]["alignment"] = 16
+    message = runtime_error(example, tmp_path)
+    allowed = re.search(r"\(allowed here: ([^)]*)\)", message).group(1)
+    assert allowed.split(", ") == contract.schema_values()["kPtrParamKeys"]
