@@ -485,23 +485,14 @@ Status parseTensorMapParam(const ObjectReader &r, const BundleSpec &spec,
     p.box.push_back(json::asInt64(b));
   }
 
-  std::string swizzle;
-  FA_RETURN_IF_ERROR(r.string("swizzle", swizzle));
-  int swizzleIndex = indexOf(schema::kSwizzles, swizzle);
-  if (swizzleIndex < 0)
-    return invalid(r.field("swizzle"),
-                   "unknown swizzle \"" + swizzle +
-                       "\" (known: " + joinList(schema::kSwizzles) + ")");
-  p.swizzle = static_cast<Swizzle>(swizzleIndex);
-
-  std::string l2 = "128B"; // the default
-  FA_RETURN_IF_ERROR(r.string("l2_promotion", l2, /*required=*/false));
-  int l2Index = indexOf(schema::kL2Promotions, l2);
-  if (l2Index < 0)
-    return invalid(r.field("l2_promotion"),
-                   "unknown L2 promotion \"" + l2 +
-                       "\" (known: " + joinList(schema::kL2Promotions) + ")");
-  p.l2Promotion = static_cast<L2Promotion>(l2Index);
+  int swizzle = 0;
+  FA_RETURN_IF_ERROR(
+      r.choice("swizzle", schema::kSwizzles, "swizzle", swizzle));
+  p.swizzle = static_cast<Swizzle>(swizzle);
+  int l2 = static_cast<int>(L2Promotion::B128); // the default
+  FA_RETURN_IF_ERROR(r.choice("l2_promotion", schema::kL2Promotions,
+                              "L2 promotion", l2, /*required=*/false));
+  p.l2Promotion = static_cast<L2Promotion>(l2);
 
   DType declared = p.dtype;
   FA_RETURN_IF_ERROR(parseDTypeField(r, "dtype", declared, false));
@@ -520,10 +511,10 @@ Status parseTensorMapParam(const ObjectReader &r, const BundleSpec &spec,
                                        std::to_string(innerBytes) +
                                        " bytes) must be a multiple of 16 bytes");
   if (p.swizzle != Swizzle::None && innerBytes > swizzleBytes(p.swizzle))
-    return invalid(r.field("box"), "the inner box extent (" +
-                                       std::to_string(innerBytes) +
-                                       " bytes) exceeds the " + swizzle +
-                                       " swizzle span");
+    return invalid(r.field("box"),
+                   "the inner box extent (" + std::to_string(innerBytes) +
+                       " bytes) exceeds the " + schema::kSwizzles[swizzle] +
+                       " swizzle span");
   return Status::success();
 }
 

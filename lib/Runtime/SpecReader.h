@@ -112,6 +112,22 @@ public:
     return Status::success();
   }
 
+  /// A string field that must be one of `names` (a schema's enum): its
+  /// position there into `index` (left as it is when absent and not
+  /// required).
+  Status choice(const std::string &key, const std::vector<std::string> &names,
+                const char *what, int &index, bool required = true) const {
+    if (!required && !get(key))
+      return Status::success();
+    std::string name;
+    FA_RETURN_IF_ERROR(string(key, name, required));
+    index = indexOf(names, name);
+    if (index < 0)
+      return invalid(field(key), std::string("unknown ") + what + " \"" + name +
+                                     "\" (known: " + joinList(names) + ")");
+    return Status::success();
+  }
+
   /// Rejects keys outside `allowed` (used where a typo would silently
   /// change the launch ABI).
   Status onlyKeys(const std::vector<std::string> &allowed) const {
