@@ -12,7 +12,8 @@ set(FA_MLIR_PACKAGE_DIR lib/cmake/fa-mlir)
 # The compiler's libraries (not the runtime): their imported targets get
 # fa's and MLIR's include directories.
 set(FA_MLIR_COMPILER_LIBRARIES
-  MLIRFADialect MLIRFATransforms FAPipelines FANVVMPipeline MLIRFAToNVVM
+  MLIRFADialect MLIRFASemantics MLIRFALowering MLIRFARaising
+  MLIRFATransforms FAPipelines FANVVMPipeline MLIRFAToNVVM
   MLIRFAToRuntime
   FARegistration MLIRCAPIFA FAMLIR-C)
 

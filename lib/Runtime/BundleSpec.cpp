@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Runtime/BundleSpec.h"
+#include "fa/Runtime/Sequence.h"
 
 #include "Json.h"
 #include "SpecReader.h"
@@ -17,20 +18,23 @@ namespace fa::runtime {
 
 using json::Value;
 
+// ParamKind, Layout, Swizzle and L2Promotion list their values in the
+// order of the schema's enums, whose names the generated tables hold.
+static_assert(int(ParamKind::F32) == 5 && int(Layout::BHSD) == 1 &&
+                  int(Swizzle::B128) == 3 && int(L2Promotion::B256) == 3,
+              "the enums follow the bundle schema's enum lists");
+// Limits the public headers state as constants.
+static_assert(detail::schema::kExpressionLengthMax == kMaxExprLength &&
+                  detail::schema::kSequenceKernelsMax ==
+                      int64_t(kMaxSequenceKernels),
+              "Expr.h's and Sequence.h's limits are the schemas'");
+
 const char *paramKindName(ParamKind kind) {
-  switch (kind) {
-  case ParamKind::TensorMap: return "tensor_map";
-  case ParamKind::TensorMapGlobal: return "tensor_map_global";
-  case ParamKind::Ptr: return "ptr";
-  case ParamKind::I32: return "i32";
-  case ParamKind::I64: return "i64";
-  case ParamKind::F32: return "f32";
-  }
-  return "?";
+  return detail::schema::kParamKinds[static_cast<int>(kind)].c_str();
 }
 
 const char *layoutName(Layout layout) {
-  return layout == Layout::BSHD ? "bshd" : "bhsd";
+  return detail::schema::kLayouts[static_cast<int>(layout)].c_str();
 }
 
 int64_t swizzleBytes(Swizzle swizzle) {
@@ -43,147 +47,7 @@ int64_t swizzleBytes(Swizzle swizzle) {
   return 0;
 }
 
-const std::vector<std::string> &standardRoles() {
-  static const std::vector<std::string> roles = {
-      "query",       "key",          "value",         "output",
-      "lse",         "bias",         "grad_output",   "grad_query",
-      "grad_key",    "grad_value",   "grad_bias",     "query_descale",
-      "key_descale", "value_descale", "cache_seqlens", "key_cache",
-      "value_cache", "block_table",  "key_new",       "value_new",
-      "cu_seqlens_q", "cu_seqlens_k", "partial_output", "partial_lse"};
-  return roles;
-}
-
-bool isStandardRole(const std::string &role) {
-  const auto &roles = standardRoles();
-  return std::find(roles.begin(), roles.end(), role) != roles.end();
-}
-
-bool followsLayout(const std::string &role) {
-  return role == "query" || role == "key" || role == "value" ||
-         role == "output" || role == "grad_output" || role == "grad_query" ||
-         role == "grad_key" || role == "grad_value" || role == "key_new" ||
-         role == "value_new";
-}
-
-bool isBiasLike(const std::string &role) {
-  return role == "bias" || role == "grad_bias";
-}
-
-static bool isPagedCache(const std::string &role) {
-  return role == "key_cache" || role == "value_cache";
-}
-
-bool isCuSeqlens(const std::string &role) {
-  return role == "cu_seqlens_q" || role == "cu_seqlens_k";
-}
-
-bool isPartial(const std::string &role) {
-  return role == "partial_output" || role == "partial_lse";
-}
-
-bool isDescale(const std::string &role) {
-  return role == "query_descale" || role == "key_descale" ||
-         role == "value_descale";
-}
-
-std::vector<std::string> operandDims(const BundleSpec &spec,
-                                     const std::string &role) {
-  // A combine's output and LSE are its partials without the split dim.
-  if (role == "partial_output")
-    return {"split", "row", "dim"};
-  if (role == "partial_lse")
-    return {"split", "row"};
-  if (spec.op == kCombineOp && role == "output")
-    return {"row", "dim"};
-  if (spec.op == kCombineOp && role == "lse")
-    return {"row"};
-  if (followsLayout(role)) {
-    if (spec.config.layout == Layout::BSHD)
-      return {"batch", "seq", "head", "dim"};
-    return {"batch", "head", "seq", "dim"};
-  }
-  if (isPagedCache(role))
-    return {"page", "row", "head", "dim"};
-  if (role == "block_table")
-    return {"batch", "page"};
-  if (role == "lse")
-    return {"batch", "head", "seq"};
-  if (isBiasLike(role))
-    return {"batch", "head", "seq_q", "seq_k"};
-  if (isDescale(role)) {
-    if (spec.config.descaleBlock)
-      return {"batch", "head", "block"};
-    return {"batch", "head"};
-  }
-  if (role == "cache_seqlens")
-    return {"batch"};
-  if (isCuSeqlens(role))
-    return {"seq_bound"};
-  for (const ScratchSpec &s : spec.scratch)
-    if (s.name == role)
-      return s.dims;
-  return {};
-}
-
-std::optional<DType> operandDType(const BundleSpec &spec,
-                                  const std::string &role) {
-  const BundleConfig &c = spec.config;
-  if (role == "output" || role == "grad_output")
-    return c.outDType;
-  if (followsLayout(role) || isPagedCache(role))
-    return c.dtype;
-  if (role == "lse" || isDescale(role) || isPartial(role))
-    return DType::F32;
-  if (isBiasLike(role))
-    return c.biasDType;
-  if (role == "cache_seqlens" || role == "block_table" || isCuSeqlens(role))
-    return DType::I32;
-  for (const ScratchSpec &s : spec.scratch)
-    if (s.name == role)
-      return s.dtype;
-  return std::nullopt;
-}
-
-std::vector<std::string> opOperands(const std::string &op) {
-  if (op == "attention_bwd")
-    return {"query",       "key",        "value",    "output",    "lse",
-            "grad_output", "grad_query", "grad_key", "grad_value"};
-  if (op == "attention_fwd")
-    return {"query", "key", "value", "output"};
-  // The decode sequences (docs/BundleFormat.md, *Required operands*).
-  if (op == "attention_kvcache")
-    return {"query", "key", "value", "output", "lse", "cache_seqlens"};
-  if (op == "attention_kvcache_paged")
-    return {"query", "key_cache", "value_cache", "block_table", "output",
-            "lse", "cache_seqlens"};
-  if (op == "attention_kvcache_append")
-    return {"query", "key", "value", "key_new", "value_new", "output", "lse",
-            "cache_seqlens"};
-  if (op == "attention_kvcache_paged_append")
-    return {"query", "key_cache", "value_cache", "block_table", "output",
-            "lse", "cache_seqlens", "key_new", "value_new"};
-  // A ragged batch (*Ragged batches (varlen)*).
-  if (op == "attention_varlen")
-    return {"query", "key", "value", "output", "lse", "cu_seqlens_q",
-            "cu_seqlens_k"};
-  // A standalone merge (*Combine*).
-  if (op == kCombineOp)
-    return {"partial_output", "partial_lse", "output", "lse"};
-  return {};
-}
-
-std::vector<std::string> opOperands(const std::string &op,
-                                    const BundleConfig &config) {
-  std::vector<std::string> out = opOperands(op);
-  if (op == "attention_fwd" && config.returnLse)
-    out.push_back("lse");
-  if (op == "attention_bwd" && config.bias) {
-    out.push_back("bias");
-    out.push_back("grad_bias");
-  }
-  return out;
-}
+// The operand roles and what they mean: Contract.cpp, from the schema.
 
 const char *const kBiasBroadcastDims[2] = {"batch", "head"};
 
@@ -238,7 +102,7 @@ static Status parseDescaleBlock(const ObjectReader &r, BundleConfig &c) {
   if (!v)
     return Status::success();
   std::string field = r.field("descale_block");
-  constexpr int64_t kMaxRows = int64_t(1) << 20;
+  constexpr int64_t kMaxRows = schema::kDescaleBlockMax;
   if (!v->is_array() || v->size() != 2)
     return invalid(field, "expected [block_q, block_k], two integers in "
                           "[1, " + std::to_string(kMaxRows) + "]");
@@ -329,13 +193,12 @@ Status parseConfig(const Value &v, BundleSpec &spec) {
                                                "partials (partial_output, "
                                                "partial_lse), got ") +
                                        dtypeName(c.dtype));
-  if (layout == "bshd")
-    c.layout = Layout::BSHD;
-  else if (layout == "bhsd")
-    c.layout = Layout::BHSD;
-  else
+  int layoutIndex = indexOf(schema::kLayouts, layout);
+  if (layoutIndex < 0)
     return invalid("config.layout",
-                   "unknown layout \"" + layout + "\" (known: bshd, bhsd)");
+                   "unknown layout \"" + layout +
+                       "\" (known: " + joinList(schema::kLayouts) + ")");
+  c.layout = static_cast<Layout>(layoutIndex);
   // Packed tokens are [1, total, heads, dim]: one order only (spec.op is
   // read before the config, in a bundle and in a sequence).
   if (spec.op == "attention_varlen" && c.layout != Layout::BSHD)
@@ -343,11 +206,13 @@ Status parseConfig(const Value &v, BundleSpec &spec) {
                                     "only (packed [1, total, heads, dim] "
                                     "tensors), got \"" + layout + "\"");
 
-  FA_RETURN_IF_ERROR(r.integer("head_dim", c.headDim, 1, 1 << 16));
+  FA_RETURN_IF_ERROR(r.integer("head_dim", c.headDim, 1, schema::kHeadDimMax));
   c.headDimV = c.headDim;
-  FA_RETURN_IF_ERROR(r.integer("head_dim_v", c.headDimV, 1, 1 << 16, false));
+  FA_RETURN_IF_ERROR(
+      r.integer("head_dim_v", c.headDimV, 1, schema::kHeadDimMax, false));
   FA_RETURN_IF_ERROR(r.boolean("return_lse", c.returnLse));
-  FA_RETURN_IF_ERROR(r.integer("page_size", c.pageSize, 1, 1 << 20, false));
+  FA_RETURN_IF_ERROR(
+      r.integer("page_size", c.pageSize, 1, schema::kPageSizeMax, false));
   FA_RETURN_IF_ERROR(parseDescaleBlock(r, c));
   FA_RETURN_IF_ERROR(r.boolean("bias", c.bias));
   FA_RETURN_IF_ERROR(parseBiasBroadcast(r, c));
@@ -359,10 +224,11 @@ Status parseConfig(const Value &v, BundleSpec &spec) {
   if (const Value *m = r.get("mask_alignment")) {
     if (!m->is_string())
       return wrongType("config.mask_alignment", "a string", *m);
-    if (m->get_ref<const std::string &>() != "top_left" && m->get_ref<const std::string &>() != "bottom_right")
+    const std::string &alignment = m->get_ref<const std::string &>();
+    if (indexOf(schema::kMaskAlignments, alignment) < 0)
       return invalid("config.mask_alignment",
-                     "unknown alignment \"" + m->get_ref<const std::string &>() +
-                         "\" (known: top_left, bottom_right)");
+                     "unknown alignment \"" + alignment + "\" (known: " +
+                         joinList(schema::kMaskAlignments) + ")");
   }
   if (const Value *w = r.get("window")) {
     bool ok = w->is_null() || (w->is_array() && w->size() == 2);
@@ -397,9 +263,11 @@ Status parseDim3(const ObjectReader &r, const std::string &key,
   int64_t product = 1;
   for (size_t i = 0; i < 3; ++i) {
     const Value &item = (*v)[i];
-    if (!json::isInt64(item) || json::asInt64(item) < 1 || json::asInt64(item) > 65535)
+    if (!json::isInt64(item) || json::asInt64(item) < 1 ||
+        json::asInt64(item) > schema::kDim3ItemMax)
       return invalid(key + "[" + std::to_string(i) + "]",
-                     "expected a positive integer (at most 65535)");
+                     "expected a positive integer (at most " +
+                         std::to_string(schema::kDim3ItemMax) + ")");
     out[i] = static_cast<uint32_t>(json::asInt64(item));
     product *= json::asInt64(item);
   }
@@ -485,16 +353,16 @@ Status parseScratchList(const Value &v, const std::string &field,
       return wrongType(path, "an object", item);
     ObjectReader r(item, path);
     if (zeroInit) {
-      FA_RETURN_IF_ERROR(
-          r.onlyKeys({"name", "dtype", "dims", "shape", "init"}));
+      FA_RETURN_IF_ERROR(r.onlyKeys(schema::kWorkspaceKeys));
       std::string init;
       FA_RETURN_IF_ERROR(r.string("init", init));
-      if (init != "zero" && init != "none")
-        return invalid(r.field("init"), "unknown init \"" + init +
-                                            "\" (known: zero, none)");
+      if (indexOf(schema::kWorkspaceInits, init) < 0)
+        return invalid(r.field("init"),
+                       "unknown init \"" + init + "\" (known: " +
+                           joinList(schema::kWorkspaceInits) + ")");
       zeroInit->push_back(init == "zero");
     } else {
-      FA_RETURN_IF_ERROR(r.onlyKeys({"name", "dtype", "dims", "shape"}));
+      FA_RETURN_IF_ERROR(r.onlyKeys(schema::kScratchKeys));
     }
     ScratchSpec s;
     FA_RETURN_IF_ERROR(r.string("name", s.name));
@@ -512,9 +380,12 @@ Status parseScratchList(const Value &v, const std::string &field,
     const Value *dims, *shape;
     FA_RETURN_IF_ERROR(r.require("dims", dims));
     FA_RETURN_IF_ERROR(r.require("shape", shape));
-    if (!dims->is_array() || dims->empty() || dims->size() > 8)
+    if (!dims->is_array() || dims->empty() ||
+        dims->size() > size_t(schema::kScratchDimsMax))
       return invalid(r.field("dims"),
-                     "expected an array of 1 to 8 dimension names");
+                     "expected an array of 1 to " +
+                         std::to_string(schema::kScratchDimsMax) +
+                         " dimension names");
     std::set<std::string> seen;
     for (const Value &d : *dims) {
       if (!d.is_string() || !isIdentifier(d.get_ref<const std::string &>()))
@@ -556,8 +427,7 @@ Status parseOperand(const ObjectReader &r, const BundleSpec &spec,
 
 Status parseTensorMapParam(const ObjectReader &r, const BundleSpec &spec,
                            ParamSpec &p) {
-  FA_RETURN_IF_ERROR(r.onlyKeys(
-      {"kind", "operand", "box", "dims", "swizzle", "dtype", "l2_promotion"}));
+  FA_RETURN_IF_ERROR(r.onlyKeys(schema::kTensorMapParamKeys));
   FA_RETURN_IF_ERROR(parseOperand(r, spec, p.operand));
   std::vector<std::string> operandNames = operandDims(spec, p.operand);
   p.dtype = *operandDType(spec, p.operand);
@@ -588,8 +458,11 @@ Status parseTensorMapParam(const ObjectReader &r, const BundleSpec &spec,
     return invalid(r.field("dims"),
                    "must list all " + std::to_string(operandNames.size()) +
                        " dimensions of operand \"" + p.operand + "\"");
-  if (p.dims.size() > 5)
-    return invalid(r.field("dims"), "a tensor map has at most 5 dimensions");
+  if (p.dims.size() > size_t(schema::kTensorMapDimsMax))
+    return invalid(r.field("dims"),
+                   "a tensor map has at most " +
+                       std::to_string(schema::kTensorMapDimsMax) +
+                       " dimensions");
   // TMA has no stride for its first dimension: it must be the contiguous one.
   if (p.dims.front() != operandNames.back())
     return invalid(r.field("dims"), "the first (innermost) dimension must be \"" +
@@ -605,40 +478,21 @@ Status parseTensorMapParam(const ObjectReader &r, const BundleSpec &spec,
                    "expected an array of 1 to " + std::to_string(p.dims.size()) +
                        " positive integers");
   for (const Value &b : *box) {
-    if (!json::isInt64(b) || json::asInt64(b) < 1 || json::asInt64(b) > 256)
-      return invalid(r.field("box"),
-                     "box sizes must be integers in [1, 256]");
+    if (!json::isInt64(b) || json::asInt64(b) < 1 ||
+        json::asInt64(b) > schema::kBoxMax)
+      return invalid(r.field("box"), "box sizes must be integers in [1, " +
+                                         std::to_string(schema::kBoxMax) + "]");
     p.box.push_back(json::asInt64(b));
   }
 
-  std::string swizzle;
-  FA_RETURN_IF_ERROR(r.string("swizzle", swizzle));
-  if (swizzle == "none")
-    p.swizzle = Swizzle::None;
-  else if (swizzle == "32B")
-    p.swizzle = Swizzle::B32;
-  else if (swizzle == "64B")
-    p.swizzle = Swizzle::B64;
-  else if (swizzle == "128B")
-    p.swizzle = Swizzle::B128;
-  else
-    return invalid(r.field("swizzle"), "unknown swizzle \"" + swizzle +
-                                           "\" (known: none, 32B, 64B, 128B)");
-
-  std::string l2;
-  FA_RETURN_IF_ERROR(r.string("l2_promotion", l2, /*required=*/false));
-  if (l2.empty() || l2 == "128B")
-    p.l2Promotion = L2Promotion::B128;
-  else if (l2 == "none")
-    p.l2Promotion = L2Promotion::None;
-  else if (l2 == "64B")
-    p.l2Promotion = L2Promotion::B64;
-  else if (l2 == "256B")
-    p.l2Promotion = L2Promotion::B256;
-  else
-    return invalid(r.field("l2_promotion"),
-                   "unknown L2 promotion \"" + l2 +
-                       "\" (known: none, 64B, 128B, 256B)");
+  int swizzle = 0;
+  FA_RETURN_IF_ERROR(
+      r.choice("swizzle", schema::kSwizzles, "swizzle", swizzle));
+  p.swizzle = static_cast<Swizzle>(swizzle);
+  int l2 = static_cast<int>(L2Promotion::B128); // the default
+  FA_RETURN_IF_ERROR(r.choice("l2_promotion", schema::kL2Promotions,
+                              "L2 promotion", l2, /*required=*/false));
+  p.l2Promotion = static_cast<L2Promotion>(l2);
 
   DType declared = p.dtype;
   FA_RETURN_IF_ERROR(parseDTypeField(r, "dtype", declared, false));
@@ -657,10 +511,10 @@ Status parseTensorMapParam(const ObjectReader &r, const BundleSpec &spec,
                                        std::to_string(innerBytes) +
                                        " bytes) must be a multiple of 16 bytes");
   if (p.swizzle != Swizzle::None && innerBytes > swizzleBytes(p.swizzle))
-    return invalid(r.field("box"), "the inner box extent (" +
-                                       std::to_string(innerBytes) +
-                                       " bytes) exceeds the " + swizzle +
-                                       " swizzle span");
+    return invalid(r.field("box"),
+                   "the inner box extent (" + std::to_string(innerBytes) +
+                       " bytes) exceeds the " + schema::kSwizzles[swizzle] +
+                       " swizzle span");
   return Status::success();
 }
 
@@ -677,35 +531,32 @@ Status parseParams(const ObjectReader &top, BundleSpec &spec) {
     ObjectReader r(item, path);
     std::string kind;
     FA_RETURN_IF_ERROR(r.string("kind", kind));
+    int kindIndex = indexOf(schema::kParamKinds, kind);
+    if (kindIndex < 0)
+      return invalid(r.field("kind"),
+                     "unknown parameter kind \"" + kind +
+                         "\" (known: " + joinList(schema::kParamKinds) + ")");
     ParamSpec p;
-    if (kind == "tensor_map" || kind == "tensor_map_global") {
-      p.kind = kind == "tensor_map" ? ParamKind::TensorMap
-                                    : ParamKind::TensorMapGlobal;
+    p.kind = static_cast<ParamKind>(kindIndex);
+    if (p.kind == ParamKind::TensorMap ||
+        p.kind == ParamKind::TensorMapGlobal) {
       FA_RETURN_IF_ERROR(parseTensorMapParam(r, spec, p));
-    } else if (kind == "ptr") {
-      p.kind = ParamKind::Ptr;
-      FA_RETURN_IF_ERROR(r.onlyKeys({"kind", "operand", "align"}));
+    } else if (p.kind == ParamKind::Ptr) {
+      FA_RETURN_IF_ERROR(r.onlyKeys(schema::kPtrParamKeys));
       FA_RETURN_IF_ERROR(parseOperand(r, spec, p.operand));
       p.dtype = *operandDType(spec, p.operand);
       p.align = dtypeSize(p.dtype);
-      FA_RETURN_IF_ERROR(r.integer("align", p.align, 1, 4096, false));
+      FA_RETURN_IF_ERROR(
+          r.integer("align", p.align, 1, schema::kAlignMax, false));
       if (p.align & (p.align - 1))
         return invalid(r.field("align"), "must be a power of two");
-    } else if (kind == "i32" || kind == "i64" || kind == "f32") {
-      p.kind = kind == "i32"   ? ParamKind::I32
-               : kind == "i64" ? ParamKind::I64
-                               : ParamKind::F32;
-      FA_RETURN_IF_ERROR(r.onlyKeys({"kind", "value"}));
+    } else { // i32, i64, f32
+      FA_RETURN_IF_ERROR(r.onlyKeys(schema::kValueParamKeys));
       const Value *value;
       FA_RETURN_IF_ERROR(r.require("value", value));
       FA_RETURN_IF_ERROR(parseExprValue(*value, r.field("value"),
                                         p.kind == ParamKind::F32, spec,
                                         p.value));
-    } else {
-      return invalid(r.field("kind"),
-                     "unknown parameter kind \"" + kind +
-                         "\" (known: tensor_map, tensor_map_global, ptr, i32, "
-                         "i64, f32)");
     }
     spec.params.push_back(std::move(p));
   }
@@ -770,8 +621,8 @@ Expected<BundleSpec> parseBundleSpec(const std::string &jsonText,
 
   FA_RETURN_IF_ERROR(parseDim3(r, "block", spec.block, true, 1024));
   FA_RETURN_IF_ERROR(parseDim3(r, "cluster", spec.cluster, false, 16));
-  FA_RETURN_IF_ERROR(r.integer("shared_memory_bytes", spec.sharedMemoryBytes,
-                               0, INT32_MAX));
+  FA_RETURN_IF_ERROR(r.integer("shared_memory_bytes", spec.sharedMemoryBytes, 0,
+                               schema::kSharedMemoryMax));
   // Scratch first: expressions in the grid and params may name its buffers.
   if (const Value *scratch = r.get("scratch"))
     FA_RETURN_IF_ERROR(parseScratchList(*scratch, "scratch", spec, nullptr));

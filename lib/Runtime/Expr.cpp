@@ -11,10 +11,10 @@
 namespace fa::runtime {
 
 static const char *const kSymbolNames[kNumSymbols] = {
-    "batch",     "heads_q",   "heads_kv",  "seq_q",
-    "seq_k",     "head_dim",  "head_dim_v", "num_sms",
-    "num_pages", "page_size", "max_pages", "seq_new",
-    "num_seqs",  "splits",    "rows"};
+#define FA_SYMBOL(cpp, name) name,
+#include "fa/Runtime/Symbols.inc"
+#undef FA_SYMBOL
+};
 
 const char *symbolName(Symbol symbol) {
   return kSymbolNames[static_cast<int>(symbol)];

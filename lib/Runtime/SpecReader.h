@@ -12,12 +12,35 @@
 #include "fa/Runtime/BundleSpec.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace fa::runtime::detail {
 
+/// The values of the bundle and sequence schemas these checks use (ranges,
+/// enums, the keys an entry may have), generated from the schemas
+/// (python/fa_mlir/contract.py, SCHEMA_VALUES).
+namespace schema {
+#include "fa/Runtime/SchemaValues.inc"
+} // namespace schema
+
 using json::Value;
+
+/// The position of `name` in `names`, or -1.
+inline int indexOf(const std::vector<std::string> &names,
+                   const std::string &name) {
+  auto it = std::find(names.begin(), names.end(), name);
+  return it == names.end() ? -1 : static_cast<int>(it - names.begin());
+}
+
+/// "a, b, c".
+inline std::string joinList(const std::vector<std::string> &names) {
+  std::string out;
+  for (const std::string &n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
 
 inline Status invalid(const std::string &field, const std::string &what) {
   return Status::error(ErrorCode::InvalidBundle, field + ": " + what);
@@ -86,6 +109,22 @@ public:
     if (!v->is_boolean())
       return wrongType(field(key), "a boolean", *v);
     out = v->get<bool>();
+    return Status::success();
+  }
+
+  /// A string field that must be one of `names` (a schema's enum): its
+  /// position there into `index` (left as it is when absent and not
+  /// required).
+  Status choice(const std::string &key, const std::vector<std::string> &names,
+                const char *what, int &index, bool required = true) const {
+    if (!required && !get(key))
+      return Status::success();
+    std::string name;
+    FA_RETURN_IF_ERROR(string(key, name, required));
+    index = indexOf(names, name);
+    if (index < 0)
+      return invalid(field(key), std::string("unknown ") + what + " \"" + name +
+                                     "\" (known: " + joinList(names) + ")");
     return Status::success();
   }
 

@@ -2,6 +2,7 @@
 #include "fa/Runtime/Tensor.h"
 
 #include "CheckedMath.h"
+#include "Contract.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -28,63 +29,18 @@ std::string hexAddress(uint64_t address) {
   return buf;
 }
 
-/// Which shape symbol each logical dimension of a standard role defines.
-/// Null entries are not symbols: a per-block descale's block count is
-/// checked against ceildiv(seq, block) once the symbols are bound (bias
-/// broadcast dims are handled apart).
+/// Which shape symbol each logical dimension of a standard role defines
+/// (the bundle schema's contract, Contract.h). Null entries are not
+/// symbols: a per-block descale's block count is checked against
+/// ceildiv(seq, block) once the symbols are bound (bias broadcast dims are
+/// handled apart).
 std::vector<const char *> symbolsOf(const std::string &role,
                                     const std::string &op,
                                     const BundleConfig &config) {
-  // fa.combine: [splits, rows, dim] partials, merged into [rows, dim].
-  if (role == "partial_output")
-    return {"splits", "rows", "head_dim"};
-  if (role == "partial_lse")
-    return {"splits", "rows"};
-  if (op == kCombineOp && role == "output")
-    return {"rows", "head_dim"};
-  if (op == kCombineOp && role == "lse")
-    return {"rows"};
-  auto qkvo = [&](const char *seq, const char *head,
-                  const char *dim) -> std::vector<const char *> {
-    if (config.layout == Layout::BSHD)
-      return {"batch", seq, head, dim};
-    return {"batch", head, seq, dim};
-  };
-  if (role == "query" || role == "grad_query")
-    return qkvo("seq_q", "heads_q", "head_dim");
-  if (role == "output" || role == "grad_output")
-    return qkvo("seq_q", "heads_q", "head_dim_v");
-  if (role == "key" || role == "grad_key")
-    return qkvo("seq_k", "heads_kv", "head_dim");
-  if (role == "value" || role == "grad_value")
-    return qkvo("seq_k", "heads_kv", "head_dim_v");
-  if (role == "key_new")
-    return qkvo("seq_new", "heads_kv", "head_dim");
-  if (role == "value_new")
-    return qkvo("seq_new", "heads_kv", "head_dim_v");
-  if (role == "key_cache")
-    return {"num_pages", "page_size", "heads_kv", "head_dim"};
-  if (role == "value_cache")
-    return {"num_pages", "page_size", "heads_kv", "head_dim_v"};
-  if (role == "block_table")
-    return {"batch", "max_pages"};
-  if (role == "lse")
-    return {"batch", "heads_q", "seq_q"};
-  if (isBiasLike(role))
-    return {"batch", "heads_q", "seq_q", "seq_k"};
-  // Per block, a query head has its own descales; per (batch, kv head), the
-  // query heads of a kv head share one.
-  if (config.descaleBlock && role == "query_descale")
-    return {"batch", "heads_q", nullptr};
-  if (config.descaleBlock && isDescale(role))
-    return {"batch", "heads_kv", nullptr};
-  if (isDescale(role))
-    return {"batch", "heads_kv"};
-  if (role == "cache_seqlens")
-    return {"batch"};
-  if (isCuSeqlens(role))
-    return {"num_seqs"}; // size - 1: see SymbolBinder::bindBounds
-  return {};
+  std::vector<const char *> out;
+  for (const contract::Dim &d : contract::operandDims(role, op, config))
+    out.push_back(d.symbol);
+  return out;
 }
 
 /// Per symbol, the roles that define it (for the message of an expression

@@ -6,41 +6,31 @@ written into every CPU bundle, so the runtime half needs no compiler to know
 how to call the kernel. Needs nothing but the standard library.
 """
 from . import config as fa_config
+from . import contract
 from .errors import ArgumentError
 
 _GRAD_OF = fa_config.GRAD_OF
-_BHSD = {
-    "query": ("batch", "heads_q", "seq_q", "head_dim"),
-    "key": ("batch", "heads_kv", "seq_k", "head_dim"),
-    "value": ("batch", "heads_kv", "seq_k", "head_dim_v"),
-    "output": ("batch", "heads_q", "seq_q", "head_dim_v"),
-    "grad_output": ("batch", "heads_q", "seq_q", "head_dim_v"),
-    "key_new": ("batch", "heads_kv", "seq_new", "head_dim"),
-    "value_new": ("batch", "heads_kv", "seq_new", "head_dim_v"),
-}
-# Roles whose dims do not follow the layout (docs/BundleFormat.md, *Operands
-# in detail* and *Paged caches and appends*).
-_FIXED = {
-    "lse": ("batch", "heads_q", "seq_q"),
-    "cache_seqlens": ("batch",),
-    "key_cache": ("num_pages", "page_size", "heads_kv", "head_dim"),
-    "value_cache": ("num_pages", "page_size", "heads_kv", "head_dim_v"),
-    "block_table": ("batch", "max_pages"),
-    # Ragged batches: num_seqs + 1 bounds (docs/BundleFormat.md, *Ragged
-    # batches (varlen)*); SEQ_BOUND stands for that size.
-    "cu_seqlens_q": ("seq_bound",),
-    "cu_seqlens_k": ("seq_bound",),
-    # FP8: per (batch, kv head), a per-tensor one broadcast (stride 0).
-    "query_descale": ("batch", "heads_kv"),
-    "key_descale": ("batch", "heads_kv"),
-    "value_descale": ("batch", "heads_kv"),
-}
+# The roles' dims as shape symbols, from the bundle contract (the schema's
+# x-fa-contract, which the runtime's tables are generated from): the roles
+# whose dims follow the layout (bhsd order here; role_dims swaps for bshd),
+# and those with one order (docs/BundleFormat.md, *Operands in detail*). A
+# gradient reads its primal's entry (_GRAD_OF); bias is role_dims' own.
+_OPERANDS = contract.operands()
+_BHSD = {r: contract.dim_symbols(r, "bhsd") for r, o in _OPERANDS.items()
+         if o["shape"] == "layout" and r not in _GRAD_OF}
+# Ragged batches: num_seqs + 1 bounds (docs/BundleFormat.md, *Ragged
+# batches (varlen)*); SEQ_BOUND stands for that size. FP8 descales: per
+# (batch, kv head), a per-tensor one broadcast (stride 0).
 SEQ_BOUND = "seq_bound"
+_FIXED = {r: ((SEQ_BOUND,) if o["shape"] == "bounds" else
+              contract.dim_symbols(r))
+          for r, o in _OPERANDS.items()
+          if o["shape"] in ("fixed", "descale", "bounds")}
 # The standard roles (and the CPU backward's grad_bias) Python reads.
 ROLES = tuple(_BHSD) + tuple(_FIXED) + ("bias",) + tuple(_GRAD_OF)
 # Operands that are integers, not attention data (the kvcache kernel's
-# per-sequence lengths and block table).
-INT32_ROLES = ("cache_seqlens", "block_table", "cu_seqlens_q", "cu_seqlens_k")
+# per-sequence lengths and block table, a ragged batch's bounds).
+INT32_ROLES = tuple(r for r, o in _OPERANDS.items() if o["dtype"] == "i32")
 _DIM_NAMES = {"batch": "batch", "heads_q": "heads", "heads_kv": "heads",
               "seq_q": "seq", "seq_k": "seq", "head_dim": "head_dim",
               "head_dim_v": "head_dim_v", "num_pages": "pages",

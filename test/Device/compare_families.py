@@ -24,17 +24,21 @@ Families (each a list of jobs: one input module and fa-compile options):
              whole (no --split-input-file), default options
 
 Only jobs the old compiler accepts are compared (a job the new one rejects
-is a difference). No normalizer: the bundles name their cubin by kernel
-name and hold nothing that depends on the build (no paths, times or
-hashes), so equal text is the test. `--ref-cache DIR` keeps the old
+is a difference). The bundles name their cubin by kernel name and hold
+nothing that depends on the build (no paths, times or hashes); bundle JSON
+whose text differs is compared by meaning: the same JSON values, shape
+expressions (grid, params' values, scratch and workspace shapes) as syntax
+trees, so redundant parentheses do not count (they are reported apart). `--ref-cache DIR` keeps the old
 compiler's outputs in DIR, keyed by its sha256, so that later runs compile
 with the new compiler only. Prints one line per family and one per
 difference; exits 1 when anything differs.
 """
 import argparse
+import ast
 import concurrent.futures
 import filecmp
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -145,14 +149,59 @@ def compile_job(fa_compile, src, opts, out):
     return True
 
 
+# Where a bundle or sequence holds shape expressions (docs/BundleFormat.md,
+# *Expressions*): their text may differ in redundant parentheses only.
+EXPRESSION_FIELDS = ("grid", "shape", "value")
+
+
+def expression_tree(text):
+    """The expression's syntax tree: the format's grammar is a subset of
+    Python's (ceildiv, min, max, stride are calls), and the tree has no
+    parentheses."""
+    return ast.dump(ast.parse(text, mode="eval"))
+
+
+def same_meaning(old, new, key=None):
+    """Whether two parsed bundle JSON documents are equal, with expression
+    strings compared as syntax trees."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return old.keys() == new.keys() and all(
+            same_meaning(old[k], new[k], k) for k in old)
+    if isinstance(old, list) and isinstance(new, list):
+        return len(old) == len(new) and all(
+            same_meaning(a, b, key) for a, b in zip(old, new))
+    if key in EXPRESSION_FIELDS and isinstance(old, str) and isinstance(new, str):
+        try:
+            return expression_tree(old) == expression_tree(new)
+        except SyntaxError:
+            return False
+    return old == new and type(old) is type(new)
+
+
+def same_json(old_path, new_path):
+    with open(old_path) as a, open(new_path) as b:
+        return same_meaning(json.load(a), json.load(b))
+
+
 def compare_dirs(old, new):
-    """Differences between two output folders, as lines."""
+    """Differences between two output folders, as lines. Bundle JSON whose
+    text differs counts as equal when its meaning is (same_meaning): a
+    bundle is read, never compared as text, by both readers."""
     a, b = set(os.listdir(old)), set(os.listdir(new))
     diffs = [f"only old: {n}" for n in sorted(a - b)] + [f"only new: {n}" for n in sorted(b - a)]
     for n in sorted(a & b):
-        if not filecmp.cmp(os.path.join(old, n), os.path.join(new, n), shallow=False):
-            diffs.append(f"differs: {n}")
+        o, w = os.path.join(old, n), os.path.join(new, n)
+        if filecmp.cmp(o, w, shallow=False):
+            continue
+        if n.endswith(".json") and same_json(o, w):
+            TEXT_ONLY.append(n)
+            continue
+        diffs.append(f"differs: {n}")
     return diffs
+
+
+# The bundle JSON files equal in meaning but not in text (compare_dirs).
+TEXT_ONLY = []
 
 
 def sha256(path):
@@ -222,6 +271,9 @@ def main():
                   f"{files['json']}; differences {len(bad)}")
             for key, d in bad:
                 print(f"  {key}: {d}")
+        if TEXT_ONLY:
+            print(f"bundle JSON equal in meaning, not in text (expressions' "
+                  f"parentheses): {len(TEXT_ONLY)}")
         print("compare_families: " + ("DIFFERENT" if failed else "identical"))
         return 1 if failed else 0
     finally:

@@ -32,29 +32,19 @@
 
 namespace fa::runtime {
 
+/// The shape symbols, in the order of the bundle schema's
+/// x-fa-contract.symbols (docs/BundleFormat.md, *Shape symbols*), from which
+/// Symbols.inc is generated.
 enum class Symbol : int {
-  Batch,
-  HeadsQ,
-  HeadsKV,
-  SeqQ,
-  SeqK,
-  HeadDim,
-  HeadDimV,
-  NumSMs,
-  // Paged caches and appends (docs/BundleFormat.md, *Shape symbols*).
-  NumPages,
-  PageSize,
-  MaxPages,
-  SeqNew,
-  // Ragged batches: cu_seqlens_q/k have num_seqs + 1 entries
-  // (docs/BundleFormat.md, *Ragged batches (varlen)*).
-  NumSeqs,
-  // A standalone merge (op combine): partial_output [splits, rows, dim]
-  // (docs/BundleFormat.md, *Combine*).
-  Splits,
-  Rows,
+#define FA_SYMBOL(cpp, name) cpp,
+#include "fa/Runtime/Symbols.inc"
+#undef FA_SYMBOL
 };
-constexpr int kNumSymbols = 15;
+constexpr int kNumSymbols = 0
+#define FA_SYMBOL(cpp, name) +1
+#include "fa/Runtime/Symbols.inc"
+#undef FA_SYMBOL
+    ;
 
 const char *symbolName(Symbol symbol);
 std::optional<Symbol> parseSymbol(const std::string &name);

@@ -58,9 +58,9 @@ KernelSignature appendSignature(const AttentionKernelConfig &cfg, AppendArgs &a)
   sig.ptr(&a.lengths, "cache_seqlens");
   if (cfg.paged())
     sig.ptr(&a.table, "block_table");
-  sig.i32(&a.seqNew, "seq_new");
-  sig.i32(&a.headsKv, "heads_kv");
-  sig.i32(&a.outerSlots, cfg.paged() ? "num_pages" : "seq_k");
+  sig.i32(&a.seqNew, sym::SeqNew);
+  sig.i32(&a.headsKv, sym::HeadsKV);
+  sig.i32(&a.outerSlots, cfg.paged() ? sym::NumPages : sym::SeqK);
   auto rowStrides = [&](RowStrides &r, StringRef operand, bool paged) {
     if (paged)
       sig.strides({&r.outer, &r.row, &r.head}, operand, {"page", "row", "head"});
@@ -72,7 +72,7 @@ KernelSignature appendSignature(const AttentionKernelConfig &cfg, AppendArgs &a)
   for (int k = 0; k < 2; ++k)
     rowStrides(a.destStrides[k], caches[k], cfg.paged());
   if (cfg.paged()) {
-    sig.i32(&a.maxPages, "max_pages");
+    sig.i32(&a.maxPages, sym::MaxPages);
     sig.strides({&a.tableStride}, "block_table", {"batch"});
   }
   return sig;
@@ -154,7 +154,7 @@ std::string mlir::fa::nvvm_kernel::appendBundleJson(const AttentionKernelConfig 
                                                     StringRef chip, StringRef cubinFile) {
   AppendArgs unbound;
   Array params = appendSignature(cfg, unbound).bundleParams();
-  Array grid{llvm::formatv("ceildiv(seq_new * heads_kv, {0})", kRowsPerCta).str(), "batch", 2};
+  Array grid{ceilDiv(sym::SeqNew * sym::HeadsKV, kRowsPerCta), sym::Batch, 2};
   return printJson(kernelBundleRoot(chip, cubinFile, appendKernelName(cfg), "kvcache_append",
                                     splitSequenceConfig(cfg), kAppendThreads, 0, std::move(grid),
                                     std::move(params)));

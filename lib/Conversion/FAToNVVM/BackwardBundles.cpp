@@ -27,11 +27,12 @@ void mlir::fa::nvvm_kernel::buildBackwardKernels(OpBuilder &builder, Location lo
 
 namespace {
 
-constexpr const char *kSeqPad = "ceildiv(seq_q, 64) * 64";
+/// The query rows of the row workspaces: whole 64-row tiles.
+BundleExpr seqPad() { return ceilDiv(sym::SeqQ, 64) * 64; }
 
 /// The extents of grad_bias's (and dbias_accum's) batch and head dims.
-const char *biasBatches(const BK &cfg) { return cfg.biasBroadcastBatch ? "1" : "batch"; }
-const char *biasHeads(const BK &cfg) { return cfg.biasBroadcastHead ? "1" : "heads_q"; }
+BundleExpr biasBatches(const BK &cfg) { return cfg.biasBroadcastBatch ? 1 : sym::Batch; }
+BundleExpr biasHeads(const BK &cfg) { return cfg.biasBroadcastHead ? 1 : sym::HeadsQ; }
 
 /// The workspace buffers, as the sequence declares them (with `init`) and
 /// as a kernel's `scratch` names them (without).
@@ -41,22 +42,22 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
     o = Object{{"name", name.str()},
                {"dtype", "f32"},
                {"dims", Array{"batch", "head", "seq", "dim"}},
-               {"shape", Array{"batch", "heads_q", kSeqPad, std::to_string(cfg.qkDim())}}};
+               {"shape", Array{sym::Batch, sym::HeadsQ, seqPad(), BundleExpr(cfg.qkDim())}}};
   else if (name == "dbias_accum")
     o = Object{{"name", name.str()},
                {"dtype", "f32"},
                {"dims", Array{"batch", "head", "seq_q", "seq_k"}},
-               {"shape", Array{biasBatches(cfg), biasHeads(cfg), "seq_q", "seq_k"}}};
+               {"shape", Array{biasBatches(cfg), biasHeads(cfg), sym::SeqQ, sym::SeqK}}};
   else if (name == "dq_semaphore")
     o = Object{{"name", name.str()},
                {"dtype", "i32"},
                {"dims", Array{"batch", "head", "seq"}},
-               {"shape", Array{"batch", "heads_q", "ceildiv(seq_q, 64)"}}};
+               {"shape", Array{sym::Batch, sym::HeadsQ, ceilDiv(sym::SeqQ, 64)}}};
   else // lse_log2, softmax_d
     o = Object{{"name", name.str()},
                {"dtype", "f32"},
                {"dims", Array{"batch", "head", "seq"}},
-               {"shape", Array{"batch", "heads_q", kSeqPad}}};
+               {"shape", Array{sym::Batch, sym::HeadsQ, seqPad()}}};
   if (withInit)
     o["init"] = (name == "lse_log2" || name == "softmax_d") ? "none" : "zero";
   return o;
@@ -111,7 +112,7 @@ KernelJson preKernel() {
                BK::kAuxThreads, 0};
   BackwardRowArgs unbound;
   k.params = backwardPreSignature(unbound).bundleParams();
-  k.grid = Array{"ceildiv(seq_q, 64)", "heads_q", "batch"};
+  k.grid = Array{ceilDiv(sym::SeqQ, 64), sym::HeadsQ, sym::Batch};
   return k;
 }
 
@@ -120,7 +121,7 @@ KernelJson mainKernel(const BK &cfg) {
                BK::kThreads, cfg.sharedMemoryBytes()};
   BackwardMainArgs unbound;
   k.params = backwardMainSignature(cfg, unbound).bundleParams();
-  k.grid = Array{"ceildiv(seq_k, 128)", "heads_kv", "batch"};
+  k.grid = Array{ceilDiv(sym::SeqK, 128), sym::HeadsKV, sym::Batch};
   return k;
 }
 
@@ -128,7 +129,7 @@ KernelJson postKernel() {
   KernelJson k{"_post", "attention_bwd_post", {}, {}, {"dq_accum"}, BK::kAuxThreads, 0};
   BackwardRowArgs unbound;
   k.params = backwardPostSignature(unbound).bundleParams();
-  k.grid = Array{"ceildiv(seq_q, 64)", "heads_q", "batch"};
+  k.grid = Array{ceilDiv(sym::SeqQ, 64), sym::HeadsQ, sym::Batch};
   return k;
 }
 
@@ -138,7 +139,7 @@ KernelJson biasGradKernel(const BK &cfg) {
   KernelJson k{"_dbias", "attention_bwd_dbias", {}, {}, {"dbias_accum"}, BK::kAuxThreads, 0};
   BackwardRowArgs unbound;
   k.params = backwardBiasGradSignature(unbound).bundleParams();
-  k.grid = Array{"seq_q", biasHeads(cfg), biasBatches(cfg)};
+  k.grid = Array{sym::SeqQ, biasHeads(cfg), biasBatches(cfg)};
   return k;
 }
 

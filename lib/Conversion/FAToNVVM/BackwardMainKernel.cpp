@@ -790,9 +790,9 @@ KernelSignature mlir::fa::nvvm_kernel::backwardMainSignature(const BK &cfg,
     else
       strided(&g.ptr, gradStrides, "grad_bias", "seq_q");
   }
-  sig.i32(&a.seqQ, "seq_q");
-  sig.i32(&a.seqK, "seq_k");
-  sig.i32(&a.group, "heads_q / heads_kv");
+  sig.i32(&a.seqQ, sym::SeqQ);
+  sig.i32(&a.seqK, sym::SeqK);
+  sig.i32(&a.group, sym::HeadsQ / sym::HeadsKV);
   return sig;
 }
 

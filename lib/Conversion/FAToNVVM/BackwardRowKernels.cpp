@@ -108,7 +108,7 @@ KernelSignature mlir::fa::nvvm_kernel::backwardPreSignature(BackwardRowArgs &a) 
   declareStrided(sig, a.lse, "lse");
   sig.ptr(&a.lse2, "lse_log2");
   sig.ptr(&a.softmaxD, "softmax_d");
-  sig.i32(&a.seqQ, "seq_q");
+  sig.i32(&a.seqQ, sym::SeqQ);
   return sig;
 }
 
@@ -204,7 +204,7 @@ KernelSignature mlir::fa::nvvm_kernel::backwardPostSignature(BackwardRowArgs &a)
   KernelSignature sig;
   sig.ptr(&a.accum, "dq_accum");
   declareStrided(sig, a.grad, "grad_query");
-  sig.i32(&a.seqQ, "seq_q");
+  sig.i32(&a.seqQ, sym::SeqQ);
   return sig;
 }
 
@@ -279,8 +279,8 @@ KernelSignature mlir::fa::nvvm_kernel::backwardBiasGradSignature(BackwardRowArgs
   KernelSignature sig;
   sig.ptr(&a.accum, "dbias_accum");
   declareStrided(sig, a.grad, "grad_bias", "seq_q");
-  sig.i32(&a.seqQ, "seq_q");
-  sig.i32(&a.seqK, "seq_k");
+  sig.i32(&a.seqQ, sym::SeqQ);
+  sig.i32(&a.seqK, sym::SeqK);
   return sig;
 }
 

@@ -142,8 +142,8 @@ KernelSignature standaloneCombineSignature(StandaloneCombineArgs &a) {
   sig.ptr(&a.lsePartial, "partial_lse");
   sig.ptr(&a.out, "output");
   sig.ptr(&a.lsePtr, "lse");
-  sig.i32(&a.numSplits, "splits");
-  sig.i32(&a.rows, "rows");
+  sig.i32(&a.numSplits, sym::Splits);
+  sig.i32(&a.rows, sym::Rows);
   for (auto [i, param] : llvm::enumerate(kStrideParams))
     sig.strides({&a.strides[i]}, param[0], {param[1]});
   return sig;
@@ -205,7 +205,7 @@ std::string mlir::fa::nvvm_kernel::standaloneCombineBundleJson(const CombineKern
                 {"out_dtype", cfg.outName()},
                 {"head_dim", cfg.dim},
                 {"return_lse", true}};
-  Array grid{llvm::formatv("ceildiv(rows, {0})", kCombineRowsPerCta).str(), 1, 1};
+  Array grid{ceilDiv(sym::Rows, kCombineRowsPerCta), 1, 1};
   return printJson(kernelBundleRoot(chip, cubinFile, cfg.kernelName(), "combine",
                                     std::move(config), kCombineThreads, 0, std::move(grid),
                                     std::move(params)));

@@ -42,7 +42,7 @@ llvm::json::Object mlir::fa::nvvm_kernel::splitScratchEntry(const AttentionKerne
                                                           StringRef name, bool withInit) {
   bool isO = name == "o_partial";
   Array dims{"split", "batch", "head", "seq"};
-  Array shape{TileScheduler::splitCount(cfg), "batch", "heads_q", "seq_q"};
+  Array shape{TileScheduler::splitCount(cfg), sym::Batch, sym::HeadsQ, sym::SeqQ};
   if (isO) {
     dims.push_back("dim");
     shape.push_back(cfg.headDimV);
@@ -59,7 +59,7 @@ Object mlir::fa::nvvm_kernel::valueTransposeWorkspace(const AttentionKernelConfi
   Object o{{"name", "value_t"},
            {"dtype", AttentionKernelConfig::elemTypeName(cfg.elem)},
            {"dims", Array{"batch", "head", "dim", "seq"}},
-           {"shape", Array{"batch", "heads_kv", cfg.headDimV, kValueTKeys}}};
+           {"shape", Array{sym::Batch, sym::HeadsKV, cfg.headDimV, valueTKeys()}}};
   if (withInit)
     o["init"] = "none"; // the pre-kernel writes every key slot, zeros past seq_k
   return o;

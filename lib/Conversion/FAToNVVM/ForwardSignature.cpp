@@ -77,9 +77,9 @@ static void declareStrided(KernelSignature &sig, const AttentionKernelConfig &cf
 /// scheduler's tile space.
 static void declareSizes(KernelSignature &sig, const AttentionKernelConfig &cfg,
                          KernelArgs &a) {
-  sig.i32(&a.seqQ, "seq_q");
+  sig.i32(&a.seqQ, sym::SeqQ);
   sig.i32(&a.seqK, cfg.keySlotsExpr());
-  sig.i32(&a.group, "heads_q / heads_kv");
+  sig.i32(&a.group, sym::HeadsQ / sym::HeadsKV);
   if (cfg.splitKv)
     sig.i32(&a.numSplits, TileScheduler::splitCount(cfg));
   if (cfg.packGqa()) {
@@ -87,16 +87,16 @@ static void declareSizes(KernelSignature &sig, const AttentionKernelConfig &cfg,
     sig.strides(strides, "query", {"batch", "seq", "head"});
   }
   if (cfg.paged()) {
-    sig.i32(&a.maxPages, "max_pages");
+    sig.i32(&a.maxPages, sym::MaxPages);
     Value *strides[1] = {&a.tableStride};
     sig.strides(strides, "block_table", {"batch"});
   }
   if (cfg.append)
-    sig.i32(&a.seqNew, "seq_new");
+    sig.i32(&a.seqNew, sym::SeqNew);
   if (cfg.varlen)
-    sig.i32(&a.numSeqs, "num_seqs");
+    sig.i32(&a.numSeqs, sym::NumSeqs);
   Value *tileSpace[3] = {&a.numBlocks, &a.numHeads, &a.batch};
-  SmallVector<std::string> extents = TileScheduler::forConfig(cfg)->tileSpaceParams();
+  SmallVector<BundleExpr> extents = TileScheduler::forConfig(cfg)->tileSpaceParams();
   for (auto [i, extent] : llvm::enumerate(extents))
     sig.i32(tileSpace[i], extent);
 }

@@ -87,8 +87,8 @@ bool AttentionKernelConfig::pagesFitTiles() const {
   return !paged() || (pageSize % 8 == 0 && (pageSize % blockN == 0 || blockN % pageSize == 0));
 }
 
-std::string AttentionKernelConfig::keySlotsExpr() const {
-  return paged() ? "max_pages * page_size" : "seq_k";
+BundleExpr AttentionKernelConfig::keySlotsExpr() const {
+  return paged() ? sym::MaxPages * sym::PageSize : sym::SeqK;
 }
 
 const char *mlir::fa::nvvm_kernel::biasTypeName(BiasType t) {

@@ -9,6 +9,7 @@
 #ifndef FA_LIB_CONVERSION_FATONVVM_KERNELCONFIG_H
 #define FA_LIB_CONVERSION_FATONVVM_KERNELCONFIG_H
 
+#include "BundleExpr.h"
 #include "KernelBuilder.h"
 #include "fa/Dialect/FA/Transforms/AttentionConfig.h"
 
@@ -136,9 +137,9 @@ struct AttentionKernelConfig {
   /// Whether pages and key tiles nest (one divides the other) on whole
   /// 8-row swizzle atoms, as the paged loads need.
   bool pagesFitTiles() const;
-  /// The key slots of every sequence, an expression: "seq_k" (the cache's
-  /// capacity), or "max_pages * page_size" when paged.
-  std::string keySlotsExpr() const;
+  /// The key slots of every sequence: seq_k (the cache's capacity), or
+  /// max_pages * page_size when paged.
+  BundleExpr keySlotsExpr() const;
   /// The roles of the caches: "key"/"value", or "key_cache"/"value_cache".
   const char *keyRole() const { return paged() ? "key_cache" : "key"; }
   const char *valueRole() const { return paged() ? "value_cache" : "value"; }

@@ -308,7 +308,7 @@ std::string transposeValueBundleJson(const AttentionKernelConfig &cfg, StringRef
 std::string fp8SequenceJson(const AttentionKernelConfig &cfg, StringRef chip);
 llvm::json::Object valueTransposeWorkspace(const AttentionKernelConfig &cfg, bool withInit);
 /// value_t's key extent: seq_k rounded up to whole 64-key pre-kernel tiles.
-constexpr const char *kValueTKeys = "ceildiv(seq_k, 64) * 64";
+inline BundleExpr valueTKeys() { return ceilDiv(sym::SeqK, 64) * 64; }
 /// The key of V that column j of a 16-key group of value_t holds: P's
 /// accumulator registers hold keys (2 t, 2 t + 1, 2 t + 8, 2 t + 9) of each
 /// 16 where the e4m3 A operand wants (4 t .. 4 t + 3).

@@ -1,8 +1,6 @@
 //===- KernelSignature.cpp - A kernel's parameters, declared once ---------===//
 #include "KernelSignature.h"
 
-#include "llvm/Support/FormatVariadic.h"
-
 using namespace mlir;
 using namespace mlir::fa::nvvm_kernel;
 using llvm::json::Object;
@@ -18,18 +16,16 @@ void KernelSignature::ptr(Value *slot, StringRef operand, bool aligned) {
   params.push_back({Kind::Ptr, std::move(o), slot});
 }
 
-void KernelSignature::i32(Value *slot, StringRef value) {
+void KernelSignature::i32(Value *slot, const BundleExpr &value) {
   params.push_back({Kind::I32, Object{{"kind", "i32"}, {"value", value.str()}}, slot});
 }
 
 void KernelSignature::strides(ArrayRef<Value *> slots, StringRef operand,
                               ArrayRef<StringRef> dims) {
   for (auto [i, dim] : llvm::enumerate(dims))
-    params.push_back(
-        {Kind::I64,
-         Object{{"kind", "i64"},
-                {"value", llvm::formatv("stride({0}, {1})", operand, dim).str()}},
-         slots[i]});
+    params.push_back({Kind::I64,
+                      Object{{"kind", "i64"}, {"value", BundleExpr::stride(operand, dim).str()}},
+                      slots[i]});
 }
 
 SmallVector<Type> KernelSignature::types(MLIRContext *ctx) const {

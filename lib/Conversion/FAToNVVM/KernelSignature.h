@@ -13,6 +13,7 @@
 #ifndef FA_LIB_CONVERSION_FATONVVM_KERNELSIGNATURE_H
 #define FA_LIB_CONVERSION_FATONVVM_KERNELSIGNATURE_H
 
+#include "BundleExpr.h"
 #include "KernelBuilder.h"
 
 #include "llvm/Support/JSON.h"
@@ -37,8 +38,9 @@ public:
   /// A pointer to `operand`'s data; `aligned`: the kernel reads it 16 bytes
   /// at a time (the runtime checks the address and the strides).
   void ptr(Value *slot, StringRef operand, bool aligned = false);
-  /// An i32 of the bundle expression `value` ("seq_q", "heads_q / heads_kv").
-  void i32(Value *slot, StringRef value);
+  /// An i32 of the bundle expression `value` (sym::SeqQ,
+  /// sym::HeadsQ / sym::HeadsKV).
+  void i32(Value *slot, const BundleExpr &value);
   /// i64 strides "stride(operand, dim)" of each of `dims`, into *slots[i].
   void strides(ArrayRef<Value *> slots, StringRef operand, ArrayRef<StringRef> dims);
 

@@ -39,7 +39,7 @@ KernelSignature combineSignature(const AttentionKernelConfig &cfg, CombineArgs &
   if (cfg.returnLse)
     sig.ptr(&a.lsePtr, "lse");
   sig.i32(&a.numSplits, TileScheduler::splitCount(cfg));
-  sig.i32(&a.seqQ, "seq_q");
+  sig.i32(&a.seqQ, sym::SeqQ);
   return sig;
 }
 
@@ -86,10 +86,8 @@ std::string combineBundle(const AttentionKernelConfig &cfg, StringRef chip, Stri
   Array params = combineSignature(cfg, unbound).bundleParams();
   // No CTA (the runtime skips the launch) with one split: the partial
   // kernel wrote O and the LSE itself.
-  Array grid{llvm::formatv("ceildiv(seq_q, {0}) * min(1, {1} - 1)", kCombineRowsPerCta,
-                           TileScheduler::splitCount(cfg))
-                 .str(),
-             "heads_q", "batch"};
+  Array grid{ceilDiv(sym::SeqQ, kCombineRowsPerCta) * minOf(1, TileScheduler::splitCount(cfg) - 1),
+             sym::HeadsQ, sym::Batch};
   Object root = kernelBundleRoot(chip, cubinFile, combineName(cfg), "attention_combine",
                                  splitSequenceConfig(cfg), kCombineThreads, 0, std::move(grid),
                                  std::move(params));

@@ -208,7 +208,7 @@ class StaticScheduler : public TileScheduler {
 public:
   using TileScheduler::TileScheduler;
   llvm::json::Array gridShape() const override {
-    return llvm::json::Array{queryBlocks(cfg), "heads_q", "batch"};
+    return llvm::json::Array{queryBlocks(cfg), sym::HeadsQ, sym::Batch};
   }
   WorkTile currentTile(KernelBuilder &kb, const SchedulerArgs &a) const override {
     Value bx = kb.blockIdX();
@@ -225,7 +225,7 @@ class SplitKvScheduler : public TileScheduler {
 public:
   using TileScheduler::TileScheduler;
   llvm::json::Array gridShape() const override {
-    return llvm::json::Array{queryBlocks(cfg) + " * " + splitCount(cfg), "heads_kv", "batch"};
+    return llvm::json::Array{queryBlocks(cfg) * splitCount(cfg), sym::HeadsKV, sym::Batch};
   }
   WorkTile currentTile(KernelBuilder &kb, const SchedulerArgs &a) const override {
     Value bx = kb.blockIdX();
@@ -243,7 +243,7 @@ class VarlenScheduler : public TileScheduler {
 public:
   using TileScheduler::TileScheduler;
   llvm::json::Array gridShape() const override {
-    return llvm::json::Array{gridBlocks(cfg), "heads_q", 1};
+    return llvm::json::Array{gridBlocks(cfg), sym::HeadsQ, 1};
   }
   WorkTile currentTile(KernelBuilder &kb, const SchedulerArgs &a) const override {
     return varlenTile(kb, cfg, a);
@@ -262,17 +262,14 @@ public:
   using TileScheduler::TileScheduler;
   llvm::json::Array gridShape() const override {
     // min(total, max(num_sms, total * [seq_q >= threshold])).
-    std::string total = "(" + gridBlocks(cfg) + " * heads_q * batch)";
+    BundleExpr total = gridBlocks(cfg) * sym::HeadsQ * sym::Batch;
     // Ragged: by the mean length (the launch knows no other).
-    std::string longRows =
-        llvm::formatv(cfg.varlen ? "min(1, seq_q / (num_seqs * {0}))" : "min(1, seq_q / {0})",
-                      AttentionKernelConfig::kPersistentBelowSeqQ)
-            .str();
-    return llvm::json::Array{
-        "min(" + total + ", max(num_sms, " + total + " * " + longRows + "))", 1, 1};
+    BundleExpr threshold = AttentionKernelConfig::kPersistentBelowSeqQ;
+    BundleExpr longRows = minOf(1, sym::SeqQ / (cfg.varlen ? sym::NumSeqs * threshold : threshold));
+    return llvm::json::Array{minOf(total, maxOf(sym::NumSMs, total * longRows)), 1, 1};
   }
-  SmallVector<std::string> tileSpaceParams() const override {
-    return {gridBlocks(cfg), "heads_q", "batch"};
+  SmallVector<BundleExpr> tileSpaceParams() const override {
+    return {gridBlocks(cfg), sym::HeadsQ, sym::Batch};
   }
   bool isPersistent() const override { return true; }
   WorkTile currentTile(KernelBuilder &, const SchedulerArgs &) const override {
@@ -355,23 +352,22 @@ std::unique_ptr<TileScheduler> TileScheduler::forConfig(const AttentionKernelCon
   return std::make_unique<StaticScheduler>(cfg);
 }
 
-std::string TileScheduler::gridBlocks(const AttentionKernelConfig &cfg) {
+BundleExpr TileScheduler::gridBlocks(const AttentionKernelConfig &cfg) {
   // Ragged: sum_b ceildiv(len_b, blockM) <= ceildiv(total, blockM) + num_seqs.
-  return cfg.varlen ? "(" + queryBlocks(cfg) + " + num_seqs)" : queryBlocks(cfg);
+  return cfg.varlen ? queryBlocks(cfg) + sym::NumSeqs : queryBlocks(cfg);
 }
 
-std::string TileScheduler::queryBlocks(const AttentionKernelConfig &cfg) {
+BundleExpr TileScheduler::queryBlocks(const AttentionKernelConfig &cfg) {
   if (cfg.packGqa())
-    return llvm::formatv("ceildiv(seq_q * (heads_q / heads_kv), {0})", cfg.blockM()).str();
-  return llvm::formatv("ceildiv(seq_q, {0})", cfg.blockM()).str();
+    return ceilDiv(sym::SeqQ * (sym::HeadsQ / sym::HeadsKV), cfg.blockM());
+  return ceilDiv(sym::SeqQ, cfg.blockM());
 }
 
-std::string TileScheduler::splitCount(const AttentionKernelConfig &cfg) {
+BundleExpr TileScheduler::splitCount(const AttentionKernelConfig &cfg) {
   if (cfg.numSplits > 0)
-    return std::to_string(cfg.numSplits);
+    return cfg.numSplits;
   // Split only when the work tiles leave SMs idle: one wave of CTAs.
-  std::string tiles = "(" + queryBlocks(cfg) + " * heads_kv * batch)";
-  return llvm::formatv("max(1, min(min(num_sms / max(1, {0}), ceildiv({1}, {2})), 64))", tiles,
-                       cfg.keySlotsExpr(), cfg.blockN)
-      .str();
+  BundleExpr tiles = queryBlocks(cfg) * sym::HeadsKV * sym::Batch;
+  BundleExpr chunks = ceilDiv(cfg.keySlotsExpr(), cfg.blockN);
+  return maxOf(1, minOf(minOf(sym::NumSMs / maxOf(1, tiles), chunks), 64));
 }

@@ -70,7 +70,7 @@ public:
   virtual llvm::json::Array gridShape() const = 0;
   /// The i32 parameters (bundle expressions) a scheduler reads beyond the
   /// kernel's own, in SchedulerArgs order.
-  virtual SmallVector<std::string> tileSpaceParams() const { return {}; }
+  virtual SmallVector<BundleExpr> tileSpaceParams() const { return {}; }
   /// Whether a CTA computes several tiles (forEachTile); else one
   /// (currentTile), which the kernel begins before its roles split.
   virtual bool isPersistent() const { return false; }
@@ -84,13 +84,13 @@ public:
 
   /// "ceildiv(seq_q, blockM)": query blocks per (head, batch); with
   /// pack-GQA, of seq_q x group rows per KV head.
-  static std::string queryBlocks(const AttentionKernelConfig &cfg);
+  static BundleExpr queryBlocks(const AttentionKernelConfig &cfg);
   /// The grid's x extent of work tiles per (head, batch): queryBlocks, plus
   /// one spare block per sequence of a ragged batch.
-  static std::string gridBlocks(const AttentionKernelConfig &cfg);
+  static BundleExpr gridBlocks(const AttentionKernelConfig &cfg);
   /// The split count as a bundle expression: numSplits, or (0) enough
   /// chunks to give every SM one CTA, at most one per key tile and 64.
-  static std::string splitCount(const AttentionKernelConfig &cfg);
+  static BundleExpr splitCount(const AttentionKernelConfig &cfg);
 
   explicit TileScheduler(const AttentionKernelConfig &cfg) : cfg(cfg) {}
 

@@ -48,8 +48,8 @@ KernelSignature transposeSignature(TransposeArgs &a) {
   sig.ptr(&a.value, "value", /*aligned=*/true);
   sig.ptr(&a.valueT, "value_t", /*aligned=*/true);
   sig.strides({&a.strideBatch, &a.strideHead, &a.strideSeq}, "value", {"batch", "head", "seq"});
-  sig.i32(&a.seqK, "seq_k");
-  sig.i32(&a.keysPadded, kValueTKeys);
+  sig.i32(&a.seqK, sym::SeqK);
+  sig.i32(&a.keysPadded, valueTKeys());
   return sig;
 }
 

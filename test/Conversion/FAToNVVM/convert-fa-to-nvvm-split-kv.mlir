@@ -11,11 +11,11 @@
 // CHECK-SAME: \22op\22: \22attention_kvcache\22
 // CHECK-SAME: \22name\22: \22o_partial\22
 // The split count: one wave of CTAs over (packed query block, KV head, batch).
-// CHECK-SAME: \22max(1, min(min(num_sms / max(1, (ceildiv(seq_q * (heads_q / heads_kv), 64) * heads_kv * batch)), ceildiv(seq_k, 128)), 64))\22
+// CHECK-SAME: \22max(1, min(min(num_sms / max(1, ceildiv(seq_q * (heads_q / heads_kv), 64) * heads_kv * batch), ceildiv(seq_k, 128)), 64))\22
 // The merge: 4 rows per CTA, none with one split (the partial kernel then
 // writes O and the LSE itself).
 // CHECK-SAME: _combine = "
-// CHECK-SAME: \22ceildiv(seq_q, 4) * min(1, max(1, min(min(num_sms / max(1, (ceildiv(seq_q * (heads_q / heads_kv), 64) * heads_kv * batch)), ceildiv(seq_k, 128)), 64)) - 1)\22
+// CHECK-SAME: \22ceildiv(seq_q, 4) * min(1, max(1, min(min(num_sms / max(1, ceildiv(seq_q * (heads_q / heads_kv), 64) * heads_kv * batch), ceildiv(seq_k, 128)), 64)) - 1)\22
 // CHECK-SAME: \22op\22: \22attention_combine\22
 // The partial kernel: K and V by TMA, Q by 16-byte loads (pack-GQA), the
 // per-batch lengths, the partials.

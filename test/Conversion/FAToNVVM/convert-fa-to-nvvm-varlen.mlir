@@ -10,13 +10,13 @@
 // persistent: one CTA per SM while the mean length is below 4096, over every
 // (block, head) tile of the flat grid (bundles are listed by name).
 // CHECK: fa.kernel_bundles = {fa_fwd_bf16_d128_bshd_lse_m128n128s2o_varlen = "
-// CHECK-SAME: \22min(((ceildiv(seq_q, 128) + num_seqs) * heads_q * batch), max(num_sms,
+// CHECK-SAME: \22min((ceildiv(seq_q, 128) + num_seqs) * heads_q * batch, max(num_sms,
 
 // Under a band mask, or above head dim 128, one CTA per block of the flat
 // grid: the hardware's scheduler balances tiles whose cost varies with the
 // lengths.
 // CHECK-SAME: fa_fwd_bf16_d256_bshd_causal_lse_m128n80s2o_varlen = "
-// CHECK-SAME: \22(ceildiv(seq_q, 128) + num_seqs)\22,\0A    \22heads_q\22,\0A    1
+// CHECK-SAME: \22ceildiv(seq_q, 128) + num_seqs\22,\0A    \22heads_q\22,\0A    1
 // CHECK-SAME: \22op\22: \22attention_varlen\22
 // CHECK-SAME: \22operand\22: \22query\22
 // CHECK-SAME: \22operand\22: \22key\22
@@ -32,9 +32,9 @@
 
 // A d64 kernel takes three consumers (192-row blocks).
 // CHECK-SAME: fa_fwd_f16_d64_bshd_lse_m192n128s2o_varlen = "
-// CHECK-SAME: \22min(((ceildiv(seq_q, 192) + num_seqs) * heads_q * batch), max(num_sms, ((ceildiv(seq_q, 192) + num_seqs) * heads_q * batch) * min(1, seq_q / (num_seqs * 4096))))\22,\0A    1,\0A    1
+// CHECK-SAME: \22min((ceildiv(seq_q, 192) + num_seqs) * heads_q * batch, max(num_sms, (ceildiv(seq_q, 192) + num_seqs) * heads_q * batch * min(1, seq_q / (num_seqs * 4096))))\22,\0A    1,\0A    1
 // CHECK-SAME: \22value\22: \22num_seqs\22
-// CHECK-SAME: \22value\22: \22(ceildiv(seq_q, 192) + num_seqs)\22
+// CHECK-SAME: \22value\22: \22ceildiv(seq_q, 192) + num_seqs\22
 
 // The scan: shuffles up (the prefix sum), a ballot for the lane that holds
 // the block, its sequence's bounds shuffled from it; rows offset by the

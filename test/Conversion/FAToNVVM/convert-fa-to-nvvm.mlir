@@ -5,7 +5,7 @@
 // Without a band mask the kernel is persistent: one CTA per SM below 4096
 // query rows (each looping over tiles), one tile per CTA from there; the
 // tile counts are three more i32 parameters and Q gets an "empty" barrier.
-// CHECK: module attributes {fa.kernel_bundles = {fa_fwd_bf16_d128_bshd_lse_m128n128s2o = "{{.*}}\22grid\22: [\0A \22min((ceildiv(seq_q, 128) * heads_q * batch), max(num_sms, (ceildiv(seq_q, 128) * heads_q * batch) * min(1, seq_q / 4096)))\22,\0A 1,\0A 1\0A ]{{.*}}\22kernel\22: \22fa_fwd_bf16_d128_bshd_lse_m128n128s2o\22{{.*}}\22shared_memory_bytes\22: 164944{{.*}}"}, gpu.container_module}
+// CHECK: module attributes {fa.kernel_bundles = {fa_fwd_bf16_d128_bshd_lse_m128n128s2o = "{{.*}}\22grid\22: [\0A \22min(ceildiv(seq_q, 128) * heads_q * batch, max(num_sms, ceildiv(seq_q, 128) * heads_q * batch * min(1, seq_q / 4096)))\22,\0A 1,\0A 1\0A ]{{.*}}\22kernel\22: \22fa_fwd_bf16_d128_bshd_lse_m128n128s2o\22{{.*}}\22shared_memory_bytes\22: 164944{{.*}}"}, gpu.container_module}
 // CHECK-LABEL: func.func @bf16_d128
 // CHECK: fa.attention {{.*}}fa.kernel = @fa_fwd_bf16_d128_bshd_lse_m128n128s2o::@fa_fwd_bf16_d128_bshd_lse_m128n128s2o
 // CHECK: gpu.module @fa_fwd_bf16_d128_bshd_lse_m128n128s2o [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
@@ -74,7 +74,7 @@ func.func @bf16_d128(%q: tensor<?x?x16x128xbf16>, %k: tensor<?x?x16x128xbf16>, %
 // are masked.
 
 // CHECK: \22block\22: [\0A 512,
-// CHECK-SAME: \22grid\22: [\0A \22min((ceildiv(seq_q, 192) * heads_q * batch), max(num_sms,
+// CHECK-SAME: \22grid\22: [\0A \22min(ceildiv(seq_q, 192) * heads_q * batch, max(num_sms,
 // CHECK-SAME: \22box\22: [\0A 64,\0A 192\0A ],{{.*}}\22operand\22: \22query\22
 // CHECK-SAME: \22value\22: \22ceildiv(seq_q, 192)\22{{.*}}\22value\22: \22heads_q\22{{.*}}\22value\22: \22batch\22
 // CHECK-LABEL: func.func @f16_d64_causal

@@ -26,7 +26,7 @@
 // JSON: "cubin": "fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2o.ptx",
 // JSON: "format": "fa-kernel-bundle",
 // JSON: "grid": [
-// JSON-NEXT: "min((ceildiv(seq_q, 128) * heads_q * batch), max(num_sms, (ceildiv(seq_q, 128) * heads_q * batch) * min(1, seq_q / 4096)))",
+// JSON-NEXT: "min(ceildiv(seq_q, 128) * heads_q * batch, max(num_sms, ceildiv(seq_q, 128) * heads_q * batch * min(1, seq_q / 4096)))",
 // JSON-NEXT: 1,
 // JSON-NEXT: 1
 // JSON: "kernel": "fa_fwd_bf16_d128_bhsd_causal_lse_m128n128s2o",
