@@ -156,6 +156,26 @@ def linalg_case(name, rng):
     return text
 
 
+def _and_padding(body, cond, at, b, s):
+    """`cond` AND attention_mask[b, at] != 0 (%am, an input)."""
+    a = body.emit(f"tensor.extract %am[%b, {at}] : tensor<{b}x{s}xi64>")
+    zero = body.emit("arith.constant 0 : i64")
+    keep = body.emit(f"arith.cmpi ne, {a}, {zero} : i64")
+    return body.emit(f"arith.andi {cond}, {keep} : i1")
+
+
+def _masked_score(body, rng, cond):
+    """%x: the score %s where `cond`, a -inf or finfo.min fill elsewhere,
+    by a select or an additive where(cond, 0, fill)."""
+    fill = rng.choice(["%ninf", "%ninf", "%fmin"])
+    if rng.random() < 0.5:
+        body.lines.append(f"%x = arith.select {cond}, %s, {fill} : f32")
+    else:
+        zero = body.emit("arith.constant 0.0 : f32")
+        add = body.emit(f"arith.select {cond}, {zero}, {fill} : f32")
+        body.lines.append(f"%x = arith.addf %s, {add} : f32")
+
+
 def position_case(name, rng):
     """A mask read through tensors, as transformers builds it: key positions
     from a constant position tensor read by tensor.extract (an arange, or a
@@ -184,17 +204,8 @@ def position_case(name, rng):
             nxt = body.emit(f"arith.addi %j, {one} : index")
             body.emit(f"arith.remui {nxt}, {size} : index")
             at = f"%v{body.n}"
-        a = body.emit(f"tensor.extract %am[%b, {at}] : tensor<{b}x{s}xi64>")
-        zero = body.emit("arith.constant 0 : i64")
-        keep = body.emit(f"arith.cmpi ne, {a}, {zero} : i64")
-        cond = body.emit(f"arith.andi {cond}, {keep} : i1")
-    fill = rng.choice(["%ninf", "%ninf", "%fmin"])
-    if rng.random() < 0.5:
-        body.lines.append(f"%x = arith.select {cond}, %s, {fill} : f32")
-    else:
-        zero = body.emit("arith.constant 0.0 : f32")
-        add = body.emit(f"arith.select {cond}, {zero}, {fill} : f32")
-        body.lines.append(f"%x = arith.addf %s, {add} : f32")
+        cond = _and_padding(body, cond, at, b, s)
+    _masked_score(body, rng, cond)
     return linalg_program(name, "\n".join(body.lines), bh=b, heads=h, sq=s,
                           sk=s, d=8, inputs=inputs, pre=pre)
 
@@ -434,17 +445,8 @@ def position_tensor_case(name, rng):
     if rng.random() < 0.5:
         inputs.append(("am", f"tensor<{b}x{s}xi64>", "b, i"))
         at = rng.choice(["%j", "%j", "%j", "%i"])
-        a = body.emit(f"tensor.extract %am[%b, {at}] : tensor<{b}x{s}xi64>")
-        zero = body.emit("arith.constant 0 : i64")
-        keep = body.emit(f"arith.cmpi ne, {a}, {zero} : i64")
-        cond = body.emit(f"arith.andi {cond}, {keep} : i1")
-    fill = rng.choice(["%ninf", "%ninf", "%fmin"])
-    if rng.random() < 0.5:
-        body.lines.append(f"%x = arith.select {cond}, %s, {fill} : f32")
-    else:
-        zero = body.emit("arith.constant 0.0 : f32")
-        add = body.emit(f"arith.select {cond}, {zero}, {fill} : f32")
-        body.lines.append(f"%x = arith.addf %s, {add} : f32")
+        cond = _and_padding(body, cond, at, b, s)
+    _masked_score(body, rng, cond)
     return linalg_program(name, "\n".join(body.lines), bh=b, heads=h, sq=s,
                           sk=s, d=8, inputs=inputs, pre=pre)
 
