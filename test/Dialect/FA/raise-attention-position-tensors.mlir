@@ -5,7 +5,8 @@
 // tensor.extract from tensors that linalg generics, slices, concatenations and
 // tm_tensor.scan compute from constants. The mask evaluator folds those
 // tensors in the program's own arithmetic (Raising/PositionTensors.cpp); a
-// tensor that reads a function argument stays data.
+// tensor that reads a function argument stays data. Last, the limits of
+// replacing the rows a finite fill hides entirely (Raising/EmptyRows.cpp).
 // test/Execution/raise-position-tensors.py runs the raised ones against the
 // original.
 
@@ -590,6 +591,174 @@ func.func @pow_inexact_mask(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8xf32>, 
   %eo = tensor.empty() : tensor<2x2x16x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x2x16x8xf32>) -> tensor<2x2x16x8xf32>
   // expected-remark @+1 {{attention not raised: the mask's 'math.powf' computes 0 ^ 0.5 at row 0, key 0: only integer powers whose result its type represents exactly are evaluated (the rounding of others depends on the target's libm)}}
+  %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x16x16xf32>, tensor<2x2x16x8xf32>) outs(%fo : tensor<2x2x16x8xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x16x8xf32>
+  return %out : tensor<2x2x16x8xf32>
+}
+
+// -----
+
+// Padding AND causal with a fill of -1e9 (eager, older models): the fill does
+// not absorb the scores, so a fully hidden row is a softmax of its scores in
+// the original. Declined (rows are replaced by the mean of V only under fills
+// at or below -2^100, such as finfo.min).
+// CHECK-LABEL: func.func @eager_padding_fill_1e9
+// CHECK-NOT: fa.attention
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#id = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row = affine_map<(b, h, i, j) -> (b, h, i)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+func.func @eager_padding_fill_1e9(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8xf32>, %v: tensor<2x2x16x8xf32>, %am: tensor<2x16xi64>) -> tensor<2x2x16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf_r = arith.constant 0xFF800000 : f32
+  %es = tensor.empty() : tensor<2x2x16x16xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x2x16x16xf32>) -> tensor<2x2x16x16xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x2x16x8xf32>, tensor<2x2x16x8xf32>) outs(%fs : tensor<2x2x16x16xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x16x16xf32>
+  %masked = linalg.generic {indexing_maps = [#id, affine_map<(b, h, i, j) -> (b, i)>, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk, %am : tensor<2x2x16x16xf32>, tensor<2x16xi64>) outs(%es : tensor<2x2x16x16xf32>) {
+  ^bb0(%sc: f32, %in0: i64, %out: f32):
+    %cscale = arith.constant 0.125 : f32
+    %s = arith.mulf %sc, %cscale : f32
+    %b = linalg.index 0 : index
+    %h = linalg.index 1 : index
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %fmin = arith.constant -3.40282347E+38 : f32
+    %le = arith.cmpi ule, %j, %i : index
+    %a = tensor.extract %am[%b, %j] : tensor<2x16xi64>
+    %z = arith.constant 0 : i64
+    %keep = arith.cmpi ne, %a, %z : i64
+    
+    %vis = arith.andi %le, %keep : i1
+    %big = arith.constant -1.0e9 : f32
+    %zf = arith.constant 0.0 : f32
+    %add = arith.select %vis, %zf, %big : f32
+    %x = arith.addf %s, %add : f32
+    linalg.yield %x : f32
+  } -> tensor<2x2x16x16xf32>
+  %er = tensor.empty() : tensor<2x2x16xf32>
+  %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x2x16xf32>) -> tensor<2x2x16xf32>
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<2x2x16x16xf32>) outs(%fm : tensor<2x2x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x16xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x2x16x16xf32>, tensor<2x2x16xf32>) outs(%es : tensor<2x2x16x16xf32>) {
+  ^bb0(%a: f32, %mm: f32, %o: f32):
+    %dd = arith.subf %a, %mm : f32
+    %r = math.exp %dd : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x16x16xf32>
+  %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x2x16xf32>) -> tensor<2x2x16xf32>
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<2x2x16x16xf32>) outs(%fl : tensor<2x2x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x16xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x2x16x16xf32>, tensor<2x2x16xf32>) outs(%es : tensor<2x2x16x16xf32>) {
+  ^bb0(%a: f32, %ll: f32, %o: f32):
+    %r = arith.divf %a, %ll : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x16x16xf32>
+  %eo = tensor.empty() : tensor<2x2x16x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x2x16x8xf32>) -> tensor<2x2x16x8xf32>
+  // expected-remark @+1 {{attention not raised: a key padding mask with a finite fill (-1.000000e+09) next to a causal or window mask: the fill is above -2^100, so a row whose every key is hidden is a softmax of its scores in the original, which fa.attention cannot express}}
+  %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x16x16xf32>, tensor<2x2x16x8xf32>) outs(%fo : tensor<2x2x16x8xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x16x8xf32>
+  return %out : tensor<2x2x16x8xf32>
+}
+
+// -----
+
+// Causal by one select and padding by another additive term, both finfo.min:
+// keys hidden by both are -inf (the sum overflows), so a fully hidden row
+// mixes two fills. Declined.
+// CHECK-LABEL: func.func @eager_padding_two_terms
+// CHECK-NOT: fa.attention
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#id = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row = affine_map<(b, h, i, j) -> (b, h, i)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+func.func @eager_padding_two_terms(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8xf32>, %v: tensor<2x2x16x8xf32>, %am: tensor<2x16xi64>) -> tensor<2x2x16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf_r = arith.constant 0xFF800000 : f32
+  %es = tensor.empty() : tensor<2x2x16x16xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x2x16x16xf32>) -> tensor<2x2x16x16xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x2x16x8xf32>, tensor<2x2x16x8xf32>) outs(%fs : tensor<2x2x16x16xf32>) {
+  ^bb0(%a: f32, %bb: f32, %c: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x16x16xf32>
+  %masked = linalg.generic {indexing_maps = [#id, affine_map<(b, h, i, j) -> (b, i)>, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk, %am : tensor<2x2x16x16xf32>, tensor<2x16xi64>) outs(%es : tensor<2x2x16x16xf32>) {
+  ^bb0(%sc: f32, %in0: i64, %out: f32):
+    %cscale = arith.constant 0.125 : f32
+    %s = arith.mulf %sc, %cscale : f32
+    %b = linalg.index 0 : index
+    %h = linalg.index 1 : index
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %fmin = arith.constant -3.40282347E+38 : f32
+    %le = arith.cmpi ule, %j, %i : index
+    %a = tensor.extract %am[%b, %j] : tensor<2x16xi64>
+    %z = arith.constant 0 : i64
+    %keep = arith.cmpi ne, %a, %z : i64
+    
+    %c = arith.select %le, %s, %fmin : f32
+    %zf = arith.constant 0.0 : f32
+    %add = arith.select %keep, %zf, %fmin : f32
+    %x = arith.addf %c, %add : f32
+    linalg.yield %x : f32
+  } -> tensor<2x2x16x16xf32>
+  %er = tensor.empty() : tensor<2x2x16xf32>
+  %fm = linalg.fill ins(%ninf_r : f32) outs(%er : tensor<2x2x16xf32>) -> tensor<2x2x16xf32>
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<2x2x16x16xf32>) outs(%fm : tensor<2x2x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x16xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x2x16x16xf32>, tensor<2x2x16xf32>) outs(%es : tensor<2x2x16x16xf32>) {
+  ^bb0(%a: f32, %mm: f32, %o: f32):
+    %dd = arith.subf %a, %mm : f32
+    %r = math.exp %dd : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x16x16xf32>
+  %fl = linalg.fill ins(%zero : f32) outs(%er : tensor<2x2x16xf32>) -> tensor<2x2x16xf32>
+  %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<2x2x16x16xf32>) outs(%fl : tensor<2x2x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x16xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x2x16x16xf32>, tensor<2x2x16xf32>) outs(%es : tensor<2x2x16x16xf32>) {
+  ^bb0(%a: f32, %ll: f32, %o: f32):
+    %r = arith.divf %a, %ll : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x16x16xf32>
+  %eo = tensor.empty() : tensor<2x2x16x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x2x16x8xf32>) -> tensor<2x2x16x8xf32>
+  // expected-remark @+1 {{attention not raised: a key padding mask with a finite fill (-3.402823e+38) next to a causal or window mask: the positional mask is another term, so a row whose every key is hidden mixes two fills in the original, which fa.attention cannot express}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x16x16xf32>, tensor<2x2x16x8xf32>) outs(%fo : tensor<2x2x16x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32

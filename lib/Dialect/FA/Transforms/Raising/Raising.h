@@ -398,6 +398,11 @@ struct MaskConfig : PositionMask {
   /// A key padding mask: `bias` is its data tensor, read through this
   /// condition (a [B, Sk] operand broadcast over the rows).
   std::optional<KeyPadding> keyPadding;
+  /// One finite fill that absorbs the scores hides the padding and the
+  /// positional part: a row whose every key is hidden averages V over all
+  /// keys in the original. The raise replaces those rows by the mean of V
+  /// (EmptyRows.cpp).
+  bool averageEmptyRows = false;
   /// Human-readable summary for the remark.
   std::string summary;
 };
@@ -409,6 +414,9 @@ LogicalResult analyzeMasks(const ScoreForm &form, int rowAtom, int colAtom,
 /// Fill values at or below this count as "masked" when every row keeps a
 /// visible key: exp(fill - rowmax) underflows to 0 in f32.
 constexpr double kMaskFillThreshold = -1.0e4;
+/// A finite fill at or below this absorbs the scores: s + fill == fill in
+/// f32 or f64 for |s| < 2^46 (finfo.min of f32 and bf16 are far below).
+constexpr double kAbsorbingFill = -0x1p100;
 /// -inf, or a finite value at or below kMaskFillThreshold.
 bool isMaskFill(double v);
 
