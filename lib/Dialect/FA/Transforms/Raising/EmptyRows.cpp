@@ -30,6 +30,23 @@ struct Dims {
   int64_t batch, headsQ, headsKV, seqQ, seqK, dimV;
 };
 
+/// A tensor of `shape` filled with `zero` (the accumulator of a reduction).
+Value zeros(ImplicitLocOpBuilder &b, ArrayRef<int64_t> shape,
+            TypedAttr zero) {
+  Value empty = tensor::EmptyOp::create(b, shape, zero.getType());
+  return linalg::FillOp::create(
+             b, ValueRange{arith::ConstantOp::create(b, zero)},
+             ValueRange{empty})
+      .getResult(0);
+}
+
+/// Three parallel loops and a reduction over the fourth (the keys).
+SmallVector<utils::IteratorType> reduceLast() {
+  SmallVector<utils::IteratorType> its(3, utils::IteratorType::parallel);
+  its.push_back(utils::IteratorType::reduction);
+  return its;
+}
+
 /// Whether fa.attention's causal / window attributes keep (i, j).
 Value positionVisible(OpBuilder &b, Location loc, const MaskConfig &m,
                       const Dims &d, Value i, Value j) {
@@ -76,16 +93,9 @@ Value rowsWithKey(ImplicitLocOpBuilder &b, const MaskConfig &m,
     ins.push_back(bias);
   }
   maps.push_back(AffineMap::get(4, 0, {dim(0), dim(1), dim(2)}, ctx));
-  Value init = linalg::FillOp::create(
-                   b, ValueRange{arith::ConstantIntOp::create(b, 0, 1)},
-                   ValueRange{tensor::EmptyOp::create(
-                       b, ArrayRef<int64_t>{d.batch, d.headsQ, d.seqQ},
-                       b.getI1Type())})
-                   .getResult(0);
-  SmallVector<utils::IteratorType> its(3, utils::IteratorType::parallel);
-  its.push_back(utils::IteratorType::reduction);
+  Value init = zeros(b, {d.batch, d.headsQ, d.seqQ}, b.getBoolAttr(false));
   return linalg::GenericOp::create(
-             b, init.getType(), ins, ValueRange{init}, maps, its,
+             b, init.getType(), ins, ValueRange{init}, maps, reduceLast(),
              [&](OpBuilder &nb, Location loc, ValueRange args) {
                Value i = linalg::IndexOp::create(nb, loc, 2);
                Value j = linalg::IndexOp::create(nb, loc, 3);
@@ -115,18 +125,10 @@ Value sumOverKeys(ImplicitLocOpBuilder &b, Layout layout, const Dims &d,
           ? AffineMap::get(4, 0, {dim(0), dim(1), dim(3), dim(2)}, ctx)
           : AffineMap::get(4, 0, {dim(0), dim(3), dim(1), dim(2)}, ctx);
   AffineMap outMap = AffineMap::get(4, 0, {dim(0), dim(1), dim(2)}, ctx);
-  Value init =
-      linalg::FillOp::create(
-          b, ValueRange{arith::ConstantOp::create(b, b.getF32FloatAttr(0))},
-          ValueRange{tensor::EmptyOp::create(
-              b, ArrayRef<int64_t>{d.batch, d.headsKV, d.dimV},
-              b.getF32Type())})
-          .getResult(0);
-  SmallVector<utils::IteratorType> its(3, utils::IteratorType::parallel);
-  its.push_back(utils::IteratorType::reduction);
+  Value init = zeros(b, {d.batch, d.headsKV, d.dimV}, b.getF32FloatAttr(0));
   return linalg::GenericOp::create(
              b, init.getType(), ValueRange{v}, ValueRange{init},
-             ArrayRef<AffineMap>{vMap, outMap}, its,
+             ArrayRef<AffineMap>{vMap, outMap}, reduceLast(),
              [&](OpBuilder &nb, Location loc, ValueRange args) {
                Value x = args[0];
                if (!x.getType().isF32())
