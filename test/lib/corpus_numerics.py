@@ -9,7 +9,6 @@ and compared with PyTorch's result:
   bf16: against PyTorch's float64 run of the same inputs, our error at most
         twice PyTorch's bf16 error plus 1e-2 (FlashAttention's criterion).
 """
-import ctypes
 import os
 
 import numpy as np
@@ -19,11 +18,6 @@ import raise_equiv
 from fa_mlir import cpu, dtypes
 
 TOSA_TO_LINALG = raise_equiv.TOSA_TO_LINALG
-# Copies between memrefs of different layouts (what bufferizing TOSA's
-# reshapes leaves) call memrefCopy from MLIR's C runner utils: loaded
-# globally so that the compiled models find it.
-ctypes.CDLL(os.path.join(cpu.LLVM_BIN, "..", "lib",
-                         "libmlir_c_runner_utils.so"), mode=ctypes.RTLD_GLOBAL)
 
 
 def load(variant):

@@ -156,6 +156,26 @@ def linalg_case(name, rng):
     return text
 
 
+def _and_padding(body, cond, at, b, s):
+    """`cond` AND attention_mask[b, at] != 0 (%am, an input)."""
+    a = body.emit(f"tensor.extract %am[%b, {at}] : tensor<{b}x{s}xi64>")
+    zero = body.emit("arith.constant 0 : i64")
+    keep = body.emit(f"arith.cmpi ne, {a}, {zero} : i64")
+    return body.emit(f"arith.andi {cond}, {keep} : i1")
+
+
+def _masked_score(body, rng, cond):
+    """%x: the score %s where `cond`, a -inf or finfo.min fill elsewhere,
+    by a select or an additive where(cond, 0, fill)."""
+    fill = rng.choice(["%ninf", "%ninf", "%fmin"])
+    if rng.random() < 0.5:
+        body.lines.append(f"%x = arith.select {cond}, %s, {fill} : f32")
+    else:
+        zero = body.emit("arith.constant 0.0 : f32")
+        add = body.emit(f"arith.select {cond}, {zero}, {fill} : f32")
+        body.lines.append(f"%x = arith.addf %s, {add} : f32")
+
+
 def position_case(name, rng):
     """A mask read through tensors, as transformers builds it: key positions
     from a constant position tensor read by tensor.extract (an arange, or a
@@ -184,17 +204,8 @@ def position_case(name, rng):
             nxt = body.emit(f"arith.addi %j, {one} : index")
             body.emit(f"arith.remui {nxt}, {size} : index")
             at = f"%v{body.n}"
-        a = body.emit(f"tensor.extract %am[%b, {at}] : tensor<{b}x{s}xi64>")
-        zero = body.emit("arith.constant 0 : i64")
-        keep = body.emit(f"arith.cmpi ne, {a}, {zero} : i64")
-        cond = body.emit(f"arith.andi {cond}, {keep} : i1")
-    fill = rng.choice(["%ninf", "%ninf", "%fmin"])
-    if rng.random() < 0.5:
-        body.lines.append(f"%x = arith.select {cond}, %s, {fill} : f32")
-    else:
-        zero = body.emit("arith.constant 0.0 : f32")
-        add = body.emit(f"arith.select {cond}, {zero}, {fill} : f32")
-        body.lines.append(f"%x = arith.addf %s, {add} : f32")
+        cond = _and_padding(body, cond, at, b, s)
+    _masked_score(body, rng, cond)
     return linalg_program(name, "\n".join(body.lines), bh=b, heads=h, sq=s,
                           sk=s, d=8, inputs=inputs, pre=pre)
 
@@ -304,7 +315,143 @@ def tosa_case(name, rng):
     return text
 
 
-def cases(seed, count, positions=0, tosa_share=0.3):
+def _arange(name, n, start=0, elt="i64"):
+    """A linalg.generic arange (cache_position, kv_arange) from `start`."""
+    return f"""
+%e_{name} = tensor.empty() : tensor<{n}x{elt}>
+%{name} = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} outs(%e_{name} : tensor<{n}x{elt}>) {{
+^bb0(%o: {elt}):
+  %x = linalg.index 0 : index
+  %y = arith.index_cast %x : index to {elt}
+  %c = arith.constant {start} : {elt}
+  %z = arith.addi %y, %c : {elt}
+  linalg.yield %z : {elt}
+}} -> tensor<{n}x{elt}>
+"""
+
+
+def _computed_positions(rng, b, s, p):
+    """Statements defining %{p}pos (prefix `p` on every name): tensor<b x s x i64>, position ids computed
+    the ways transformers' exports compute them, and a description."""
+    kind = rng.choice(["broadcast", "slice", "cumsum", "constant", "concat"])
+    if kind == "broadcast":  # arange(s) broadcast per batch element
+        return _arange(p + "ar", s, rng.randint(0, 3)) + f"""
+%{p}e_pos = tensor.empty() : tensor<{b}x{s}xi64>
+%{p}pos = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}} ins(%{p}ar : tensor<{s}xi64>) outs(%{p}e_pos : tensor<{b}x{s}xi64>) {{
+^bb0(%in: i64, %o: i64):
+  linalg.yield %in : i64
+}} -> tensor<{b}x{s}xi64>
+"""
+    if kind == "slice":  # a window of a longer arange, expanded per batch
+        off = rng.randint(0, 4)
+        return _arange(p + "ar", s + 4, rng.randint(-2, 2)) + f"""
+%{p}sl = tensor.extract_slice %{p}ar[{off}] [{s}] [1] : tensor<{s + 4}xi64> to tensor<{s}xi64>
+%{p}pex = tensor.expand_shape %{p}sl [[0, 1]] output_shape [1, {s}] : tensor<{s}xi64> into tensor<1x{s}xi64>
+%{p}e_pos = tensor.empty() : tensor<{b}x{s}xi64>
+%{p}pos = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}} ins(%{p}pex : tensor<1x{s}xi64>) outs(%{p}e_pos : tensor<{b}x{s}xi64>) {{
+^bb0(%in: i64, %o: i64):
+  linalg.yield %in : i64
+}} -> tensor<{b}x{s}xi64>
+"""
+    if kind in ("cumsum", "constant"):
+        # A constant 0/1 pattern per batch element (mostly ones), then its
+        # inclusive or exclusive cumsum: aranges, or restarts.
+        rows = [[int(rng.random() < 0.93) for _ in range(s)]
+                for _ in range(b)]
+        if rng.random() < 0.7:
+            rows = [rows[0]] * b
+        dense = "[" + ", ".join("[" + ", ".join(map(str, r)) + "]"
+                                for r in rows) + "]"
+        if kind == "constant":
+            vals = [[sum(r[:k]) for k in range(s)] for r in rows]
+            dense = "[" + ", ".join("[" + ", ".join(map(str, r)) + "]"
+                                    for r in vals) + "]"
+            return (f"%{p}pos = arith.constant dense<{dense}> : "
+                    f"tensor<{b}x{s}xi64>\n")
+        inclusive = rng.choice(["true", "false"])
+        return f"""
+%{p}bits = arith.constant dense<{dense}> : tensor<{b}x{s}xi64>
+%{p}c0_i64 = arith.constant 0 : i64
+%{p}e_pos = tensor.empty() : tensor<{b}x{s}xi64>
+%{p}z = linalg.fill ins(%{p}c0_i64 : i64) outs(%{p}e_pos : tensor<{b}x{s}xi64>) -> tensor<{b}x{s}xi64>
+%{p}e_b = tensor.empty() : tensor<{b}xi64>
+%{p}z1 = linalg.fill ins(%{p}c0_i64 : i64) outs(%{p}e_b : tensor<{b}xi64>) -> tensor<{b}xi64>
+%{p}cums:2 = tm_tensor.scan dimension(1) inclusive({inclusive}) ins(%{p}bits : tensor<{b}x{s}xi64>) outs(%{p}z, %{p}z1 : tensor<{b}x{s}xi64>, tensor<{b}xi64>) {{
+^bb0(%a: i64, %c: i64):
+  %r = arith.addi %a, %c : i64
+  tm_tensor.yield %r : i64
+}} -> tensor<{b}x{s}xi64>, tensor<{b}xi64>
+%{p}pos = tensor.cast %{p}cums#0 : tensor<{b}x{s}xi64> to tensor<{b}x{s}xi64>
+"""
+    # concat: [first - 1, pos] then the difference (packed-sequence
+    # detection's diff), as position ids 1 + cumsum-free arange.
+    return _arange(p + "ar", s) + f"""
+%{p}pex = tensor.expand_shape %{p}ar [[0, 1]] output_shape [1, {s}] : tensor<{s}xi64> into tensor<1x{s}xi64>
+%{p}first = tensor.extract_slice %{p}pex[0, 0] [1, 1] [1, 1] : tensor<1x{s}xi64> to tensor<1x1xi64>
+%{p}cat = tensor.concat dim(1) %{p}first, %{p}pex : (tensor<1x1xi64>, tensor<1x{s}xi64>) -> tensor<1x{s + 1}xi64>
+%{p}hi = tensor.extract_slice %{p}cat[0, {rng.randint(0, 1)}] [1, {s}] [1, 1] : tensor<1x{s + 1}xi64> to tensor<1x{s}xi64>
+%{p}e_pos = tensor.empty() : tensor<{b}x{s}xi64>
+%{p}pos = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}} ins(%{p}hi : tensor<1x{s}xi64>) outs(%{p}e_pos : tensor<{b}x{s}xi64>) {{
+^bb0(%in: i64, %o: i64):
+  linalg.yield %in : i64
+}} -> tensor<{b}x{s}xi64>
+"""
+
+
+def position_tensor_case(name, rng):
+    """A mask over position ids that the program computes (an arange
+    broadcast per batch element, a slice of a longer one, a cumsum by
+    tm_tensor.scan, a concat, or constant ids that may restart per batch
+    element), read with tensor.extract at [b, i] and [b, j] (sometimes
+    through a negative-index wrap, as torch-mlir emits), compared with an
+    offset, maybe a window and an attention_mask input read at the key or
+    at the query. The raiser must fold the computed tensors exactly and keep
+    the input as data."""
+    b, h, s = 2, 2, rng.choice([8, 12])
+    body = _Body(rng, s)
+
+    def read(tensor, at):
+        idx = at
+        if rng.random() < 0.3:  # torch-mlir's wrap of negative indices
+            v = body.emit(f"arith.index_cast {at} : index to i64")
+            z = body.emit("arith.constant 0 : i64")
+            neg = body.emit(f"arith.cmpi slt, {v}, {z} : i64")
+            n = body.emit(f"arith.constant {s} : i64")
+            w = body.emit(f"arith.addi {v}, {n} : i64")
+            sel = body.emit(f"arith.select {neg}, {w}, {v} : i64")
+            idx = body.emit(f"arith.index_cast {sel} : i64 to index")
+        return body.emit(f"tensor.extract {tensor}[%b, {idx}] : "
+                         f"tensor<{b}x{s}xi64>")
+
+    # Query and key positions from one tensor, or each from its own
+    # (cache_position and kv_arange), so that an offset does not cancel.
+    pre = _computed_positions(rng, b, s, "q")
+    kpos = "%qpos"
+    if rng.random() < 0.6:
+        pre += _computed_positions(rng, b, s, "k")
+        kpos = "%kpos"
+    qv, kv = read("%qpos", "%i"), read(kpos, "%j")
+    shifted = body.emit(f"arith.addi {qv}, "
+                        f"{body.emit(f'arith.constant {rng.choice([0, 0, 0, 1, -1, 2]):d} : i64')}"
+                        f" : i64")
+    cond = body.emit(f"arith.cmpi {rng.choice(['sle', 'sle', 'slt', 'sge'])}, "
+                     f"{kv}, {shifted} : i64")
+    if rng.random() < 0.4:  # sliding window: q - kv < w
+        d = body.emit(f"arith.subi {qv}, {kv} : i64")
+        w = body.emit(f"arith.constant {rng.randint(1, 5)} : i64")
+        inside = body.emit(f"arith.cmpi slt, {d}, {w} : i64")
+        cond = body.emit(f"arith.andi {cond}, {inside} : i1")
+    inputs = []
+    if rng.random() < 0.5:
+        inputs.append(("am", f"tensor<{b}x{s}xi64>", "b, i"))
+        at = rng.choice(["%j", "%j", "%j", "%i"])
+        cond = _and_padding(body, cond, at, b, s)
+    _masked_score(body, rng, cond)
+    return linalg_program(name, "\n".join(body.lines), bh=b, heads=h, sq=s,
+                          sk=s, d=8, inputs=inputs, pre=pre)
+
+
+def cases(seed, count, positions=0, tosa_share=0.3, computed=0):
     """[(name, text, is_tosa)], deterministic in `seed`: `count` linalg and
     TOSA cases, then `positions` position cases (their own stream, so that
     adding them changes none of the others)."""
@@ -319,4 +466,8 @@ def cases(seed, count, positions=0, tosa_share=0.3):
     for n in range(positions):
         name = f"position_mask_{n}"
         out.append((name, position_case(name, rng), False))
+    rng = random.Random(seed + 2)
+    for n in range(computed):
+        name = f"computed_positions_{n}"
+        out.append((name, position_tensor_case(name, rng), False))
     return out

@@ -7,6 +7,7 @@ fa-raise-attention and then the same lowering, where fa.attention becomes the
 reference decomposition. Both
 run on the same random inputs and must agree.
 """
+import ctypes
 import os
 import re
 import subprocess
@@ -14,6 +15,12 @@ import subprocess
 import numpy as np
 
 from fa_mlir import cpu, dtypes
+
+# Copies between memrefs of different layouts (what bufferizing TOSA's
+# reshapes or a scan's slices leaves) call memrefCopy from MLIR's C runner
+# utils: loaded globally so that the compiled functions find it.
+ctypes.CDLL(os.path.join(cpu.LLVM_BIN, "..", "lib",
+                         "libmlir_c_runner_utils.so"), mode=ctypes.RTLD_GLOBAL)
 
 TOSA_TO_LINALG = ("func.func(tosa-to-linalg-named,tosa-to-linalg,"
                   "tosa-to-arith,tosa-to-tensor),")
@@ -191,7 +198,10 @@ def check(text, name, tosa=False, seed=0, atol=None, mask_density=0.8,
     if allow_decline and "fa.attention" not in raised:
         return dict(ok="attention not raised" in remarks, err=0.0, atol=0.0,
                     ref_err=None, nan_rows=0, raised=False, remarks=remarks)
-    pre = (TOSA_TO_LINALG if tosa else "") + ELEMENTWISE + (
+    # torch-mlir's cumsum (tm_tensor.scan) lowered to loops first.
+    pre = (TOSA_TO_LINALG if tosa else "") + (
+        "fa-lower-tm-tensor," if "tm_tensor.scan" in text else "") + (
+        ELEMENTWISE) + (
         DECOMPOSE_SOFTMAX if "linalg.softmax" in text else "") + (
         BF16_ARITH if "bf16" in text else "")
     rng = np.random.default_rng(seed)

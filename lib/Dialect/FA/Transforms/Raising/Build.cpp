@@ -432,6 +432,10 @@ FailureOr<Value> mlir::fa::raising::buildAttention(
     why = "the scale is zero or not finite";
     return failure();
   }
+  if (plan.bwd && plan.mask.averageEmptyRows) {
+    why = "a backward through rows that a finite mask fill hides entirely";
+    return failure();
+  }
 
   rw.setInsertionPoint(plan.pv);
   ImplicitLocOpBuilder b(plan.pv->getLoc(), rw);
@@ -492,8 +496,16 @@ FailureOr<Value> mlir::fa::raising::buildAttention(
     why = "the raised op does not verify";
     return failure();
   }
+  Value attnOut = attn.getOutput();
+  if (m.averageEmptyRows) {
+    FailureOr<Value> avg =
+        averageEmptyRows(b, m, plan.layout, attnOut, *v, *bias, why);
+    if (failed(avg))
+      return failure();
+    attnOut = *avg;
+  }
   FailureOr<Value> out =
-      rearrange(b, attn.getOutput(), outLayout, plan.outAccess, atoms);
+      rearrange(b, attnOut, outLayout, plan.outAccess, atoms);
   if (failed(out)) {
     why = "the output cannot be rearranged back";
     return failure();

@@ -19,6 +19,8 @@
 #include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 #include <unordered_map>
@@ -40,14 +42,19 @@ unsigned intWidth(Type t) {
   return 0;
 }
 
-/// A value of the program: an integer (index and i1 included) of its exact
-/// width, or a float held exactly as a double.
-struct Val {
-  APInt i;
-  double f = 0;
-  bool isInt = false;
-  static Val integer(APInt v) { return {std::move(v), 0, true}; }
-  static Val real(double v) { return {APInt(), v, false}; }
+/// A value of the program (Scalar) with its constructors.
+struct Val : Scalar {
+  static Val integer(APInt v) {
+    Val r;
+    r.i = std::move(v);
+    r.isInt = true;
+    return r;
+  }
+  static Val real(double v) {
+    Val r;
+    r.f = v;
+    return r;
+  }
 };
 
 /// A constant tensor's elements and how the atoms index them: element
@@ -215,9 +222,13 @@ LogicalResult GridEvaluator::loadConstant(Value v, const Access &l, Table &t) {
   else
     matchPattern(v, m_Constant(&dense));
   if (!dense) {
-    LLVM_DEBUG(llvm::dbgs() << "mask reads data: " << v << "\n");
-    why = kDependsOnData;
-    return failure();
+    // A tensor the program computes from constants (position ids, aranges).
+    FailureOr<DenseElementsAttr> folded = foldPositionTensor(v, eb, why);
+    if (::failed(folded)) {
+      LLVM_DEBUG(llvm::dbgs() << "mask reads data: " << v << "\n");
+      return failure();
+    }
+    dense = *folded;
   }
   auto type = cast<RankedTensorType>(dense.getType());
   SmallVector<int64_t> strides(type.getRank(), 1);
@@ -380,10 +391,55 @@ Val GridEvaluator::evalInt(const Expr *e, const Val &a, const Val &b) {
   }
 }
 
+/// x^y when y is an integer and every product on the way is exact in `t`:
+/// then any pow returns it. Otherwise the last bit depends on the target's
+/// libm, which a mask may compare at: nullopt.
+static std::optional<double> exactPower(double x, double y, Type t) {
+  auto ft = dyn_cast_or_null<FloatType>(t);
+  if (!ft || !std::isfinite(x) || !std::isfinite(y) || y != std::trunc(y) ||
+      std::fabs(y) > 4096)
+    return std::nullopt;
+  const llvm::fltSemantics &sem = ft.getFloatSemantics();
+  constexpr auto rm = APFloat::rmNearestTiesToEven;
+  APFloat base(x);
+  bool lost = false;
+  if (base.convert(sem, rm, &lost) != APFloat::opOK || lost)
+    return std::nullopt;
+  APFloat r = APFloat::getOne(sem);
+  for (int64_t n = std::abs(static_cast<int64_t>(y)); n; n >>= 1) {
+    if ((n & 1) && r.multiply(base, rm) != APFloat::opOK)
+      return std::nullopt;
+    if (n > 1 && base.multiply(base, rm) != APFloat::opOK)
+      return std::nullopt;
+  }
+  if (y < 0) {
+    APFloat one = APFloat::getOne(sem);
+    if (one.divide(r, rm) != APFloat::opOK)
+      return std::nullopt;
+    r = one;
+  }
+  return r.convertToDouble();
+}
+
 /// Binary float ops, rounded to the node's type.
 Val GridEvaluator::evalFloat(const Expr *e, const Val &a, const Val &b) {
   double x = a.f, y = b.f, r;
   switch (e->kind) {
+  case Expr::Pow: {
+    std::optional<double> p = exactPower(x, y, e->type);
+    if (!p) {
+      if (!failed)
+        why = "the mask's " + opName(e) + " computes " +
+              llvm::formatv("{0} ^ {1}", llvm::format("%g", x), llvm::format("%g", y))
+                  .str() + where() +
+              ": only integer powers whose result its type represents "
+              "exactly are evaluated (the rounding of others depends on the "
+              "target's libm)";
+      failed = true;
+      return Val::real(0);
+    }
+    return Val::real(*p);
+  }
   case Expr::Add: r = x + y; break;
   case Expr::Sub: r = x - y; break;
   case Expr::Mul: r = x * y; break;
@@ -567,11 +623,12 @@ Val GridEvaluator::eval(const Expr *e) {
   return evalFloat(e, a, b);
 }
 
-/// Evaluates `e` at every point of `grid` (row-major); `labels` name the
-/// grid atoms in remarks.
-FailureOr<std::vector<double>>
-evaluate(ExprP e, ArrayRef<int> grid, ArrayRef<std::string> labels,
-         ExprBuilder &eb, std::string &why) {
+/// Evaluates `e` at every point of `grid` (row-major) and gives each value
+/// to `each`; `labels` name the grid atoms in remarks.
+LogicalResult evaluate(ExprP e, ArrayRef<int> grid,
+                       ArrayRef<std::string> labels, ExprBuilder &eb,
+                       std::string &why,
+                       llvm::function_ref<void(int64_t, const Scalar &)> each) {
   int64_t points = 1;
   for (int a : grid) {
     int64_t size = eb.atoms.size(a);
@@ -589,8 +646,6 @@ evaluate(ExprP e, ArrayRef<int> grid, ArrayRef<std::string> labels,
   ExprP p = g.prepare(e);
   if (!p)
     return failure();
-  std::vector<double> out(points);
-  SmallVector<int64_t> at(grid.size(), 0);
   for (int64_t k = 0; k < points; ++k) {
     // The point of index k, last atom fastest.
     for (int64_t d = grid.size() - 1, r = k; d >= 0; --d) {
@@ -601,15 +656,34 @@ evaluate(ExprP e, ArrayRef<int> grid, ArrayRef<std::string> labels,
     Val v = g.eval(p.get());
     if (g.failed)
       return failure();
-    // Booleans are 0 / 1 (an i1 `true` is -1 signed).
-    out[k] = !v.isInt                   ? v.f
-             : v.i.getBitWidth() == 1 ? double(v.i.getZExtValue())
-                                      : double(v.i.getSExtValue());
+    each(k, v);
   }
+  return success();
+}
+
+/// The values as doubles: booleans 0 / 1 (an i1 `true` is -1 signed).
+FailureOr<std::vector<double>>
+evaluate(ExprP e, ArrayRef<int> grid, ArrayRef<std::string> labels,
+         ExprBuilder &eb, std::string &why) {
+  std::vector<double> out;
+  auto store = [&](int64_t k, const Scalar &v) {
+    out.push_back(!v.isInt                   ? v.f
+                  : v.i.getBitWidth() == 1 ? double(v.i.getZExtValue())
+                                           : double(v.i.getSExtValue()));
+  };
+  if (failed(evaluate(e, grid, labels, eb, why, store)))
+    return failure();
   return out;
 }
 
 } // namespace
+
+LogicalResult mlir::fa::raising::evaluateEach(
+    ExprP e, ArrayRef<int> grid, ExprBuilder &eb, std::string &why,
+    llvm::function_ref<void(int64_t, const Scalar &)> each) {
+  SmallVector<std::string> labels(grid.size(), "index");
+  return evaluate(e, grid, labels, eb, why, each);
+}
 
 FailureOr<std::vector<double>>
 mlir::fa::raising::evaluateOnGrid(ExprP e, int iAtom, int jAtom, int64_t rows,

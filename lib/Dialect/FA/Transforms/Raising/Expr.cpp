@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "Raising.h"
 
+#include "fa/Dialect/TMTensor/IR/TMTensor.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -263,8 +265,10 @@ ExprP ExprBuilder::fromScalar(Value s, ArrayRef<ExprP> args) {
 
 ExprP ExprBuilder::fromScalarImpl(Value s, ArrayRef<ExprP> args) {
   if (auto arg = dyn_cast<BlockArgument>(s)) {
+    // The body of a linalg op, or a scan's combiner (PositionTensors.cpp).
     if (arg.getOwner()->getParentOp() &&
-        isa<linalg::LinalgOp>(arg.getOwner()->getParentOp()) &&
+        isa<linalg::LinalgOp, tm_tensor::ScanOp>(
+            arg.getOwner()->getParentOp()) &&
         arg.getArgNumber() < args.size())
       return args[arg.getArgNumber()];
     return nullptr;
@@ -372,6 +376,8 @@ ExprP ExprBuilder::fromOp(Operation *op,
     return node(Expr::Tanh, 1);
   if (isa<math::LogOp>(op))
     return node(Expr::Log, 1);
+  if (isa<math::PowFOp>(op))
+    return node(Expr::Pow, 2);
   if (Expr::CastKind ck = arithCastKind(op); ck != Expr::CastKind::None) {
     ExprP e = node(Expr::Cast, 1);
     if (e)

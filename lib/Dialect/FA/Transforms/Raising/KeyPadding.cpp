@@ -53,6 +53,13 @@ void mlir::fa::raising::splitConjuncts(
   out.push_back({cond, visibleWhenTrue});
 }
 
+/// A data tensor for remarks: "function argument #3", "'linalg.generic'".
+static std::string describeTensor(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return "function argument #" + std::to_string(arg.getArgNumber());
+  return "'" + v.getDefiningOp()->getName().getStringRef().str() + "'";
+}
+
 namespace {
 /// Inlines a conjunct down to its data read: leaves expanded, tensor.extract
 /// replaced by the extracted tensor at fresh atoms bound to its indices.
@@ -71,7 +78,12 @@ struct Inliner {
       if (isConstantTensor(d->value))
         return d;
       if (data) {
-        why = "the mask reads more than one data tensor element";
+        why = "the mask reads more than one data tensor element (" +
+              (data->value == d->value
+                   ? describeTensor(d->value) + " at two positions"
+                   : describeTensor(data->value) + " and " +
+                         describeTensor(d->value)) +
+              ")";
         return nullptr;
       }
       data = d;
@@ -147,9 +159,13 @@ struct Inliner {
     return linear;
   }
 
-  static bool isConstantTensor(Value v) {
+  /// A constant, or a tensor the program computes from constants
+  /// (position ids, aranges: PositionTensors.cpp).
+  bool isConstantTensor(Value v) {
     Attribute attr;
-    return matchPattern(v, m_Constant(&attr));
+    std::string w;
+    return matchPattern(v, m_Constant(&attr)) ||
+           succeeded(foldPositionTensor(v, eb, w));
   }
 };
 } // namespace

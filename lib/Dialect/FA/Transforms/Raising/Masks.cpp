@@ -462,12 +462,21 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
     // all keys in the original; -inf from the op's causal / window mask
     // would change that. Alone, the padding keeps the program's own fill.
     if (!std::isinf(padTerm.fill) && grid.hasHidden()) {
-      why = "a key padding mask with a finite fill (" +
-            llvm::formatv("{0:e}", padTerm.fill).str() +
-            ") next to a causal or window mask: a row whose every key is "
-            "hidden averages V over all keys in the original, which "
-            "fa.attention's masks cannot express";
-      return failure();
+      // Exact when that one fill hides everything hidden and absorbs the
+      // scores: such a row is uniform in the original.
+      if (!staticTerms.empty() || padTerm.fill > kAbsorbingFill) {
+        why = "a key padding mask with a finite fill (" +
+              llvm::formatv("{0:e}", padTerm.fill).str() +
+              ") next to a causal or window mask: " +
+              (staticTerms.empty()
+                   ? "the fill is above -2^100, so a row whose every key is "
+                     "hidden is a softmax of its scores in the original"
+                   : "the positional mask is another term, so a row whose "
+                     "every key is hidden mixes two fills in the original") +
+              ", which fa.attention cannot express";
+        return failure();
+      }
+      out.averageEmptyRows = true;
     }
     out.bias = pad->tensor;
     out.biasAccess = pad->access;

@@ -128,6 +128,16 @@ FailureOr<Value> buildAttention(const Plan &plan, AtomTable &atoms,
                                 std::string &summary,
                                 SmallVectorImpl<Operation *> &backwardRoots);
 
+//===- EmptyRows.cpp ------------------------------------------------------===//
+
+/// Rows of `out` (fa.attention's output, in `layout`) whose every key the
+/// mask hides become the mean of V over all keys, what a softmax of equal
+/// scores gives (MaskConfig::averageEmptyRows). `v` and `bias` are the
+/// op's operands (bias may be null). O(B H Sq Sk) booleans, O(N) memory.
+FailureOr<Value> averageEmptyRows(ImplicitLocOpBuilder &b, const MaskConfig &m,
+                                  Layout layout, Value out, Value v,
+                                  Value bias, std::string &why);
+
 /// Erases `root` and then whatever became dead because of it (Pattern.cpp).
 void eraseDeadFrom(Operation *root, RewriterBase &rw);
 

@@ -109,6 +109,8 @@ struct Expr {
     // Float ops; Add, Sub, Mul, Max, Min, Select also on integers (TOSA's
     // integer tosa.add etc.): the node's `type` says which.
     Add, Sub, Mul, Div, Max, Min, Exp, Log, Tanh, Recip, Neg,
+    // math.powf: evaluated only where the result is exact (Evaluate.cpp).
+    Pow,
     // A conversion between integer, index, boolean and float values (to
     // `type`), as `cast` says.
     Cast,
@@ -167,6 +169,8 @@ std::string describeNode(const Expr &e);
 /// gives null for one.
 ExprP copyWithOperands(const ExprP &e, llvm::function_ref<ExprP(ExprP)> f);
 
+struct FoldCache;
+
 /// A context for expanding trees: the atom table and where to record the ops
 /// stepped through (may be null).
 struct ExprBuilder {
@@ -174,6 +178,8 @@ struct ExprBuilder {
   OpSet *record = nullptr;
   /// Loop atoms of the body being read by fromScalar (for linalg.index).
   SmallVector<AtomList> loops;
+  /// Tensors computed from constants, folded once (PositionTensors.cpp).
+  std::shared_ptr<FoldCache> folds = nullptr;
 
   ExprP leaf(Value v, Access access);
   /// The tree of the op producing a leaf when that op is elementwise (after
@@ -233,10 +239,36 @@ FailureOr<std::vector<double>> evaluateOnGrid(ExprP e, int iAtom, int jAtom,
 FailureOr<std::vector<double>> evaluateOnAtoms(ExprP e, ArrayRef<int> grid,
                                                ExprBuilder &eb,
                                                std::string &why);
+/// A value of the program, exactly: an integer (index and i1 included) of
+/// its width, or a float of the tree's type held as a double.
+struct Scalar {
+  APInt i;
+  double f = 0;
+  bool isInt = false;
+};
+/// Evaluates `e` at every point of `grid` (row-major, static sizes) in the
+/// program's own arithmetic, as evaluateOnAtoms does, and gives each exact
+/// value to `each` with the point's index.
+LogicalResult evaluateEach(ExprP e, ArrayRef<int> grid, ExprBuilder &eb,
+                           std::string &why,
+                           llvm::function_ref<void(int64_t, const Scalar &)> each);
 /// Reasons evaluateOnGrid gives that a term is not a constant of positions.
 constexpr const char *kDependsOnData = "the mask depends on data";
 constexpr const char *kDependsOnBatchOrHead =
     "the mask depends on the batch or head index";
+
+//===----------------------------------------------------------------------===//
+// Tensors the program computes from constants (PositionTensors.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The elements of `v` when the program computes it from constants alone
+/// (transformers' position tensors: aranges, their broadcasts, slices,
+/// concatenations, cumulative sums), folded in the program's own
+/// arithmetic. Fails with kDependsOnData when `v` reads a function argument
+/// or goes through an op the folder does not model (the tensor is then
+/// data: kept as the program computes it, never assumed).
+FailureOr<DenseElementsAttr> foldPositionTensor(Value v, ExprBuilder &eb,
+                                                std::string &why);
 
 //===----------------------------------------------------------------------===//
 // Contractions and reductions (Contraction.cpp)
@@ -366,6 +398,11 @@ struct MaskConfig : PositionMask {
   /// A key padding mask: `bias` is its data tensor, read through this
   /// condition (a [B, Sk] operand broadcast over the rows).
   std::optional<KeyPadding> keyPadding;
+  /// One finite fill that absorbs the scores hides the padding and the
+  /// positional part: a row whose every key is hidden averages V over all
+  /// keys in the original. The raise replaces those rows by the mean of V
+  /// (EmptyRows.cpp).
+  bool averageEmptyRows = false;
   /// Human-readable summary for the remark.
   std::string summary;
 };
@@ -377,6 +414,9 @@ LogicalResult analyzeMasks(const ScoreForm &form, int rowAtom, int colAtom,
 /// Fill values at or below this count as "masked" when every row keeps a
 /// visible key: exp(fill - rowmax) underflows to 0 in f32.
 constexpr double kMaskFillThreshold = -1.0e4;
+/// A finite fill at or below this absorbs the scores: s + fill == fill in
+/// f32 or f64 for |s| < 2^46 (finfo.min of f32 and bf16 are far below).
+constexpr double kAbsorbingFill = -0x1p100;
 /// -inf, or a finite value at or below kMaskFillThreshold.
 bool isMaskFill(double v);
 
