@@ -167,6 +167,10 @@ std::vector<std::string> opOperands(const std::string &op) {
   if (op == "attention_varlen")
     return {"query", "key", "value", "output", "lse", "cu_seqlens_q",
             "cu_seqlens_k"};
+  if (op == kVarlenBackwardOp)
+    return {"query",       "key",        "value",    "output",
+            "lse",         "grad_output", "grad_query", "grad_key",
+            "grad_value",  "cu_seqlens_q", "cu_seqlens_k"};
   // A standalone merge (*Combine*).
   if (op == kCombineOp)
     return {"partial_output", "partial_lse", "output", "lse"};
@@ -338,8 +342,8 @@ Status parseConfig(const Value &v, BundleSpec &spec) {
                    "unknown layout \"" + layout + "\" (known: bshd, bhsd)");
   // Packed tokens are [1, total, heads, dim]: one order only (spec.op is
   // read before the config, in a bundle and in a sequence).
-  if (spec.op == "attention_varlen" && c.layout != Layout::BSHD)
-    return invalid("config.layout", "op attention_varlen takes layout bshd "
+  if (isPackedOp(spec.op) && c.layout != Layout::BSHD)
+    return invalid("config.layout", "op " + spec.op + " takes layout bshd "
                                     "only (packed [1, total, heads, dim] "
                                     "tensors), got \"" + layout + "\"");
 

@@ -29,6 +29,18 @@ namespace {
 
 constexpr const char *kSeqPad = "ceildiv(seq_q, 64) * 64";
 
+/// A ragged batch's padded query blocks (VarlenBackward.cpp): the
+/// workspace's rows per head are 64 times as many, its batch 1.
+std::string paddedQueryBlocks() { return paddedBlocksExpr("seq_q", BK::kBlockM); }
+llvm::json::Value workspaceRows(const BK &cfg) {
+  if (!cfg.varlen)
+    return kSeqPad;
+  return "(" + paddedQueryBlocks() + ") * " + std::to_string(BK::kBlockM);
+}
+llvm::json::Value workspaceBatch(const BK &cfg) {
+  return cfg.varlen ? llvm::json::Value(1) : llvm::json::Value("batch");
+}
+
 /// The extents of grad_bias's (and dbias_accum's) batch and head dims.
 const char *biasBatches(const BK &cfg) { return cfg.biasBroadcastBatch ? "1" : "batch"; }
 const char *biasHeads(const BK &cfg) { return cfg.biasBroadcastHead ? "1" : "heads_q"; }
@@ -41,7 +53,8 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
     o = Object{{"name", name.str()},
                {"dtype", "f32"},
                {"dims", Array{"batch", "head", "seq", "dim"}},
-               {"shape", Array{"batch", "heads_q", kSeqPad, std::to_string(cfg.qkDim())}}};
+               {"shape", Array{workspaceBatch(cfg), "heads_q", workspaceRows(cfg),
+                               std::to_string(cfg.qkDim())}}};
   else if (name == "dbias_accum")
     o = Object{{"name", name.str()},
                {"dtype", "f32"},
@@ -51,12 +64,13 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
     o = Object{{"name", name.str()},
                {"dtype", "i32"},
                {"dims", Array{"batch", "head", "seq"}},
-               {"shape", Array{"batch", "heads_q", "ceildiv(seq_q, 64)"}}};
+               {"shape", Array{workspaceBatch(cfg), "heads_q",
+                               cfg.varlen ? paddedQueryBlocks() : "ceildiv(seq_q, 64)"}}};
   else // lse_log2, softmax_d
     o = Object{{"name", name.str()},
                {"dtype", "f32"},
                {"dims", Array{"batch", "head", "seq"}},
-               {"shape", Array{"batch", "heads_q", kSeqPad}}};
+               {"shape", Array{workspaceBatch(cfg), "heads_q", workspaceRows(cfg)}}};
   if (withInit)
     o["init"] = (name == "lse_log2" || name == "softmax_d") ? "none" : "zero";
   return o;
@@ -106,12 +120,20 @@ std::string kernelBundle(const BK &cfg, StringRef chip, StringRef cubinFile, Ker
   return printJson(std::move(root));
 }
 
-KernelJson preKernel() {
+/// The row kernels' grid: a CTA per 64 query rows of each (head, batch),
+/// or per padded block of a ragged batch.
+Array rowGrid(const BK &cfg) {
+  if (cfg.varlen)
+    return Array{paddedQueryBlocks(), "heads_q", 1};
+  return Array{"ceildiv(seq_q, 64)", "heads_q", "batch"};
+}
+
+KernelJson preKernel(const BK &cfg) {
   KernelJson k{"_pre", "attention_bwd_pre", {}, {}, {"lse_log2", "softmax_d"},
                BK::kAuxThreads, 0};
   BackwardRowArgs unbound;
-  k.params = backwardPreSignature(unbound).bundleParams();
-  k.grid = Array{"ceildiv(seq_q, 64)", "heads_q", "batch"};
+  k.params = backwardPreSignature(unbound, cfg.varlen).bundleParams();
+  k.grid = rowGrid(cfg);
   return k;
 }
 
@@ -120,15 +142,16 @@ KernelJson mainKernel(const BK &cfg) {
                BK::kThreads, cfg.sharedMemoryBytes()};
   BackwardMainArgs unbound;
   k.params = backwardMainSignature(cfg, unbound).bundleParams();
-  k.grid = Array{"ceildiv(seq_k, 128)", "heads_kv", "batch"};
+  k.grid = cfg.varlen ? Array{paddedBlocksExpr("seq_k", BK::kBlockN), "heads_kv", 1}
+                       : Array{"ceildiv(seq_k, 128)", "heads_kv", "batch"};
   return k;
 }
 
-KernelJson postKernel() {
+KernelJson postKernel(const BK &cfg) {
   KernelJson k{"_post", "attention_bwd_post", {}, {}, {"dq_accum"}, BK::kAuxThreads, 0};
   BackwardRowArgs unbound;
-  k.params = backwardPostSignature(unbound).bundleParams();
-  k.grid = Array{"ceildiv(seq_q, 64)", "heads_q", "batch"};
+  k.params = backwardPostSignature(unbound, cfg.varlen).bundleParams();
+  k.grid = rowGrid(cfg);
   return k;
 }
 
@@ -143,7 +166,7 @@ KernelJson biasGradKernel(const BK &cfg) {
 }
 
 std::vector<KernelJson> kernelJsons(const BK &cfg) {
-  std::vector<KernelJson> ks{preKernel(), mainKernel(cfg), postKernel()};
+  std::vector<KernelJson> ks{preKernel(cfg), mainKernel(cfg), postKernel(cfg)};
   if (cfg.biasBroadcasts())
     ks.push_back(biasGradKernel(cfg));
   return ks;
@@ -170,7 +193,7 @@ std::string mlir::fa::nvvm_kernel::backwardSequenceJson(const BK &cfg, StringRef
   Object root{{"format", "fa-kernel-sequence"},
               {"version", 1},
               {"chip", chip},
-              {"op", "attention_bwd"},
+              {"op", cfg.varlen ? "attention_varlen_bwd" : "attention_bwd"},
               {"config", backwardConfig(cfg)},
               {"workspace", std::move(workspace)},
               {"kernels", std::move(kernels)}};
