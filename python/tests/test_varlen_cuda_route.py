@@ -250,6 +250,36 @@ def test_compiler_bundle_passes_both_readers(tmp_path):
     assert all(n >= 1 for n in bundle.runtime.check(ops()))
 
 
+BACKWARD_KCFG = KernelConfig(op="varlen_backward", dtype="bf16", head_dim=128,
+                             layout="bshd", causal=True,
+                             mask_alignment="bottom_right")
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(
+    compiler.build_dir(), "bin", "fa-compile")),
+    reason="no fa-compile in this build")
+def test_compiler_backward_sequence_passes_both_readers(tmp_path):
+    # fa-compile's fa.attention_varlen_grad: a sequence both readers take,
+    # requiring the bounds, its grid and workspace over the padded blocks.
+    compiler.build_bundle(BACKWARD_KCFG, "sm_90a", str(tmp_path / "b"))
+    bundle = fa_mlir.load_bundle(str(tmp_path / "b"))
+    assert bundle.config == BACKWARD_KCFG and bundle.is_sequence
+    assert bundle.runtime.op == "attention_varlen_bwd"
+    assert {"cu_seqlens_q", "cu_seqlens_k"} <= set(bundle.runtime.required)
+    tensors = runtime_operands(BACKWARD_KCFG, SIZES)
+    symbols = symbols_of(BACKWARD_KCFG, {r: t[2] for r, t in tensors.items()})
+    assert symbols["num_seqs"] == 4 and symbols["batch"] == 1
+    shapes = bundle.workspace_shapes(symbols)
+    # (ceildiv(300, 64) + 4 + 1) * 64 padded rows per head.
+    assert tuple(shapes["dq_accum"][0]) == (1, 8, 640, 128)
+    assert tuple(shapes["lse_log2"][0]) == (1, 8, 640)
+    ops = dict(tensors)
+    for i, (name, (sizes, dtype)) in enumerate(shapes.items()):
+        ops[name] = (0x100000000 * (i + 1), dtype, tuple(sizes),
+                     tuple(int(x) for x in torch.empty(sizes).stride()))
+    assert all(n >= 1 for n in bundle.runtime.check(ops))
+
+
 # -- varlen_attention on CUDA -------------------------------------------------
 
 @pytest.fixture
@@ -493,7 +523,7 @@ def test_cuda_backward_deterministic_reaches_the_kernel(monkeypatch, built):
 def test_varlen_backward_config_and_mlir():
     kcfg = KernelConfig(op="varlen_backward", dtype="bf16", head_dim=128,
                         layout="bshd", heads_q=8, heads_kv=2, causal=True,
-                        deterministic=True, dynamic=("batch", "seq"))
+                        deterministic=True)
     assert kcfg.return_lse and kcfg.deterministic
     text = compiler._sm90a_mlir(kcfg)
     assert ("fa.attention_varlen_grad %grad_output, %query, %key, %value, "
@@ -505,8 +535,11 @@ def test_varlen_backward_config_and_mlir():
     assert compiler.fa_compile_command("fa-compile", "k.mlir", "out",
                                        kcfg)[-1] == "--deterministic"
     with pytest.raises(ArgumentError, match="op varlen_backward takes no "
-                       "num_splits"):
-        kcfg.with_(num_splits=2)
+                       "batch/seq_q/seq_k"):
+        kcfg.with_(batch=4)
+    with pytest.raises(ArgumentError, match="op varlen_backward takes layout "
+                       "bshd"):
+        kcfg.with_(layout="bhsd")
 
 
 def test_cuda_lse_is_not_differentiable(monkeypatch, built):
