@@ -168,9 +168,9 @@ std::vector<std::string> opOperands(const std::string &op) {
     return {"query", "key", "value", "output", "lse", "cu_seqlens_q",
             "cu_seqlens_k"};
   if (op == kVarlenBackwardOp)
-    return {"query",       "key",        "value",    "output",
-            "lse",         "grad_output", "grad_query", "grad_key",
-            "grad_value",  "cu_seqlens_q", "cu_seqlens_k"};
+    return {"query",      "key",          "value",       "output",
+            "lse",        "grad_output",  "grad_query",  "grad_key",
+            "grad_value", "cu_seqlens_q", "cu_seqlens_k"};
   // A standalone merge (*Combine*).
   if (op == kCombineOp)
     return {"partial_output", "partial_lse", "output", "lse"};
@@ -343,9 +343,11 @@ Status parseConfig(const Value &v, BundleSpec &spec) {
   // Packed tokens are [1, total, heads, dim]: one order only (spec.op is
   // read before the config, in a bundle and in a sequence).
   if (isPackedOp(spec.op) && c.layout != Layout::BSHD)
-    return invalid("config.layout", "op " + spec.op + " takes layout bshd "
-                                    "only (packed [1, total, heads, dim] "
-                                    "tensors), got \"" + layout + "\"");
+    return invalid("config.layout", "op " + spec.op +
+                                        " takes layout bshd "
+                                        "only (packed [1, total, heads, dim] "
+                                        "tensors), got \"" +
+                                        layout + "\"");
 
   FA_RETURN_IF_ERROR(r.integer("head_dim", c.headDim, 1, 1 << 16));
   c.headDimV = c.headDim;

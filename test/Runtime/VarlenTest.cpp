@@ -234,10 +234,14 @@ namespace {
 
 std::vector<TensorArg> varlenBackwardTensors() {
   std::vector<TensorArg> t = varlenTensors();
-  t.push_back(tensor("grad_output", DType::BF16, {1, kTotalQ, 16, 128}, 0x11000000));
-  t.push_back(tensor("grad_query", DType::BF16, {1, kTotalQ, 16, 128}, 0x12000000));
-  t.push_back(tensor("grad_key", DType::BF16, {1, kTotalK, 4, 128}, 0x13000000));
-  t.push_back(tensor("grad_value", DType::BF16, {1, kTotalK, 4, 128}, 0x14000000));
+  t.push_back(
+      tensor("grad_output", DType::BF16, {1, kTotalQ, 16, 128}, 0x11000000));
+  t.push_back(
+      tensor("grad_query", DType::BF16, {1, kTotalQ, 16, 128}, 0x12000000));
+  t.push_back(
+      tensor("grad_key", DType::BF16, {1, kTotalK, 4, 128}, 0x13000000));
+  t.push_back(
+      tensor("grad_value", DType::BF16, {1, kTotalK, 4, 128}, 0x14000000));
   return t;
 }
 
@@ -252,8 +256,9 @@ Expected<std::unique_ptr<Sequence>> varlenBackward(const std::string &from = "",
 } // namespace
 
 TEST(VarlenBackward, required_operands) {
-  const char *all = "query,key,value,output,lse,grad_output,grad_query,grad_key,"
-                    "grad_value,cu_seqlens_q,cu_seqlens_k";
+  const char *all =
+      "query,key,value,output,lse,grad_output,grad_query,grad_key,"
+      "grad_value,cu_seqlens_q,cu_seqlens_k";
   EXPECT_EQ(joined(opOperands("attention_varlen_bwd")), std::string(all));
   Expected<std::unique_ptr<Sequence>> s = varlenBackward();
   ASSERT_OK(s);
@@ -261,14 +266,16 @@ TEST(VarlenBackward, required_operands) {
   EXPECT_OK((*s)->check(varlenBackwardTensors(), 132));
   for (const char *role : {"cu_seqlens_k", "grad_value"})
     EXPECT_ERROR((*s)->check(without(varlenBackwardTensors(), role), 132),
-                 ErrorCode::Tensor, std::string("missing operand '") + role + "'");
+                 ErrorCode::Tensor,
+                 std::string("missing operand '") + role + "'");
 }
 
 TEST(VarlenBackward, packed_into_batch_one_bshd) {
   Expected<std::unique_ptr<Sequence>> s = varlenBackward();
   ASSERT_OK(s);
   std::vector<TensorArg> t = varlenBackwardTensors();
-  find(t, "query") = tensor("query", DType::BF16, {2, kTotalQ / 2, 16, 128}, 0x10000000);
+  find(t, "query") =
+      tensor("query", DType::BF16, {2, kTotalQ / 2, 16, 128}, 0x10000000);
   EXPECT_ERROR((*s)->check(t, 132), ErrorCode::Tensor,
                "attention_varlen_bwd packs every sequence into batch 1");
   EXPECT_ERROR(varlenBackward(R"("layout": "bshd")", R"("layout": "bhsd")"),
@@ -280,7 +287,8 @@ TEST(VarlenBackward, grid_and_workspace_read_num_seqs) {
   Expected<std::unique_ptr<Sequence>> s = varlenBackward();
   ASSERT_OK(s);
   // ceildiv(333, 128) + 4 + 1 padded key blocks.
-  Expected<std::array<uint32_t, 3>> grid = (*s)->check(varlenBackwardTensors(), 132);
+  Expected<std::array<uint32_t, 3>> grid =
+      (*s)->check(varlenBackwardTensors(), 132);
   ASSERT_OK(grid);
   EXPECT_EQ((*grid)[0], 8u);
   EXPECT_EQ((*grid)[1], 4u);

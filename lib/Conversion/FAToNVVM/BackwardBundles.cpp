@@ -143,7 +143,7 @@ KernelJson mainKernel(const BK &cfg) {
   BackwardMainArgs unbound;
   k.params = backwardMainSignature(cfg, unbound).bundleParams();
   k.grid = cfg.varlen ? Array{paddedBlocksExpr("seq_k", BK::kBlockN), "heads_kv", 1}
-                       : Array{"ceildiv(seq_k, 128)", "heads_kv", "batch"};
+                      : Array{"ceildiv(seq_k, 128)", "heads_kv", "batch"};
   return k;
 }
 

@@ -157,8 +157,7 @@ void BackwardMainKernel::emitProducer() {
         tmaLoad(kb, kb.sharedAt(slot, cfg.qBytes() + i * qBox), args.tmDO, full,
                 {kb.c32(box * i), queryRow, s.qHead, batch});
       // A ragged batch's row statistics sit in the padded workspace.
-      Value statRow =
-          cfg.varlen ? kb.add(kb.mul(paddedTile0, kb.c32(BK::kBlockM)), s.m0) : s.m0;
+      Value statRow = cfg.varlen ? kb.add(kb.mul(paddedTile0, kb.c32(BK::kBlockM)), s.m0) : s.m0;
       int64_t stats = cfg.qBytes() + cfg.doBytes();
       tmaLoad(kb, kb.sharedAt(slot, stats), args.tmLse2, full, {statRow, s.qHead, batch});
       tmaLoad(kb, kb.sharedAt(slot, stats + cfg.rowStatBytes()), args.tmD, full,
@@ -744,8 +743,8 @@ void BackwardMainKernel::placeBlock() {
 
 void BackwardMainKernel::placeSequence() {
   Value numSeqs = args.numSeqs, totalQ = args.seqQ;
-  PaddedSequence keys = findPaddedSequence(kb, args.cuSeqlensK, numSeqs, args.seqK,
-                                           BK::kBlockN, kb.blockIdX(), /*withTail=*/true);
+  PaddedSequence keys = findPaddedSequence(kb, args.cuSeqlensK, numSeqs, args.seqK, BK::kBlockN,
+                                           kb.blockIdX(), /*withTail=*/true);
   nBlock = keys.block;
   kStart = keys.start;
   keyBlockValid = keys.valid;
@@ -754,8 +753,7 @@ void BackwardMainKernel::placeSequence() {
                           kb.cmp(arith::CmpIPredicate::slt, seq, numSeqs));
   Value at = kb.minSI(seq, numSeqs);
   auto bound = [&](Value i) {
-    return LLVM::LoadOp::create(kb.b, kb.i32,
-                                kb.globalAt(args.cuSeqlensQ, kb.ext64(i), kb.i32), 4)
+    return LLVM::LoadOp::create(kb.b, kb.i32, kb.globalAt(args.cuSeqlensQ, kb.ext64(i), kb.i32), 4)
         .getResult();
   };
   qStart = bound(at);

@@ -241,9 +241,10 @@ static void emitPreKernel(KernelBuilder &kb, const BackwardRowArgs &a,
 void mlir::fa::nvvm_kernel::buildBackwardPreKernel(OpBuilder &builder, Location loc,
                                                    Block &moduleBody,
                                                    const BackwardKernelConfig &cfg) {
-  buildRowKernel(builder, loc, moduleBody, cfg.name() + "_pre",
-                 [&](BackwardRowArgs &a) { return backwardPreSignature(a, cfg.varlen); },
-                 [&](KernelBuilder &kb, const BackwardRowArgs &a) { emitPreKernel(kb, a, cfg); });
+  buildRowKernel(
+      builder, loc, moduleBody, cfg.name() + "_pre",
+      [&](BackwardRowArgs &a) { return backwardPreSignature(a, cfg.varlen); },
+      [&](KernelBuilder &kb, const BackwardRowArgs &a) { emitPreKernel(kb, a, cfg); });
 }
 
 KernelSignature mlir::fa::nvvm_kernel::backwardPostSignature(BackwardRowArgs &a, bool varlen) {
@@ -262,8 +263,8 @@ static void emitPostKernel(KernelBuilder &kb, const BackwardRowArgs &a,
   Value seqQ = a.seqQ;
   // A ragged batch: the trailing tokens' dQ is written too (0: no key
   // block adds into their rows).
-  RowThread t = cfg.varlen ? RowThread::getPadded(kb, a, /*withTail=*/true)
-                           : RowThread::get(kb, seqQ);
+  RowThread t =
+      cfg.varlen ? RowThread::getPadded(kb, a, /*withTail=*/true) : RowThread::get(kb, seqQ);
   Value scale = kb.cf32(cfg.semantics.scale);
   kb.ifThen(t.valid, [&] {
     // The accumulator is blocked (DqAccumLayout): row r of the tile is
@@ -321,9 +322,10 @@ static void emitPostKernel(KernelBuilder &kb, const BackwardRowArgs &a,
 void mlir::fa::nvvm_kernel::buildBackwardPostKernel(OpBuilder &builder, Location loc,
                                                     Block &moduleBody,
                                                     const BackwardKernelConfig &cfg) {
-  buildRowKernel(builder, loc, moduleBody, cfg.name() + "_post",
-                 [&](BackwardRowArgs &a) { return backwardPostSignature(a, cfg.varlen); },
-                 [&](KernelBuilder &kb, const BackwardRowArgs &a) { emitPostKernel(kb, a, cfg); });
+  buildRowKernel(
+      builder, loc, moduleBody, cfg.name() + "_post",
+      [&](BackwardRowArgs &a) { return backwardPostSignature(a, cfg.varlen); },
+      [&](KernelBuilder &kb, const BackwardRowArgs &a) { emitPostKernel(kb, a, cfg); });
 }
 
 KernelSignature mlir::fa::nvvm_kernel::backwardBiasGradSignature(BackwardRowArgs &a) {

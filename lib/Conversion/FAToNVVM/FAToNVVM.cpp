@@ -329,8 +329,7 @@ FailureOr<BackwardKernelConfig> configFor(AttentionVarlenGradOp op,
   if (failed(cfg))
     return failure();
   if (opts.chip != "sm_90a")
-    return op.emitOpError("convert-fa-to-nvvm: only chip=sm_90a is supported, got ")
-               << opts.chip,
+    return op.emitOpError("convert-fa-to-nvvm: only chip=sm_90a is supported, got ") << opts.chip,
            failure();
   cfg->bshd = true;
   cfg->varlen = true;
@@ -415,15 +414,14 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
         anyFailed = true;
         continue;
       }
-      FailureOr<std::string> name = TypeSwitch<Operation *, FailureOr<std::string>>(op)
-                                        .Case([&](AttentionOp fwd) { return lower(fwd, opts); })
-                                        .Case([&](AttentionGradOp bwd) { return lower(bwd, opts); })
-                                        .Case([&](AttentionKVCacheOp kv) { return lower(kv, opts); })
-                                        .Case([&](AttentionVarlenOp v) { return lower(v, opts); })
-                                        .Case([&](AttentionVarlenGradOp v) {
-                                          return lowerBackward(v, opts);
-                                        })
-                                        .Case([&](CombineOp c) { return lower(c, opts); });
+      FailureOr<std::string> name =
+          TypeSwitch<Operation *, FailureOr<std::string>>(op)
+              .Case([&](AttentionOp fwd) { return lower(fwd, opts); })
+              .Case([&](AttentionGradOp bwd) { return lower(bwd, opts); })
+              .Case([&](AttentionKVCacheOp kv) { return lower(kv, opts); })
+              .Case([&](AttentionVarlenOp v) { return lower(v, opts); })
+              .Case([&](AttentionVarlenGradOp v) { return lowerBackward(v, opts); })
+              .Case([&](CombineOp c) { return lower(c, opts); });
       if (failed(name)) {
         anyFailed = true;
         continue;

@@ -31,9 +31,8 @@ static Value firstBlockOf(KernelBuilder &kb, Value start, Value seq, int64_t row
   return kb.divUI(kb.add(start, kb.mul(seq, kb.c32(rows))), kb.c32(rows));
 }
 
-PaddedSequence mlir::fa::nvvm_kernel::findPaddedSequence(KernelBuilder &kb, Value cu,
-                                                         Value numSeqs, Value total,
-                                                         int64_t rows, Value x,
+PaddedSequence mlir::fa::nvvm_kernel::findPaddedSequence(KernelBuilder &kb, Value cu, Value numSeqs,
+                                                         Value total, int64_t rows, Value x,
                                                          bool withTail) {
   // The first blocks grow with the sequence, so the sequences whose first
   // block is <= x are a prefix: count them, 32 per round trip (lane l of
@@ -45,8 +44,8 @@ PaddedSequence mlir::fa::nvvm_kernel::findPaddedSequence(KernelBuilder &kb, Valu
     Value seq = kb.add(kb.mul(i, kb.c32(32)), lane);
     Value inRange = kb.cmp(arith::CmpIPredicate::slt, seq, candidates);
     Value start = loadBound(kb, cu, kb.minSI(seq, numSeqs));
-    Value hit = kb.andi(inRange, kb.cmp(arith::CmpIPredicate::sle,
-                                        firstBlockOf(kb, start, seq, rows), x));
+    Value hit =
+        kb.andi(inRange, kb.cmp(arith::CmpIPredicate::sle, firstBlockOf(kb, start, seq, rows), x));
     Value ballot =
         NVVM::VoteSyncOp::create(kb.b, kb.i32, kb.c32(-1), hit, NVVM::VoteSyncKind::ballot);
     return SmallVector<Value>{kb.add(acc[0], LLVM::CtPopOp::create(kb.b, ballot))};

@@ -262,9 +262,8 @@ LogicalResult VarlenChecker::checkLse(Value lse) {
   return sizes.bindAll(t, "lse", {PackedSize::headsQ, PackedSize::totalQ});
 }
 
-LogicalResult
-VarlenChecker::checkHeadsAndBounds(std::optional<uint64_t> maxQ,
-                                   std::optional<uint64_t> maxK) {
+LogicalResult VarlenChecker::checkHeadsAndBounds(std::optional<uint64_t> maxQ,
+                                                 std::optional<uint64_t> maxK) {
   using S = PackedSize;
   int64_t hq = sizes[S::headsQ], hkv = sizes[S::headsKV];
   if (hkv == 0 || (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) &&
@@ -297,7 +296,8 @@ LogicalResult checkVarlen(AttentionVarlenOp op) {
   // The forward checked every operand's rank and type before any size.
   auto out = cast<RankedTensorType>(op.getOutput().getType());
   for (auto [value, name] : {std::pair{op.getQuery(), "query"},
-                             {op.getKey(), "key"}, {op.getValue(), "value"}})
+                             {op.getKey(), "key"},
+                             {op.getValue(), "value"}})
     if (failed(check.checkPacked(value, name, *elementType, {})))
       return failure();
   if (failed(check.checkBounds(op.getCuSeqlensQ(), op.getCuSeqlensK())))
@@ -312,7 +312,8 @@ LogicalResult checkVarlen(AttentionVarlenOp op) {
                          << "total_q], got " << lse;
   if (failed(check.bind(op.getQuery(), "query",
                         {S::totalQ, S::headsQ, S::headDim})) ||
-      failed(check.bind(op.getKey(), "key", {S::totalK, S::headsKV, S::headDim})) ||
+      failed(check.bind(op.getKey(), "key",
+                        {S::totalK, S::headsKV, S::headDim})) ||
       failed(check.bind(op.getValue(), "value",
                         {S::totalK, S::headsKV, S::headDimV})) ||
       failed(check.bind(op.getOutput(), "output",
@@ -353,7 +354,4 @@ LogicalResult checkVarlenGrad(AttentionVarlenGradOp op) {
 
 LogicalResult AttentionVarlenOp::verify() { return checkVarlen(*this); }
 
-LogicalResult AttentionVarlenGradOp::verify() {
-  return checkVarlenGrad(*this);
-}
-
+LogicalResult AttentionVarlenGradOp::verify() { return checkVarlenGrad(*this); }

@@ -50,8 +50,7 @@ AttentionConfig AttentionConfig::get(AttentionKVCacheOp op) {
 }
 
 /// A ragged batch's (forward or backward) per-sequence configuration.
-template <typename OpT>
-static AttentionConfig getVarlenConfig(OpT op) {
+template <typename OpT> static AttentionConfig getVarlenConfig(OpT op) {
   auto qt = cast<RankedTensorType>(op.getQuery().getType());
   double scale = op.getScale() ? op.getScale()->convertToDouble()
                                : 1.0 / std::sqrt(static_cast<double>(qt.getDimSize(2)));
@@ -61,7 +60,9 @@ static AttentionConfig getVarlenConfig(OpT op) {
   return c;
 }
 
-AttentionConfig AttentionConfig::get(AttentionVarlenOp op) { return getVarlenConfig(op); }
+AttentionConfig AttentionConfig::get(AttentionVarlenOp op) {
+  return getVarlenConfig(op);
+}
 AttentionConfig AttentionConfig::get(AttentionVarlenGradOp op) {
   return getVarlenConfig(op);
 }

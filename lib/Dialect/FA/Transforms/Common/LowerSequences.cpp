@@ -17,7 +17,8 @@
 // fa.attention_varlen_grad:
 //   scf.for b carrying (dQ, dK, dV), zero-filled first:
 //     dQ[cu_q[b]:..], dK[cu_k[b]:..], dV[cu_k[b]:..] =
-//         fa.attention_grad do[..], q[..], k[..], v[..], o[..], lse[:, ..] {bshd}
+//         fa.attention_grad do[..], q[..], k[..], v[..], o[..], lse[:, ..]
+//         {bshd}
 //
 // A paged sequence's keys are gathered into one [1, n, heads_kv, dim]
 // tensor: memory linear in the sequence, and the dense nest then walks its
@@ -356,8 +357,8 @@ SmallVector<Value> VarlenLowering::build() {
 Value VarlenGradLowering::zeros(Value result, Value like) {
   auto type = cast<RankedTensorType>(result.getType());
   Value init = empty(type, {dim(like, 0), dim(like, 1), dim(like, 2)});
-  Value zero = arith::ConstantOp::create(
-      b, b.getFloatAttr(type.getElementType(), 0.0));
+  Value zero =
+      arith::ConstantOp::create(b, b.getFloatAttr(type.getElementType(), 0.0));
   return linalg::FillOp::create(b, zero, init).getResult(0);
 }
 
@@ -372,7 +373,8 @@ AttentionGradOp VarlenGradLowering::sequenceGrad(Value q0, Value sq, Value k0,
   SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), q0};
   SmallVector<OpFoldResult> sizes = {headsQ, sq};
   SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
-  Value rows = tensor::ExtractSliceOp::create(b, op.getLse(), offsets, sizes, strides);
+  Value rows =
+      tensor::ExtractSliceOp::create(b, op.getLse(), offsets, sizes, strides);
   auto rowsType = cast<RankedTensorType>(rows.getType());
   auto lseType = RankedTensorType::get(
       {1, rowsType.getDimSize(0), rowsType.getDimSize(1)}, b.getF32Type());
