@@ -253,16 +253,25 @@ def test_compiler_bundle_passes_both_readers(tmp_path):
 BACKWARD_KCFG = KernelConfig(op="varlen_backward", dtype="bf16", head_dim=128,
                              layout="bshd", causal=True,
                              mask_alignment="bottom_right")
-
-
-@pytest.mark.skipif(not os.path.exists(os.path.join(
+needs_fa_compile = pytest.mark.skipif(not os.path.exists(os.path.join(
     compiler.build_dir(), "bin", "fa-compile")),
     reason="no fa-compile in this build")
-def test_compiler_backward_sequence_passes_both_readers(tmp_path):
-    # fa-compile's fa.attention_varlen_grad: a sequence both readers take,
-    # requiring the bounds, its grid and workspace over the padded blocks.
-    compiler.build_bundle(BACKWARD_KCFG, "sm_90a", str(tmp_path / "b"))
-    bundle = fa_mlir.load_bundle(str(tmp_path / "b"))
+
+
+@pytest.fixture(scope="module")
+def backward_bundle(tmp_path_factory):
+    """fa-compile's fa.attention_varlen_grad sequence for BACKWARD_KCFG
+    (compiled once for the module)."""
+    out = str(tmp_path_factory.mktemp("varlen_bwd") / "b")
+    compiler.build_bundle(BACKWARD_KCFG, "sm_90a", out)
+    return fa_mlir.load_bundle(out)
+
+
+@needs_fa_compile
+def test_compiler_backward_sequence_passes_both_readers(backward_bundle):
+    # A sequence both readers take, requiring the bounds, its grid and
+    # workspace over the padded blocks.
+    bundle = backward_bundle
     assert bundle.config == BACKWARD_KCFG and bundle.is_sequence
     assert bundle.runtime.op == "attention_varlen_bwd"
     assert {"cu_seqlens_q", "cu_seqlens_k"} <= set(bundle.runtime.required)
@@ -540,6 +549,28 @@ def test_varlen_backward_config_and_mlir():
     with pytest.raises(ArgumentError, match="op varlen_backward takes layout "
                        "bshd"):
         kcfg.with_(layout="bhsd")
+
+
+@needs_fa_compile
+def test_cuda_backward_launches_one_sequence(monkeypatch, built,
+                                             backward_bundle):
+    """The backward's real sequence through run_varlen_backward, up to
+    libfa_runtime's check of its launch: the packed operands, the bounds,
+    the workspace Python allocates; nothing read back."""
+    routed = Routed(monkeypatch, {"varlen": built,
+                                  "varlen_backward": backward_bundle})
+    q, k, v, cu_q, cu_k = (sync_trap(t) for t in packed_inputs())
+    out, _ = call(q.requires_grad_(), k, v, cu_q, cu_k)
+    out.sum().backward()
+    assert [c.op for c in routed.asked] == ["varlen", "varlen_backward"]
+    assert routed.asked[1] == BACKWARD_KCFG.with_(heads_q=8, heads_kv=2)
+    tensors = routed.launched[1]
+    assert tensors["grad_query"].shape == (1, 300, 8, 128)
+    assert tensors["grad_key"].shape == (1, 170, 2, 128)
+    assert tensors["lse"].shape == (1, 8, 300)
+    assert tensors["cu_seqlens_k"] is cu_k
+    assert tensors["dq_accum"].shape == (1, 8, 640, 128)
+    assert q.grad.shape == q.shape and routed.grids[1][0] >= 1
 
 
 def test_cuda_lse_is_not_differentiable(monkeypatch, built):

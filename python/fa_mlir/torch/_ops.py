@@ -330,11 +330,11 @@ def run_varlen_backward(dout, q, k, v, out, lse, cu_seqlens_q, cu_seqlens_k,
                          softcap, mask_alignment, "varlen_backward",
                          deterministic)
     bundle = get_bundle(kcfg, _target(q))
-    if dout.dtype != q.dtype:
-        dout = dout.to(q.dtype)
+    # autograd may hand an expanded (stride 0) gradient: TMA reads dense rows.
+    dout = dout.to(q.dtype).contiguous()
     grads = [torch.empty((1,) + t.shape, dtype=t.dtype, device=t.device)
              for t in (q, k, v)]
-    tensors = {"grad_output": _packed(dout), "query": _packed(q),
+    tensors = {"grad_output": dout.unsqueeze(0), "query": _packed(q),
                "key": _packed(k), "value": _packed(v), "output": _packed(out),
                "lse": lse.contiguous().unsqueeze(0),
                "cu_seqlens_q": cu_seqlens_q.contiguous(),
