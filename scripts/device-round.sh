@@ -54,7 +54,11 @@
 #         (test/Device/check_varlen.py, .devbuild/varlen) against float64
 #         per sequence, memcheck on them, then varlen prefill next to our
 #         dense kernel, FA4 and FA2 (test/Device/bench_varlen.py) ->
-#         $OUT/bench_varlen.csv
+#         $OUT/bench_varlen.csv; the ragged-batch backward
+#         (fa.attention_varlen_grad, .devbuild/varlen-bwd) against float64
+#         per sequence (test/Device/check_varlen_backward.py), memcheck,
+#         and 8 documents in 16k tokens next to our dense backward and FA4
+#         (test/Device/bench_varlen_backward.py) -> $OUT/bench_varlen_backward.csv
 #       9 the FP8 forward (sm_90a, float8_e4m3fn): every FP8 kernel family
 #         through libfa_runtime against float64 (test/Device/
 #         check_fp8_sequences.py, .devbuild/fp8-check), the Python GPU tests of
@@ -108,6 +112,13 @@ prepare() {
   rm -rf "$dev/varlen"; mkdir -p "$dev/varlen"
   python3 test/Device/gen_varlen_inputs.py > "$dev/varlen/varlen.mlir"
   "$BUILD_DIR/bin/fa-compile" "$dev/varlen/varlen.mlir" -o "$dev/varlen"
+  # The ragged-batch backward sequences (issue 37 item 4), deterministic
+  # ones with --deterministic, and their dense references (stage 8).
+  rm -rf "$dev/varlen-bwd"; mkdir -p "$dev/varlen-bwd"
+  python3 test/Device/gen_varlen_backward_inputs.py > "$dev/varlen-bwd/varlen_bwd.mlir"
+  python3 test/Device/gen_varlen_backward_inputs.py det > "$dev/varlen-bwd/varlen_bwd_det.mlir"
+  "$BUILD_DIR/bin/fa-compile" "$dev/varlen-bwd/varlen_bwd.mlir" -o "$dev/varlen-bwd"
+  "$BUILD_DIR/bin/fa-compile" --deterministic "$dev/varlen-bwd/varlen_bwd_det.mlir" -o "$dev/varlen-bwd"
   # fa_mlir reads bundles through jsonschema (python/fa_mlir/manifest.py);
   # the GPU machine has none and no network: carry its wheels, unpacked,
   # for the machine's Python (DEVICE_PYTHON; typing_extensions comes with
@@ -417,6 +428,23 @@ run() {
     timeout "${VARLEN_BENCH_TIMEOUT:-420}" python3 test/Device/bench_varlen.py "$dev/varlen" \
       "$OUT/bench_varlen.csv" ) > "$OUT/bench_varlen.log" 2>&1
   echo "bench varlen rc=$?"; cat "$OUT/bench_varlen.log"
+  # The ragged-batch backward: float64 per sequence, memcheck on the small
+  # cases, then 8 documents in 16k tokens against our dense backward and FA4.
+  timeout "${CHECK_VARLEN_BWD_TIMEOUT:-300}" python3 test/Device/check_varlen_backward.py \
+    "$dev/varlen-bwd" "$OUT/check_varlen_backward.csv" > "$OUT/check_varlen_backward.log" 2>&1
+  echo "check_varlen_backward rc=$?: $(tail -1 "$OUT/check_varlen_backward.log")"
+  grep FAIL "$OUT/check_varlen_backward.log" | head -8
+  if [[ -z ${ROUND_SMOKE:-} ]]; then
+    CHECK_SMALL=1 timeout "${MEMCHECK_VARLEN_BWD_TIMEOUT:-300}" compute-sanitizer --tool memcheck \
+      --report-api-errors no --print-limit 20 --kernel-name kns=fa_bwd \
+      python3 test/Device/check_varlen_backward.py "$dev/varlen-bwd" > "$OUT/memcheck_varlen_backward.log" 2>&1
+    echo "memcheck varlen backward rc=$?: $(grep -E "ERROR SUMMARY|backward check" "$OUT/memcheck_varlen_backward.log" | tr '\n' ' ')"
+  fi
+  ( fa4_env
+    [[ -n ${ROUND_SMOKE:-} ]] && export HDIMS=128
+    timeout "${VARLEN_BWD_BENCH_TIMEOUT:-300}" python3 test/Device/bench_varlen_backward.py \
+      "$dev/varlen-bwd" "$OUT/bench_varlen_backward.csv" ) > "$OUT/bench_varlen_backward.log" 2>&1
+  echo "bench varlen backward rc=$?"; cat "$OUT/bench_varlen_backward.log"
 
   fi
   if stage_on 9; then

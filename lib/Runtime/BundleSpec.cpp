@@ -201,10 +201,12 @@ Status parseConfig(const Value &v, BundleSpec &spec) {
   c.layout = static_cast<Layout>(layoutIndex);
   // Packed tokens are [1, total, heads, dim]: one order only (spec.op is
   // read before the config, in a bundle and in a sequence).
-  if (spec.op == "attention_varlen" && c.layout != Layout::BSHD)
-    return invalid("config.layout", "op attention_varlen takes layout bshd "
-                                    "only (packed [1, total, heads, dim] "
-                                    "tensors), got \"" + layout + "\"");
+  if (isPackedOp(spec.op) && c.layout != Layout::BSHD)
+    return invalid("config.layout", "op " + spec.op +
+                                        " takes layout bshd "
+                                        "only (packed [1, total, heads, dim] "
+                                        "tensors), got \"" +
+                                        layout + "\"");
 
   FA_RETURN_IF_ERROR(r.integer("head_dim", c.headDim, 1, schema::kHeadDimMax));
   c.headDimV = c.headDim;

@@ -374,9 +374,9 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
     binder.preset(Symbol::PageSize, spec.config.pageSize,
                   "config.page_size: the kernel is tiled by it");
   // The packed tokens of a ragged batch are one batch row.
-  if (spec.op == "attention_varlen")
+  if (isPackedOp(spec.op))
     binder.preset(Symbol::Batch, 1,
-                  "attention_varlen packs every sequence into batch 1");
+                  spec.op + " packs every sequence into batch 1");
 
   // A fixed order makes "expected X (from 'query')" messages predictable.
   for (const std::string &role : standardRoles()) {

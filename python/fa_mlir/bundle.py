@@ -277,7 +277,7 @@ def _gpu_config_view(kcfg):
             "window": window, "softcap": _f32(kcfg.softcap),
             "scale": _f32(kcfg.effective_scale), "bias": kcfg.bias is not None,
             "deterministic": kcfg.deterministic}
-    if kcfg.op == "backward":
+    if kcfg.op in ("backward", "varlen_backward"):
         del view["return_lse"]  # a forward notion; the backward reads LSE
     if kcfg.out_dtype is not None:  # FP8: the output has its own type
         view["out_dtype"] = kcfg.out_dtype

@@ -25,10 +25,11 @@ from .cpu import (OPT_FLAGS, _repo_root, block_options, find_fa_opt,
 from .arguments import check_bool
 from .errors import ArgumentError, CompileError, UnsupportedError
 from .signature import signature
-from .spec import FP8, TARGETS, KernelConfig
+from .spec import BACKWARD_OPS, FP8, TARGETS, KernelConfig
 
 _FUNCTION = {"forward": "attention", "backward": "attention_grad",
              "kvcache": "attention_kvcache", "varlen": "attention_varlen",
+             "varlen_backward": "attention_varlen_grad",
              "combine": "combine"}
 # What the CPU runs instead of an op that lowers for sm_90a only.
 _CPU_INSTEAD = {
@@ -36,6 +37,8 @@ _CPU_INSTEAD = {
                "forward kernel per sequence",
     "varlen": "on the CPU fa_mlir.torch.varlen_attention runs the forward "
               "kernel per sequence",
+    "varlen_backward": "on the CPU fa_mlir.torch.varlen_attention's "
+                       "backward runs the backward kernel per sequence",
     "combine": "on the CPU fa_mlir.torch.combine compiles fa.combine for "
                "each call's shapes itself"}
 
@@ -213,7 +216,9 @@ def _build_cpu(kcfg, out_dir):
 
 # The tensor op fa-compile lowers for each op that _sm90a_mlir writes.
 _SM90A_OP = {"forward": "fa.attention", "kvcache": "fa.attention_kvcache",
-             "varlen": "fa.attention_varlen", "combine": "fa.combine"}
+             "varlen": "fa.attention_varlen",
+             "varlen_backward": "fa.attention_varlen_grad",
+             "combine": "fa.combine"}
 
 
 def _clause(acfg, name, roles):
@@ -317,7 +322,7 @@ def fa_compile_command(tool, src, out_dir, kcfg):
     dQ accumulated in a fixed order) is passed only when asked for, so a
     fa-compile without the flag still compiles everything else."""
     cmd = [tool, src, "-o", out_dir]
-    if kcfg.op == "backward" and kcfg.deterministic:
+    if kcfg.op in BACKWARD_OPS and kcfg.deterministic:
         cmd.append("--deterministic")
     return cmd
 

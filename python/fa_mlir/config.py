@@ -125,7 +125,7 @@ class AttentionConfig:
             return (self.batch + 1,)
         if role == "lse":
             return (self.heads_q, self.seq_q)
-        b, h, s, d = self.shape_bhsd(role)
+        b, h, s, d = self.shape_bhsd(GRAD_OF.get(role, role))
         return (s, h, d)
 
     def _dim_names(self, role):
@@ -250,6 +250,10 @@ def kvcache_caches(cfg):
 
 
 VARLEN_INPUTS = ["query", "key", "value", "cu_seqlens_q", "cu_seqlens_k"]
+# fa.attention_varlen_grad's operands and results.
+VARLEN_BACKWARD_INPUTS = ["grad_output", "query", "key", "value", "output",
+                          "lse", "cu_seqlens_q", "cu_seqlens_k"]
+VARLEN_BACKWARD_OUTPUTS = ["grad_query", "grad_key", "grad_value"]
 
 
 def op_roles(op, cfg):
@@ -261,6 +265,8 @@ def op_roles(op, cfg):
         return kvcache_inputs(cfg), forward_outputs(cfg)
     if op == "varlen":  # fa.attention_varlen always returns the LSE
         return list(VARLEN_INPUTS), ["output", "lse"]
+    if op == "varlen_backward":
+        return list(VARLEN_BACKWARD_INPUTS), list(VARLEN_BACKWARD_OUTPUTS)
     return forward_inputs(cfg), forward_outputs(cfg)
 
 

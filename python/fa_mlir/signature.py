@@ -109,7 +109,7 @@ def _static(kcfg, sym):
         seq, i = DESCALE_BLOCKS[sym]
         size = getattr(kcfg, seq)
         return None if size is None else -(-size // kcfg.descale_block[i])
-    if sym == "batch" and kcfg.op == "varlen":
+    if sym == "batch" and kcfg.op in ("varlen", "varlen_backward"):
         return 1  # the packed tokens are one batch row
     return getattr(kcfg, sym)  # None when dynamic (page_size: static)
 

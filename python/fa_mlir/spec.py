@@ -17,10 +17,16 @@ from .errors import ArgumentError, UnsupportedError
 
 # "kvcache": fa.attention_kvcache over a contiguous or paged cache, with or
 # without an in-place append (sm_90a only). "varlen": fa.attention_varlen,
-# a ragged batch packed along the tokens (sm_90a only). "combine":
+# a ragged batch packed along the tokens (sm_90a only), "varlen_backward"
+# its gradients (fa.attention_varlen_grad, sm_90a only). "combine":
 # fa.combine's standalone merge of partial outputs [n, rows, head_dim] f32 by
 # their LSEs (sm_90a only; dtype is the output's, docs/Inference.md).
-OPS = ("forward", "backward", "kvcache", "varlen", "combine")
+OPS = ("forward", "backward", "kvcache", "varlen", "varlen_backward",
+       "combine")
+# The ops whose kernels consume an LSE and produce gradients.
+BACKWARD_OPS = ("backward", "varlen_backward")
+# The ops over a ragged batch packed along the tokens.
+VARLEN_OPS = ("varlen", "varlen_backward")
 TARGETS = ("cpu", "sm_90a")
 DTYPES = ("f32", "f16", "bf16")
 # FP8 (float8_e4m3fn) Q, K, V with their descales: the forward only, its
@@ -180,7 +186,7 @@ class KernelConfig:
             if any(getattr(self, s) is None for s in group):
                 for s in group:
                     set_(s, None)
-        if self.op == "backward":
+        if self.op in BACKWARD_OPS:
             set_("return_lse", True)  # the backward always consumes LSE
             set_("num_splits", None)
         else:
@@ -239,7 +245,7 @@ class KernelConfig:
         elif self.page_size is not None or self.append:
             bad(f"page_size and append are op kvcache options (paged caches, "
                 f"in-place appends), got op {self.op!r}")
-        if self.op == "varlen":
+        if self.op in VARLEN_OPS:
             self._validate_varlen(bad)
         if self.op == "combine":
             self._validate_combine(bad)
@@ -292,10 +298,10 @@ class KernelConfig:
         read at launch."""
         self._validate_serving(bad)
         if self.num_splits is not None:
-            bad("op varlen takes no num_splits (its sm_90a kernel is one "
-                "unsplit bundle)")
+            bad(f"op {self.op} takes no num_splits (its sm_90a kernels are "
+                "unsplit)")
         if self.batch is not None or self.seq_q is not None:
-            bad("op varlen takes no batch/seq_q/seq_k: the sequence count "
+            bad(f"op {self.op} takes no batch/seq_q/seq_k: the sequence count "
                 "and the packed token totals are dynamic; leave them None")
 
     def _validate_combine(self, bad):
@@ -434,7 +440,7 @@ class KernelConfig:
             bias_dtype=self.bias_dtype or "f32",
             return_lse=self.return_lse, num_splits=self.num_splits,
             page_size=self.page_size, append=self.append,
-            varlen=self.op == "varlen", dynamic=self.dynamic,
+            varlen=self.op in VARLEN_OPS, dynamic=self.dynamic,
             score_mod=self.score_mod, mask_mod=self.mask_mod,
             captures=self.captures or ())
 

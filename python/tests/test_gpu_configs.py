@@ -167,8 +167,7 @@ VARLEN = _gpu_tests("test_gpu_varlen")
 def _varlen_requested(monkeypatch, case):
     """The KernelConfigs (heads dynamic) test_gpu_varlen's call for `case`
     asks for on CPU tensors posing as CUDA: the varlen kernel, and with a
-    backward the dense backward of each sequence (stopped at the first
-    lookup of one)."""
+    backward the varlen backward (stopped at its lookup)."""
     Routed(monkeypatch)  # CUDA tensors from torch.empty, the sm_90a target
     asked = []
 
@@ -193,7 +192,7 @@ def _varlen_requested(monkeypatch, case):
                          ids=[c.name for c in VARLEN.CASES])
 def test_varlen_kernels_are_built_ahead_of_time(monkeypatch, case):
     asked = _varlen_requested(monkeypatch, case)
-    assert [k.op for k in asked] == ["varlen"] + (["backward"] if
+    assert [k.op for k in asked] == ["varlen"] + (["varlen_backward"] if
                                                   case.backward else [])
     for kcfg in asked:
         assert kcfg.to_dict() in _aot_configs(), (

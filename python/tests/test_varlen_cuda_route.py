@@ -3,7 +3,8 @@ cu_seqlens_q/cu_seqlens_k and the symbol num_seqs as both readers
 (libfa_runtime's BundleSpec and fa_mlir's signature/config) know them, the
 KernelConfig and the MLIR it generates, and varlen_attention's CUDA route
 (on CPU tensors posing as CUDA) up to libfa_runtime's check of the operands
-it launches, forward and backward.
+it launches, forward and backward (one fa.attention_varlen_grad call for
+the whole batch).
 
 The kernel is test/Runtime/Inputs/varlen.json (a bundle over the stub
 cubin, docs/BundleFormat.md *Ragged batches (varlen)*), which a mocked
@@ -29,7 +30,7 @@ from fa_mlir.torch import _ops  # noqa: E402
 from _cuda_route import (Routed, fa_opt_output, needs_fa_opt,  # noqa: E402
                          refusing_compiler, runtime_operands)
 from _fake_compiler import INPUTS, fake_fa_compile  # noqa: E402
-from _fake_cuda import HostSync, fake_cuda, sync_trap  # noqa: E402
+from _fake_cuda import fake_cuda, sync_trap  # noqa: E402
 
 # What the stub bundle was "compiled" for (its config: bf16, d128, causal).
 KCFG = KernelConfig(op="varlen", dtype="bf16", head_dim=128, layout="bshd",
@@ -249,6 +250,45 @@ def test_compiler_bundle_passes_both_readers(tmp_path):
     assert all(n >= 1 for n in bundle.runtime.check(ops()))
 
 
+BACKWARD_KCFG = KernelConfig(op="varlen_backward", dtype="bf16", head_dim=128,
+                             layout="bshd", causal=True,
+                             mask_alignment="bottom_right")
+needs_fa_compile = pytest.mark.skipif(not os.path.exists(os.path.join(
+    compiler.build_dir(), "bin", "fa-compile")),
+    reason="no fa-compile in this build")
+
+
+@pytest.fixture(scope="module")
+def backward_bundle(tmp_path_factory):
+    """fa-compile's fa.attention_varlen_grad sequence for BACKWARD_KCFG
+    (compiled once for the module)."""
+    out = str(tmp_path_factory.mktemp("varlen_bwd") / "b")
+    compiler.build_bundle(BACKWARD_KCFG, "sm_90a", out)
+    return fa_mlir.load_bundle(out)
+
+
+@needs_fa_compile
+def test_compiler_backward_sequence_passes_both_readers(backward_bundle):
+    # A sequence both readers take, requiring the bounds, its grid and
+    # workspace over the padded blocks.
+    bundle = backward_bundle
+    assert bundle.config == BACKWARD_KCFG and bundle.is_sequence
+    assert bundle.runtime.op == "attention_varlen_bwd"
+    assert {"cu_seqlens_q", "cu_seqlens_k"} <= set(bundle.runtime.required)
+    tensors = runtime_operands(BACKWARD_KCFG, SIZES)
+    symbols = symbols_of(BACKWARD_KCFG, {r: t[2] for r, t in tensors.items()})
+    assert symbols["num_seqs"] == 4 and symbols["batch"] == 1
+    shapes = bundle.workspace_shapes(symbols)
+    # (ceildiv(300, 64) + 4 + 1) * 64 padded rows per head.
+    assert tuple(shapes["dq_accum"][0]) == (1, 8, 640, 128)
+    assert tuple(shapes["lse_log2"][0]) == (1, 8, 640)
+    ops = dict(tensors)
+    for i, (name, (sizes, dtype)) in enumerate(shapes.items()):
+        ops[name] = (0x100000000 * (i + 1), dtype, tuple(sizes),
+                     tuple(int(x) for x in torch.empty(sizes).stride()))
+    assert all(n >= 1 for n in bundle.runtime.check(ops))
+
+
 # -- varlen_attention on CUDA -------------------------------------------------
 
 @pytest.fixture
@@ -407,14 +447,15 @@ def test_cuda_value_checks_only_when_asked(monkeypatch, built, edit,
 def test_cuda_forward_reads_nothing_back(monkeypatch, built):
     """No device->host sync: every Tensor method that reads values back
     raises on these inputs (and on what is computed from them), and the
-    call still launches once; the backward reads the bounds (its loop over
-    the sequences needs them), the forward does not."""
+    call still launches once; nor does the backward, one varlen backward
+    for the whole batch."""
     routed = Routed(monkeypatch, built)
+    backward = _VarlenBackward(monkeypatch)
     q, k, v, cu_q, cu_k = (sync_trap(t) for t in packed_inputs())
     out, lse = call(q, k, v, cu_q, cu_k)
     assert len(routed.launched) == 1 and out.shape == (300, 8, 128)
-    with pytest.raises(HostSync, match="tolist"):
-        call(q.requires_grad_(), k, v, cu_q, cu_k)[0].sum().backward()
+    call(q.requires_grad_(), k, v, cu_q, cu_k)[0].sum().backward()
+    assert len(backward.calls) == 1 and q.grad.shape == q.shape
 
 
 def test_cuda_no_query_launches_nothing(monkeypatch):
@@ -439,57 +480,97 @@ def test_cuda_compile_refusal_reaches_the_caller(monkeypatch, tmp_path):
     fa_registry.forget()
 
 
-# -- the backward: the dense CUDA backward per sequence -----------------------
+# -- the backward: one varlen backward for the whole batch -------------------
 
-class _Backward:
-    """Records the dense backward's calls and answers with gradients that
-    say which sequence they are of (value b + 1 for sequence b)."""
+class _VarlenBackward:
+    """Records the varlen backward's calls and answers with gradients of
+    value 1 (the kernel's own numbers are the GPU tests')."""
 
     def __init__(self, monkeypatch):
         self.calls = []
-        monkeypatch.setattr(_ops, "backward_impl", self)
+        monkeypatch.setattr(_ops, "run_varlen_backward", self)
 
-    def __call__(self, dout, q, k, v, out, lse, bias, *options):
+    def __call__(self, dout, q, k, v, out, lse, cu_q, cu_k, *options):
         self.calls.append(dict(dout=dout, q=q, k=k, v=v, out=out, lse=lse,
-                               bias=bias, options=options))
-        n = float(len(self.calls))
-        return [torch.full(t.shape, n, dtype=t.dtype) for t in (q, k, v)] + \
-            [q.new_empty(0)]
+                               cu_q=cu_q, cu_k=cu_k, options=options))
+        return [torch.ones(t.shape, dtype=t.dtype) for t in (q, k, v)]
 
 
-def test_cuda_backward_runs_the_dense_backward_per_sequence(monkeypatch,
-                                                            built):
+def test_cuda_backward_is_one_call_for_the_batch(monkeypatch, built):
     Routed(monkeypatch, built)
-    backward = _Backward(monkeypatch)
+    backward = _VarlenBackward(monkeypatch)
     q, k, v, cu_q, cu_k = (t.requires_grad_() if t.is_floating_point() else t
                            for t in packed_inputs())
     out, lse = call(q, k, v, cu_q, cu_k, window=(64, 0))
     dout = fake_cuda(torch.randn(out.shape).bfloat16())
     dq, dk, dv = torch.autograd.grad(out, (q, k, v), dout)
-    # Sequences 0 and 3 have queries and keys; 1 has no query, 2 no key.
-    assert len(backward.calls) == 2
-    first, last = backward.calls
-    assert first["q"].shape == (1, 100, 8, 128)
-    assert first["k"].shape == first["v"].shape == (1, 50, 2, 128)
-    assert last["q"].shape == (1, 70, 8, 128)
-    assert last["k"].shape == (1, 100, 2, 128)
-    assert last["q"].data_ptr() == q[230:].data_ptr()
-    assert last["k"].data_ptr() == k[70:].data_ptr()
-    assert torch.equal(last["dout"][0], dout[230:])
-    assert last["out"].data_ptr() == out[230:].data_ptr()
-    assert last["lse"].shape == (1, 8, 70) and last["lse"].is_contiguous()
-    # (bit for bit: the stub launch leaves lse as torch.empty gave it)
-    assert torch.equal(last["lse"][0].view(torch.int32),
-                       lse[:, 230:].contiguous().view(torch.int32))
-    assert first["bias"] is None
-    assert first["options"] == (True, None, 64, 0, None, "bottom_right",
-                                "bshd")
-    # Each sequence's gradients land in its rows; the others are zero.
-    assert (dq[:100] == 1).all() and (dq[100:230] == 0).all()
-    assert (dq[230:] == 2).all()
-    assert (dk[:50] == 1).all() and (dk[50:70] == 0).all()
-    assert (dv[70:] == 2).all()
-    assert dq.shape == q.shape and dk.shape == k.shape
+    assert len(backward.calls) == 1
+    (c,) = backward.calls
+    assert c["q"] is q and c["k"] is k and c["v"] is v
+    assert c["cu_q"] is cu_q and c["cu_k"] is cu_k
+    assert torch.equal(c["dout"], dout)
+    assert c["out"].data_ptr() == out.data_ptr() and c["lse"] is not None
+    assert c["options"] == (True, None, 64, 0, None, "bottom_right", False)
+    assert dq.shape == q.shape and dk.shape == k.shape and dv.shape == v.shape
+    assert (dq == 1).all() and (dv == 1).all()
+
+
+def test_cuda_backward_deterministic_reaches_the_kernel(monkeypatch, built):
+    Routed(monkeypatch, built)
+    backward = _VarlenBackward(monkeypatch)
+    q, k, v, cu_q, cu_k = (t.requires_grad_() if t.is_floating_point() else t
+                           for t in packed_inputs())
+    out = fat.varlen_attention(q, k, v, cu_q, cu_k, 130, 100,
+                               deterministic=True)
+    out.sum().backward()
+    assert backward.calls[0]["options"][-1] is True
+    with pytest.raises(ArgumentError, match="deterministic"):
+        fat.varlen_attention(q, k, v, cu_q, cu_k, 130, 100,
+                             deterministic="yes")
+
+
+def test_varlen_backward_config_and_mlir():
+    kcfg = KernelConfig(op="varlen_backward", dtype="bf16", head_dim=128,
+                        layout="bshd", heads_q=8, heads_kv=2, causal=True,
+                        deterministic=True)
+    assert kcfg.return_lse and kcfg.deterministic
+    text = compiler._sm90a_mlir(kcfg)
+    assert ("fa.attention_varlen_grad %grad_output, %query, %key, %value, "
+            "%output, %lse, %cu_seqlens_q, %cu_seqlens_k : "
+            "tensor<?x8x128xbf16>, tensor<?x8x128xbf16>, tensor<?x2x128xbf16>,"
+            " tensor<?x2x128xbf16>, tensor<?x8x128xbf16>, tensor<8x?xf32>, "
+            "tensor<?xi32>, tensor<?xi32> {causal} -> tensor<?x8x128xbf16>, "
+            "tensor<?x2x128xbf16>, tensor<?x2x128xbf16>") in text
+    assert compiler.fa_compile_command("fa-compile", "k.mlir", "out",
+                                       kcfg)[-1] == "--deterministic"
+    with pytest.raises(ArgumentError, match="op varlen_backward takes no "
+                       "batch/seq_q/seq_k"):
+        kcfg.with_(batch=4)
+    with pytest.raises(ArgumentError, match="op varlen_backward takes layout "
+                       "bshd"):
+        kcfg.with_(layout="bhsd")
+
+
+@needs_fa_compile
+def test_cuda_backward_launches_one_sequence(monkeypatch, built,
+                                             backward_bundle):
+    """The backward's real sequence through run_varlen_backward, up to
+    libfa_runtime's check of its launch: the packed operands, the bounds,
+    the workspace Python allocates; nothing read back."""
+    routed = Routed(monkeypatch, {"varlen": built,
+                                  "varlen_backward": backward_bundle})
+    q, k, v, cu_q, cu_k = (sync_trap(t) for t in packed_inputs())
+    out, _ = call(q.requires_grad_(), k, v, cu_q, cu_k)
+    out.sum().backward()
+    assert [c.op for c in routed.asked] == ["varlen", "varlen_backward"]
+    assert routed.asked[1] == BACKWARD_KCFG.with_(heads_q=8, heads_kv=2)
+    tensors = routed.launched[1]
+    assert tensors["grad_query"].shape == (1, 300, 8, 128)
+    assert tensors["grad_key"].shape == (1, 170, 2, 128)
+    assert tensors["lse"].shape == (1, 8, 300)
+    assert tensors["cu_seqlens_k"] is cu_k
+    assert tensors["dq_accum"].shape == (1, 8, 640, 128)
+    assert q.grad.shape == q.shape and routed.grids[1][0] >= 1
 
 
 def test_cuda_lse_is_not_differentiable(monkeypatch, built):

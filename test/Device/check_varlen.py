@@ -42,14 +42,19 @@ class Bundle:
         self.runtime.launch({r: cd.rt(t) for r, t in tensors.items()}, stream)
 
 
-def load_bundles(folder, op):
+def documents(folder, fmt, op):
+    """The paths of the `fmt` documents of op `op` in `folder`, sorted."""
     out = []
     for p in sorted(glob.glob(os.path.join(folder, "*.json"))):
         with open(p) as f:
             meta = json.load(f)
-        if meta.get("format") == "fa-kernel-bundle" and meta.get("op") == op:
-            out.append(Bundle(p))
+        if meta.get("format") == fmt and meta.get("op") == op:
+            out.append(p)
     return out
+
+
+def load_bundles(folder, op):
+    return [Bundle(p) for p in documents(folder, "fa-kernel-bundle", op)]
 
 
 def cu(lens):

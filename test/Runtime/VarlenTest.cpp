@@ -223,3 +223,79 @@ TEST(Varlen, launch) {
   EXPECT_EQ(readParam<int32_t>(fake, 9), 4);
   EXPECT_EQ(readParam<int32_t>(fake, 10), int32_t(kNumSeqs));
 }
+
+//===----------------------------------------------------------------------===//
+// The backward: Inputs/varlen_bwd.json, a sequence of op attention_varlen_bwd
+// (one main-like kernel over the stub cubin) whose grid and workspace read
+// num_seqs (docs/BundleFormat.md, *Ragged batches (varlen)*, the backward).
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::vector<TensorArg> varlenBackwardTensors() {
+  std::vector<TensorArg> t = varlenTensors();
+  t.push_back(
+      tensor("grad_output", DType::BF16, {1, kTotalQ, 16, 128}, 0x11000000));
+  t.push_back(
+      tensor("grad_query", DType::BF16, {1, kTotalQ, 16, 128}, 0x12000000));
+  t.push_back(
+      tensor("grad_key", DType::BF16, {1, kTotalK, 4, 128}, 0x13000000));
+  t.push_back(
+      tensor("grad_value", DType::BF16, {1, kTotalK, 4, 128}, 0x14000000));
+  return t;
+}
+
+Expected<std::unique_ptr<Sequence>> varlenBackward(const std::string &from = "",
+                                                   const std::string &to = "") {
+  std::string text = readInput("varlen_bwd.json");
+  if (!from.empty())
+    text = replaceOnce(text, from, to);
+  return Sequence::fromText(text, inputsDir());
+}
+
+} // namespace
+
+TEST(VarlenBackward, required_operands) {
+  const char *all =
+      "query,key,value,output,lse,grad_output,grad_query,grad_key,"
+      "grad_value,cu_seqlens_q,cu_seqlens_k";
+  EXPECT_EQ(joined(opOperands("attention_varlen_bwd")), std::string(all));
+  Expected<std::unique_ptr<Sequence>> s = varlenBackward();
+  ASSERT_OK(s);
+  EXPECT_EQ(joined((*s)->requiredOperands()), std::string(all));
+  EXPECT_OK((*s)->check(varlenBackwardTensors(), 132));
+  for (const char *role : {"cu_seqlens_k", "grad_value"})
+    EXPECT_ERROR((*s)->check(without(varlenBackwardTensors(), role), 132),
+                 ErrorCode::Tensor,
+                 std::string("missing operand '") + role + "'");
+}
+
+TEST(VarlenBackward, packed_into_batch_one_bshd) {
+  Expected<std::unique_ptr<Sequence>> s = varlenBackward();
+  ASSERT_OK(s);
+  std::vector<TensorArg> t = varlenBackwardTensors();
+  find(t, "query") =
+      tensor("query", DType::BF16, {2, kTotalQ / 2, 16, 128}, 0x10000000);
+  EXPECT_ERROR((*s)->check(t, 132), ErrorCode::Tensor,
+               "attention_varlen_bwd packs every sequence into batch 1");
+  EXPECT_ERROR(varlenBackward(R"("layout": "bshd")", R"("layout": "bhsd")"),
+               ErrorCode::InvalidBundle,
+               "config.layout: op attention_varlen_bwd takes layout bshd only");
+}
+
+TEST(VarlenBackward, grid_and_workspace_read_num_seqs) {
+  Expected<std::unique_ptr<Sequence>> s = varlenBackward();
+  ASSERT_OK(s);
+  // ceildiv(333, 128) + 4 + 1 padded key blocks.
+  Expected<std::array<uint32_t, 3>> grid =
+      (*s)->check(varlenBackwardTensors(), 132);
+  ASSERT_OK(grid);
+  EXPECT_EQ((*grid)[0], 8u);
+  EXPECT_EQ((*grid)[1], 4u);
+  EXPECT_EQ((*grid)[2], 1u);
+  // (ceildiv(1000, 64) + 4 + 1) * 64 = 1344 padded rows per head.
+  Expected<int64_t> bytes = (*s)->workspaceBytes(varlenBackwardTensors(), 132);
+  ASSERT_OK(bytes);
+  const int64_t rows = 16 * 1344;
+  EXPECT_GE(*bytes, rows * 128 * 4 + rows * 4);
+}

@@ -124,6 +124,13 @@ bool isCuSeqlens(const std::string &role);
 /// The op of a standalone fa.combine bundle, whose output and lse are rows
 /// ([row, dim], [row]) rather than attention's rank-4 and rank-3 operands.
 constexpr const char *kCombineOp = "combine";
+/// A ragged batch's backward sequence (docs/BundleFormat.md, *Ragged
+/// batches (varlen)*).
+constexpr const char *kVarlenBackwardOp = "attention_varlen_bwd";
+/// Whether `op` takes a ragged batch packed into batch 1 (bshd only).
+inline bool isPackedOp(const std::string &op) {
+  return op == "attention_varlen" || op == kVarlenBackwardOp;
+}
 /// partial_output / partial_lse: fa.combine's inputs, [split, row(, dim)]
 /// f32.
 bool isPartial(const std::string &role);

@@ -30,6 +30,14 @@ namespace {
 /// The query rows of the row workspaces: whole 64-row tiles.
 BundleExpr seqPad() { return ceilDiv(sym::SeqQ, 64) * 64; }
 
+/// A ragged batch's padded query blocks (VarlenBackward.cpp): the
+/// workspace's rows per head are 64 times as many, its batch 1.
+BundleExpr paddedQueryBlocks() { return paddedBlocksExpr(sym::SeqQ, BK::kBlockM); }
+BundleExpr workspaceRows(const BK &cfg) {
+  return cfg.varlen ? paddedQueryBlocks() * BK::kBlockM : seqPad();
+}
+BundleExpr workspaceBatch(const BK &cfg) { return cfg.varlen ? BundleExpr(1) : sym::Batch; }
+
 /// The extents of grad_bias's (and dbias_accum's) batch and head dims.
 BundleExpr biasBatches(const BK &cfg) { return cfg.biasBroadcastBatch ? 1 : sym::Batch; }
 BundleExpr biasHeads(const BK &cfg) { return cfg.biasBroadcastHead ? 1 : sym::HeadsQ; }
@@ -42,7 +50,8 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
     o = Object{{"name", name.str()},
                {"dtype", "f32"},
                {"dims", Array{"batch", "head", "seq", "dim"}},
-               {"shape", Array{sym::Batch, sym::HeadsQ, seqPad(), BundleExpr(cfg.qkDim())}}};
+               {"shape", Array{workspaceBatch(cfg), sym::HeadsQ, workspaceRows(cfg),
+                               BundleExpr(cfg.qkDim())}}};
   else if (name == "dbias_accum")
     o = Object{{"name", name.str()},
                {"dtype", "f32"},
@@ -52,12 +61,13 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
     o = Object{{"name", name.str()},
                {"dtype", "i32"},
                {"dims", Array{"batch", "head", "seq"}},
-               {"shape", Array{sym::Batch, sym::HeadsQ, ceilDiv(sym::SeqQ, 64)}}};
+               {"shape", Array{workspaceBatch(cfg), sym::HeadsQ,
+                               cfg.varlen ? paddedQueryBlocks() : ceilDiv(sym::SeqQ, 64)}}};
   else // lse_log2, softmax_d
     o = Object{{"name", name.str()},
                {"dtype", "f32"},
                {"dims", Array{"batch", "head", "seq"}},
-               {"shape", Array{sym::Batch, sym::HeadsQ, seqPad()}}};
+               {"shape", Array{workspaceBatch(cfg), sym::HeadsQ, workspaceRows(cfg)}}};
   if (withInit)
     o["init"] = (name == "lse_log2" || name == "softmax_d") ? "none" : "zero";
   return o;
@@ -107,12 +117,20 @@ std::string kernelBundle(const BK &cfg, StringRef chip, StringRef cubinFile, Ker
   return printJson(std::move(root));
 }
 
-KernelJson preKernel() {
+/// The row kernels' grid: a CTA per 64 query rows of each (head, batch),
+/// or per padded block of a ragged batch.
+Array rowGrid(const BK &cfg) {
+  if (cfg.varlen)
+    return Array{paddedQueryBlocks(), sym::HeadsQ, 1};
+  return Array{ceilDiv(sym::SeqQ, 64), sym::HeadsQ, sym::Batch};
+}
+
+KernelJson preKernel(const BK &cfg) {
   KernelJson k{"_pre", "attention_bwd_pre", {}, {}, {"lse_log2", "softmax_d"},
                BK::kAuxThreads, 0};
   BackwardRowArgs unbound;
-  k.params = backwardPreSignature(unbound).bundleParams();
-  k.grid = Array{ceilDiv(sym::SeqQ, 64), sym::HeadsQ, sym::Batch};
+  k.params = backwardPreSignature(unbound, cfg.varlen).bundleParams();
+  k.grid = rowGrid(cfg);
   return k;
 }
 
@@ -121,15 +139,16 @@ KernelJson mainKernel(const BK &cfg) {
                BK::kThreads, cfg.sharedMemoryBytes()};
   BackwardMainArgs unbound;
   k.params = backwardMainSignature(cfg, unbound).bundleParams();
-  k.grid = Array{ceilDiv(sym::SeqK, 128), sym::HeadsKV, sym::Batch};
+  k.grid = cfg.varlen ? Array{paddedBlocksExpr(sym::SeqK, BK::kBlockN), sym::HeadsKV, 1}
+                      : Array{ceilDiv(sym::SeqK, 128), sym::HeadsKV, sym::Batch};
   return k;
 }
 
-KernelJson postKernel() {
+KernelJson postKernel(const BK &cfg) {
   KernelJson k{"_post", "attention_bwd_post", {}, {}, {"dq_accum"}, BK::kAuxThreads, 0};
   BackwardRowArgs unbound;
-  k.params = backwardPostSignature(unbound).bundleParams();
-  k.grid = Array{ceilDiv(sym::SeqQ, 64), sym::HeadsQ, sym::Batch};
+  k.params = backwardPostSignature(unbound, cfg.varlen).bundleParams();
+  k.grid = rowGrid(cfg);
   return k;
 }
 
@@ -144,7 +163,7 @@ KernelJson biasGradKernel(const BK &cfg) {
 }
 
 std::vector<KernelJson> kernelJsons(const BK &cfg) {
-  std::vector<KernelJson> ks{preKernel(), mainKernel(cfg), postKernel()};
+  std::vector<KernelJson> ks{preKernel(cfg), mainKernel(cfg), postKernel(cfg)};
   if (cfg.biasBroadcasts())
     ks.push_back(biasGradKernel(cfg));
   return ks;
@@ -171,7 +190,7 @@ std::string mlir::fa::nvvm_kernel::backwardSequenceJson(const BK &cfg, StringRef
   Object root{{"format", "fa-kernel-sequence"},
               {"version", 1},
               {"chip", chip},
-              {"op", "attention_bwd"},
+              {"op", cfg.varlen ? "attention_varlen_bwd" : "attention_bwd"},
               {"config", backwardConfig(cfg)},
               {"workspace", std::move(workspace)},
               {"kernels", std::move(kernels)}};

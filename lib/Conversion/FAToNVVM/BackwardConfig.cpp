@@ -12,6 +12,8 @@ std::string BackwardKernelConfig::name() const {
   if (headDimV != headDim)
     n += llvm::formatv("v{0}", headDimV).str();
   n += bshd ? "_bshd" : "_bhsd";
+  if (varlen)
+    n += "_varlen";
   n += semanticsTag(semantics);
   if (bias) {
     n += std::string("_bias") + biasTypeName(*bias);

@@ -72,6 +72,15 @@ private:
   QueryStep step(Value t);
   /// This CTA's key block, kv head and batch from its block id.
   void placeBlock();
+  /// A ragged batch: the sequence of this CTA's padded key block, its
+  /// bounds and its query tiles' place in the padded workspace; seq_q and
+  /// seq_k become the sequence's lengths (the trailing tokens past the
+  /// last sequence are one without queries, so their dK and dV are 0).
+  void placeSequence();
+  /// The packed row of row `row` of the sequence (`start`: its first).
+  Value packedRow(Value start, Value row) { return cfg.varlen ? kb.add(start, row) : row; }
+  /// The dq_accum block (and semaphore) index of the query tile of step `s`.
+  Value queryTileIndex(const QueryStep &s);
   void emitProducer();
   void emitConsumer();
   /// S^T of one consumer (rows: keys from keyRow0, columns: queries from
@@ -108,6 +117,8 @@ private:
   Value nBlock, n0, headKV, batch, numHeadsQ, seqPad;
   std::optional<MaskRule> rule;
   Value firstTile, tileCount, steps;
+  /// Ragged batches only.
+  Value qStart, kStart, paddedTile0, paddedTiles, keyBlockValid;
 };
 
 QueryStep BackwardMainKernel::step(Value t) {
@@ -125,28 +136,32 @@ void BackwardMainKernel::emitProducer() {
   Value any = kb.cmp(arith::CmpIPredicate::sgt, steps, kb.c32(0));
   kb.ifThen(kb.andi(isLeader, any), [&] {
     const int64_t box = BK::kBox, boxBytes = BK::kBlockN * 128;
+    Value keyRow = packedRow(kStart, n0);
     mbarrierArriveExpectTx(kb, kvBarrier(), cfg.kBytes() + cfg.vBytes());
     for (int64_t i = 0; i < cfg.qkDim() / box; ++i)
       tmaLoad(kb, kb.sharedAt(base, i * boxBytes), args.tmK, kvBarrier(),
-              {kb.c32(box * i), n0, headKV, batch});
+              {kb.c32(box * i), keyRow, headKV, batch});
     for (int64_t i = 0; i < cfg.vDim() / box; ++i)
       tmaLoad(kb, kb.sharedAt(base, cfg.vOffset() + i * boxBytes), args.tmV, kvBarrier(),
-              {kb.c32(box * i), n0, headKV, batch});
+              {kb.c32(box * i), keyRow, headKV, batch});
     kb.forLoop(kb.c32(0), steps, {}, [&](Value t, ValueRange) {
       QueryStep s = step(t);
       Value full = pipe.acquire(t, cfg.slotLoadBytes());
       Value slot = pipe.slot(t);
       const int64_t qBox = BK::kBlockM * 128;
+      Value queryRow = packedRow(qStart, s.m0);
       for (int64_t i = 0; i < cfg.qkDim() / box; ++i)
         tmaLoad(kb, kb.sharedAt(slot, i * qBox), args.tmQ, full,
-                {kb.c32(box * i), s.m0, s.qHead, batch});
+                {kb.c32(box * i), queryRow, s.qHead, batch});
       for (int64_t i = 0; i < cfg.vDim() / box; ++i)
         tmaLoad(kb, kb.sharedAt(slot, cfg.qBytes() + i * qBox), args.tmDO, full,
-                {kb.c32(box * i), s.m0, s.qHead, batch});
+                {kb.c32(box * i), queryRow, s.qHead, batch});
+      // A ragged batch's row statistics sit in the padded workspace.
+      Value statRow = cfg.varlen ? kb.add(kb.mul(paddedTile0, kb.c32(BK::kBlockM)), s.m0) : s.m0;
       int64_t stats = cfg.qBytes() + cfg.doBytes();
-      tmaLoad(kb, kb.sharedAt(slot, stats), args.tmLse2, full, {s.m0, s.qHead, batch});
+      tmaLoad(kb, kb.sharedAt(slot, stats), args.tmLse2, full, {statRow, s.qHead, batch});
       tmaLoad(kb, kb.sharedAt(slot, stats + cfg.rowStatBytes()), args.tmD, full,
-              {s.m0, s.qHead, batch});
+              {statRow, s.qHead, batch});
       return SmallVector<Value>{};
     });
   });
@@ -643,11 +658,8 @@ void BackwardMainKernel::addDq(const QueryStep &s, ArrayRef<Value> dq, Value box
   namedBarrierSync(kb, full, 128);
 
   const int64_t boxes = cfg.qkDim() / BK::kBox;
-  Value tiles = kb.divUI(seqPad, kb.c32(BK::kBlockM));
-  Value block = kb.add(kb.mul(kb.add(kb.mul(kb.add(kb.mul(batch, numHeadsQ), s.qHead), tiles),
-                                     s.tile),
-                              kb.c32(boxes)),
-                       box);
+  Value tileIndex = queryTileIndex(s);
+  Value block = kb.add(kb.mul(tileIndex, kb.c32(boxes)), box);
   Value dst = kb.globalAt(args.dqAccum, kb.mul(kb.ext64(block), kb.c64(DqAccumLayout::kBlockFloats)),
                           kb.f32);
   kb.ifThen(isLeader, [&] {
@@ -658,8 +670,7 @@ void BackwardMainKernel::addDq(const QueryStep &s, ArrayRef<Value> dq, Value box
     // for 2 (j - first block that sees the tile) + c.
     auto [keysLo, keysHi] = rule->keyRange({s.m0, kb.c32(BK::kBlockM)});
     Value firstBlock = rule->tileRange({keysLo, keysHi}, BK::kBlockN).first;
-    Value semIndex = kb.add(kb.mul(kb.add(kb.mul(batch, numHeadsQ), s.qHead), tiles), s.tile);
-    Value sem = kb.globalAt(args.semaphore, kb.ext64(semIndex), kb.i32);
+    Value sem = kb.globalAt(args.semaphore, kb.ext64(tileIndex), kb.i32);
     Value turn = kb.add(kb.mul(kb.sub(nBlock, firstBlock), kb.c32(2)), c);
     spinUntilEqual(kb, sem, turn);
     bulkReduceAddF32(kb, dst, stage, cfg.dqStageBytes());
@@ -667,6 +678,15 @@ void BackwardMainKernel::addDq(const QueryStep &s, ArrayRef<Value> dq, Value box
     fenceGpu(kb);
     releaseAdd(kb, sem, kb.c32(1));
   });
+}
+
+Value BackwardMainKernel::queryTileIndex(const QueryStep &s) {
+  // A ragged batch: [heads_q, padded tiles] (batch 1), the sequence's
+  // tiles from its first padded one.
+  if (cfg.varlen)
+    return kb.add(kb.mul(s.qHead, paddedTiles), kb.add(paddedTile0, s.tile));
+  Value tiles = kb.divUI(seqPad, kb.c32(BK::kBlockM));
+  return kb.add(kb.mul(kb.add(kb.mul(batch, numHeadsQ), s.qHead), tiles), s.tile);
 }
 
 void BackwardMainKernel::storeGrad(ArrayRef<Value> acc, Value ptr, Value (&stride)[3],
@@ -677,8 +697,9 @@ void BackwardMainKernel::storeGrad(ArrayRef<Value> acc, Value ptr, Value (&strid
   for (int h = 0; h < 2; ++h) {
     Value row = kb.add(keyRow0, kb.c32(8 * h));
     kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, row, args.seqK), [&] {
-      Value first = kb.add(
-          stridedRowOffset(kb, batch, headKV, row, stride[0], stride[1], stride[2]), laneCol64);
+      Value first = kb.add(stridedRowOffset(kb, batch, headKV, packedRow(kStart, row), stride[0],
+                                            stride[1], stride[2]),
+                           laneCol64);
       for (size_t i = 0; i < acc.size(); i += 2) {
         // Columns of the zero-filled padding up to whole 64-column boxes.
         if (fragRowHalf(i) != h || fragColOffset(i) >= realCols)
@@ -720,6 +741,29 @@ void BackwardMainKernel::placeBlock() {
   }
 }
 
+void BackwardMainKernel::placeSequence() {
+  Value numSeqs = args.numSeqs, totalQ = args.seqQ;
+  PaddedSequence keys = findPaddedSequence(kb, args.cuSeqlensK, numSeqs, args.seqK, BK::kBlockN,
+                                           kb.blockIdX(), /*withTail=*/true);
+  nBlock = keys.block;
+  kStart = keys.start;
+  keyBlockValid = keys.valid;
+  Value seq = kb.maxSI(keys.seq, kb.c32(0));
+  Value inBatch = kb.andi(kb.cmp(arith::CmpIPredicate::sge, keys.seq, kb.c32(0)),
+                          kb.cmp(arith::CmpIPredicate::slt, seq, numSeqs));
+  Value at = kb.minSI(seq, numSeqs);
+  auto bound = [&](Value i) {
+    return LLVM::LoadOp::create(kb.b, kb.i32, kb.globalAt(args.cuSeqlensQ, kb.ext64(i), kb.i32), 4)
+        .getResult();
+  };
+  qStart = bound(at);
+  Value qEnd = bound(kb.minSI(kb.add(at, kb.c32(1)), numSeqs));
+  paddedTile0 = kb.divUI(kb.add(qStart, kb.mul(at, kb.c32(BK::kBlockM))), kb.c32(BK::kBlockM));
+  paddedTiles = paddedBlocks(kb, totalQ, numSeqs, BK::kBlockM);
+  args.seqQ = kb.select(inBatch, kb.sub(qEnd, qStart), kb.c32(0));
+  args.seqK = keys.len;
+}
+
 void BackwardMainKernel::emit() {
   kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, tid, kb.c32(0)), [&] {
     mbarrierInit(kb, kvBarrier(), 1);
@@ -729,6 +773,8 @@ void BackwardMainKernel::emit() {
   NVVM::Barrier0Op::create(kb.b);
 
   placeBlock();
+  if (cfg.varlen)
+    placeSequence();
   n0 = kb.mul(nBlock, kb.c32(BK::kBlockN));
   numHeadsQ = kb.mul(kb.gridDimY(), args.group);
   int64_t m = BK::kBlockM;
@@ -739,6 +785,9 @@ void BackwardMainKernel::emit() {
   firstTile = lo;
   tileCount = kb.sub(hi, lo);
   steps = kb.mul(tileCount, args.group);
+  // Padded blocks past a sequence's keys compute and store nothing.
+  if (cfg.varlen)
+    steps = kb.select(keyBlockValid, steps, kb.c32(0));
 
   Value wg = kb.shru(tid, kb.c32(7));
   kb.ifThenElse(
@@ -793,6 +842,11 @@ KernelSignature mlir::fa::nvvm_kernel::backwardMainSignature(const BK &cfg,
   sig.i32(&a.seqQ, sym::SeqQ);
   sig.i32(&a.seqK, sym::SeqK);
   sig.i32(&a.group, sym::HeadsQ / sym::HeadsKV);
+  if (cfg.varlen) {
+    sig.ptr(&a.cuSeqlensQ, "cu_seqlens_q");
+    sig.ptr(&a.cuSeqlensK, "cu_seqlens_k");
+    sig.i32(&a.numSeqs, sym::NumSeqs);
+  }
   return sig;
 }
 

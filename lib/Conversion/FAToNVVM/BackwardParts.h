@@ -18,6 +18,7 @@
 #ifndef FA_LIB_CONVERSION_FATONVVM_BACKWARDPARTS_H
 #define FA_LIB_CONVERSION_FATONVVM_BACKWARDPARTS_H
 
+#include "BundleExpr.h"
 #include "KernelParts.h"
 
 namespace mlir::fa::nvvm_kernel {
@@ -41,6 +42,9 @@ struct BackwardKernelConfig {
   std::optional<BiasType> bias;
   bool biasBroadcastBatch = false, biasBroadcastHead = false;
   bool biasBroadcasts() const { return biasBroadcastBatch || biasBroadcastHead; }
+  /// fa.attention_varlen_grad: packed [1, total, heads, dim] operands, the
+  /// sequences found through cu_seqlens_q/k (VarlenBackward.h).
+  bool varlen = false;
 
   static constexpr int64_t kBlockM = 64;  // query rows per iteration
   static constexpr int64_t kBlockN = 128; // keys per CTA (64 per consumer)
@@ -102,6 +106,31 @@ enum class BackwardBarrier : int64_t {
 struct DqAccumLayout {
   static constexpr int64_t kBlockFloats = BackwardKernelConfig::kBlockM * 64;
 };
+
+/// A ragged batch's sequence as the backward's kernels find it from a
+/// padded block index (VarlenBackward.cpp). Sequence b's blocks of `rows`
+/// start at padded block (cu[b] + rows b) / rows, so the blocks of two
+/// sequences never share one and a sequence's rows sit at a fixed offset
+/// in the padded workspace; the batch's trailing tokens (past
+/// cu[num_seqs]) are sequence num_seqs where a kernel includes them.
+struct PaddedSequence {
+  Value seq;   // -1: none
+  Value start; // its first packed row
+  Value len;   // its rows (0 for none)
+  Value block; // the padded block's index within the sequence
+  Value valid; // the block holds rows of the sequence
+  Value firstPaddedBlock;
+};
+/// Warp-wide (every lane of the warp calls it): the sequence owning padded
+/// block `x` of `rows`-row blocks, over the `numSeqs` sequences of `cu`
+/// (i32 [numSeqs + 1]) and, with `withTail`, the trailing tokens up to
+/// `total`.
+PaddedSequence findPaddedSequence(KernelBuilder &kb, Value cu, Value numSeqs, Value total,
+                                  int64_t rows, Value x, bool withTail);
+/// ceildiv(total, rows) + numSeqs + 1: the padded blocks of a batch (its
+/// bundle expression is paddedBlocksExpr).
+Value paddedBlocks(KernelBuilder &kb, Value total, Value numSeqs, int64_t rows);
+BundleExpr paddedBlocksExpr(const BundleExpr &total, int64_t rows);
 
 /// Appends the three kernels to `moduleBody`.
 void buildBackwardKernels(OpBuilder &builder, Location loc, Block &moduleBody,

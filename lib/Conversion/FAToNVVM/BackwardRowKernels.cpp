@@ -30,6 +30,10 @@ namespace {
 /// The thread's row of the CTA's block and its quarter of the columns.
 struct RowThread {
   Value batch, head, numHeads, row, part, seqPad, valid;
+  /// The row in the workspace: `row`, or a ragged batch's padded row (then
+  /// `row` is the packed row, and `owned` whether the CTA's padded block
+  /// holds rows of a sequence).
+  Value wsRow, owned;
 
   static RowThread get(KernelBuilder &kb, Value seqQ) {
     RowThread t;
@@ -43,13 +47,36 @@ struct RowThread {
     int64_t m = BackwardKernelConfig::kBlockM;
     t.seqPad = kb.mul(kb.divUI(kb.add(seqQ, kb.c32(m - 1)), kb.c32(m)), kb.c32(m));
     t.valid = kb.cmp(arith::CmpIPredicate::slt, t.row, seqQ);
+    t.wsRow = t.row;
+    return t;
+  }
+  /// A ragged batch's thread: the CTA's padded block of 64 workspace rows
+  /// and the sequence it belongs to (with `withTail`, the trailing tokens
+  /// are one).
+  static RowThread getPadded(KernelBuilder &kb, const BackwardRowArgs &a, bool withTail) {
+    const int64_t m = BackwardKernelConfig::kBlockM;
+    RowThread t;
+    Value tid = kb.threadIdX();
+    PaddedSequence p =
+        findPaddedSequence(kb, a.cuSeqlensQ, a.numSeqs, a.seqQ, m, kb.blockIdX(), withTail);
+    t.batch = kb.blockIdZ();
+    t.head = kb.blockIdY();
+    t.numHeads = kb.gridDimY();
+    Value inTile = kb.shru(tid, kb.c32(2));
+    Value local = kb.add(kb.mul(p.block, kb.c32(m)), inTile);
+    t.row = kb.add(p.start, local);
+    t.part = kb.andi(tid, kb.c32(3));
+    t.seqPad = kb.mul(paddedBlocks(kb, a.seqQ, a.numSeqs, m), kb.c32(m));
+    t.owned = p.valid;
+    t.valid = kb.andi(p.valid, kb.cmp(arith::CmpIPredicate::slt, local, p.len));
+    t.wsRow = kb.add(kb.mul(kb.blockIdX(), kb.c32(m)), inTile);
     return t;
   }
   /// Index of the row in a dense [batch, heads, seqPad] workspace buffer.
   Value workspaceRow(KernelBuilder &kb) const {
     return kb.add(kb.mul(kb.add(kb.mul(kb.ext64(batch), kb.ext64(numHeads)), kb.ext64(head)),
                          kb.ext64(seqPad)),
-                  kb.ext64(row));
+                  kb.ext64(wsRow));
   }
 };
 
@@ -80,7 +107,7 @@ Value rowsAligned(KernelBuilder &kb, const StridedArgs &s, int64_t elemBytes, in
 /// The row kernels take pointers, i64 strides and i32 sizes only, and no
 /// shared memory; `body` gets the arguments `sig` binds.
 void buildRowKernel(OpBuilder &builder, Location loc, Block &moduleBody, StringRef name,
-                    KernelSignature (*signature)(BackwardRowArgs &),
+                    function_ref<KernelSignature(BackwardRowArgs &)> signature,
                     function_ref<void(KernelBuilder &, const BackwardRowArgs &)> body) {
   BackwardRowArgs unbound;
   buildKernelFunction(builder, loc, moduleBody, name, signature(unbound),
@@ -101,7 +128,16 @@ void declareStrided(KernelSignature &sig, StridedArgs &s, StringRef operand,
 
 } // namespace
 
-KernelSignature mlir::fa::nvvm_kernel::backwardPreSignature(BackwardRowArgs &a) {
+/// A ragged batch's pre and post kernels find their sequences through
+/// cu_seqlens_q (seq_q is then the packed total).
+static void declareSequences(KernelSignature &sig, BackwardRowArgs &a, bool varlen) {
+  if (!varlen)
+    return;
+  sig.ptr(&a.cuSeqlensQ, "cu_seqlens_q");
+  sig.i32(&a.numSeqs, sym::NumSeqs);
+}
+
+KernelSignature mlir::fa::nvvm_kernel::backwardPreSignature(BackwardRowArgs &a, bool varlen) {
   KernelSignature sig;
   declareStrided(sig, a.out, "output");
   declareStrided(sig, a.gradOut, "grad_output");
@@ -109,14 +145,14 @@ KernelSignature mlir::fa::nvvm_kernel::backwardPreSignature(BackwardRowArgs &a) 
   sig.ptr(&a.lse2, "lse_log2");
   sig.ptr(&a.softmaxD, "softmax_d");
   sig.i32(&a.seqQ, sym::SeqQ);
+  declareSequences(sig, a, varlen);
   return sig;
 }
 
-static void emitPreKernel(KernelBuilder &kb, const BackwardRowArgs &a,
-                          const BackwardKernelConfig &cfg) {
+static void emitPreRows(KernelBuilder &kb, const BackwardRowArgs &a,
+                        const BackwardKernelConfig &cfg, const RowThread &t) {
   const StridedArgs &out = a.out, &gradOut = a.gradOut, &lse = a.lse;
-  Value lse2Ptr = a.lse2, dPtr = a.softmaxD, seqQ = a.seqQ;
-  RowThread t = RowThread::get(kb, seqQ);
+  Value lse2Ptr = a.lse2, dPtr = a.softmaxD;
   Type half = halfType(kb, cfg.elem);
 
   // 16-byte rows: each thread reads 8 columns at 8 part + 32 s (a quad, 64
@@ -193,18 +229,30 @@ static void emitPreKernel(KernelBuilder &kb, const BackwardRowArgs &a,
   });
 }
 
+static void emitPreKernel(KernelBuilder &kb, const BackwardRowArgs &a,
+                          const BackwardKernelConfig &cfg) {
+  if (!cfg.varlen)
+    return emitPreRows(kb, a, cfg, RowThread::get(kb, a.seqQ));
+  // Padded blocks of no sequence are never read: nothing to write.
+  RowThread t = RowThread::getPadded(kb, a, /*withTail=*/false);
+  kb.ifThen(t.owned, [&] { emitPreRows(kb, a, cfg, t); });
+}
+
 void mlir::fa::nvvm_kernel::buildBackwardPreKernel(OpBuilder &builder, Location loc,
                                                    Block &moduleBody,
                                                    const BackwardKernelConfig &cfg) {
-  buildRowKernel(builder, loc, moduleBody, cfg.name() + "_pre", backwardPreSignature,
-                 [&](KernelBuilder &kb, const BackwardRowArgs &a) { emitPreKernel(kb, a, cfg); });
+  buildRowKernel(
+      builder, loc, moduleBody, cfg.name() + "_pre",
+      [&](BackwardRowArgs &a) { return backwardPreSignature(a, cfg.varlen); },
+      [&](KernelBuilder &kb, const BackwardRowArgs &a) { emitPreKernel(kb, a, cfg); });
 }
 
-KernelSignature mlir::fa::nvvm_kernel::backwardPostSignature(BackwardRowArgs &a) {
+KernelSignature mlir::fa::nvvm_kernel::backwardPostSignature(BackwardRowArgs &a, bool varlen) {
   KernelSignature sig;
   sig.ptr(&a.accum, "dq_accum");
   declareStrided(sig, a.grad, "grad_query");
   sig.i32(&a.seqQ, sym::SeqQ);
+  declareSequences(sig, a, varlen);
   return sig;
 }
 
@@ -213,7 +261,10 @@ static void emitPostKernel(KernelBuilder &kb, const BackwardRowArgs &a,
   Value accPtr = a.accum;
   const StridedArgs &dq = a.grad;
   Value seqQ = a.seqQ;
-  RowThread t = RowThread::get(kb, seqQ);
+  // A ragged batch: the trailing tokens' dQ is written too (0: no key
+  // block adds into their rows).
+  RowThread t =
+      cfg.varlen ? RowThread::getPadded(kb, a, /*withTail=*/true) : RowThread::get(kb, seqQ);
   Value scale = kb.cf32(cfg.semantics.scale);
   kb.ifThen(t.valid, [&] {
     // The accumulator is blocked (DqAccumLayout): row r of the tile is
@@ -271,8 +322,10 @@ static void emitPostKernel(KernelBuilder &kb, const BackwardRowArgs &a,
 void mlir::fa::nvvm_kernel::buildBackwardPostKernel(OpBuilder &builder, Location loc,
                                                     Block &moduleBody,
                                                     const BackwardKernelConfig &cfg) {
-  buildRowKernel(builder, loc, moduleBody, cfg.name() + "_post", backwardPostSignature,
-                 [&](KernelBuilder &kb, const BackwardRowArgs &a) { emitPostKernel(kb, a, cfg); });
+  buildRowKernel(
+      builder, loc, moduleBody, cfg.name() + "_post",
+      [&](BackwardRowArgs &a) { return backwardPostSignature(a, cfg.varlen); },
+      [&](KernelBuilder &kb, const BackwardRowArgs &a) { emitPostKernel(kb, a, cfg); });
 }
 
 KernelSignature mlir::fa::nvvm_kernel::backwardBiasGradSignature(BackwardRowArgs &a) {

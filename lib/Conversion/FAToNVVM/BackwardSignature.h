@@ -19,6 +19,8 @@ struct BackwardMainArgs {
   Value dbiasAccum;
   BiasArgs gradBias;
   Value seqQ, seqK, group;
+  /// A ragged batch (seq_q and seq_k are then the packed totals).
+  Value cuSeqlensQ, cuSeqlensK, numSeqs;
 };
 /// The main kernel's parameters in order, declared once: its llvm.func,
 /// its code's arguments (`args`) and its bundle's params come from it.
@@ -39,10 +41,11 @@ struct BackwardRowArgs {
   Value accum;                   // post: dq_accum; dbias: dbias_accum
   StridedArgs grad;              // post: grad_query; dbias: grad_bias
   Value seqQ, seqK;              // seq_k: dbias only
+  Value cuSeqlensQ, numSeqs;     // a ragged batch's pre and post
 };
 /// The pre, post and dbias kernels' parameters in order, declared once.
-KernelSignature backwardPreSignature(BackwardRowArgs &args);
-KernelSignature backwardPostSignature(BackwardRowArgs &args);
+KernelSignature backwardPreSignature(BackwardRowArgs &args, bool varlen = false);
+KernelSignature backwardPostSignature(BackwardRowArgs &args, bool varlen = false);
 KernelSignature backwardBiasGradSignature(BackwardRowArgs &args);
 
 } // namespace mlir::fa::nvvm_kernel

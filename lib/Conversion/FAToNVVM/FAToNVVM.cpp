@@ -251,8 +251,10 @@ FailureOr<AttentionKernelConfig> configFor(AttentionVarlenOp op,
   return planAndCheck(*cfg, op, opts);
 }
 
-/// The backward's configuration, or an error naming what it does not do.
-FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToNVVMOptions &opts) {
+/// What every backward kernel takes of its operands: the element types and
+/// head dims (the last dim of Q and V, of rank `rank`), or an error on `op`.
+template <typename OpT>
+FailureOr<BackwardKernelConfig> backwardOperandConfig(OpT op, int64_t rank) {
   auto fail = [&](const Twine &what) {
     return op.emitOpError("convert-fa-to-nvvm: ") << what, failure();
   };
@@ -267,9 +269,9 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
   for (Value v : {op.getGradOutput(), op.getKey(), op.getValue(), op.getOutput()})
     if (cast<ShapedType>(v.getType()).getElementType() != e)
       return fail("dO, K, V and O must have the element type of Q for the sm_90a backward");
-  if (qTy.getRank() != 4 || vTy.getRank() != 4)
-    return fail("Q, K and V must be rank 4");
-  int64_t d = qTy.getDimSize(3), dv = vTy.getDimSize(3);
+  if (qTy.getRank() != rank || vTy.getRank() != rank)
+    return fail("Q, K and V must be rank " + Twine(rank));
+  int64_t d = qTy.getDimSize(rank - 1), dv = vTy.getDimSize(rank - 1);
   int64_t max = BackwardKernelConfig::kMaxHeadDim;
   // dK and dV of 64 keys stay in a consumer's registers: 2 x 64 f32 at 128.
   if (!isKernelHeadDim(d, max))
@@ -278,6 +280,21 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
   if (!isKernelHeadDim(dv, max))
     return fail("head dim of V must be a static multiple of 8 in [8, " + Twine(max) +
                 "] for the sm_90a backward (dK and dV accumulate in registers)");
+  cfg.headDim = d;
+  cfg.headDimV = dv;
+  return cfg;
+}
+
+/// The backward's configuration, or an error naming what it does not do.
+FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToNVVMOptions &opts) {
+  auto fail = [&](const Twine &what) {
+    return op.emitOpError("convert-fa-to-nvvm: ") << what, failure();
+  };
+  auto qTy = cast<RankedTensorType>(op.getQuery().getType());
+  FailureOr<BackwardKernelConfig> base = backwardOperandConfig(op, 4);
+  if (failed(base))
+    return failure();
+  BackwardKernelConfig cfg = *base;
   cfg.bshd = op.getLayout() == Layout::bshd;
   if (Value bias = op.getBias()) {
     auto bTy = cast<RankedTensorType>(bias.getType());
@@ -299,9 +316,25 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
   cfg.semantics = AttentionConfig::get(op);
   if (opts.chip != "sm_90a")
     return fail("only chip=sm_90a is supported, got " + opts.chip);
-  cfg.headDim = d;
-  cfg.headDimV = dv;
   cfg.deterministic = opts.deterministic;
+  return cfg;
+}
+
+/// A ragged batch's backward: the dense backward's kernels over packed
+/// [1, total, heads, dim] operands, walking the sequences through
+/// cu_seqlens (VarlenBackward.cpp); or an error naming what it does not do.
+FailureOr<BackwardKernelConfig> configFor(AttentionVarlenGradOp op,
+                                          const ConvertFAToNVVMOptions &opts) {
+  FailureOr<BackwardKernelConfig> cfg = backwardOperandConfig(op, 3);
+  if (failed(cfg))
+    return failure();
+  if (opts.chip != "sm_90a")
+    return op.emitOpError("convert-fa-to-nvvm: only chip=sm_90a is supported, got ") << opts.chip,
+           failure();
+  cfg->bshd = true;
+  cfg->varlen = true;
+  cfg->semantics = AttentionConfig::get(op);
+  cfg->deterministic = opts.deterministic;
   return cfg;
 }
 
@@ -363,8 +396,8 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
     MLIRContext *ctx = &getContext();
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (isa<AttentionOp, AttentionGradOp, AttentionKVCacheOp, AttentionVarlenOp, CombineOp>(
-              op))
+      if (isa<AttentionOp, AttentionGradOp, AttentionKVCacheOp, AttentionVarlenOp,
+              AttentionVarlenGradOp, CombineOp>(op))
         ops.push_back(op);
     });
     if (ops.empty())
@@ -381,12 +414,14 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
         anyFailed = true;
         continue;
       }
-      FailureOr<std::string> name = TypeSwitch<Operation *, FailureOr<std::string>>(op)
-                                        .Case([&](AttentionOp fwd) { return lower(fwd, opts); })
-                                        .Case([&](AttentionGradOp bwd) { return lower(bwd, opts); })
-                                        .Case([&](AttentionKVCacheOp kv) { return lower(kv, opts); })
-                                        .Case([&](AttentionVarlenOp v) { return lower(v, opts); })
-                                        .Case([&](CombineOp c) { return lower(c, opts); });
+      FailureOr<std::string> name =
+          TypeSwitch<Operation *, FailureOr<std::string>>(op)
+              .Case([&](AttentionOp fwd) { return lower(fwd, opts); })
+              .Case([&](AttentionGradOp bwd) { return lower(bwd, opts); })
+              .Case([&](AttentionKVCacheOp kv) { return lower(kv, opts); })
+              .Case([&](AttentionVarlenOp v) { return lower(v, opts); })
+              .Case([&](AttentionVarlenGradOp v) { return lowerBackward(v, opts); })
+              .Case([&](CombineOp c) { return lower(c, opts); });
       if (failed(name)) {
         anyFailed = true;
         continue;
@@ -504,9 +539,14 @@ private:
     });
   }
 
-  /// The backward's kernels of `op`: a sequence (named like its gpu.module)
-  /// and its kernels' bundles.
   FailureOr<std::string> lower(AttentionGradOp op, const ConvertFAToNVVMOptions &opts) {
+    return lowerBackward(op, opts);
+  }
+
+  /// The backward's kernels of `op` (dense or ragged): a sequence (named
+  /// like its gpu.module) and its kernels' bundles.
+  template <typename OpT>
+  FailureOr<std::string> lowerBackward(OpT op, const ConvertFAToNVVMOptions &opts) {
     FailureOr<BackwardKernelConfig> cfg = configFor(op, opts);
     if (failed(cfg))
       return failure();

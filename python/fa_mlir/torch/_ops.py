@@ -104,16 +104,17 @@ def kvcache_config(q, k_cache, v_cache, page_size, append, causal, scale,
 
 
 def varlen_config(q, k, v, causal, scale, window_left, window_right, softcap,
-                  mask_alignment):
+                  mask_alignment, op="varlen", deterministic=False):
     """The KernelConfig of a varlen_attention call on CUDA (q [total_q, Hq,
     D], k/v [total_k, Hkv, D(v)], checked by inference.py): static heads and
-    head dims; the sequence count and token totals are dynamic."""
+    head dims; the sequence count and token totals are dynamic. `op`
+    "varlen_backward": its backward (fa.attention_varlen_grad)."""
     sizes = dict(heads_q=q.shape[1], heads_kv=k.shape[1], head_dim=q.shape[2],
                  head_dim_v=v.shape[2])
-    return _memo_config("varlen", _convert.fa_dtype(q, "q", VARLEN), sizes,
+    return _memo_config(op, _convert.fa_dtype(q, "q", VARLEN), sizes,
                         None,
                         causal, scale, window_left, window_right, softcap,
-                        mask_alignment, "bshd")
+                        mask_alignment, "bshd", deterministic)
 
 
 def _bias_flags(bias, sizes):
@@ -401,6 +402,34 @@ def run_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale,
     tensors = varlen_operands(q, k, v, cu_seqlens_q, cu_seqlens_k)
     _launch(bundle, tensors, q.device)
     return [tensors["output"][0], tensors["lse"][0]]
+
+
+def run_varlen_backward(dout, q, k, v, out, lse, cu_seqlens_q, cu_seqlens_k,
+                        causal, scale, window_left, window_right, softcap,
+                        mask_alignment, deterministic=False):
+    """[dq, dk, dv] of fa.attention_varlen_grad on CUDA: one kernel
+    sequence (pre, main, post) for the whole ragged batch, the sequences
+    found on the device through cu_seqlens (no bound is read back). dout,
+    out [total_q, Hq, Dv], lse [Hq, total_q] f32 (the forward's)."""
+    kcfg = varlen_config(q, k, v, causal, scale, window_left, window_right,
+                         softcap, mask_alignment, "varlen_backward",
+                         deterministic)
+    bundle = get_bundle(kcfg, _target(q))
+    # autograd may hand an expanded (stride 0) gradient: TMA reads dense rows.
+    dout = dout.to(q.dtype).contiguous()
+    grads = [torch.empty((1,) + t.shape, dtype=t.dtype, device=t.device)
+             for t in (q, k, v)]
+    tensors = {"grad_output": dout.unsqueeze(0), "query": _packed(q),
+               "key": _packed(k), "value": _packed(v), "output": _packed(out),
+               "lse": lse.contiguous().unsqueeze(0),
+               "cu_seqlens_q": cu_seqlens_q.contiguous(),
+               "cu_seqlens_k": cu_seqlens_k.contiguous(),
+               "grad_query": grads[0], "grad_key": grads[1],
+               "grad_value": grads[2]}
+    tensors.update(_workspace(bundle, _operand_symbols(bundle, kcfg, tensors),
+                              q.device))
+    _launch(bundle, tensors, q.device)
+    return [g[0] for g in grads]
 
 
 def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,

@@ -34,7 +34,8 @@ def _score_options(where, scale, softcap, window):
 
 def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
                      max_seqlen_k, *, causal=False, mask_alignment=None,
-                     scale=None, window=None, softcap=None, return_lse=False):
+                     scale=None, window=None, softcap=None, return_lse=False,
+                     deterministic=False):
     """Attention over a ragged batch packed along the tokens.
 
     q: [total_q, Hq, D], k: [total_k, Hkv, D], v: [total_k, Hkv, Dv];
@@ -43,8 +44,11 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     non-decreasing: empty sequences are allowed). Masks, scale, window and
     softcap as fa_mlir.torch.attention, per sequence (mask_alignment None is
     top-left, as there). Returns out [total_q, Hq, Dv], and with return_lse
-    the f32 lse [Hq, total_q]. Differentiable in q, k and v: the backward
-    runs the backward kernel per sequence.
+    the f32 lse [Hq, total_q]. Differentiable in q, k and v: on CUDA the
+    backward is the sm_90a fa.attention_varlen_grad kernels, one launch
+    sequence for the whole batch; on the CPU the backward kernel per
+    sequence. deterministic: the CUDA backward accumulates dQ in a fixed
+    order, so that repeated runs are bitwise equal (the CPU's always is).
 
     CUDA tensors (bf16/f16, sm_90a) run the fa.attention_varlen kernel once
     for the whole batch, without reading the bounds back (no device->host
@@ -54,8 +58,7 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     asks for the host checks the CPU always runs. max_seqlen_q/_k are
     checked as ints >= 0 (and against the bounds when those are read).
     What the kernel cannot do (a head dim) is the compiler's
-    UnsupportedError. The backward reads the bounds back once (its loop
-    over the sequences needs them).
+    UnsupportedError. The backward reads no bound back either.
     """
     checks.query(VARLEN, q, 3)
     for name, t in (("k", k), ("v", v)):
@@ -74,12 +77,14 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
             f"{VARLEN}: cu_seqlens_q has {cu_seqlens_q.shape[0]} entries, "
             f"cu_seqlens_k {cu_seqlens_k.shape[0]}; both must be B+1")
     return_lse = check_bool(VARLEN, "return_lse", return_lse)
+    deterministic = check_bool(VARLEN, "deterministic", deterministic)
     # Checked here, not only by the kernels' calls: a batch of empty
     # sequences calls none of them.
     checked = _score_options(VARLEN, scale, softcap, None)[:2] + mask_options(
         VARLEN, causal, window, mask_alignment)
     if q.device.type == "cuda":
-        out, lse = _cuda_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, *checked)
+        out, lse = _cuda_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, *checked,
+                                deterministic=deterministic)
         return (out, lse) if return_lse else out
     options = dict(causal=causal, mask_alignment=mask_alignment, scale=scale,
                    window=window, softcap=softcap)
@@ -110,7 +115,7 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
 
 
 def _cuda_varlen(q, k, v, cu_q, cu_k, scale, softcap, causal, wl, wr,
-                 alignment):
+                 alignment, deterministic=False):
     """(out, lse) of the sm_90a varlen kernel, differentiable in q, k, v."""
     if q.dtype not in (torch.bfloat16, torch.float16):
         raise UnsupportedError(
@@ -122,47 +127,29 @@ def _cuda_varlen(q, k, v, cu_q, cu_k, scale, softcap, causal, wl, wr,
                 q.new_zeros((q.shape[1], 0), dtype=torch.float32))
     if not needs_grad(q, k, v):  # inference: no autograd node
         return _ops.run_varlen(q, k, v, cu_q, cu_k, *options)
-    return _VarlenFunction.apply(q, k, v, cu_q, cu_k, options)
-
-
-def _lengths(cu):
-    """The sequence lengths of bounds `cu` (read back to the host)."""
-    values = cu.tolist()
-    return [b - a for a, b in zip(values, values[1:])]
+    return _VarlenFunction.apply(q, k, v, cu_q, cu_k, options, deterministic)
 
 
 class _VarlenFunction(torch.autograd.Function):
-    """forward: the varlen kernel over the whole batch; backward: the dense
-    CUDA backward (fa_mlir.torch.attention's) per sequence, on its slices of
-    q, k, v, out, lse and dout (bshd, batch 1). The LSE is not
+    """forward: the varlen kernel over the whole batch; backward: the
+    varlen backward kernels over the whole batch (fa.attention_varlen_grad:
+    sequences without queries or keys get zero gradients). The LSE is not
     differentiable."""
 
     @staticmethod
-    def forward(ctx, q, k, v, cu_q, cu_k, options):
+    def forward(ctx, q, k, v, cu_q, cu_k, options, deterministic):
         out, lse = _ops.run_varlen(q, k, v, cu_q, cu_k, *options)
         ctx.save_for_backward(q, k, v, out, lse, cu_q, cu_k)
-        ctx.options = options
+        ctx.options = options + (deterministic,)
         ctx.mark_non_differentiable(lse)
         return out, lse
 
     @staticmethod
     def backward(ctx, dout, dlse):
         q, k, v, out, lse, cu_q, cu_k = ctx.saved_tensors
-        dq, dk, dv = (torch.zeros_like(t) for t in (q, k, v))
-        q0 = k0 = 0
-        for sq, sk in zip(_lengths(cu_q), _lengths(cu_k)):
-            rows, keys = slice(q0, q0 + sq), slice(k0, k0 + sk)
-            q0, k0 = q0 + sq, k0 + sk
-            if sq == 0 or sk == 0:  # no query, or no key: zero gradients
-                continue
-            grads = _ops.backward_impl(
-                dout[rows].contiguous().unsqueeze(0), q[rows].unsqueeze(0),
-                k[keys].unsqueeze(0), v[keys].unsqueeze(0),
-                out[rows].unsqueeze(0), lse[:, rows].contiguous().unsqueeze(0),
-                None, *ctx.options, "bshd")
-            for grad, g in zip((dq[rows], dk[keys], dv[keys]), grads):
-                grad.copy_(g[0])
-        return dq, dk, dv, None, None, None
+        dq, dk, dv = _ops.run_varlen_backward(dout, q, k, v, out, lse, cu_q,
+                                              cu_k, *ctx.options)
+        return dq, dk, dv, None, None, None, None
 
 
 def _check_cache(q, k_cache, v_cache, block_table, k, v):

@@ -8,7 +8,8 @@ Mixed lengths with empty sequences (no query; no key: O = 0, LSE = -inf),
 lengths that are not multiples of 128, one long sequence among many short
 ones, GQA (Hq 8, Hkv 2), causal aligned top-left and bottom-right, a
 window, softcap, head dims 64 and 128, bf16 and f16. The backward (the
-dense sm_90a backward per sequence) is checked on two cases: dQ, dK, dV
+fa.attention_varlen_grad kernel sequence, one launch sequence for the
+batch) is checked on two cases: dQ, dK, dV
 against float64 autograd, with the same criterion (eps relative to the
 gradient's size, as test_gpu_backward.py).
 

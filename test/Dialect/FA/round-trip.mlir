@@ -97,6 +97,15 @@ func.func @kvcache_contiguous(%q: tensor<2x3x4x16xf32>, %kc: tensor<2x40x2x16xf3
 
 // -----
 
+// CHECK-LABEL: func @varlen_grad
+// CHECK: fa.attention_varlen_grad %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x8x32xf16>, tensor<?x8x64xf16>, tensor<?x2x64xf16>, tensor<?x2x32xf16>, tensor<?x8x32xf16>, tensor<8x?xf32>, tensor<?xi32>, tensor<?xi32> {causal, mask_alignment = #fa<mask_alignment bottom_right>, max_seqlen_q = 512 : i64, softcap = 3.000000e+01 : f32, window = array<i64: 64, 0>} -> tensor<?x8x64xf16>, tensor<?x2x64xf16>, tensor<?x2x32xf16>
+func.func @varlen_grad(%do: tensor<?x8x32xf16>, %q: tensor<?x8x64xf16>, %k: tensor<?x2x64xf16>, %v: tensor<?x2x32xf16>, %o: tensor<?x8x32xf16>, %lse: tensor<8x?xf32>, %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> (tensor<?x8x64xf16>, tensor<?x2x64xf16>, tensor<?x2x32xf16>) {
+  %dq, %dk, %dv = fa.attention_varlen_grad %do, %q, %k, %v, %o, %lse, %cq, %ck : tensor<?x8x32xf16>, tensor<?x8x64xf16>, tensor<?x2x64xf16>, tensor<?x2x32xf16>, tensor<?x8x32xf16>, tensor<8x?xf32>, tensor<?xi32>, tensor<?xi32> {causal, mask_alignment = #fa<mask_alignment bottom_right>, window = array<i64: 64, 0>, softcap = 30.0 : f32, max_seqlen_q = 512 : i64} -> tensor<?x8x64xf16>, tensor<?x2x64xf16>, tensor<?x2x32xf16>
+  return %dq, %dk, %dv : tensor<?x8x64xf16>, tensor<?x2x64xf16>, tensor<?x2x32xf16>
+}
+
+// -----
+
 // CHECK-LABEL: func @varlen
 // CHECK: fa.attention_varlen %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x8x64xf16>, tensor<?x2x64xf16>, tensor<?x2x32xf16>, tensor<?xi32>, tensor<?xi32> {causal, max_seqlen_k = 512 : i64, max_seqlen_q = 512 : i64} -> tensor<?x8x32xf16>, tensor<8x?xf32>
 func.func @varlen(%q: tensor<?x8x64xf16>, %k: tensor<?x2x64xf16>, %v: tensor<?x2x32xf16>, %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> (tensor<?x8x32xf16>, tensor<8x?xf32>) {

@@ -29,9 +29,12 @@ const MissingAttrReason kReasons[] = {
      "its masks always align bottom-right, per sequence"},
     {"fa.attention_varlen", "layout",
      "its tensors are packed [tokens, heads, head_dim]"},
-    {"fa.attention_grad", "num_splits",
-     "the backward does not split the keys"},
+    {"fa.attention_grad", "num_splits", "the backward does not split the keys"},
     {"fa.attention_grad", "descale_block", "the backward has no FP8 form"},
+    {"fa.attention_varlen_grad", "layout",
+     "its tensors are packed [tokens, heads, head_dim]"},
+    {"fa.attention_varlen_grad", "num_splits",
+     "the backward does not split the keys"},
 };
 
 /// The fa dialect's own discardable attributes (which pass sets each):

@@ -409,4 +409,62 @@ def FA_AttentionVarlenOp : FA_Op<"attention_varlen", [Pure]> {
   let hasVerifier = 1;
 }
 
+def FA_AttentionVarlenGradOp : FA_Op<"attention_varlen_grad", [Pure]> {
+  let summary = "gradients of fa.attention_varlen: (dO, Q, K, V, O, LSE) -> (dQ, dK, dV)";
+  let description = [{
+    The backward of `fa.attention_varlen` with the same attributes (but
+    `num_splits`, a forward hint): given the gradient of the output `dO`
+    (`[total_q, heads_q, head_dim_v]`), the forward's packed inputs, its
+    output `O` and its log-sum-exp (`[heads_q, total_q]` f32), returns the
+    gradients of Q, K and V in their inputs' shapes and types. Each sequence
+    is the backward of its own attention (`fa.attention_grad`, alignments
+    per sequence); dK and dV of a grouped key/value head sum over the query
+    heads that share it. Tokens of no sequence (past `cu_seqlens_*[batch]`),
+    keys of sequences without queries and queries of sequences without keys
+    get gradient 0. Element types f32, f16, bf16. `max_seqlen_q` /
+    `max_seqlen_k`, when given, bound every sequence's length.
+
+    Example:
+    ```mlir
+    %dq, %dk, %dv = fa.attention_varlen_grad %do, %q, %k, %v, %o, %lse, %cu_q, %cu_k
+        : tensor<?x32x128xbf16>, tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+          tensor<?x8x128xbf16>, tensor<?x32x128xbf16>, tensor<32x?xf32>,
+          tensor<9xi32>, tensor<9xi32>
+        {causal}
+        -> tensor<?x32x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$grad_output,
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$value,
+    AnyRankedTensor:$output,
+    AnyRankedTensor:$lse,
+    AnyRankedTensor:$cu_seqlens_q,
+    AnyRankedTensor:$cu_seqlens_k,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$max_seqlen_q,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$max_seqlen_k,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$causal,
+    OptionalAttr<FA_MaskAlignmentAttr>:$mask_alignment,
+    OptionalAttr<DenseI64ArrayAttr>:$window,
+    OptionalAttr<F32Attr>:$softcap
+  );
+  let results = (outs
+    AnyRankedTensor:$grad_query,
+    AnyRankedTensor:$grad_key,
+    AnyRankedTensor:$grad_value
+  );
+  let assemblyFormat = [{
+    $grad_output `,` $query `,` $key `,` $value `,` $output `,` $lse `,`
+    $cu_seqlens_q `,` $cu_seqlens_k `:`
+    type($grad_output) `,` type($query) `,` type($key) `,` type($value) `,`
+    type($output) `,` type($lse) `,` type($cu_seqlens_q) `,`
+    type($cu_seqlens_k) attr-dict
+    `->` type($grad_query) `,` type($grad_key) `,` type($grad_value)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // FA_DIALECT_FA_IR_FAOPS_TD

@@ -43,6 +43,7 @@ struct AttentionConfig {
   /// A ragged batch's, per sequence: bshd, the op's alignment (top-left by
   /// default), scale 1/sqrt(head_dim) unless given.
   static AttentionConfig get(AttentionVarlenOp op);
+  static AttentionConfig get(AttentionVarlenGradOp op);
 
   bool hasMask() const { return causal || window.has_value(); }
   bool hasModifiers() const { return scoreMod || maskMod; }

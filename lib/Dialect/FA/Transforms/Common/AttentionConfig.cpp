@@ -49,7 +49,8 @@ AttentionConfig AttentionConfig::get(AttentionKVCacheOp op) {
   return c;
 }
 
-AttentionConfig AttentionConfig::get(AttentionVarlenOp op) {
+/// A ragged batch's (forward or backward) per-sequence configuration.
+template <typename OpT> static AttentionConfig getVarlenConfig(OpT op) {
   auto qt = cast<RankedTensorType>(op.getQuery().getType());
   double scale = op.getScale() ? op.getScale()->convertToDouble()
                                : 1.0 / std::sqrt(static_cast<double>(qt.getDimSize(2)));
@@ -57,6 +58,13 @@ AttentionConfig AttentionConfig::get(AttentionVarlenOp op) {
   c.layout = Layout::bshd;
   c.alignment = op.getMaskAlignment().value_or(MaskAlignment::top_left);
   return c;
+}
+
+AttentionConfig AttentionConfig::get(AttentionVarlenOp op) {
+  return getVarlenConfig(op);
+}
+AttentionConfig AttentionConfig::get(AttentionVarlenGradOp op) {
+  return getVarlenConfig(op);
 }
 
 static Value f32Const(ImplicitLocOpBuilder &b, double v) {

@@ -14,6 +14,12 @@
 //     O[cu_q[b]:cu_q[b+1]], LSE[:, cu_q[b]:cu_q[b+1]] =
 //         fa.attention q[cu_q[b]:..], k[cu_k[b]:..], v[cu_k[b]:..] {bshd}
 //
+// fa.attention_varlen_grad:
+//   scf.for b carrying (dQ, dK, dV), zero-filled first:
+//     dQ[cu_q[b]:..], dK[cu_k[b]:..], dV[cu_k[b]:..] =
+//         fa.attention_grad do[..], q[..], k[..], v[..], o[..], lse[:, ..]
+//         {bshd}
+//
 // A paged sequence's keys are gathered into one [1, n, heads_kv, dim]
 // tensor: memory linear in the sequence, and the dense nest then walks its
 // key tiles without knowing about pages (see docs/Inference.md).
@@ -92,19 +98,51 @@ private:
   AttentionKVCacheOp op;
 };
 
-class VarlenLowering : SequenceBuilder {
+/// What the ragged-batch lowerings share: a sequence's rows of the packed
+/// tensors.
+class PackedSequences : protected SequenceBuilder {
+protected:
+  using SequenceBuilder::SequenceBuilder;
+  /// Rows [start, start + len) of a packed [tokens, heads, dim] tensor as
+  /// a [1, len, heads, dim] one.
+  Value sequence(Value packed, Value start, Value len);
+  /// Sequence bi's first row and length in `cu` (cu[bi], cu[bi+1] - cu[bi]).
+  std::pair<Value, Value> span(Value cu, Value bi);
+  /// [len, ...] of a [1, len, ...] per-sequence result.
+  Value dropUnitBatch(Value t);
+  /// The batch: cu_seqlens' entries minus one.
+  Value batchOf(Value cu) {
+    return arith::SubIOp::create(b, dim(cu, 0), index(1));
+  }
+};
+
+class VarlenLowering : PackedSequences {
 public:
   VarlenLowering(AttentionVarlenOp op, ImplicitLocOpBuilder &b)
-      : SequenceBuilder(b), op(op) {}
+      : PackedSequences(b), op(op) {}
 
   SmallVector<Value> build();
 
 private:
-  /// Rows [start, start + len) of a packed [tokens, heads, dim] tensor as
-  /// a [1, len, heads, dim] one.
-  Value sequence(Value packed, Value start, Value len);
-
   AttentionVarlenOp op;
+};
+
+/// fa.attention_varlen_grad: one fa.attention_grad per sequence, its dQ,
+/// dK, dV inserted into zero-filled packed gradients (tokens of no
+/// sequence, and the keys of a sequence without queries, get 0).
+class VarlenGradLowering : PackedSequences {
+public:
+  VarlenGradLowering(AttentionVarlenGradOp op, ImplicitLocOpBuilder &b)
+      : PackedSequences(b), op(op) {}
+
+  SmallVector<Value> build();
+
+private:
+  /// A zero tensor of result `r`'s type with the sizes of `like`.
+  Value zeros(Value result, Value like);
+  AttentionGradOp sequenceGrad(Value q0, Value sq, Value k0, Value sk);
+
+  AttentionVarlenGradOp op;
 };
 
 Value SequenceBuilder::readIndex(Value t, ValueRange indices) {
@@ -262,7 +300,7 @@ SmallVector<Value> KVCacheLowering::build() {
 
 } // namespace
 
-Value VarlenLowering::sequence(Value packed, Value start, Value len) {
+Value PackedSequences::sequence(Value packed, Value start, Value len) {
   auto type = cast<RankedTensorType>(packed.getType());
   SmallVector<OpFoldResult> offsets = {start, b.getIndexAttr(0),
                                        b.getIndexAttr(0)};
@@ -281,29 +319,91 @@ Value VarlenLowering::sequence(Value packed, Value start, Value len) {
                                        shape);
 }
 
+std::pair<Value, Value> PackedSequences::span(Value cu, Value bi) {
+  Value start = readIndex(cu, {bi});
+  Value end = readIndex(cu, {arith::AddIOp::create(b, bi, index(1))});
+  return {start, arith::SubIOp::create(b, end, start)};
+}
+
+Value PackedSequences::dropUnitBatch(Value t) {
+  int64_t rank = cast<RankedTensorType>(t.getType()).getRank();
+  SmallVector<ReassociationIndices> groups = {{0, 1}};
+  for (int64_t d = 2; d < rank; ++d)
+    groups.push_back({d});
+  return tensor::CollapseShapeOp::create(b, t, groups).getResult();
+}
+
 SmallVector<Value> VarlenLowering::build() {
   auto outType = cast<RankedTensorType>(op.getOutput().getType());
   auto lseType = cast<RankedTensorType>(op.getLse().getType());
   Value totalQ = dim(op.getQuery(), 0), headsQ = dim(op.getQuery(), 1);
-  Value batch = arith::SubIOp::create(b, dim(op.getCuSeqlensQ(), 0), index(1));
   return forEachSequence(
-      batch, {empty(outType, {totalQ, headsQ}), empty(lseType, {headsQ, totalQ})},
+      batchOf(op.getCuSeqlensQ()),
+      {empty(outType, {totalQ, headsQ}), empty(lseType, {headsQ, totalQ})},
       [&](Value bi) -> SmallVector<std::pair<Value, SmallVector<Value>>> {
-        Value next = arith::AddIOp::create(b, bi, index(1));
-        auto span = [&](Value cu) -> std::pair<Value, Value> {
-          Value start = readIndex(cu, {bi});
-          return {start, arith::SubIOp::create(b, readIndex(cu, {next}), start)};
-        };
-        auto [q0, sq] = span(op.getCuSeqlensQ());
-        auto [k0, sk] = span(op.getCuSeqlensK());
+        auto [q0, sq] = span(op.getCuSeqlensQ(), bi);
+        auto [k0, sk] = span(op.getCuSeqlensK(), bi);
         AttentionOp attn = attention(
             op, sequence(op.getQuery(), q0, sq), sequence(op.getKey(), k0, sk),
             sequence(op.getValue(), k0, sk), op.getMaskAlignmentAttr());
-        auto collapse = [&](Value t, ArrayRef<ReassociationIndices> groups) {
-          return tensor::CollapseShapeOp::create(b, t, groups).getResult();
-        };
-        return {{collapse(attn.getOutput(), {{0, 1}, {2}, {3}}), {q0}},
-                {collapse(attn.getLse(), {{0, 1}, {2}}), {index(0), q0}}};
+        Value out = dropUnitBatch(attn.getOutput());
+        // The LSE [1, heads, len] becomes [heads, len].
+        Value lse = tensor::CollapseShapeOp::create(
+            b, attn.getLse(), ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+        return {{out, {q0}}, {lse, {index(0), q0}}};
+      });
+}
+
+Value VarlenGradLowering::zeros(Value result, Value like) {
+  auto type = cast<RankedTensorType>(result.getType());
+  Value init = empty(type, {dim(like, 0), dim(like, 1), dim(like, 2)});
+  Value zero =
+      arith::ConstantOp::create(b, b.getFloatAttr(type.getElementType(), 0.0));
+  return linalg::FillOp::create(b, zero, init).getResult(0);
+}
+
+AttentionGradOp VarlenGradLowering::sequenceGrad(Value q0, Value sq, Value k0,
+                                                 Value sk) {
+  Value q = sequence(op.getQuery(), q0, sq);
+  Value k = sequence(op.getKey(), k0, sk), v = sequence(op.getValue(), k0, sk);
+  Value o = sequence(op.getOutput(), q0, sq);
+  Value dout = sequence(op.getGradOutput(), q0, sq);
+  // LSE [heads, total_q] -> [1, heads, len].
+  Value headsQ = dim(op.getLse(), 0);
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), q0};
+  SmallVector<OpFoldResult> sizes = {headsQ, sq};
+  SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+  Value rows =
+      tensor::ExtractSliceOp::create(b, op.getLse(), offsets, sizes, strides);
+  auto rowsType = cast<RankedTensorType>(rows.getType());
+  auto lseType = RankedTensorType::get(
+      {1, rowsType.getDimSize(0), rowsType.getDimSize(1)}, b.getF32Type());
+  SmallVector<OpFoldResult> lseShape = {b.getIndexAttr(1), headsQ, sq};
+  Value lse = tensor::ExpandShapeOp::create(
+      b, lseType, rows, ArrayRef<ReassociationIndices>{{0, 1}, {2}}, lseShape);
+  auto gradType = [](Value like) {
+    return cast<RankedTensorType>(like.getType());
+  };
+  return AttentionGradOp::create(
+      b, gradType(q), gradType(k), gradType(v), /*grad_bias=*/Type(), dout, q,
+      k, v, o, lse, /*bias=*/Value(), /*captures=*/ValueRange(), Layout::bshd,
+      op.getScaleAttr(), op.getCausal(), op.getMaskAlignmentAttr(),
+      op.getWindowAttr(), op.getSoftcapAttr());
+}
+
+SmallVector<Value> VarlenGradLowering::build() {
+  SmallVector<Value> grads = {zeros(op.getGradQuery(), op.getQuery()),
+                              zeros(op.getGradKey(), op.getKey()),
+                              zeros(op.getGradValue(), op.getValue())};
+  return forEachSequence(
+      batchOf(op.getCuSeqlensQ()), grads,
+      [&](Value bi) -> SmallVector<std::pair<Value, SmallVector<Value>>> {
+        auto [q0, sq] = span(op.getCuSeqlensQ(), bi);
+        auto [k0, sk] = span(op.getCuSeqlensK(), bi);
+        AttentionGradOp grad = sequenceGrad(q0, sq, k0, sk);
+        return {{dropUnitBatch(grad.getGradQuery()), {q0}},
+                {dropUnitBatch(grad.getGradKey()), {k0}},
+                {dropUnitBatch(grad.getGradValue()), {k0}}};
       });
 }
 
@@ -322,4 +422,5 @@ static void lowerAll(Operation *root, RewriterBase &rewriter) {
 void mlir::fa::lowerSequenceOps(Operation *root, RewriterBase &rewriter) {
   lowerAll<AttentionKVCacheOp, KVCacheLowering>(root, rewriter);
   lowerAll<AttentionVarlenOp, VarlenLowering>(root, rewriter);
+  lowerAll<AttentionVarlenGradOp, VarlenGradLowering>(root, rewriter);
 }
