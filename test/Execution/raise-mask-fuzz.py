@@ -6,15 +6,17 @@
 # fa-raise-attention raises must compute what the original computes, on the
 # same random inputs (test/lib/raise_equiv.py); a declined case must say why.
 # Then masks read through tensors as transformers builds them (key
-# positions and attention_mask by tensor.extract: key padding or not).
+# positions and attention_mask by tensor.extract: key padding or not), and
+# region-shaped terms (mask_fuzz.region_case: bucketed tables, slopes,
+# document ids, masks read at the query; score_mod / mask_mod).
 # RUN: %python %s | FileCheck %s
 # CHECK: enough raised
 # CHECK-NEXT: mismatches 0
 import mask_fuzz
 import raise_equiv
 
-SEED, COUNT, POSITIONS = 39, 36, 12
-cases = mask_fuzz.cases(SEED, COUNT, POSITIONS)
+SEED, COUNT, POSITIONS, REGIONS = 39, 36, 12, 16
+cases = mask_fuzz.cases(SEED, COUNT, POSITIONS, regions=REGIONS)
 raised = mismatches = 0
 for name, text, tosa in cases:
     r = raise_equiv.check(text, name, tosa=tosa, allow_decline=True)

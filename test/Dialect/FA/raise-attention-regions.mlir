@@ -247,6 +247,116 @@ func.func @alibi_slopes(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>, %v: 
 #v = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
 #o = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
 #id = affine_map<(b, h, i, j) -> (b, h, i, j)>
+// Prefix-LM: a function of the positions alone that is neither causal nor
+// a window: mask_mod from the indices, nothing captured.
+// CHECK-LABEL: func.func @prefix_lm
+// CHECK: fa.attention %arg0, %arg1, %arg2 : {{[^(]+}} {scale = 1.000000e+00 : f32} -> tensor<2x4x16x8xf32> mask_mod {
+// CHECK-NEXT: ^bb0(%{{.+}}: index, %{{.+}}: index, %[[I:.+]]: index, %[[J:.+]]: index):
+// CHECK-NEXT: %[[P:.+]] = arith.cmpi ule, %[[J]], %[[I]] : index
+// CHECK: %[[F:.+]] = arith.cmpi ult, %[[J]], %{{.+}} : index
+// CHECK-NEXT: %[[V:.+]] = arith.ori %[[P]], %[[F]] : i1
+// CHECK-NEXT: fa.yield %[[V]] : i1
+func.func @prefix_lm(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>, %v: tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e_s = tensor.empty() : tensor<2x4x16x16xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %qk = linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>) outs(%f_s : tensor<2x4x16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x16x16xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk : tensor<2x4x16x16xf32>) outs(%e_s : tensor<2x4x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %bi = linalg.index 0 : index
+    %hi = linalg.index 1 : index
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %past = arith.cmpi ule, %j, %i : index
+    %c4 = arith.constant 4 : index
+    %prefix = arith.cmpi ult, %j, %c4 : index
+    %vis = arith.ori %past, %prefix : i1
+    %ninf = arith.constant 0xFF800000 : f32
+    %y = arith.select %vis, %in, %ninf : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4x16x16xf32>
+  %pr = linalg.softmax dimension(3) ins(%x : tensor<2x4x16x16xf32>) outs(%e_s : tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %e_o = tensor.empty() : tensor<2x4x16x8xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 4 query heads / 4 kv heads, scale 1.000000e+00, mask_mod)}}
+  %o = linalg.generic {indexing_maps = [#p, #v, #o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%pr, %v : tensor<2x4x16x16xf32>, tensor<2x4x16x8xf32>) outs(%f_o : tensor<2x4x16x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x16x8xf32>
+  return %o : tensor<2x4x16x8xf32>
+}
+
+// -----
+
+#q = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#k = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#s = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#p = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#v = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#o = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#id = affine_map<(b, h, i, j) -> (b, h, i, j)>
+// A masking select with a finite fill on a data condition: the hidden
+// score becomes the program's fill in score_mod (exact when a row has no
+// visible key, where mask_mod's -inf is not).
+// CHECK-LABEL: func.func @document_mask_select_finite
+// CHECK: fa.attention %arg0, %arg1, %arg2 : {{[^(]+}} captures(%arg3 : tensor<2x16xi64>) {scale = 1.000000e+00 : f32} -> tensor<2x4x16x8xf32> score_mod {
+// CHECK-NEXT: ^bb0(%[[S:.+]]: f32,
+// CHECK: %[[EQ:.+]] = arith.cmpi eq
+// CHECK-NEXT: %[[FILL:.+]] = arith.constant -3.40282347E+38 : f32
+// CHECK-NEXT: %[[R:.+]] = arith.select %[[EQ]], %[[S]], %[[FILL]] : f32
+// CHECK-NEXT: fa.yield %[[R]] : f32
+func.func @document_mask_select_finite(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>, %v: tensor<2x4x16x8xf32>, %doc: tensor<2x16xi64>) -> tensor<2x4x16x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e_s = tensor.empty() : tensor<2x4x16x16xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %qk = linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>) outs(%f_s : tensor<2x4x16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x16x16xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk : tensor<2x4x16x16xf32>) outs(%e_s : tensor<2x4x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %bi = linalg.index 0 : index
+    %hi = linalg.index 1 : index
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %di = tensor.extract %doc[%bi, %i] : tensor<2x16xi64>
+    %dj = tensor.extract %doc[%bi, %j] : tensor<2x16xi64>
+    %same = arith.cmpi eq, %di, %dj : i64
+    %fmin = arith.constant -3.40282347E+38 : f32
+    %y = arith.select %same, %in, %fmin : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4x16x16xf32>
+  %pr = linalg.softmax dimension(3) ins(%x : tensor<2x4x16x16xf32>) outs(%e_s : tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %e_o = tensor.empty() : tensor<2x4x16x8xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 4 query heads / 4 kv heads, scale 1.000000e+00, score_mod)}}
+  %o = linalg.generic {indexing_maps = [#p, #v, #o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%pr, %v : tensor<2x4x16x16xf32>, tensor<2x4x16x8xf32>) outs(%f_o : tensor<2x4x16x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x16x8xf32>
+  return %o : tensor<2x4x16x8xf32>
+}
+
+// -----
+
+#q = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#k = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#s = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#p = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#v = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#o = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#id = affine_map<(b, h, i, j) -> (b, h, i, j)>
 // A [B, H, Sq, Sk] tensor the program takes as input, read at computed
 // indices, is no region term (and not yet an operand: declined as before).
 // CHECK-LABEL: func.func @bias_input_stays_operand

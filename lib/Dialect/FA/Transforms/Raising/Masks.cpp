@@ -291,6 +291,7 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
     SmallVector<std::pair<ExprP, bool>> parts;
     splitConjuncts(s.cond, s.visibleWhenTrue, eb, parts);
     SmallVector<std::pair<std::vector<double>, bool>> positional;
+    SmallVector<ExprP> positionalConds;
     SmallVector<std::pair<ExprP, bool>> inRegion;
     std::optional<KeyPadding> found;
     bool foundVisible = true;
@@ -299,6 +300,7 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
           evaluatePositions(cond, rowAtom, colAtom, batchAtoms, eb, w);
       if (succeeded(vals)) {
         positional.push_back({std::move(*vals), visible});
+        positionalConds.push_back(cond);
         continue;
       }
       if (!isRegionCandidate(w))
@@ -329,8 +331,11 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
       w = "the mask condition reads no key padding mask";
       return failure();
     }
-    for (auto &[vals, visible] : positional)
-      hide(vals, visible, s.fill);
+    // Recorded like any positional term: the grid says what they are.
+    for (auto [k, part] : llvm::enumerate(positional)) {
+      hide(part.first, part.second, s.fill);
+      staticTerms.push_back({positionalConds[k], true, part.second, s.fill});
+    }
     out.maskTerms.append(inRegion);
     if (found) {
       pad = found;
@@ -354,6 +359,12 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
       if (w != kDependsOnData && w != kDependsOnBatchOrHead) {
         why = w;
         return failure();
+      }
+      // A finite fill replaces the score in score_mod, as the program
+      // does (before a softcap it would be capped: not then).
+      if (!std::isinf(s.fill) && !form.softcap && fits(s.cond, true)) {
+        out.scoreSelects.push_back(s);
+        continue;
       }
       auto [v, a] = originOf(s.cond);
       if (!v || !getElementTypeOrSelf(v.getType()).isInteger(1)) {
@@ -467,7 +478,33 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
       return failure();
     }
     std::optional<PositionMask> pos = matchGrid(grid);
-    if (!pos) {
+    // Neither causal nor a window (a prefix-LM mask, a band the attributes
+    // do not state): each term in a region with its own fill, when none
+    // reads a [.., Sq, Sk] tensor.
+    auto staticToRegions = [&]() {
+      if (staticTerms.empty())
+        return false;
+      MaskConfig trial = out;
+      for (const StaticTerm &t : staticTerms) {
+        if (!t.isSelect) {
+          if (t.afterCap || !fits(t.e, false))
+            return false;
+          trial.scoreTerms.push_back(t.e);
+        } else if (std::isinf(t.fill)) {
+          if (!fits(t.e, true))
+            return false;
+          trial.maskTerms.push_back({t.e, t.visibleWhenTrue});
+        } else {
+          if (form.softcap || !fits(t.e, true))
+            return false;
+          trial.scoreSelects.push_back({t.e, t.visibleWhenTrue, t.fill});
+        }
+      }
+      out = std::move(trial);
+      return true;
+    };
+    bool inRegions = !pos && staticToRegions();
+    if (!pos && !inRegions) {
       // Keep a constant that is no causal mask or window as the bias: an
       // additive tensor as it is, a boolean one with a -inf fill as 0 / -inf.
       why = "a constant mask that is neither causal nor a sliding window";
@@ -490,17 +527,19 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
       return success();
     }
     // Only the positional part: a bias or boolean mask found above stays.
-    static_cast<PositionMask &>(out) = *pos;
-    std::string s;
-    if (out.causal)
-      s = "causal";
-    if (out.window)
-      s += std::string(s.empty() ? "" : " ") + "window [" +
-           std::to_string(out.window->first) + ", " +
-           std::to_string(out.window->second) + "]";
-    if (out.bottomRight)
-      s += " bottom_right";
-    parts.insert(parts.begin(), s);
+    if (pos) {
+      static_cast<PositionMask &>(out) = *pos;
+      std::string s;
+      if (out.causal)
+        s = "causal";
+      if (out.window)
+        s += std::string(s.empty() ? "" : " ") + "window [" +
+             std::to_string(out.window->first) + ", " +
+             std::to_string(out.window->second) + "]";
+      if (out.bottomRight)
+        s += " bottom_right";
+      parts.insert(parts.begin(), s);
+    }
   }
   if (pad) {
     if (out.bias || out.biasExpr) {
@@ -526,7 +565,7 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
     out.keyPadding = std::move(pad);
     parts.push_back("key padding mask");
   }
-  if (!out.scoreTerms.empty())
+  if (!out.scoreTerms.empty() || !out.scoreSelects.empty())
     parts.push_back("score_mod");
   if (!out.maskTerms.empty())
     parts.push_back("mask_mod");

@@ -374,6 +374,10 @@ struct MaskConfig : PositionMask {
   /// conditions (visible where the condition equals the flag) in mask_mod.
   SmallVector<ExprP> scoreTerms;
   SmallVector<std::pair<ExprP, bool>> maskTerms;
+  /// Masking selects with a finite fill, applied in score_mod after the
+  /// terms: the hidden score becomes the program's fill, exact where
+  /// mask_mod's -inf is not (a row whose every key is hidden averages V).
+  SmallVector<SelectTerm> scoreSelects;
   /// Human-readable summary for the remark.
   std::string summary;
 };

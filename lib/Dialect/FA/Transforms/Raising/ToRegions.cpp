@@ -546,13 +546,14 @@ Value asVisible(OpBuilder &b, Value c, bool visibleWhenTrue) {
 /// must hold) into new blocks; a null block for an empty list.
 LogicalResult emitBodies(const RegionRoles &roles, AtomTable &atoms,
                          ArrayRef<ExprP> scoreTerms,
+                         ArrayRef<SelectTerm> scoreSelects,
                          ArrayRef<std::pair<ExprP, bool>> maskTerms,
                          ModifierBodies &out, bool &readsLarge,
                          std::string &why) {
   MLIRContext *ctx = roles.ctx;
   Captures caps;
   std::unique_ptr<Block> score, mask;
-  if (!scoreTerms.empty()) {
+  if (!scoreTerms.empty() || !scoreSelects.empty()) {
     score = modifierBlock(ctx, true);
     caps.blocks.push_back(score.get());
   }
@@ -573,6 +574,17 @@ LogicalResult emitBodies(const RegionRoles &roles, AtomTable &atoms,
         return why = "a score term that is not a float", failure();
       acc = arith::AddFOp::create(em.builder(), acc.getLoc(), acc,
                                   asF32(em.builder(), v));
+    }
+    for (const SelectTerm &sel : scoreSelects) {
+      Value c = em.emit(sel.cond, IntegerType::get(ctx, 1));
+      readsLarge |= em.readsLarge;
+      if (!c)
+        return failure();
+      OpBuilder &b = em.builder();
+      Value visible = asVisible(b, c, sel.visibleWhenTrue);
+      Value fill = arith::ConstantOp::create(
+          b, acc.getLoc(), b.getF32FloatAttr(static_cast<float>(sel.fill)));
+      acc = arith::SelectOp::create(b, acc.getLoc(), visible, acc, fill);
     }
     YieldOp::create(em.builder(), acc.getLoc(), acc);
   }
@@ -622,7 +634,8 @@ RegionFit mlir::fa::raising::regionFit(const ExprP &e,
     mask.push_back({e, true});
   else
     score.push_back(e);
-  if (succeeded(emitBodies(roles, atoms, score, mask, scratch, large, why)))
+  if (succeeded(
+          emitBodies(roles, atoms, score, {}, mask, scratch, large, why)))
     return RegionFit::Fits;
   return large ? RegionFit::ReadsLargeTensor : RegionFit::NotExpressible;
 }
@@ -730,15 +743,16 @@ mlir::fa::raising::buildModifierBodies(const Plan &plan, AtomTable &atoms,
                                        std::string &why) {
   const MaskConfig &m = plan.mask;
   ModifierBodies out;
-  if (m.scoreTerms.empty() && m.maskTerms.empty())
+  if (m.scoreTerms.empty() && m.scoreSelects.empty() && m.maskTerms.empty())
     return out;
-  ExprP any = m.scoreTerms.empty() ? m.maskTerms.front().first
-                                   : m.scoreTerms.front();
+  ExprP any = !m.scoreTerms.empty()   ? m.scoreTerms.front()
+              : !m.maskTerms.empty() ? m.maskTerms.front().first
+                                     : m.scoreSelects.front().cond;
   RegionRoles roles = regionRoles(any, plan.batchPart, plan.allHeads(),
                                   plan.rowAtom, plan.keyAtom);
   bool large = false;
-  if (failed(emitBodies(roles, atoms, m.scoreTerms, m.maskTerms, out, large,
-                        why)))
+  if (failed(emitBodies(roles, atoms, m.scoreTerms, m.scoreSelects,
+                        m.maskTerms, out, large, why)))
     return failure();
   return out;
 }
