@@ -189,14 +189,20 @@ def position_case(name, rng):
         keep = body.emit(f"arith.cmpi ne, {a}, {zero} : i64")
         cond = body.emit(f"arith.andi {cond}, {keep} : i1")
     fill = rng.choice(["%ninf", "%ninf", "%fmin"])
+    _mask_score(body, rng, "%s", cond, fill)
+    return linalg_program(name, "\n".join(body.lines), bh=b, heads=h, sq=s,
+                          sk=s, d=8, inputs=inputs, pre=pre)
+
+
+def _mask_score(body, rng, score, cond, fill):
+    """%x: `score` hidden where `cond` is false, by a select or by adding
+    select(cond, 0, fill)."""
     if rng.random() < 0.5:
-        body.lines.append(f"%x = arith.select {cond}, %s, {fill} : f32")
+        body.lines.append(f"%x = arith.select {cond}, {score}, {fill} : f32")
     else:
         zero = body.emit("arith.constant 0.0 : f32")
         add = body.emit(f"arith.select {cond}, {zero}, {fill} : f32")
-        body.lines.append(f"%x = arith.addf %s, {add} : f32")
-    return linalg_program(name, "\n".join(body.lines), bh=b, heads=h, sq=s,
-                          sk=s, d=8, inputs=inputs, pre=pre)
+        body.lines.append(f"%x = arith.addf {score}, {add} : f32")
 
 
 def _bucket(body, rng, nb):
@@ -290,12 +296,8 @@ def region_case(name, rng):
         score = body.emit(f"arith.addf {score}, {bias} : f32")
     if cond is None:
         body.lines.append(f"%x = arith.addf {score}, %zero : f32")
-    elif rng.random() < 0.5:
-        body.lines.append(f"%x = arith.select {cond}, {score}, {fill} : f32")
     else:
-        zero = body.emit("arith.constant 0.0 : f32")
-        add = body.emit(f"arith.select {cond}, {zero}, {fill} : f32")
-        body.lines.append(f"%x = arith.addf {score}, {add} : f32")
+        _mask_score(body, rng, score, cond, fill)
     return linalg_program(name, "\n".join(body.lines), bh=b, heads=h, sq=s,
                           sk=s, d=8, extra_args=args)
 
