@@ -25,6 +25,8 @@ CASES = {
                                         "add_int64_max_wraps"],
     "raise-attention-negatives.mlir": ["checkerboard_mask"],
     "raise-attention-decode.mlir": ["gqa_causal_decode_declined"],
+    # Forward and backward, both ops with the score_mod.
+    "raise-attention-backward.mlir": ["gqa_key_bias_fwd_bwd"],
 }
 TOSA_CASES = {"raise-attention-frontends.mlir": ["tosa_causal_and_alibi"],
               "raise-attention-mask-types.mlir": ["tosa_i8_add_wraps"]}
