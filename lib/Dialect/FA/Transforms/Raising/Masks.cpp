@@ -361,8 +361,13 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
         return failure();
       }
       // A finite fill replaces the score in score_mod, as the program
-      // does (before a softcap it would be capped: not then).
-      if (!std::isinf(s.fill) && !form.softcap && fits(s.cond, true)) {
+      // does (before a softcap it would be capped: not then). One fill
+      // only: the order nested selects apply in is not kept.
+      bool sameFill = llvm::all_of(out.scoreSelects, [&](const SelectTerm &t) {
+        return t.fill == s.fill;
+      });
+      if (!std::isinf(s.fill) && !form.softcap && sameFill &&
+          fits(s.cond, true)) {
         out.scoreSelects.push_back(s);
         continue;
       }
