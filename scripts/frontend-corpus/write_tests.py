@@ -8,7 +8,8 @@ layer the model's config has, decline nothing, and each fa.attention must
 carry what the config says, in program order: the heads and kv heads (the
 shapes of Q and K/V, K and V not repeated), the scale, the softcap, causal
 and the window, and, for causal and sliding-window models without a padding
-mask, no bias operand (no [.., S, S] tensor).
+mask, no bias operand (no [.., S, S] tensor); a position bias (T5's, ALiBi)
+as a score_mod region reading captured tensors.
 """
 import json
 import os
@@ -73,14 +74,20 @@ def op_pattern(layer, elt, padded):
     if layer["window"]:
         left, right = layer["window"]
         attrs.append(f"window = array<i64: {left}, {right}>")
-    # A position bias (T5's, ALiBi) must be there (until it becomes a
-    # function of positions); a padding mask may be (until it becomes an
-    # O(N) operand); otherwise there is none.
-    bias = (" bias({{.*}})" if layer.get("position_bias") else
-            "{{( bias\\(.*\\))?}}" if padded else "")
+    # A position bias (T5's, ALiBi) is computed in score_mod from the
+    # tensors it reads (captures), never a bias operand; a padding mask may
+    # be an operand (until it becomes an O(N) one) or a region; otherwise
+    # there is neither.
+    if layer.get("position_bias"):
+        extra, mods = " captures({{.*}})", " score_mod {"
+    elif padded:
+        extra = "{{( bias\\(.*\\))?}}{{( captures\\(.*\\))?}}"
+        mods = ""
+    else:
+        extra, mods = "", "{{$}}"
     return (f"= fa.attention %{{{{[^ ]+}}}}, %{{{{[^ ]+}}}}, %{{{{[^ ]+}}}} : "
-            f"{q}, {kv}, {kv}{bias} {{{{[{{]}}}}"
-            f"{', '.join(attrs).replace('}}, ', '}}')}}} -> {q}")
+            f"{q}, {kv}, {kv}{extra} {{{{[{{]}}}}"
+            f"{', '.join(attrs).replace('}}, ', '}}')}}} -> {q}{mods}")
 
 
 def test_text(variant, entry, info, xfail):

@@ -9,15 +9,18 @@
 # positions and attention_mask by tensor.extract: key padding or not), and
 # masks over position ids that the program computes (aranges, slices,
 # concats, tm_tensor.scan cumsums, ids that restart per batch element),
-# which the raiser folds (Raising/PositionTensors.cpp).
+# which the raiser folds (Raising/PositionTensors.cpp), and region-shaped
+# terms (mask_fuzz.region_case: bucketed tables, slopes, document ids,
+# masks read at the query; score_mod / mask_mod).
 # RUN: %python %s | FileCheck %s
 # CHECK: enough raised
 # CHECK-NEXT: mismatches 0
 import mask_fuzz
 import raise_equiv
 
-SEED, COUNT, POSITIONS, COMPUTED = 39, 36, 12, 16
-cases = mask_fuzz.cases(SEED, COUNT, POSITIONS, computed=COMPUTED)
+SEED, COUNT, POSITIONS, COMPUTED, REGIONS = 39, 36, 12, 16, 16
+cases = mask_fuzz.cases(SEED, COUNT, POSITIONS, computed=COMPUTED,
+                        regions=REGIONS)
 raised = mismatches = 0
 for name, text, tosa in cases:
     r = raise_equiv.check(text, name, tosa=tosa, allow_decline=True)

@@ -4,7 +4,9 @@
 # Every attention layer must be raised. One variant per form, to keep CI
 # short: sdpa's _safe_softmax (BERT, ViT), tm_tensor.attention with
 # tm_tensor.scan and GQA (Llama, GPT-2, T5 with its position bias, MQA in
-# GPT-BigCode), bf16 (Qwen2; OPT's causal mask).
+# GPT-BigCode), bf16 (Qwen2; OPT's causal mask), score_mod regions (T5's
+# bucketed table eager, BLOOM's ALiBi slopes, Llama's eager mask with the
+# packed-sequence ids as a finite-fill score_mod).
 # RUN: %python %s | FileCheck %s
 # CHECK: ok bert.sdpa.f32.linalg: raised 2 of 2
 # CHECK: ok vit.sdpa.f32.linalg: raised 2 of 2
@@ -14,6 +16,9 @@
 # CHECK: ok gpt_bigcode.sdpa-whole.f32.linalg: raised 2 of 2
 # CHECK: ok qwen2.sdpa-whole.bf16.linalg: raised 2 of 2
 # CHECK: ok opt.eager.bf16.linalg: raised 2 of 2
+# CHECK: ok t5.eager.f32.linalg: raised 6 of 6
+# CHECK: ok bloom.eager.f32.linalg: raised 2 of 2
+# CHECK: ok llama.eager.f32.linalg: raised 2 of 2
 # CHECK: 0 failed
 import corpus_numerics
 
@@ -26,4 +31,7 @@ corpus_numerics.report([
     "gpt_bigcode.sdpa-whole.f32.linalg",
     "qwen2.sdpa-whole.bf16.linalg",
     "opt.eager.bf16.linalg",
+    "t5.eager.f32.linalg",
+    "bloom.eager.f32.linalg",
+    "llama.eager.f32.linalg",
 ])

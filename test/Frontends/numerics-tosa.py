@@ -4,12 +4,14 @@
 # (test/lib/corpus_numerics.py). Every attention layer must be raised. One
 # variant per form: sdpa's _safe_softmax with the scale split over Q and K
 # (BERT), GQA by tosa.tile (Llama), eager bf16 with a sliding window
-# (Mistral), ALiBi (BLOOM).
+# (Mistral), ALiBi (BLOOM), T5's bucketed bias under sdpa (masked_fill'ed:
+# causal split off, the table read in score_mod).
 # RUN: %python %s | FileCheck %s
 # CHECK: ok bert.sdpa.f32.tosa: raised 2 of 2
 # CHECK: ok llama.sdpa.f32.tosa: raised 2 of 2
 # CHECK: ok mistral.eager.bf16.tosa: raised 2 of 2
 # CHECK: ok bloom.eager.f32.tosa: raised 2 of 2
+# CHECK: ok t5.sdpa.f32.tosa: raised 6 of 6
 # CHECK: 0 failed
 import corpus_numerics
 
@@ -18,4 +20,5 @@ corpus_numerics.report([
     "llama.sdpa.f32.tosa",
     "mistral.eager.bf16.tosa",
     "bloom.eager.f32.tosa",
+    "t5.sdpa.f32.tosa",
 ])

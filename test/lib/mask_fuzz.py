@@ -132,7 +132,7 @@ def linalg_case(name, rng):
     score, inputs = "%s", []
     if rng.random() < 0.2:
         inputs.append(("bias", f"tensor<2x{sq}x{sk}xf32>", "b, i, j"))
-        score = body.emit(f"arith.addf %s, %in0 : f32")
+        score = body.emit("arith.addf %s, %in0 : f32")
     if rng.random() < 0.15:
         inputs.append(("pad", f"tensor<2x{sk}xi1>", "b, j"))
         score = body.emit(f"arith.select %in{len(inputs) - 1}, {score}, "
@@ -167,13 +167,7 @@ def _and_padding(body, cond, at, b, s):
 def _masked_score(body, rng, cond):
     """%x: the score %s where `cond`, a -inf or finfo.min fill elsewhere,
     by a select or an additive where(cond, 0, fill)."""
-    fill = rng.choice(["%ninf", "%ninf", "%fmin"])
-    if rng.random() < 0.5:
-        body.lines.append(f"%x = arith.select {cond}, %s, {fill} : f32")
-    else:
-        zero = body.emit("arith.constant 0.0 : f32")
-        add = body.emit(f"arith.select {cond}, {zero}, {fill} : f32")
-        body.lines.append(f"%x = arith.addf %s, {add} : f32")
+    _mask_score(body, rng, "%s", cond, rng.choice(["%ninf", "%ninf", "%fmin"]))
 
 
 def position_case(name, rng):
@@ -189,7 +183,7 @@ def position_case(name, rng):
     pre = (f"%kpos = arith.constant dense<[{', '.join(map(str, perm))}]> : "
            f"tensor<{s}xi64>")
     kv = body.emit(f"tensor.extract %kpos[%j] : tensor<{s}xi64>")
-    qv = body.emit(f"arith.index_cast %i : index to i64")
+    qv = body.emit("arith.index_cast %i : index to i64")
     lo = body.emit(f"arith.constant {rng.randint(-2, 3)} : i64")
     shifted = body.emit(f"arith.addi {qv}, {lo} : i64")
     cond = body.emit(f"arith.cmpi {rng.choice(['sle', 'slt', 'sge', 'ult'])}, "
@@ -208,6 +202,114 @@ def position_case(name, rng):
     _masked_score(body, rng, cond)
     return linalg_program(name, "\n".join(body.lines), bh=b, heads=h, sq=s,
                           sk=s, d=8, inputs=inputs, pre=pre)
+
+
+def _mask_score(body, rng, score, cond, fill):
+    """%x: `score` hidden where `cond` is false, by a select or by adding
+    select(cond, 0, fill)."""
+    if rng.random() < 0.5:
+        body.lines.append(f"%x = arith.select {cond}, {score}, {fill} : f32")
+    else:
+        zero = body.emit("arith.constant 0.0 : f32")
+        add = body.emit(f"arith.select {cond}, {zero}, {fill} : f32")
+        body.lines.append(f"%x = arith.addf {score}, {add} : f32")
+
+
+def _bucket(body, rng, nb):
+    """An index in [0, nb) computed from k - q as relative position biases
+    compute it: |d|, max(d, 0) or -min(d, 0), T5's log buckets past an
+    exact range, clamped (so that the table read stays in bounds)."""
+    d = body.emit("arith.subi %j, %i : index")
+    d = body.emit(f"arith.index_cast {d} : index to i64")
+    zero = body.emit("arith.constant 0 : i64")
+    kind = rng.choice(["abs", "max", "negmin"])
+    if kind == "abs":
+        r = body.emit(f"math.absi {d} : i64")
+    elif kind == "max":
+        r = body.emit(f"arith.maxsi {d}, {zero} : i64")
+    else:
+        m = body.emit(f"arith.minsi {d}, {zero} : i64")
+        r = body.emit(f"arith.subi {zero}, {m} : i64")
+    if rng.random() < 0.5:  # T5: exact below e, log-spaced above
+        e = rng.randint(1, max(1, nb // 2))
+        ce = body.emit(f"arith.constant {e} : i64")
+        small = body.emit(f"arith.cmpi slt, {r}, {ce} : i64")
+        rf = body.emit(f"arith.sitofp {r} : i64 to f32")
+        ef = body.emit(f"arith.constant {float(e)} : f32")
+        q = body.emit(f"arith.divf {rf}, {ef} : f32")
+        lg = body.emit(f"math.log {q} : f32")
+        den = body.emit(f"arith.constant {rng.choice([1.5, 2.0794415, 3.0])} "
+                        ": f32")
+        sc = body.emit(f"arith.divf {lg}, {den} : f32")
+        width = body.emit(f"arith.constant {float(nb - e)} : f32")
+        y = body.emit(f"arith.mulf {sc}, {width} : f32")
+        yi = body.emit(f"arith.fptosi {y} : f32 to i64")
+        large = body.emit(f"arith.addi {yi}, {ce} : i64")
+        r = body.emit(f"arith.select {small}, {r}, {large} : i64")
+    top = body.emit(f"arith.constant {nb - 1} : i64")
+    r = body.emit(f"arith.minsi {r}, {top} : i64")
+    r = body.emit(f"arith.maxsi {r}, {zero} : i64")
+    return body.emit(f"arith.index_cast {r} : i64 to index")
+
+
+def region_case(name, rng):
+    """A bias or mask that is none of causal, window or key padding, as
+    score_mod / mask_mod express them: a [buckets, heads] table read at a
+    bucket of k - q (T5), per-head slopes times a distance (ALiBi),
+    per-token document ids compared at query and key, an attention_mask
+    read at the query; with or without a positional condition, -inf or
+    finfo.min fills, in a select or added, or the bias masked_fill'ed."""
+    b, h, s = 2, 2, rng.choice([8, 12, 16])
+    body = _Body(rng, s)
+    args, score = [], "%s"
+    bias = None
+    kind = rng.choice(["table", "slopes", "none"])
+    if kind == "table":
+        nb = rng.randint(3, 8)
+        args.append(("tab", f"tensor<{nb}x{h}xf32>"))
+        bk = _bucket(body, rng, nb)
+        bias = body.emit(f"tensor.extract %tab[{bk}, %h] : "
+                         f"tensor<{nb}x{h}xf32>")
+    elif kind == "slopes":
+        args.append(("sl", f"tensor<{h}xf32>"))
+        sl = body.emit(f"tensor.extract %sl[%h] : tensor<{h}xf32>")
+        a, c = rng.choice([("%j", "%i"), ("%i", "%j"), ("%j", None)])
+        d = body.emit(f"arith.subi {a}, {c} : index") if c else a
+        d = body.emit(f"arith.index_cast {d} : index to i64")
+        df = body.emit(f"arith.sitofp {d} : i64 to f32")
+        bias = body.emit(f"arith.mulf {sl}, {df} : f32")
+    conds = []
+    if kind == "none" or rng.random() < 0.6:
+        what = rng.choice(["doc", "query", "doc_query"])
+        if "doc" in what:
+            args.append(("doc", f"tensor<{b}x{s}xi64>"))
+            di = body.emit(f"tensor.extract %doc[%b, %i] : tensor<{b}x{s}xi64>")
+            dj = body.emit(f"tensor.extract %doc[%b, %j] : tensor<{b}x{s}xi64>")
+            conds.append(body.emit(f"arith.cmpi eq, {di}, {dj} : i64"))
+        if "query" in what:
+            args.append(("am", f"tensor<{b}x{s}xi64>"))
+            a = body.emit(f"tensor.extract %am[%b, %i] : tensor<{b}x{s}xi64>")
+            zero = body.emit("arith.constant 0 : i64")
+            conds.append(body.emit(f"arith.cmpi ne, {a}, {zero} : i64"))
+    if rng.random() < 0.6:
+        conds.append(body.cond(1) if rng.random() < 0.3 else
+                     body.emit("arith.cmpi ule, %j, %i : index"))
+    cond = None
+    for c in conds:
+        cond = c if cond is None else body.emit(f"arith.andi {cond}, {c} : i1")
+    fill = rng.choice(["%ninf", "%fmin"])
+    if bias is not None and cond is not None and rng.random() < 0.3:
+        # T5 under sdpa: the bias masked_fill'ed, then added.
+        bias = body.emit(f"arith.select {cond}, {bias}, {fill} : f32")
+        cond = None
+    if bias is not None:
+        score = body.emit(f"arith.addf {score}, {bias} : f32")
+    if cond is None:
+        body.lines.append(f"%x = arith.addf {score}, %zero : f32")
+    else:
+        _mask_score(body, rng, score, cond, fill)
+    return linalg_program(name, "\n".join(body.lines), bh=b, heads=h, sq=s,
+                          sk=s, d=8, extra_args=args)
 
 
 class _Tosa:
@@ -451,10 +553,13 @@ def position_tensor_case(name, rng):
                           sk=s, d=8, inputs=inputs, pre=pre)
 
 
-def cases(seed, count, positions=0, tosa_share=0.3, computed=0):
+def cases(seed, count, positions=0, tosa_share=0.3, computed=0,
+          regions=0):
     """[(name, text, is_tosa)], deterministic in `seed`: `count` linalg and
-    TOSA cases, then `positions` position cases (their own stream, so that
-    adding them changes none of the others)."""
+    TOSA cases, then `positions` position cases, `computed` cases over
+    computed position tensors and `regions` region cases
+    (each their own stream, so that adding them changes none of the
+    others)."""
     rng = random.Random(seed)
     out = []
     for n in range(count):
@@ -470,4 +575,8 @@ def cases(seed, count, positions=0, tosa_share=0.3, computed=0):
     for n in range(computed):
         name = f"computed_positions_{n}"
         out.append((name, position_tensor_case(name, rng), False))
+    rng = random.Random(seed + 3)
+    for n in range(regions):
+        name = f"region_mask_{n}"
+        out.append((name, region_case(name, rng), False))
     return out

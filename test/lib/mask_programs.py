@@ -40,13 +40,16 @@ def _t(*shape, elt="f32"):
 
 
 def linalg_program(name, body, bh=2, sq=16, sk=16, d=8, inputs=(),
-                   scale=0.125, heads=None, header=True, pre="", computed=()):
+                   scale=0.125, heads=None, header=True, pre="", computed=(),
+                   extra_args=()):
     """[bh, S, D] operands, or [bh, heads, S, D] when `heads` is given (the
     body then also binds %b and %h). `inputs`: [(arg name without %, tensor
     type, affine map results over (b, [h,] i, j))]: function arguments read
     by the mask generic; `computed`: the same for values that the
     statements `pre` (at the start of the function) define. Both are bound
-    to %in0, %in1, ... in the body, inputs first."""
+    to %in0, %in1, ... in the body, inputs first. `extra_args`: [(name
+    without %, tensor type)]: function arguments the body reads only by
+    tensor.extract (tables, slopes, ids)."""
     bd = ["b"] if heads is None else ["b", "h"]
     bs = [bh] if heads is None else [bh, heads]
     dims = ", ".join(bd)
@@ -54,7 +57,8 @@ def linalg_program(name, body, bh=2, sq=16, sk=16, d=8, inputs=(),
     q, kv = _t(*bs, sq, d), _t(*bs, sk, d)
     par = '"parallel", ' * len(bd)
     args = [f"%q: {q}", f"%k: {kv}", f"%v: {kv}"] + [
-        f"%{n}: {t}" for n, t, _ in inputs]
+        f"%{n}: {t}" for n, t, _ in inputs] + [
+        f"%{n}: {t}" for n, t in extra_args]
     inputs = list(inputs) + list(computed)
     in_vals = ", ".join(["%qk"] + [f"%{n}" for n, _, _ in inputs])
     in_types = ", ".join([s4] + [t for _, t, _ in inputs])

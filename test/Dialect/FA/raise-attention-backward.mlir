@@ -938,6 +938,154 @@ func.func @gqa_mask_fwd_bwd(%q: tensor<2x8x32x16xf32>, %kin: tensor<2x2x32x16xf3
   return %oe, %dqe, %dks, %dvs : tensor<2x8x32x16xf32>, tensor<2x8x32x16xf32>, tensor<2x2x32x16xf32>, tensor<2x2x32x16xf32>
 }
 
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#b0 = affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3)>
+#keep0 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>
+#id5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+#rep = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, 0, d3, d4)>
+#sumg = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+#bk = affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, d3)>
+// The same step with a per-key additive bias [B, 1, 1, Sk] (a learned or
+// padding bias): read in score_mod from the captured tensor, in the forward
+// and the backward op alike (dS passes through the addition unchanged).
+// CHECK-LABEL: func.func @gqa_key_bias_fwd_bwd
+// CHECK: fa.attention {{.+}} captures(%arg4 : tensor<2x1x1x32xf32>) {{.+}} score_mod {
+// CHECK: fa.attention_grad {{.+}} captures(%arg4 : tensor<2x1x1x32xf32>) {{.+}} score_mod {
+// CHECK-NOT: bias(
+func.func @gqa_key_bias_fwd_bwd(%q: tensor<2x8x32x16xf32>, %kin: tensor<2x2x32x16xf32>, %vin: tensor<2x2x32x16xf32>, %do: tensor<2x8x32x16xf32>, %kb: tensor<2x1x1x32xf32>) -> (tensor<2x8x32x16xf32>, tensor<2x8x32x16xf32>, tensor<2x2x32x16xf32>, tensor<2x2x32x16xf32>) {
+  // repeat_kv
+  %ku = tensor.expand_shape %kin [[0], [1, 2], [3], [4]] output_shape [2, 2, 1, 32, 16] : tensor<2x2x32x16xf32> into tensor<2x2x1x32x16xf32>
+  %vu = tensor.expand_shape %vin [[0], [1, 2], [3], [4]] output_shape [2, 2, 1, 32, 16] : tensor<2x2x32x16xf32> into tensor<2x2x1x32x16xf32>
+  %e5 = tensor.empty() : tensor<2x2x4x32x16xf32>
+  %kx = linalg.generic {indexing_maps = [#rep, #id5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%ku : tensor<2x2x1x32x16xf32>) outs(%e5 : tensor<2x2x4x32x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x2x4x32x16xf32>
+  %vx = linalg.generic {indexing_maps = [#rep, #id5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%vu : tensor<2x2x1x32x16xf32>) outs(%e5 : tensor<2x2x4x32x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x2x4x32x16xf32>
+  %k = tensor.collapse_shape %kx [[0], [1, 2], [3], [4]] : tensor<2x2x4x32x16xf32> into tensor<2x8x32x16xf32>
+  %v = tensor.collapse_shape %vx [[0], [1, 2], [3], [4]] : tensor<2x2x4x32x16xf32> into tensor<2x8x32x16xf32>
+
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c8 = arith.constant 8.0 : f64
+  %e_t = tensor.empty() : tensor<2x8x16x32xf32>
+  %e_s = tensor.empty() : tensor<2x8x32x32xf32>
+  %e_s3 = tensor.empty() : tensor<16x32x32xf32>
+  %f_s3 = linalg.fill ins(%zero : f32) outs(%e_s3 : tensor<16x32x32xf32>) -> tensor<16x32x32xf32>
+  %e_q3 = tensor.empty() : tensor<16x32x16xf32>
+  %f_q3 = linalg.fill ins(%zero : f32) outs(%e_q3 : tensor<16x32x16xf32>) -> tensor<16x32x16xf32>
+  %e_r4 = tensor.empty() : tensor<2x8x32x1xf32>
+  %f_max = linalg.fill ins(%ninf : f32) outs(%e_r4 : tensor<2x8x32x1xf32>) -> tensor<2x8x32x1xf32>
+  %f_sum = linalg.fill ins(%zero : f32) outs(%e_r4 : tensor<2x8x32x1xf32>) -> tensor<2x8x32x1xf32>
+  // forward: softmax(q @ k.transpose(-2, -1) / 8) @ v
+  %kt = linalg.transpose ins(%k : tensor<2x8x32x16xf32>) outs(%e_t : tensor<2x8x16x32xf32>) permutation = [0, 1, 3, 2]
+  %qc = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<2x8x32x16xf32> into tensor<16x32x16xf32>
+  %ktc = tensor.collapse_shape %kt [[0, 1], [2], [3]] : tensor<2x8x16x32xf32> into tensor<16x16x32xf32>
+  %s = linalg.batch_matmul ins(%qc, %ktc : tensor<16x32x16xf32>, tensor<16x16x32xf32>) outs(%f_s3 : tensor<16x32x32xf32>) -> tensor<16x32x32xf32>
+  %se = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [2, 8, 32, 32] : tensor<16x32x32xf32> into tensor<2x8x32x32xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #bk, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%se, %kb : tensor<2x8x32x32xf32>, tensor<2x1x1x32xf32>) outs(%e_s : tensor<2x8x32x32xf32>) {
+  ^bb0(%x0: f32, %x1: f32, %out: f32):
+    %t = arith.truncf %c8 : f64 to f32
+    %y = arith.divf %x0, %t : f32
+    %r = arith.addf %y, %x1 : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x32x32xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, #keep0], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x : tensor<2x8x32x32xf32>) outs(%f_max : tensor<2x8x32x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x32x1xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, #keep0, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %mx : tensor<2x8x32x32xf32>, tensor<2x8x32x1xf32>) outs(%e_s : tensor<2x8x32x32xf32>) {
+  ^bb0(%x0: f32, %x1: f32, %out: f32):
+    %d = arith.subf %x0, %x1 : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x32x32xf32>
+  %l = linalg.generic {indexing_maps = [#id4, #keep0], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<2x8x32x32xf32>) outs(%f_sum : tensor<2x8x32x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x32x1xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #keep0, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x8x32x32xf32>, tensor<2x8x32x1xf32>) outs(%e_s : tensor<2x8x32x32xf32>) {
+  ^bb0(%x0: f32, %x1: f32, %out: f32):
+    %r = arith.divf %x0, %x1 : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x32x32xf32>
+  %pc = tensor.collapse_shape %p [[0, 1], [2], [3]] : tensor<2x8x32x32xf32> into tensor<16x32x32xf32>
+  %vc = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<2x8x32x16xf32> into tensor<16x32x16xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 8 query heads / 2 kv heads, scale 1.250000e-01, score_mod; backward raised to fa.attention_grad)}}
+  %o = linalg.batch_matmul ins(%pc, %vc : tensor<16x32x32xf32>, tensor<16x32x16xf32>) outs(%f_q3 : tensor<16x32x16xf32>) -> tensor<16x32x16xf32>
+  %oe = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [2, 8, 32, 16] : tensor<16x32x16xf32> into tensor<2x8x32x16xf32>
+  // backward: dV = p.transpose(-2, -1) @ do
+  %pt = linalg.transpose ins(%p : tensor<2x8x32x32xf32>) outs(%e_s : tensor<2x8x32x32xf32>) permutation = [0, 1, 3, 2]
+  %ptc = tensor.collapse_shape %pt [[0, 1], [2], [3]] : tensor<2x8x32x32xf32> into tensor<16x32x32xf32>
+  %doc = tensor.collapse_shape %do [[0, 1], [2], [3]] : tensor<2x8x32x16xf32> into tensor<16x32x16xf32>
+  %dv = linalg.batch_matmul ins(%ptc, %doc : tensor<16x32x32xf32>, tensor<16x32x16xf32>) outs(%f_q3 : tensor<16x32x16xf32>) -> tensor<16x32x16xf32>
+  %dve = tensor.expand_shape %dv [[0, 1], [2], [3]] output_shape [2, 8, 32, 16] : tensor<16x32x16xf32> into tensor<2x8x32x16xf32>
+  // dP = do @ v.transpose(-2, -1)
+  %vt = linalg.transpose ins(%v : tensor<2x8x32x16xf32>) outs(%e_t : tensor<2x8x16x32xf32>) permutation = [0, 1, 3, 2]
+  %vtc = tensor.collapse_shape %vt [[0, 1], [2], [3]] : tensor<2x8x16x32xf32> into tensor<16x16x32xf32>
+  %dp = linalg.batch_matmul ins(%doc, %vtc : tensor<16x32x16xf32>, tensor<16x16x32xf32>) outs(%f_s3 : tensor<16x32x32xf32>) -> tensor<16x32x32xf32>
+  %dpe = tensor.expand_shape %dp [[0, 1], [2], [3]] output_shape [2, 8, 32, 32] : tensor<16x32x32xf32> into tensor<2x8x32x32xf32>
+  // _softmax_backward_data(dP, P): P * dP - P * sum(P * dP, -1, keepdim)
+  %pdp = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%dpe, %p : tensor<2x8x32x32xf32>, tensor<2x8x32x32xf32>) outs(%e_s : tensor<2x8x32x32xf32>) {
+  ^bb0(%x0: f32, %x1: f32, %out: f32):
+    %r = arith.mulf %x0, %x1 : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x32x32xf32>
+  %rs = linalg.generic {indexing_maps = [#id4, #keep0], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%pdp : tensor<2x8x32x32xf32>) outs(%f_sum : tensor<2x8x32x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x32x1xf32>
+  %prs = linalg.generic {indexing_maps = [#id4, #keep0, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%p, %rs : tensor<2x8x32x32xf32>, tensor<2x8x32x1xf32>) outs(%e_s : tensor<2x8x32x32xf32>) {
+  ^bb0(%x0: f32, %x1: f32, %out: f32):
+    %r = arith.mulf %x0, %x1 : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x32x32xf32>
+  %ds = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%pdp, %prs : tensor<2x8x32x32xf32>, tensor<2x8x32x32xf32>) outs(%e_s : tensor<2x8x32x32xf32>) {
+  ^bb0(%x0: f32, %x1: f32, %out: f32):
+    %r = arith.subf %x0, %x1 : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x32x32xf32>
+  %dss = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ds : tensor<2x8x32x32xf32>) outs(%e_s : tensor<2x8x32x32xf32>) {
+  ^bb0(%x0: f32, %out: f32):
+    %t = arith.truncf %c8 : f64 to f32
+    %r = arith.divf %x0, %t : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x32x32xf32>
+  // dQ = dS' @ k, dK = dS'.transpose(-2, -1) @ q
+  %dssc = tensor.collapse_shape %dss [[0, 1], [2], [3]] : tensor<2x8x32x32xf32> into tensor<16x32x32xf32>
+  %kc = tensor.collapse_shape %k [[0, 1], [2], [3]] : tensor<2x8x32x16xf32> into tensor<16x32x16xf32>
+  %dq = linalg.batch_matmul ins(%dssc, %kc : tensor<16x32x32xf32>, tensor<16x32x16xf32>) outs(%f_q3 : tensor<16x32x16xf32>) -> tensor<16x32x16xf32>
+  %dqe = tensor.expand_shape %dq [[0, 1], [2], [3]] output_shape [2, 8, 32, 16] : tensor<16x32x16xf32> into tensor<2x8x32x16xf32>
+  %dsst = linalg.transpose ins(%dss : tensor<2x8x32x32xf32>) outs(%e_s : tensor<2x8x32x32xf32>) permutation = [0, 1, 3, 2]
+  %dsstc = tensor.collapse_shape %dsst [[0, 1], [2], [3]] : tensor<2x8x32x32xf32> into tensor<16x32x32xf32>
+  %dk = linalg.batch_matmul ins(%dsstc, %qc : tensor<16x32x32xf32>, tensor<16x32x16xf32>) outs(%f_q3 : tensor<16x32x16xf32>) -> tensor<16x32x16xf32>
+  %dke = tensor.expand_shape %dk [[0, 1], [2], [3]] output_shape [2, 8, 32, 16] : tensor<16x32x16xf32> into tensor<2x8x32x16xf32>
+  // the backward of repeat_kv: sum over the group
+  %dk5 = tensor.expand_shape %dke [[0], [1, 2], [3], [4]] output_shape [2, 2, 4, 32, 16] : tensor<2x8x32x16xf32> into tensor<2x2x4x32x16xf32>
+  %dv5 = tensor.expand_shape %dve [[0], [1, 2], [3], [4]] output_shape [2, 2, 4, 32, 16] : tensor<2x8x32x16xf32> into tensor<2x2x4x32x16xf32>
+  %e_kv = tensor.empty() : tensor<2x2x32x16xf32>
+  %f_kv = linalg.fill ins(%zero : f32) outs(%e_kv : tensor<2x2x32x16xf32>) -> tensor<2x2x32x16xf32>
+  %dks = linalg.generic {indexing_maps = [#id5, #sumg], iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel"]} ins(%dk5 : tensor<2x2x4x32x16xf32>) outs(%f_kv : tensor<2x2x32x16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x32x16xf32>
+  %dvs = linalg.generic {indexing_maps = [#id5, #sumg], iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel"]} ins(%dv5 : tensor<2x2x4x32x16xf32>) outs(%f_kv : tensor<2x2x32x16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x32x16xf32>
+  return %oe, %dqe, %dks, %dvs : tensor<2x8x32x16xf32>, tensor<2x8x32x16xf32>, tensor<2x2x32x16xf32>, tensor<2x2x32x16xf32>
+}
+
 
 // -----
 

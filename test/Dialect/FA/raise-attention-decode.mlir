@@ -326,8 +326,12 @@ func.func @gqa_bias_g(%bias: tensor<2x4x100xf32>, %q: tensor<2x2x4x1x32xf32>, %k
 // GQA decode with a top-left causal mask on the unit row: over the group's
 // rows it is not fa's causal mask (row g would see keys <= g), so it must be
 // declined, not raised as causal.
+// Now raised with mask_mod: the unit row's index is 0 for every row of the
+// group, so each sees key 0 only, which the region states exactly.
 // CHECK-LABEL: func.func @gqa_causal_decode_declined
-// CHECK-NOT: fa.attention
+// CHECK: fa.attention {{.+}} {scale = 1.000000e+00 : f32} -> tensor<2x2x4x32xf32> mask_mod {
+// CHECK-NEXT: ^bb0(%{{.+}}: index, %{{.+}}: index, %{{.+}}: index, %[[J:.+]]: index):
+// CHECK: arith.cmpi ugt, %[[J]]
 #qm = affine_map<(b, h, g, i, j, d) -> (b, h, g, i, d)>
 #km = affine_map<(b, h, g, i, j, d) -> (b, h, j, d)>
 #sm = affine_map<(b, h, g, i, j, d) -> (b, h, g, i, j)>
@@ -358,7 +362,7 @@ func.func @gqa_causal_decode_declined(%q: tensor<2x2x4x1x32xf32>, %k: tensor<2x2
   %p = linalg.softmax dimension(4) ins(%sb : tensor<2x2x4x1x100xf32>) outs(%e0 : tensor<2x2x4x1x100xf32>) -> tensor<2x2x4x1x100xf32>
   %e1 = tensor.empty() : tensor<2x2x4x1x32xf32>
   %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x2x4x1x32xf32>) -> tensor<2x2x4x1x32xf32>
-    // expected-remark @+1 {{attention not raised: a constant mask that is neither causal nor a sliding window}}
+    // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.000000e+00, mask_mod)}}
   %o = linalg.generic {indexing_maps = [#pm, #vm, #om], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x4x1x100xf32>, tensor<2x2x100x32xf32>) outs(%f1 : tensor<2x2x4x1x32xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32

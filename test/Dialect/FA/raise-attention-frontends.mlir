@@ -281,11 +281,14 @@ func.func @tosa_tile_heads(%q: tensor<2x4x6x16xf32>, %k: tensor<2x2x6x16xf32>, %
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #alibi = affine_map<(d0, d1, d2, d3) -> (0, d1, 0, d3)>
 // BLOOM's form: a data bias per head and key (ALiBi, here an argument) plus
-// a constant causal mask. Both are kept: causal, and the bias operand (the
-// causal classification must not drop the bias).
+// a constant causal mask. Both are kept: causal, and the bias read in
+// score_mod from the [1, H, 1, Sk] argument, captured as it is (the causal
+// classification must not drop the bias; nothing [.., Sq, Sk] is made).
 // CHECK-LABEL: func.func @causal_and_head_bias
 // CHECK-SAME: %[[B:[^:]+]]: tensor<1x4x1x6xf32>
-// CHECK: fa.attention {{.+}} bias(%{{.+}} : tensor<1x4x6x6xf32>) {causal, scale = 2.500000e-01 : f32}
+// CHECK: fa.attention {{.+}} captures(%[[B]] : tensor<1x4x1x6xf32>) {causal, scale = 2.500000e-01 : f32} -> tensor<2x4x6x16xf32> score_mod {
+// CHECK-NEXT: ^bb0(%{{.+}}: f32, %{{.+}}: index, %[[H:.+]]: index, %{{.+}}: index, %[[J:.+]]: index, %[[A:.+]]: tensor<1x4x1x6xf32>):
+// CHECK: tensor.extract %[[A]][%{{.+}}, %[[H]], %{{.+}}, %[[J]]]
 func.func @causal_and_head_bias(%q: tensor<2x4x6x16xf32>, %k: tensor<2x4x6x16xf32>, %v: tensor<2x4x6x16xf32>, %alibi: tensor<1x4x1x6xf32>) -> tensor<2x4x6x16xf32> {
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
@@ -314,7 +317,7 @@ func.func @causal_and_head_bias(%q: tensor<2x4x6x16xf32>, %k: tensor<2x4x6x16xf3
   %vc = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<2x4x6x16xf32> into tensor<8x6x16xf32>
   %eo = tensor.empty() : tensor<8x6x16xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<8x6x16xf32>) -> tensor<8x6x16xf32>
-  // expected-remark @+1 {{raised to fa.attention (bhsd, 4 query heads / 4 kv heads, scale 2.500000e-01, causal, bias)}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 4 query heads / 4 kv heads, scale 2.500000e-01, causal, score_mod)}}
   %o = linalg.batch_matmul ins(%pc, %vc : tensor<8x6x6xf32>, tensor<8x6x16xf32>) outs(%fo : tensor<8x6x16xf32>) -> tensor<8x6x16xf32>
   %oe = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [2, 4, 6, 16] : tensor<8x6x16xf32> into tensor<2x4x6x16xf32>
   return %oe : tensor<2x4x6x16xf32>
@@ -324,10 +327,10 @@ func.func @causal_and_head_bias(%q: tensor<2x4x6x16xf32>, %k: tensor<2x4x6x16xf3
 
 // The same in TOSA, as torch-mlir prints BLOOM: the ALiBi bias [B*H, 1, Sk]
 // added to the scaled scores, then a constant causal mask ([1, 1, S, S],
-// finfo.min). Two additive terms: one becomes causal, the other stays the
-// bias operand.
+// finfo.min). Two additive terms: one becomes causal, the other is read in
+// score_mod from the captured [B*H, 1, Sk] tensor.
 // CHECK-LABEL: func.func @tosa_causal_and_alibi
-// CHECK: fa.attention {{.+}} bias(%{{.+}} : tensor<1x8x6x6xf32>) {causal, scale = 2.500000e-01 : f32}
+// CHECK: fa.attention {{.+}} captures(%{{.+}} : tensor<8x1x6xf32>) {causal, scale = 2.500000e-01 : f32} -> {{.+}} score_mod {
 func.func @tosa_causal_and_alibi(%q: tensor<8x6x16xf32>, %k: tensor<8x6x16xf32>, %v: tensor<8x6x16xf32>, %alibi: tensor<8x1x6xf32>) -> tensor<8x6x16xf32> {
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
   %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
@@ -348,7 +351,7 @@ func.func @tosa_causal_and_alibi(%q: tensor<8x6x16xf32>, %k: tensor<8x6x16xf32>,
   %r = tosa.reciprocal %l : (tensor<2x4x6x1xf32>) -> tensor<2x4x6x1xf32>
   %p4 = tosa.mul %ex, %r, %shift : (tensor<2x4x6x6xf32>, tensor<2x4x6x1xf32>, tensor<1xi8>) -> tensor<2x4x6x6xf32>
   %p = tosa.reshape %p4, %s3 : (tensor<2x4x6x6xf32>, !tosa.shape<3>) -> tensor<8x6x6xf32>
-  // expected-remark @+1 {{raised to fa.attention (bhsd, 8 query heads / 8 kv heads, scale 2.500000e-01, causal, bias)}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 8 query heads / 8 kv heads, scale 2.500000e-01, causal, score_mod)}}
   %o = tosa.matmul %p, %v, %zp, %zp : (tensor<8x6x6xf32>, tensor<8x6x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<8x6x16xf32>
   return %o : tensor<8x6x16xf32>
 }

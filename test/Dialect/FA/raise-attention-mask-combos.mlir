@@ -81,11 +81,14 @@ func.func @causal_and_bias(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: t
 
 // -----
 
-// A key padding mask [BH, Sk] (true: keep) and a causal select.
+// A key padding mask [BH, Sk] (true: keep) and a causal select: causal, and
+// the mask read per (head, key) in mask_mod, captured as the program holds
+// it (no [.., Sq, Sk] bias).
 // CHECK-LABEL: func.func @causal_and_padding
-// CHECK: linalg.generic
-// CHECK: arith.select
-// CHECK: fa.attention {{.+}} bias(%{{.+}} : tensor<1x2x16x16xf32>) {causal, scale = 1.250000e-01 : f32}
+// CHECK: fa.attention {{.+}} captures(%arg3 : tensor<2x16xi1>) {causal, scale = 1.250000e-01 : f32} -> {{.+}} mask_mod {
+// CHECK-NEXT: ^bb0(%{{.+}}: index, %[[H:.+]]: index, %{{.+}}: index, %[[J:.+]]: index, %[[M:.+]]: tensor<2x16xi1>):
+// CHECK-NEXT: %[[E:.+]] = tensor.extract %[[M]][%[[H]], %[[J]]] : tensor<2x16xi1>
+// CHECK-NEXT: fa.yield %[[E]] : i1
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
@@ -144,7 +147,7 @@ func.func @causal_and_padding(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v
   } -> tensor<2x16x16xf32>
   %eo = tensor.empty() : tensor<2x16x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
-  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal, boolean mask as bias)}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal, mask_mod)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32

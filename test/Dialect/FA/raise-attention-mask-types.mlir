@@ -11,8 +11,11 @@
 
 // Positions cast to i8 and compared signed at sequence 200: i8 wraps at 128,
 // so rows >= 128 see only keys 128..i. Not causal (was raised as causal).
+// No attribute states it: mask_mod computes it in i8, as the program does.
 // CHECK-LABEL: func.func @i8_wraps_at_128
-// CHECK-NOT: fa.attention
+// CHECK: fa.attention {{.+}} {scale = 1.250000e-01 : f32} -> {{.+}} mask_mod {
+// CHECK: arith.index_cast {{.+}} : index to i8
+// CHECK: arith.cmpi
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
@@ -72,7 +75,7 @@ func.func @i8_wraps_at_128(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v:
   } -> tensor<1x200x200xf32>
   %eo = tensor.empty() : tensor<1x200x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<1x200x8xf32>) -> tensor<1x200x8xf32>
-  // expected-remark @+1 {{attention not raised: a constant mask that is neither causal nor a sliding window}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 1 query heads / 1 kv heads, scale 1.250000e-01, mask_mod)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x200x200xf32>, tensor<1x200x8xf32>) outs(%fo : tensor<1x200x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32
@@ -235,8 +238,10 @@ func.func @uitofp_of_i8(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v: te
 // -----
 
 // sitofp of the same i8: wraps, not causal.
+// No attribute states it: mask_mod computes it in the program's types.
 // CHECK-LABEL: func.func @sitofp_of_i8
-// CHECK-NOT: fa.attention
+// CHECK: fa.attention {{.+}} {scale = 1.250000e-01 : f32} -> {{.+}} mask_mod {
+// CHECK: arith.sitofp
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
@@ -298,7 +303,7 @@ func.func @sitofp_of_i8(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v: te
   } -> tensor<1x200x200xf32>
   %eo = tensor.empty() : tensor<1x200x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<1x200x8xf32>) -> tensor<1x200x8xf32>
-  // expected-remark @+1 {{attention not raised: a constant mask that is neither causal nor a sliding window}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 1 query heads / 1 kv heads, scale 1.250000e-01, mask_mod)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x200x200xf32>, tensor<1x200x8xf32>) outs(%fo : tensor<1x200x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32
@@ -618,8 +623,11 @@ func.func @bitwise_and_window(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v
 
 // j > i + INT64_MAX: i + INT64_MAX wraps for i >= 1, hiding every key of
 // those rows. Not a mask fa.attention has (was raised with no mask).
+// Now a mask_mod that wraps as the program does.
 // CHECK-LABEL: func.func @add_int64_max_wraps
-// CHECK-NOT: fa.attention
+// CHECK: fa.attention {{.+}} {scale = 1.250000e-01 : f32} -> {{.+}} mask_mod {
+// CHECK: arith.addi
+// CHECK: arith.cmpi
 #mq = affine_map<(b, i, j, d) -> (b, i, d)>
 #mk = affine_map<(b, i, j, d) -> (b, j, d)>
 #ms = affine_map<(b, i, j, d) -> (b, i, j)>
@@ -681,7 +689,7 @@ func.func @add_int64_max_wraps(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %
   } -> tensor<2x16x16xf32>
   %eo = tensor.empty() : tensor<2x16x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x16x8xf32>) -> tensor<2x16x8xf32>
-  // expected-remark @+1 {{attention not raised: a constant mask that is neither causal nor a sliding window}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, mask_mod)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x16x16xf32>, tensor<2x16x8xf32>) outs(%fo : tensor<2x16x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32
@@ -1065,8 +1073,10 @@ func.func @select_not_a_mask(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v:
 // TOSA: i8 positions plus 120 wrap for rows >= 8 (tosa.add on integers
 // wraps), which hides every key of those rows (was raised with no mask): a
 // constant that is no causal mask or window, kept as the bias.
+// Now computed in mask_mod (in i8, wrapping) instead of a [S, S] bias.
 // CHECK-LABEL: func.func @tosa_i8_add_wraps
-// CHECK: fa.attention {{.+}} bias({{.+}} : tensor<1x1x16x16xf32>) {scale = 1.250000e-01 : f32}
+// CHECK: fa.attention {{.+}} captures({{.+}} : tensor<1x1x16xi8>, tensor<1x16x1xi8>) {scale = 1.250000e-01 : f32} -> {{.+}} mask_mod {
+// CHECK: arith.addi {{.+}} : i8
 func.func @tosa_i8_add_wraps(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
   %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
   %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
@@ -1090,7 +1100,7 @@ func.func @tosa_i8_add_wraps(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>, %v:
   %rsum = tosa.reduce_sum %rexp {axis = 2 : i32} : (tensor<2x16x16xf32>) -> tensor<2x16x1xf32>
   %rrec = tosa.reciprocal %rsum : (tensor<2x16x1xf32>) -> tensor<2x16x1xf32>
   %prob = tosa.mul %rexp, %rrec, %shift : (tensor<2x16x16xf32>, tensor<2x16x1xf32>, tensor<1xi8>) -> tensor<2x16x16xf32>
-  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, constant bias (not causal or a window))}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, mask_mod)}}
   %out = tosa.matmul %prob, %v, %zp, %zp : (tensor<2x16x16xf32>, tensor<2x16x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x16x8xf32>
   return %out : tensor<2x16x8xf32>
 }

@@ -465,11 +465,13 @@ func.func @sliding_window(%q: tensor<1x12x16x64xf32>, %k: tensor<1x12x16x64xf32>
 #id2 = affine_map<(b, j) -> (b, j)>
 #bj = affine_map<(b, h, i, j) -> (b, j)>
 // A padding mask: (1 - mask) * -10000 added to the scores. It depends on
-// data, so it becomes the bias operand (exact, whatever the rows hold),
-// broadcast to [batch, 1, seq_q, seq_k].
+// data, so it is added in score_mod (exact, whatever the rows hold), read
+// from the captured [1, Sk] mask: no [.., seq_q, seq_k] bias.
 // CHECK-LABEL: func.func @padding_mask_bias
-// CHECK: %[[B:.+]] = linalg.generic
-// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} : {{.+}} bias(%{{.+}} : tensor<1x1x16x16xf32>) {scale = 1.250000e-01 : f32}
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} : {{.+}} captures(%arg3 : tensor<1x16xf32>) {scale = 1.250000e-01 : f32} -> {{.+}} score_mod {
+// CHECK: tensor.extract
+// CHECK: arith.subf
+// CHECK: arith.mulf
 func.func @padding_mask_bias(%q: tensor<1x12x16x64xf32>, %k: tensor<1x12x16x64xf32>, %v: tensor<1x12x16x64xf32>, %pad: tensor<1x16xf32>) -> tensor<1x12x16x64xf32> {
   %zero = arith.constant 0.0 : f32
   %cs = arith.constant 0.125 : f32
@@ -523,7 +525,7 @@ func.func @padding_mask_bias(%q: tensor<1x12x16x64xf32>, %k: tensor<1x12x16x64xf
   } -> tensor<1x12x16x16xf32>
   %e_o = tensor.empty() : tensor<1x12x16x64xf32>
   %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<1x12x16x64xf32>) -> tensor<1x12x16x64xf32>
-  // expected-remark @+1 {{raised to fa.attention (bhsd, 12 query heads / 12 kv heads, scale 1.250000e-01, bias)}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 12 query heads / 12 kv heads, scale 1.250000e-01, score_mod)}}
   %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x12x16x16xf32>, tensor<1x12x16x64xf32>) outs(%f_o : tensor<1x12x16x64xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32

@@ -488,8 +488,10 @@ func.func @finite_fill_empty_rows(%q: tensor<2x12x32x64xf32>, %k: tensor<2x12x16
 #id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
 #row4 = affine_map<(b, h, i, j) -> (b, h, i)>
 // A constant mask that is neither causal nor a window.
+// No attribute, but a function of the indices: mask_mod.
 // CHECK-LABEL: func.func @checkerboard_mask
-// CHECK-NOT: fa.attention
+// CHECK: fa.attention {{.+}} -> {{.+}} mask_mod {
+// CHECK-NOT: bias(
 func.func @checkerboard_mask(%q: tensor<2x12x128x64xf32>, %k: tensor<2x12x128x64xf32>, %v: tensor<2x12x128x64xf32>) -> tensor<2x12x128x64xf32> {
   %zero = arith.constant 0.0 : f32
   %e_s = tensor.empty() : tensor<2x12x128x128xf32>
@@ -543,7 +545,7 @@ func.func @checkerboard_mask(%q: tensor<2x12x128x64xf32>, %k: tensor<2x12x128x64
   } -> tensor<2x12x128x128xf32>
   %e_o = tensor.empty() : tensor<2x12x128x64xf32>
   %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<2x12x128x64xf32>) -> tensor<2x12x128x64xf32>
-  // expected-remark @+1 {{attention not raised: a constant mask that is neither causal nor a sliding window}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 12 query heads / 12 kv heads, scale 1.250000e-01, mask_mod)}}
   %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x12x128x128xf32>, tensor<2x12x128x64xf32>) outs(%f_o : tensor<2x12x128x64xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32

@@ -570,10 +570,15 @@ func.func @hf_eager_padding_only(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8xf
 
 // -----
 
-// The mask read at the query, not the key: no key padding; declined rather
-// than materialized as a [2, 1, 16, 16] bias.
+// The mask read at the query, not the key: no key padding. Not materialized
+// as a [2, 1, 16, 16] bias: the [B, S] mask is captured and read at
+// (batch, query) in mask_mod, at the indices the program computes.
 // CHECK-LABEL: func.func @padding_read_at_query
-// CHECK-NOT: fa.attention
+// CHECK: fa.attention {{.+}} captures(%arg3 : tensor<2x16xi64>) {causal, scale = 1.250000e-01 : f32} -> {{.+}} mask_mod {
+// CHECK-NEXT: ^bb0(%[[B:.+]]: index, %{{.+}}: index, %[[I:.+]]: index, %{{.+}}: index, %[[M:.+]]: tensor<2x16xi64>):
+// CHECK: arith.index_cast %[[I]]
+// CHECK: tensor.extract %[[M]]
+// CHECK: arith.cmpi ne
 #mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
 #mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
 #ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
@@ -694,7 +699,7 @@ func.func @padding_read_at_query(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8xf
   } -> tensor<2x2x16x16xf32>
   %eo = tensor.empty() : tensor<2x2x16x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x2x16x8xf32>) -> tensor<2x2x16x8xf32>
-  // expected-remark @+1 {{attention not raised: a mask computed from data that is neither a function of the positions nor a key padding mask (a data mask read at positions other than (batch, key): not a key padding mask): raising it would materialize a [.., seq_q, seq_k] bias the program does not take as input}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal, mask_mod)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x16x16xf32>, tensor<2x2x16x8xf32>) outs(%fo : tensor<2x2x16x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Verifier.h"
 
 #include <cmath>
@@ -358,9 +359,13 @@ LogicalResult buildBackward(const Plan &plan, AttentionOp attn, Value q,
   auto grad = AttentionGradOp::create(
       gb, q.getType(), k.getType(), v.getType(),
       bias ? bias.getType() : Type(), dOv, q, k, v, attn.getOutput(),
-      attn.getLse(), bias, /*captures=*/ValueRange(), plan.layout, attn.getScaleAttr(), m.causal,
-      attn.getMaskAlignmentAttr(), attn.getWindowAttr(),
-      attn.getSoftcapAttr());
+      attn.getLse(), bias, attn.getCaptures(), plan.layout,
+      attn.getScaleAttr(), m.causal, attn.getMaskAlignmentAttr(),
+      attn.getWindowAttr(), attn.getSoftcapAttr());
+  // The same modifiers: dS goes through score_mod's derivative.
+  IRMapping same;
+  attn.getScoreMod().cloneInto(&grad.getScoreMod(), same);
+  attn.getMaskMod().cloneInto(&grad.getMaskMod(), same);
   if (failed(mlir::verify(grad))) {
     why = "the raised gradient op does not verify";
     return failure();
@@ -460,6 +465,9 @@ FailureOr<Value> mlir::fa::raising::buildAttention(
   FailureOr<Value> bias = buildBias(b, plan, atoms, elt, why);
   if (failed(bias))
     return failure();
+  FailureOr<ModifierBodies> mods = buildModifierBodies(plan, atoms, why);
+  if (failed(mods))
+    return failure();
 
   Access outLayout = layoutAccess(plan, allHeads, plan.rowAtom, plan.dimVAtom);
   SmallVector<int64_t> outShape;
@@ -487,10 +495,14 @@ FailureOr<Value> mlir::fa::raising::buildAttention(
   }
   auto attn = AttentionOp::create(
       b, outType, lseType, *q, *k, *v, *bias, Value(), Value(), Value(),
-      /*captures=*/ValueRange(), plan.layout, b.getF32FloatAttr(plan.scale), m.causal, align, window,
+      mods->captures, plan.layout, b.getF32FloatAttr(plan.scale), m.causal, align, window,
       plan.softcap ? b.getF32FloatAttr(*plan.softcap) : FloatAttr(),
       /*num_splits=*/IntegerAttr(),
       /*descale_block=*/DenseI64ArrayAttr());
+  if (mods->scoreMod)
+    attn.getScoreMod().push_back(mods->scoreMod.release());
+  if (mods->maskMod)
+    attn.getMaskMod().push_back(mods->maskMod.release());
   if (failed(mlir::verify(attn))) {
     rw.eraseOp(attn);
     why = "the raised op does not verify";

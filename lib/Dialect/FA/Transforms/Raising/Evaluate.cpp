@@ -603,6 +603,15 @@ Val GridEvaluator::eval(const Expr *e) {
     return Val::real(roundToType(std::log(real(x(0))), e->type));
   case Expr::Tanh:
     return Val::real(roundToType(std::tanh(real(x(0))), e->type));
+  // Exact in every float type.
+  case Expr::Floor:
+    return Val::real(std::floor(real(x(0))));
+  case Expr::Ceil:
+    return Val::real(std::ceil(real(x(0))));
+  case Expr::Abs: {
+    Val v = x(0);
+    return v.isInt ? Val::integer(v.i.abs()) : Val::real(std::fabs(v.f));
+  }
   default:
     break;
   }

@@ -378,6 +378,12 @@ ExprP ExprBuilder::fromOp(Operation *op,
     return node(Expr::Log, 1);
   if (isa<math::PowFOp>(op))
     return node(Expr::Pow, 2);
+  if (isa<math::AbsIOp, math::AbsFOp>(op))
+    return node(Expr::Abs, 1);
+  if (isa<math::FloorOp>(op))
+    return node(Expr::Floor, 1);
+  if (isa<math::CeilOp>(op))
+    return node(Expr::Ceil, 1);
   if (Expr::CastKind ck = arithCastKind(op); ck != Expr::CastKind::None) {
     ExprP e = node(Expr::Cast, 1);
     if (e)
@@ -708,6 +714,12 @@ static ExprP tosaTree(Operation *op, const Access &access, ExprBuilder &eb) {
     return node(Expr::Tanh, 1);
   if (isa<tosa::LogOp>(op))
     return node(Expr::Log, 1);
+  if (isa<tosa::AbsOp>(op))
+    return node(Expr::Abs, 1);
+  if (isa<tosa::FloorOp>(op))
+    return node(Expr::Floor, 1);
+  if (isa<tosa::CeilOp>(op))
+    return node(Expr::Ceil, 1);
   if (isa<tosa::ReciprocalOp>(op))
     return node(Expr::Recip, 1);
   if (isa<tosa::SelectOp>(op))

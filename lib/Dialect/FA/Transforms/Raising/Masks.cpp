@@ -148,7 +148,8 @@ evaluatePositions(ExprP e, int rowAtom, int colAtom, ArrayRef<int> batchAtoms,
 
 /// A mask written as a value: select(cond, 0, fill) or select(cond, fill,
 /// 0) (transformers' `where(mask, 0, finfo.min)`), through float casts.
-static std::optional<SelectTerm> maskSelect(ExprP e, ExprBuilder &eb) {
+std::optional<SelectTerm> mlir::fa::raising::maskSelect(ExprP e,
+                                                        ExprBuilder &eb) {
   e = eb.derefAll(e);
   while (e->kind == Expr::ExtF || e->kind == Expr::TruncF)
     e = eb.derefAll(e->ops[0]);
@@ -186,19 +187,42 @@ static bool readsDataOfSize(const ExprP &e, int64_t elements,
   });
 }
 
-LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
+LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
                                               int rowAtom, int colAtom,
                                               ArrayRef<int> batchAtoms,
+                                              ArrayRef<int> headAtoms,
                                               int64_t seqQ, int64_t seqK,
                                               AtomTable &atoms,
                                               MaskConfig &out,
                                               std::string &why) {
   ExprBuilder eb{atoms, nullptr, {}};
   bool dynamic = ShapedType::isDynamic(seqQ) || ShapedType::isDynamic(seqK);
-  if (dynamic && (!form.selects.empty() || !form.biases.empty())) {
+  if (dynamic && (!program.selects.empty() || !program.biases.empty())) {
     why = "masks and biases with dynamic sequence lengths are not supported";
     return failure();
   }
+  // A mask added to a bias (T5's position bias, sdpa's attn_mask) is
+  // analyzed on its own.
+  ScoreForm form = program;
+  splitMaskSummands(form, eb, [&](const ExprP &e) {
+    if (maskSelect(e, eb))
+      return true;
+    std::string w;
+    FailureOr<std::vector<double>> vals =
+        evaluatePositions(e, rowAtom, colAtom, batchAtoms, eb, w);
+    return succeeded(vals) && llvm::all_of(*vals, [](double v) {
+             return v == 0.0 || isMaskFill(v);
+           });
+  });
+  // Terms that are none of causal, window, key padding or a [.., Sq, Sk]
+  // input go into the op's modifier regions (ToRegions.cpp).
+  std::optional<RegionRoles> roles;
+  auto fits = [&](const ExprP &e, bool asMask) {
+    if (!roles)
+      roles = regionRoles(e, batchAtoms, headAtoms, rowAtom, colAtom);
+    std::string w;
+    return regionFit(e, *roles, atoms, asMask, w) == RegionFit::Fits;
+  };
   Grid grid{seqQ, seqK, std::vector<char>(dynamic ? 0 : seqQ * seqK, 1)};
   bool anyStatic = false;
   SmallVector<std::string> parts;
@@ -267,6 +291,8 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
     SmallVector<std::pair<ExprP, bool>> parts;
     splitConjuncts(s.cond, s.visibleWhenTrue, eb, parts);
     SmallVector<std::pair<std::vector<double>, bool>> positional;
+    SmallVector<ExprP> positionalConds;
+    SmallVector<std::pair<ExprP, bool>> inRegion;
     std::optional<KeyPadding> found;
     bool foundVisible = true;
     for (auto [cond, visible] : parts) {
@@ -274,9 +300,10 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
           evaluatePositions(cond, rowAtom, colAtom, batchAtoms, eb, w);
       if (succeeded(vals)) {
         positional.push_back({std::move(*vals), visible});
+        positionalConds.push_back(cond);
         continue;
       }
-      if (w != kDependsOnData && w != kDependsOnBatchOrHead)
+      if (!isRegionCandidate(w))
         return failure();
       std::string positionsWhy = w;
       FailureOr<KeyPadding> p =
@@ -285,6 +312,12 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
         // Nothing read from data: why the positions failed tells more.
         if (w == kReadsNoData)
           w = positionsWhy;
+        // A mask_mod condition; exact with a -inf fill only (a finite
+        // fill over a whole row averages V there).
+        if (std::isinf(s.fill) && fits(cond, true)) {
+          inRegion.push_back({cond, visible});
+          continue;
+        }
         return failure();
       }
       if (found || pad) {
@@ -294,14 +327,20 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
       found = *p;
       foundVisible = visible;
     }
-    if (!found) {
+    if (!found && inRegion.empty()) {
       w = "the mask condition reads no key padding mask";
       return failure();
     }
-    for (auto &[vals, visible] : positional)
-      hide(vals, visible, s.fill);
-    pad = found;
-    padTerm = {s.cond, foundVisible, s.fill};
+    // Recorded like any positional term: the grid says what they are.
+    for (auto [k, part] : llvm::enumerate(positional)) {
+      hide(part.first, part.second, s.fill);
+      staticTerms.push_back({positionalConds[k], true, part.second, s.fill});
+    }
+    out.maskTerms.append(inRegion);
+    if (found) {
+      pad = found;
+      padTerm = {s.cond, foundVisible, s.fill};
+    }
     return success();
   };
 
@@ -310,13 +349,28 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
     FailureOr<std::vector<double>> cond =
         evaluatePositions(s.cond, rowAtom, colAtom, batchAtoms, eb, w);
     if (failed(cond)) {
-      if (w != kDependsOnData && w != kDependsOnBatchOrHead) {
+      if (!isRegionCandidate(w)) {
         why = w;
         return failure();
       }
       std::string splitWhy;
       if (succeeded(splitMask(s, splitWhy)))
         continue;
+      if (w != kDependsOnData && w != kDependsOnBatchOrHead) {
+        why = w;
+        return failure();
+      }
+      // A finite fill replaces the score in score_mod, as the program
+      // does (before a softcap it would be capped: not then). One fill
+      // only: the order nested selects apply in is not kept.
+      bool sameFill = llvm::all_of(out.scoreSelects, [&](const SelectTerm &t) {
+        return t.fill == s.fill;
+      });
+      if (!std::isinf(s.fill) && !form.softcap && sameFill &&
+          fits(s.cond, true)) {
+        out.scoreSelects.push_back(s);
+        continue;
+      }
       auto [v, a] = originOf(s.cond);
       if (!v || !getElementTypeOrSelf(v.getType()).isInteger(1)) {
         why = "a data-dependent mask condition (" +
@@ -353,8 +407,9 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
           break;
         }
     if (!isMask) {
-      if (succeeded(vals) || w == kDependsOnData ||
-          w == kDependsOnBatchOrHead || w == kDiffersPerBatch) {
+      bool dataLike = succeeded(vals) || w == kDependsOnData ||
+                      w == kDependsOnBatchOrHead || w == kDiffersPerBatch;
+      if (dataLike || isRegionCandidate(w)) {
         // A mask spelled as a value (where(mask, 0, fill)) that depends on
         // data: positions and key padding, or a mask the program takes as
         // a [.., Sq, Sk] input; nothing else is materialized.
@@ -363,6 +418,16 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
         std::string splitWhy;
         if (m && succeeded(splitMask(*m, splitWhy)))
           continue;
+        // Added in score_mod: a bias, or a mask with a finite fill whose
+        // whole value is added (exact, fully hidden rows included).
+        if (!afterCap && fits(bias, false)) {
+          out.scoreTerms.push_back(bias);
+          continue;
+        }
+        if (!dataLike) {
+          why = w;
+          return failure();
+        }
         if (m && !readsDataOfSize(m->cond, seqQ * seqK, eb)) {
           why = "a mask computed from data that is neither a function of "
                 "the positions nor a key padding mask (" +
@@ -418,7 +483,33 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
       return failure();
     }
     std::optional<PositionMask> pos = matchGrid(grid);
-    if (!pos) {
+    // Neither causal nor a window (a prefix-LM mask, a band the attributes
+    // do not state): each term in a region with its own fill, when none
+    // reads a [.., Sq, Sk] tensor.
+    auto staticToRegions = [&]() {
+      if (staticTerms.empty())
+        return false;
+      MaskConfig trial = out;
+      for (const StaticTerm &t : staticTerms) {
+        if (!t.isSelect) {
+          if (t.afterCap || !fits(t.e, false))
+            return false;
+          trial.scoreTerms.push_back(t.e);
+        } else if (std::isinf(t.fill)) {
+          if (!fits(t.e, true))
+            return false;
+          trial.maskTerms.push_back({t.e, t.visibleWhenTrue});
+        } else {
+          if (form.softcap || !fits(t.e, true))
+            return false;
+          trial.scoreSelects.push_back({t.e, t.visibleWhenTrue, t.fill});
+        }
+      }
+      out = std::move(trial);
+      return true;
+    };
+    bool inRegions = !pos && staticToRegions();
+    if (!pos && !inRegions) {
       // Keep a constant that is no causal mask or window as the bias: an
       // additive tensor as it is, a boolean one with a -inf fill as 0 / -inf.
       why = "a constant mask that is neither causal nor a sliding window";
@@ -441,17 +532,19 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
       return success();
     }
     // Only the positional part: a bias or boolean mask found above stays.
-    static_cast<PositionMask &>(out) = *pos;
-    std::string s;
-    if (out.causal)
-      s = "causal";
-    if (out.window)
-      s += std::string(s.empty() ? "" : " ") + "window [" +
-           std::to_string(out.window->first) + ", " +
-           std::to_string(out.window->second) + "]";
-    if (out.bottomRight)
-      s += " bottom_right";
-    parts.insert(parts.begin(), s);
+    if (pos) {
+      static_cast<PositionMask &>(out) = *pos;
+      std::string s;
+      if (out.causal)
+        s = "causal";
+      if (out.window)
+        s += std::string(s.empty() ? "" : " ") + "window [" +
+             std::to_string(out.window->first) + ", " +
+             std::to_string(out.window->second) + "]";
+      if (out.bottomRight)
+        s += " bottom_right";
+      parts.insert(parts.begin(), s);
+    }
   }
   if (pad) {
     if (out.bias || out.biasExpr) {
@@ -486,6 +579,10 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &form,
     out.keyPadding = std::move(pad);
     parts.push_back("key padding mask");
   }
+  if (!out.scoreTerms.empty() || !out.scoreSelects.empty())
+    parts.push_back("score_mod");
+  if (!out.maskTerms.empty())
+    parts.push_back("mask_mod");
   out.summary = llvm::join(parts, ", ");
   return success();
 }

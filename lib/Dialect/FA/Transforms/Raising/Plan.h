@@ -145,6 +145,22 @@ void eraseDeadFrom(Operation *root, RewriterBase &rw);
 /// pass folds them once the greedy driver is done.
 constexpr const char *kGlueAttr = "fa.raise_glue";
 
+//===- ToRegions.cpp ------------------------------------------------------===//
+
+/// The bodies of the score_mod and mask_mod regions for the plan's region
+/// terms (null when it has none) and the values they capture, in the order
+/// of the trailing block arguments.
+struct ModifierBodies {
+  std::unique_ptr<Block> scoreMod, maskMod;
+  SmallVector<Value> captures;
+};
+/// Emits the region terms of `plan.mask` as region bodies: each term's tree
+/// cloned as scalar arith / math ops of the (batch, head, query, key)
+/// arguments, tensors read from captures.
+FailureOr<ModifierBodies> buildModifierBodies(const Plan &plan,
+                                              AtomTable &atoms,
+                                              std::string &why);
+
 //===- Match.cpp ----------------------------------------------------------===//
 
 /// V as the program holds it: traced like Q and K through views and

@@ -111,6 +111,8 @@ struct Expr {
     Add, Sub, Mul, Div, Max, Min, Exp, Log, Tanh, Recip, Neg,
     // math.powf: evaluated only where the result is exact (Evaluate.cpp).
     Pow,
+    // |x| (integer: wraps at the minimum, as math.absi), floor and ceil.
+    Abs, Floor, Ceil,
     // A conversion between integer, index, boolean and float values (to
     // `type`), as `cast` says.
     Cast,
@@ -403,13 +405,71 @@ struct MaskConfig : PositionMask {
   /// keys in the original. The raise replaces those rows by the mean of V
   /// (EmptyRows.cpp).
   bool averageEmptyRows = false;
+  /// Terms evaluated inside the op's modifier regions (ToRegions.cpp):
+  /// data-dependent biases computed from small tensors, added to the score
+  /// in score_mod (in the order of ScoreForm::biases), and visibility
+  /// conditions (visible where the condition equals the flag) in mask_mod.
+  SmallVector<ExprP> scoreTerms;
+  SmallVector<std::pair<ExprP, bool>> maskTerms;
+  /// Masking selects with a finite fill, applied in score_mod after the
+  /// terms: the hidden score becomes the program's fill, exact where
+  /// mask_mod's -inf is not (a row whose every key is hidden averages V).
+  SmallVector<SelectTerm> scoreSelects;
   /// Human-readable summary for the remark.
   std::string summary;
 };
+/// `headAtoms`: the query heads in the op's order (the modifier regions'
+/// head index).
 LogicalResult analyzeMasks(const ScoreForm &form, int rowAtom, int colAtom,
-                           ArrayRef<int> batchAtoms, int64_t seqQ,
+                           ArrayRef<int> batchAtoms, ArrayRef<int> headAtoms,
+                           int64_t seqQ,
                            int64_t seqK, AtomTable &atoms, MaskConfig &out,
                            std::string &why);
+
+//===----------------------------------------------------------------------===//
+// Masks and biases as modifier regions (ToRegions.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The indices a modifier region receives, as atoms: its batch argument
+/// is the linear index of `batch`, its head argument that of `heads` (the
+/// query heads, in the op's order).
+struct RegionRoles {
+  MLIRContext *ctx = nullptr;
+  AtomList batch, heads;
+  int row = -1, key = -1;
+};
+RegionRoles regionRoles(const ExprP &anyTerm, ArrayRef<int> batch,
+                        ArrayRef<int> heads, int row, int key);
+/// Whether a term can be evaluated inside a score_mod / mask_mod region.
+enum class RegionFit {
+  /// Every tensor it reads is computed elementwise (recomputed in the
+  /// region) or is not [.., seq_q, seq_k] (captured).
+  Fits,
+  /// It reads a [.., seq_q, seq_k] tensor that no elementwise op computes
+  /// (a mask or bias the program takes as input): better an operand.
+  ReadsLargeTensor,
+  /// An op the region cannot express (`why` names it).
+  NotExpressible,
+};
+/// How `e`, a function of the roles' indices and of the program's tensors,
+/// fits a region: as a float added to the score, or (`asMask`) as a
+/// condition. Emits the region body into a scratch block to find out.
+RegionFit regionFit(const ExprP &e, const RegionRoles &roles,
+                    AtomTable &atoms, bool asMask, std::string &why);
+/// Whether a reason of evaluateOnGrid says the term is a function of
+/// something other than the positions (data, the batch, an op the grid
+/// evaluator does not model), so that a region may still evaluate it.
+bool isRegionCandidate(StringRef why);
+/// Splits each additive bias of `form` that is a sum with a mask summand
+/// (`isMask`: a 0 / fill value) into the masks and the rest: T5 and sdpa
+/// add the causal mask to the position bias before the scores. Exact
+/// where a row keeps a visible key: a 0 summand changes nothing and a fill
+/// hides the score either way.
+void splitMaskSummands(ScoreForm &form, ExprBuilder &eb,
+                       llvm::function_ref<bool(const ExprP &)> isMask);
+/// A mask written as a value: select(cond, 0, fill) or select(cond, fill,
+/// 0), through float casts (Masks.cpp).
+std::optional<SelectTerm> maskSelect(ExprP e, ExprBuilder &eb);
 
 /// Fill values at or below this count as "masked" when every row keeps a
 /// visible key: exp(fill - rowmax) underflows to 0 in f32.

@@ -103,7 +103,7 @@ FailureOr<Plan> planTMAttention(tm_tensor::AttentionOp op, AtomTable &atoms,
       form.biases.push_back(leaf);
     std::string whyMask;
     if (failed(analyzeMasks(form, plan.rowAtom, plan.keyAtom, plan.batchPart,
-                            atoms.size(plan.rowAtom),
+                            plan.allHeads(), atoms.size(plan.rowAtom),
                             atoms.size(plan.keyAtom), atoms, plan.mask,
                             whyMask)) ||
         failed(checkBiasRoles(plan, batchOrder, atoms, whyMask))) {
