@@ -1,5 +1,6 @@
 //===- KernelConfig.cpp - Kernel names and the tile plan ------------------===//
 #include "KernelParts.h"
+#include "RegionFragments.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -123,7 +124,7 @@ std::string mlir::fa::nvvm_kernel::semanticsTag(const AttentionConfig &s) {
              .str();
   if (s.softcap)
     n += "_cap" + floatTag(*s.softcap);
-  return n;
+  return n + modifiersTag(s);
 }
 
 std::string mlir::fa::nvvm_kernel::scaleTag(const AttentionConfig &s, int64_t headDim) {
