@@ -251,10 +251,10 @@ TEST(Tensor, tensor_scratch_shapes) {
 TEST(Tensor, tensor_captures) {
   BundleSpec spec = exampleSpec(
       R"("params": [)",
-      R"("captures": [{"name": "capture0", "dtype": "f32", "dims": ["dim0"]},
-                      {"name": "capture1", "dtype": "i32", "dims": ["dim0", "dim1"]}],
+      R"J("captures": [{"name": "capture0", "dtype": "f32", "dims": ["dim0"]},
+                       {"name": "capture1", "dtype": "i32", "dims": ["dim0", "dim1"]}],
          "params": [{"kind": "ptr", "operand": "capture1"},
-                    {"kind": "i64", "value": "stride(capture1, dim0)"},)");
+                    {"kind": "i64", "value": "stride(capture1, dim0)"},)J");
   EXPECT_EQ(joined(spec.requiredOperands),
             "query,key,value,output,lse,capture1,capture0");
   std::vector<TensorArg> t = exampleTensors();

@@ -72,7 +72,8 @@ SmallVector<Value> FragmentScores::loadBias(Value colBase) {
   return out;
 }
 
-void FragmentScores::addScoreFunction(SmallVectorImpl<Value> &s, Value colBase, Value seqK) {
+void FragmentScores::addScoreFunction(SmallVectorImpl<Value> &s, Value colBase,
+                                      const TilePositions &at) {
   SmallVector<Value> biasValues;
   if (bias)
     biasValues = loadBias(colBase);
@@ -80,26 +81,33 @@ void FragmentScores::addScoreFunction(SmallVectorImpl<Value> &s, Value colBase, 
   for (size_t i = 0; i < s.size(); ++i) {
     Value b = bias ? biasValues[i] : Value();
     s[i] = semantics.scoreMod
-               ? log2Score.emit(kb.b, s[i], b, position(i, colBase, seqK), tanh)
+               ? log2Score.emit(kb.b, s[i], b, position(i, at), tanh)
                : log2Score.emit(kb.b, s[i], b, tanh);
   }
 }
 
-ScorePosition FragmentScores::position(int64_t i, Value colBase, Value seqK) {
-  Value row = kb.add(row0, kb.c32(8 * fragRowHalf(i)));
-  Value col = kb.add(colBase, kb.c32(fragColOffset(i)));
-  if (readsTensorCaptures(semantics)) {
+FragmentScores::TilePositions FragmentScores::tilePositions(Value colBase, Value seqK) {
+  // (Copying row0 and colBase opaquely per tile, so that LLVM cannot hoist
+  // column - row differences out of the loop, spilled more at d64: 80
+  // bytes against 40 for ALiBi.)
+  return {row0, colBase, seqK};
+}
+
+ScorePosition FragmentScores::position(int64_t i, const TilePositions &at) {
+  Value row = kb.add(at.row0, kb.c32(8 * fragRowHalf(i)));
+  Value col = kb.add(at.colBase, kb.c32(fragColOffset(i)));
+  if (readsCaptureBy(semantics, /*key=*/false))
     row = kb.maxSI(kb.minSI(row, kb.sub(seqQ, kb.c32(1))), kb.c32(0));
-    col = kb.minSI(col, kb.sub(seqK, kb.c32(1)));
-  }
+  if (readsCaptureBy(semantics, /*key=*/true))
+    col = kb.minSI(col, kb.sub(at.seqK, kb.c32(1)));
   // i32, as the regions' index values are in the kernel (KernelModifiers).
   return {batch, head, row, col};
 }
 
-void FragmentScores::maskByRegion(SmallVectorImpl<Value> &s, Value colBase, Value seqK) {
+void FragmentScores::maskByRegion(SmallVectorImpl<Value> &s, const TilePositions &at) {
   Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
   for (size_t i = 0; i < s.size(); ++i)
-    s[i] = kb.select(semantics.emitMaskModHides(kb.b, position(i, colBase, seqK)), negInf, s[i]);
+    s[i] = kb.select(semantics.emitMaskModHides(kb.b, position(i, at)), negInf, s[i]);
 }
 
 Span FragmentScores::queries(Value row, int64_t rows) {
@@ -139,12 +147,13 @@ SmallVector<Value> FragmentScores::applyWith(Value keyTile, SmallVector<Value> s
   Value n0 = kb.mul(keyTile, kb.c32(BN));
   Value colBase = kb.add(n0, laneCol);
   Value tail = kb.cmp(arith::CmpIPredicate::sgt, kb.add(n0, kb.c32(BN)), seqK);
+  TilePositions at = tilePositions(colBase, seqK);
   if (!log2Score.linearFactor())
-    addScoreFunction(s, colBase, seqK);
+    addScoreFunction(s, colBase, at);
   // mask_mod may hide any element of any tile; the band and the tail below
   // are still tested only where they cut the tile.
   if (semantics.maskMod)
-    maskByRegion(s, colBase, seqK);
+    maskByRegion(s, at);
   Value need = tail;
   if (Value visible = rule->fullyVisible(queries(wgRow0, 64), {n0, kb.c32(BN)}))
     need = kb.ori(need, kb.xori(visible, arith::ConstantIntOp::create(kb.b, 1, 1)));

@@ -142,16 +142,21 @@ private:
   SmallVector<Value> applyWith(Value keyTile, SmallVector<Value> s, Value seqK);
   /// Bias of this thread's elements of the tile at `colBase`, in f32.
   SmallVector<Value> loadBias(Value colBase);
-  void addScoreFunction(SmallVectorImpl<Value> &s, Value colBase, Value seqK);
+  /// Where a tile's elements are, for the regions: the thread's first row
+  /// and column, and the tile's seq_k.
+  struct TilePositions {
+    Value row0, colBase, seqK;
+  };
+  TilePositions tilePositions(Value colBase, Value seqK);
+  void addScoreFunction(SmallVectorImpl<Value> &s, Value colBase, const TilePositions &at);
   void mask(SmallVectorImpl<Value> &s, Value colBase);
   /// mask_mod: -inf where it hides the element.
-  void maskByRegion(SmallVectorImpl<Value> &s, Value colBase, Value seqK);
+  void maskByRegion(SmallVectorImpl<Value> &s, const TilePositions &at);
   /// The position (i32: KernelModifiers computes index in i32) of element
-  /// i of the tile at `colBase`,
-  /// which the regions take: rows and columns past the operands are
-  /// clamped into them when a region reads a capture (the scores there are
-  /// masked or never stored).
-  ScorePosition position(int64_t i, Value colBase, Value seqK);
+  /// i, which the regions take: rows and columns past the operands are
+  /// clamped into them where a region reads a capture by them (the scores
+  /// there are masked or never stored).
+  ScorePosition position(int64_t i, const TilePositions &at);
 
   KernelBuilder &kb;
   const AttentionKernelConfig &cfg;

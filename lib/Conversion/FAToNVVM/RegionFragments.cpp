@@ -127,9 +127,30 @@ std::string mlir::fa::nvvm_kernel::modifiersTag(const AttentionConfig &semantics
   return "_mod" + llvm::utohexstr(llvm::xxh3_64bits(text), /*LowerCase=*/true, /*Width=*/16);
 }
 
-bool mlir::fa::nvvm_kernel::readsTensorCaptures(const AttentionConfig &semantics) {
-  return llvm::any_of(semantics.captures,
-                      [](Value c) { return isa<RankedTensorType>(c.getType()); });
+/// Whether `region` extracts from a capture at an index computed from its
+/// argument `arg`.
+static bool extractsBy(Region *region, unsigned arg) {
+  if (!region)
+    return false;
+  Block &body = region->front();
+  llvm::SmallPtrSet<Value, 16> dependent = {body.getArgument(arg)};
+  for (Operation &op : body) {
+    bool fromKey =
+        llvm::any_of(op.getOperands(), [&](Value v) { return dependent.contains(v); });
+    if (!fromKey)
+      continue;
+    if (isa<tensor::ExtractOp>(op))
+      return true;
+    for (Value r : op.getResults())
+      dependent.insert(r);
+  }
+  return false;
+}
+
+bool mlir::fa::nvvm_kernel::readsCaptureBy(const AttentionConfig &semantics, bool key) {
+  // score_mod's arguments are (score, b, h, i, j), mask_mod's (b, h, i, j).
+  unsigned maskArg = key ? 3 : 2;
+  return extractsBy(semantics.scoreMod, maskArg + 1) || extractsBy(semantics.maskMod, maskArg);
 }
 
 /// Whether the kernel can evaluate `op` of a region, else an error at it.

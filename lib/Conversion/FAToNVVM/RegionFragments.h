@@ -77,9 +77,13 @@ private:
   ArrayRef<CaptureArgs> captures;
 };
 
-/// Whether a region reads a tensor capture (its positions must then stay
-/// inside the operands: clamped where the fragment runs past them).
-bool readsTensorCaptures(const AttentionConfig &semantics);
+/// Whether a region reads a capture at an index that depends on the query
+/// row (`key` false) or the key column (`key` true): a document id per
+/// token, a bias table per distance. Such a position must stay inside the
+/// operands (FragmentScores clamps it where the fragment runs past them);
+/// a read per key is one load per score, which the tile plan budgets like a
+/// bias tile's registers.
+bool readsCaptureBy(const AttentionConfig &semantics, bool key);
 
 } // namespace mlir::fa::nvvm_kernel
 
