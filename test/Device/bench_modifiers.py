@@ -7,8 +7,7 @@ mask_mod next to our causal attribute.
 
 Rows (bf16, bhsd, d128, 16k total tokens, 16 heads, forward, LSE):
   alibi            ALiBi score_mod, 4k (B 4) and 16k (B 1), non-causal
-  alibi_causal     ALiBi score_mod + causal (the d64 f16 check kernel is not
-                   timed; this row uses the combined config below)
+  alibi_document   ALiBi and the document mask (16k, 8 documents)
   document         a document mask_mod over 16k tokens in 8 documents (B 1)
   document_causal  causal & document
   prefix_lm        prefix-LM mask_mod, 4k (B 4), prefix = N / 4
@@ -43,8 +42,8 @@ import peers  # noqa: E402
 
 D, H_TOTAL, TOKENS = 128, 16, 16384
 
-# row -> (our config, causal, mask: "none" | "causal" | "document" | "prefix",
-#         score: None | "alibi")
+# row -> (our config, mask: "none" | "causal" | "document" | "document_causal"
+#         | "prefix", score: None | "alibi")
 ROWS = {
     "alibi": ("alibi_bf16_d128", "none", "alibi"),
     "alibi_document": ("alibi_document_bf16_d128", "document", "alibi"),

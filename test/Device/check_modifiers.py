@@ -12,8 +12,9 @@ mask_mod (compiled to the attribute's kernel: checked to be the same kernel
 as the attribute's), prefix-LM, ALiBi with a document mask, and a
 combination (a nonlinear score_mod, softcap, a window, the document mask).
 Shapes: tails (77, 300, 1000 tokens), 2048, seq_q != seq_k, GQA, and
-document layouts with single-token documents and a query block whose rows
-all see no key. Each configuration's bundle is in BUNDLE_DIR/<name>/.
+documents of one or two tokens. (These masks leave no row without keys: each
+row sees itself or key 0; the rule is checked wherever the reference has
+such rows.) Each configuration's bundle is in BUNDLE_DIR/<name>/.
 
 The sm_90a backward does not take the regions yet (convert-fa-to-nvvm
 refuses them): the backward is checked on the CPU only
