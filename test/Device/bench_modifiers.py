@@ -25,10 +25,8 @@ Usage: python3 test/Device/bench_modifiers.py BUNDLE_DIR CSV_OUT
 Env: MODS_QUICK=1 (4k rows only), PEERS (comma list of flex, fa4).
 """
 import csv
-import math
 import os
 import sys
-import time
 
 import torch
 from triton.testing import do_bench
