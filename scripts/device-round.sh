@@ -81,6 +81,12 @@
 #         and that a graph replays them bit for bit
 #         (test/Device/bench_api_overhead.py, AOT bundles of .devbuild/
 #         gpu-tests and .devbuild/fp8) -> $OUT/bench_api_overhead.csv
+#      12 score_mod/mask_mod (issue 35): the forward kernels of
+#         test/Device/gen_modifier_inputs.py (.devbuild/modifiers, one folder
+#         per configuration) against float64 (test/Device/check_modifiers.py),
+#         memcheck on them, then next to FlexAttention and FA4's
+#         score_mod/mask_mod path, and causal as a mask_mod next to the causal
+#         attribute (test/Device/bench_modifiers.py) -> $OUT/bench_modifiers.csv
 #       Logs and CSVs go to $OUT; short tables are printed last.
 #       STAGES=3,3b: only those stages (e.g. a second benchmark run).
 #       ROUND_SMOKE=1: a quick pass over every stage (few cases, one
@@ -119,6 +125,7 @@ prepare() {
   python3 test/Device/gen_varlen_backward_inputs.py det > "$dev/varlen-bwd/varlen_bwd_det.mlir"
   "$BUILD_DIR/bin/fa-compile" "$dev/varlen-bwd/varlen_bwd.mlir" -o "$dev/varlen-bwd"
   "$BUILD_DIR/bin/fa-compile" --deterministic "$dev/varlen-bwd/varlen_bwd_det.mlir" -o "$dev/varlen-bwd"
+  prepare_modifiers
   # fa_mlir reads bundles through jsonschema (python/fa_mlir/manifest.py);
   # the GPU machine has none and no network: carry its wheels, unpacked,
   # for the machine's Python (DEVICE_PYTHON; typing_extensions comes with
@@ -184,6 +191,19 @@ prepare() {
   if (( kib > 60 * 1024 )); then echo "prepare: .devbuild is $kib KiB, over 60 MiB" >&2; exit 1; fi
   cat "$dev/MANIFEST.txt"
   echo "prepare: .devbuild ready ($kib KiB). On the GPU, two device calls back to back: 1) carry [\".anchors/a\", \".anchors/anchor-wheels.sh\"], command: bash .anchors/anchor-wheels.sh stage .anchors; 2) at once, carry [\".devbuild\", \".anchors/b\", \".anchors/anchor-wheels.sh\"], command: bash scripts/device-round.sh run"
+}
+
+# The score_mod/mask_mod kernels of stage 12, one folder per configuration
+# (a configuration fa-compile rejects fails prepare: the check would report
+# it as "no bundle" anyway).
+prepare_modifiers() {
+  local c
+  rm -rf "$dev/modifiers"
+  for c in $(python3 test/Device/gen_modifier_inputs.py list); do
+    mkdir -p "$dev/modifiers/$c"
+    python3 test/Device/gen_modifier_inputs.py "$c" > "$dev/modifiers/$c/$c.mlir"
+    "$BUILD_DIR/bin/fa-compile" "$dev/modifiers/$c/$c.mlir" -o "$dev/modifiers/$c"
+  done
 }
 
 sass_summary() {  # one line per kernel: HGMMA, UTMALDG, USETMAXREG, LDL/STL counts
@@ -511,6 +531,16 @@ run() {
   echo "bench api overhead rc=$?"; grep -v "^#" "$OUT/bench_api_overhead.log" | tail -12
 
   fi
+  if stage_on 12; then
+  echo "== 12 score_mod/mask_mod ($((SECONDS - T0)) s so far)"
+  check_with_memcheck modifiers "$dev/modifiers" CHECK_SMALL=1
+  ( fa4_env
+    [[ -n ${ROUND_SMOKE:-} ]] && export MODS_QUICK=1
+    timeout "${MODIFIERS_BENCH_TIMEOUT:-420}" python3 test/Device/bench_modifiers.py \
+      "$dev/modifiers" "$OUT/bench_modifiers.csv" ) > "$OUT/bench_modifiers.log" 2>&1
+  echo "bench modifiers rc=$?"; grep -vE "Warning|exe_args" "$OUT/bench_modifiers.log"
+
+  fi
   echo "== summary ($((SECONDS - T0)) s)"
   [[ -f $tmp/bench.log ]] && sed -n '/^TFLOP\/s/,$p' "$tmp/bench.log"
   [[ -f $tmp/bench_backward.log ]] && sed -n '/^TFLOP\/s/,$p' "$tmp/bench_backward.log"
@@ -540,6 +570,10 @@ PY
 
 case "${1:-}" in
   prepare) prepare ;;
+  # Stage 12's kernels and the runtime alone, into an existing .devbuild:
+  # STAGES=12 bash scripts/device-round.sh run after it.
+  prepare-modifiers) set -e; ninja -C "$BUILD_DIR" -j"${JOBS:-2}" fa-compile fa_runtime
+    mkdir -p "$dev/lib"; cp "$BUILD_DIR/lib/libfa_runtime.so" "$dev/lib/"; prepare_modifiers ;;
   run) OUT=${OUT:-/tmp/device-round-out}; mkdir -p "$OUT"; run 2>&1 | tee "$OUT/round.log" ;;
-  *) echo "usage: bash scripts/device-round.sh prepare|run (docs/DeviceRound.md)" >&2; exit 2 ;;
+  *) echo "usage: bash scripts/device-round.sh prepare|prepare-modifiers|run (docs/DeviceRound.md)" >&2; exit 2 ;;
 esac

@@ -286,6 +286,8 @@ std::string knownOperandList(const BundleSpec &spec) {
     out += (out.empty() ? "" : ", ") + r;
   for (const auto &s : spec.scratch)
     out += ", " + s.name + " (scratch)";
+  for (const auto &c : spec.captures)
+    out += ", " + c.name + " (capture)";
   return out;
 }
 
@@ -344,6 +346,62 @@ bool isIdentifier(const std::string &s) {
   return true;
 }
 
+/// The name, dtype and dims of a scratch or capture entry (`field`
+/// names the list): a new identifier that is not a standard role, 1 to 8
+/// distinct dimension names.
+Status parseNamedBuffer(const ObjectReader &r, const std::string &field,
+                        const BundleSpec &spec, ScratchSpec &s) {
+  FA_RETURN_IF_ERROR(r.string("name", s.name));
+  if (!isIdentifier(s.name))
+    return invalid(r.field("name"),
+                   "\"" + s.name + "\" is not an identifier");
+  if (isStandardRole(s.name))
+    return invalid(r.field("name"), "\"" + s.name +
+                                        "\" is a standard operand role");
+  for (const auto *list : {&spec.scratch, &spec.captures})
+    for (const ScratchSpec &other : *list)
+      if (other.name == s.name)
+        return invalid(r.field("name"),
+                       "duplicate " + field + " name \"" + s.name + "\"");
+  FA_RETURN_IF_ERROR(parseDTypeField(r, "dtype", s.dtype, true));
+  const Value *dims;
+  FA_RETURN_IF_ERROR(r.require("dims", dims));
+  if (!dims->is_array() || dims->empty() ||
+      dims->size() > size_t(schema::kScratchDimsMax))
+    return invalid(r.field("dims"),
+                   "expected an array of 1 to " +
+                       std::to_string(schema::kScratchDimsMax) +
+                       " dimension names");
+  std::set<std::string> seen;
+  for (const Value &d : *dims) {
+    if (!d.is_string() || !isIdentifier(d.get_ref<const std::string &>()))
+      return invalid(r.field("dims"), "dimension names must be identifiers");
+    if (!seen.insert(d.get_ref<const std::string &>()).second)
+      return invalid(r.field("dims"),
+                     "duplicate dimension \"" + d.get_ref<const std::string &>() + "\"");
+    s.dims.push_back(d.get_ref<const std::string &>());
+  }
+  return Status::success();
+}
+
+/// "captures": the operands score_mod/mask_mod read, each {name, dtype,
+/// dims}.
+Status parseCaptureList(const Value &v, BundleSpec &spec) {
+  if (!v.is_array())
+    return wrongType("captures", "an array", v);
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::string path = "captures[" + std::to_string(i) + "]";
+    if (!v[i].is_object())
+      return wrongType(path, "an object", v[i]);
+    ObjectReader r(v[i], path);
+    FA_RETURN_IF_ERROR(r.onlyKeys({"name", "dtype", "dims"}));
+    ScratchSpec c;
+    FA_RETURN_IF_ERROR(parseNamedBuffer(r, "captures", spec, c));
+    spec.captures.push_back(std::move(c));
+  }
+  return Status::success();
+}
+
 Status parseScratchList(const Value &v, const std::string &field,
                         BundleSpec &spec, std::vector<bool> *zeroInit) {
   if (!v.is_array())
@@ -367,36 +425,9 @@ Status parseScratchList(const Value &v, const std::string &field,
       FA_RETURN_IF_ERROR(r.onlyKeys(schema::kScratchKeys));
     }
     ScratchSpec s;
-    FA_RETURN_IF_ERROR(r.string("name", s.name));
-    if (!isIdentifier(s.name))
-      return invalid(r.field("name"),
-                     "\"" + s.name + "\" is not an identifier");
-    if (isStandardRole(s.name))
-      return invalid(r.field("name"), "\"" + s.name +
-                                          "\" is a standard operand role");
-    for (const ScratchSpec &other : spec.scratch)
-      if (other.name == s.name)
-        return invalid(r.field("name"),
-                       "duplicate " + field + " name \"" + s.name + "\"");
-    FA_RETURN_IF_ERROR(parseDTypeField(r, "dtype", s.dtype, true));
-    const Value *dims, *shape;
-    FA_RETURN_IF_ERROR(r.require("dims", dims));
+    FA_RETURN_IF_ERROR(parseNamedBuffer(r, field, spec, s));
+    const Value *shape;
     FA_RETURN_IF_ERROR(r.require("shape", shape));
-    if (!dims->is_array() || dims->empty() ||
-        dims->size() > size_t(schema::kScratchDimsMax))
-      return invalid(r.field("dims"),
-                     "expected an array of 1 to " +
-                         std::to_string(schema::kScratchDimsMax) +
-                         " dimension names");
-    std::set<std::string> seen;
-    for (const Value &d : *dims) {
-      if (!d.is_string() || !isIdentifier(d.get_ref<const std::string &>()))
-        return invalid(r.field("dims"), "dimension names must be identifiers");
-      if (!seen.insert(d.get_ref<const std::string &>()).second)
-        return invalid(r.field("dims"),
-                       "duplicate dimension \"" + d.get_ref<const std::string &>() + "\"");
-      s.dims.push_back(d.get_ref<const std::string &>());
-    }
     if (!shape->is_array() || shape->size() != s.dims.size())
       return invalid(r.field("shape"),
                      "expected one integer expression per entry of \"dims\"");
@@ -591,6 +622,8 @@ void computeRequiredOperands(BundleSpec &spec) {
       addStrided(e);
   for (const ScratchSpec &s : spec.scratch)
     add(s.name);
+  for (const ScratchSpec &c : spec.captures)
+    add(c.name);
   spec.requiredOperands = std::move(req);
 }
 
@@ -628,6 +661,8 @@ Expected<BundleSpec> parseBundleSpec(const std::string &jsonText,
   // Scratch first: expressions in the grid and params may name its buffers.
   if (const Value *scratch = r.get("scratch"))
     FA_RETURN_IF_ERROR(parseScratchList(*scratch, "scratch", spec, nullptr));
+  if (const Value *captures = r.get("captures"))
+    FA_RETURN_IF_ERROR(parseCaptureList(*captures, spec));
   FA_RETURN_IF_ERROR(parseGrid(r, spec));
   FA_RETURN_IF_ERROR(parseParams(r, spec));
   computeRequiredOperands(spec);

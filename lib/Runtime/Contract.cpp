@@ -100,9 +100,10 @@ std::vector<std::string> operandDims(const BundleSpec &spec,
       out.push_back(d.name);
     return out;
   }
-  for (const ScratchSpec &s : spec.scratch)
-    if (s.name == role)
-      return s.dims;
+  for (const auto *list : {&spec.scratch, &spec.captures})
+    for (const ScratchSpec &s : *list)
+      if (s.name == role)
+        return s.dims;
   return {};
 }
 
@@ -123,9 +124,10 @@ std::optional<DType> operandDType(const BundleSpec &spec,
       return DType::I32;
     }
   }
-  for (const ScratchSpec &s : spec.scratch)
-    if (s.name == role)
-      return s.dtype;
+  for (const auto *list : {&spec.scratch, &spec.captures})
+    for (const ScratchSpec &s : *list)
+      if (s.name == role)
+        return s.dtype;
   return std::nullopt;
 }
 

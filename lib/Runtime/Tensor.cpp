@@ -343,6 +343,8 @@ Expected<OperandSet> checkOperands(const BundleSpec &spec,
       std::string known = joinNames(standardRoles());
       for (const auto &s : spec.scratch)
         known += ", " + s.name;
+      for (const auto &c : spec.captures)
+        known += ", " + c.name;
       return Status::error(ErrorCode::Tensor, "unknown operand role '" +
                                                   t.role + "' (known: " +
                                                   known + ")");

@@ -171,3 +171,34 @@ def test_runtime_never_accepts_a_single_bundle_the_schema_refuses(tmp_path,
     assert runtime_verdict(os.path.join(INPUTS, name)) is None
     assert fa_manifest.schema_errors(doc, KERNEL_SCHEMA) == []
     check_mutations(doc, tmp_path / "bundle.json", KERNEL_SCHEMA)
+
+
+def test_capture_bundle_through_both_readers(tmp_path):
+    """A kernel with score_mod/mask_mod regions (ALiBi and a document mask,
+    test/Device/gen_modifier_inputs.py): its "captures" load through the
+    schema and the runtime, which requires them; and no mutation is accepted
+    by the runtime but refused by the schema."""
+    import subprocess
+    import sys
+    try:
+        fa_compile = compiler.find_fa_compile()
+    except UnsupportedError as e:
+        pytest.skip(str(e))
+    gen = os.path.join(REPO, "test", "Device", "gen_modifier_inputs.py")
+    text = subprocess.run([sys.executable, gen, "alibi_document_bf16_d128"], check=True,
+                          capture_output=True, text=True).stdout
+    (tmp_path / "in.mlir").write_text(text)
+    out = tmp_path / "out"
+    subprocess.run([fa_compile, str(tmp_path / "in.mlir"), "-o", str(out)], check=True)
+    (source,) = glob.glob(str(out / "*.json"))
+    with open(source) as f:
+        doc = json.load(f)
+    assert [c["name"] for c in doc["captures"]] == ["capture0", "capture1"]
+    assert fa_manifest.schema_errors(doc, KERNEL_SCHEMA) == []
+    assert runtime_verdict(source) is None
+    required = gpu_runtime.RuntimeBundle(source).required
+    assert "capture0" in required and "capture1" in required
+    work = tmp_path / "m"
+    work.mkdir()
+    shutil.copy2(os.path.join(os.path.dirname(source), doc["cubin"]), work)
+    check_mutations(doc, work / "bundle.json", KERNEL_SCHEMA)

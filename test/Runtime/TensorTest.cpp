@@ -244,3 +244,52 @@ TEST(Tensor, tensor_scratch_shapes) {
   t.pop_back();
   EXPECT_ERROR(check(t, spec), kTensor, "missing operand 'dq_accum'");
 }
+
+// score_mod/mask_mod captures (docs/BundleFormat.md, *Captures*): required
+// operands of the listed dtype and rank, any sizes, read by ptr and stride()
+// parameters.
+TEST(Tensor, tensor_captures) {
+  BundleSpec spec = exampleSpec(
+      R"("params": [)",
+      R"J("captures": [{"name": "capture0", "dtype": "f32", "dims": ["dim0"]},
+                       {"name": "capture1", "dtype": "i32", "dims": ["dim0", "dim1"]}],
+         "params": [{"kind": "ptr", "operand": "capture1"},
+                    {"kind": "i64", "value": "stride(capture1, dim0)"},)J");
+  EXPECT_EQ(joined(spec.requiredOperands),
+            "query,key,value,output,lse,capture1,capture0");
+  std::vector<TensorArg> t = exampleTensors();
+  t.push_back(tensor("capture0", DType::F32, {16}, 0x80000000));
+  t.push_back(tensor("capture1", DType::I32, {2, 1000}, 0x90000000));
+  Expected<OperandSet> set = checkOperands(spec, t, 132);
+  EXPECT_OK(set);
+  // Any sizes: the regions index the captures as the user's code says.
+  find(t, "capture1").sizes = {1, 7};
+  EXPECT_OK(check(t, spec));
+  find(t, "capture1").dtype = DType::I64;
+  EXPECT_ERROR(check(t, spec), kTensor, "operand 'capture1': dtype is i64, expected i32");
+  find(t, "capture1").dtype = DType::I32;
+  find(t, "capture0").sizes = {4, 4};
+  find(t, "capture0").strides = {4, 1};
+  EXPECT_ERROR(check(t, spec), kTensor,
+               "operand 'capture0': expected rank 1 [dim0], got rank 2");
+  t.pop_back();
+  EXPECT_ERROR(check(t, spec), kTensor, "missing operand 'capture1'");
+}
+
+TEST(Tensor, tensor_capture_list_errors) {
+  auto parse = [](const std::string &captures) {
+    std::string text = replaceOnce(exampleBundleText(), R"("params": [)",
+                                   R"("captures": )" + captures + R"(, "params": [)");
+    return parseBundleSpec(text, "").status();
+  };
+  EXPECT_ERROR(parse(R"({"name": "c"})"), ErrorCode::InvalidBundle, "captures");
+  EXPECT_ERROR(parse(R"([{"name": "bias", "dtype": "f32", "dims": ["d"]}])"),
+               ErrorCode::InvalidBundle, "\"bias\" is a standard operand role");
+  EXPECT_ERROR(parse(R"([{"name": "c", "dtype": "f32", "dims": ["d"]},
+                        {"name": "c", "dtype": "i32", "dims": ["d"]}])"),
+               ErrorCode::InvalidBundle, "duplicate captures name \"c\"");
+  EXPECT_ERROR(parse(R"([{"name": "c", "dtype": "f32", "dims": []}])"),
+               ErrorCode::InvalidBundle, "expected an array of 1 to 8 dimension names");
+  EXPECT_ERROR(parse(R"([{"name": "c", "dtype": "f32", "dims": ["d"], "shape": [4]}])"),
+               ErrorCode::InvalidBundle, "shape");
+}

@@ -64,21 +64,6 @@ static bool hasFAOp(ModuleOp module) {
       .wasInterrupted();
 }
 
-/// The sm_90a kernels do not evaluate score_mod/mask_mod regions yet
-/// (docs/Modifiers.md): refuse such ops rather than drop their regions.
-static LogicalResult checkNoModifiers(ModuleOp module) {
-  WalkResult result = module.walk([](Operation *op) {
-    if (!isa<fa::AttentionOp, fa::AttentionGradOp>(op) ||
-        llvm::all_of(op->getRegions(), [](Region &r) { return r.empty(); }))
-      return WalkResult::advance();
-    op->emitError("fa-compile: score_mod/mask_mod regions are not supported "
-                  "by the sm_90a kernels yet (the CPU pipeline evaluates "
-                  "them)");
-    return WalkResult::interrupt();
-  });
-  return failure(result.wasInterrupted());
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(faCompileCategory);
@@ -111,8 +96,6 @@ int main(int argc, char **argv) {
                  << "fa.combine)\n";
     return 1;
   }
-  if (failed(checkNoModifiers(*module)))
-    return 1;
 
   PassManager pm(&context);
   if (emitKernelIR) {

@@ -96,6 +96,10 @@ struct BundleSpec {
   std::array<Expr, 3> grid;
   std::vector<ParamSpec> params;
   std::vector<ScratchSpec> scratch;
+  /// The operands the kernel's score_mod/mask_mod regions read (the bundle's
+  /// "captures"): required, of the listed dtype and rank, any sizes (no
+  /// shape: the regions index them as the user's code says).
+  std::vector<ScratchSpec> captures;
   /// Operands a launch must provide, in a stable order.
   std::vector<std::string> requiredOperands;
   std::string configJson; // compact "config" object

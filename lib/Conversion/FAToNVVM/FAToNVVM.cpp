@@ -2,6 +2,7 @@
 #include "fa/Conversion/Passes.h"
 
 #include "BackwardParts.h"
+#include "RegionFragments.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -114,6 +115,20 @@ LogicalResult checkForwardOptions(Operation *op, const ConvertFAToNVVMOptions &o
   return success();
 }
 
+/// The forward's score_mod/mask_mod regions: a band mask_mod states is
+/// folded into causal/window (the same key tiles skipped as with the
+/// attributes); what the kernel cannot evaluate is an error on `op`.
+LogicalResult checkForwardModifiers(AttentionOp op, AttentionKernelConfig &cfg) {
+  if (!cfg.semantics.hasModifiers())
+    return success();
+  if (cfg.isFp8() || op.getNumSplits())
+    return op.emitOpError("convert-fa-to-nvvm: score_mod/mask_mod regions with f8E4M3FN "
+                          "inputs or num_splits are not supported by the sm_90a kernels yet"),
+           failure();
+  foldMaskModBand(cfg.semantics);
+  return checkKernelModifiers(op, cfg.semantics);
+}
+
 /// The kernel configuration of `op`, or an error on `op` naming what the
 /// sm_90a kernel does not do (yet).
 FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVMOptions &opts) {
@@ -148,6 +163,8 @@ FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVM
   cfg.headDim = d;
   cfg.headDimV = dv;
   cfg.semantics = AttentionConfig::get(op);
+  if (failed(checkForwardModifiers(op, cfg)))
+    return failure();
   cfg.bshd = op.getLayout() == Layout::bshd;
   cfg.returnLse = static_cast<bool>(op.getLse());
   cfg.stages = opts.stages;
@@ -314,6 +331,9 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
                   "deterministic sm_90a backward (dBias sums over them with f32 atomics)");
   }
   cfg.semantics = AttentionConfig::get(op);
+  if (cfg.semantics.hasModifiers())
+    return fail("the sm_90a backward does not evaluate score_mod/mask_mod regions yet (the "
+                "forward does; use fa-cpu-pipeline for the backward)");
   if (opts.chip != "sm_90a")
     return fail("only chip=sm_90a is supported, got " + opts.chip);
   cfg.deterministic = opts.deterministic;
@@ -377,17 +397,6 @@ gpu::GPUModuleOp createKernelModule(OpBuilder &builder, ModuleOp module, Locatio
   return gpu::GPUModuleOp::create(builder, loc, name, ArrayRef<Attribute>{target});
 }
 
-/// The sm_90a kernels do not evaluate score_mod/mask_mod regions yet
-/// (docs/Modifiers.md): an op carrying one is refused, never lowered without
-/// it.
-static LogicalResult refuseModifierRegions(Operation *op) {
-  for (Region &r : op->getRegions())
-    if (!r.empty())
-      return op->emitOpError("convert-fa-to-nvvm: the sm_90a kernels do not evaluate "
-                             "score_mod/mask_mod regions yet (use fa-cpu-pipeline)");
-  return success();
-}
-
 struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> {
   using Base::Base;
 
@@ -410,10 +419,6 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
       bundles.append(existing.begin(), existing.end());
     bool anyFailed = false;
     for (Operation *op : ops) {
-      if (failed(refuseModifierRegions(op))) {
-        anyFailed = true;
-        continue;
-      }
       FailureOr<std::string> name =
           TypeSwitch<Operation *, FailureOr<std::string>>(op)
               .Case([&](AttentionOp fwd) { return lower(fwd, opts); })

@@ -32,6 +32,9 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   }
   if (cfg.isFp8())
     root["scratch"] = Array{valueTransposeWorkspace(cfg, /*withInit=*/false)};
+  Array captures = captureBundleEntries(cfg.semantics);
+  if (!captures.empty())
+    root["captures"] = std::move(captures);
   return printJson(std::move(root));
 }
 

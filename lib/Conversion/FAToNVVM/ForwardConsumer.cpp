@@ -96,6 +96,7 @@ private:
   // FP8: P scaled by 2^kFp8PShift before e4m3 (the LSE takes it out).
   const int64_t pShift;
   Value wgRow0, row0, laneCol, negInf;
+  KernelModifiers modifiers; // the regions' captures and math
   FragmentScores scores;
   Value factor;
   Value outScale; // FP8: O times V's descale
@@ -113,8 +114,10 @@ TileConsumer::TileConsumer(ForwardKernel &k, const ConsumerThread &me)
       pShift(cfg.isFp8() ? AttentionKernelConfig::kFp8PShift : 0),
       wgRow0(kb.add(k.m0, kb.mul(me.c, kb.c32(64)))), row0(me.fragmentRow(kb, wgRow0)),
       laneCol(me.laneColumn(kb)), negInf(kb.cf32(-std::numeric_limits<double>::infinity())),
+      modifiers(cfg.semantics, k.args.captures),
       scores(kb, cfg, *k.rule, k.args.bias, k.work.batch, k.work.head, k.seqQ, k.seqK, wgRow0,
-             row0, laneCol, cfg.packGqa() ? k.args.group : Value()) {
+             row0, laneCol, cfg.packGqa() ? k.args.group : Value(),
+             cfg.semantics.hasModifiers() ? &modifiers : nullptr) {
   factor = scores.exponentFactor();
   if (cfg.isFp8() && !cfg.blockDescales()) {
     factor = kb.fmul(factor, kb.fmul(k.loadDescale(0, k.headKV), k.loadDescale(1, k.headKV)));

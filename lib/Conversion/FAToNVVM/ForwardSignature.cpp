@@ -107,6 +107,7 @@ KernelSignature mlir::fa::nvvm_kernel::forwardSignature(const AttentionKernelCon
   declareTensorMaps(sig, cfg, args);
   declarePointers(sig, cfg, args);
   declareStrided(sig, cfg, args);
+  declareCaptureParams(sig, cfg.semantics, args.captures);
   declareSizes(sig, cfg, args);
   return sig;
 }

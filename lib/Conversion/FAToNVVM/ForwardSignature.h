@@ -10,6 +10,9 @@
 
 #include "KernelParts.h"
 #include "KernelSignature.h"
+#include "RegionFragments.h"
+
+#include <vector>
 
 namespace mlir::fa::nvvm_kernel {
 
@@ -29,6 +32,8 @@ struct KernelArgs {
   /// FP8: the Q, K, V descales [batch, heads_kv] and their (batch, head)
   /// strides; per block [batch, heads, blocks] and (batch, head, block).
   Value descale[3], descaleStride[3][3];
+  /// score_mod/mask_mod's captures, one entry per capture.
+  std::vector<CaptureArgs> captures;
 };
 
 /// The forward kernel's parameters in order, each bound to its member of

@@ -8,9 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelParts.h"
+#include "RegionFragments.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 
+#include <limits>
 #include <utility>
 
 using namespace mlir;
@@ -25,10 +27,14 @@ KeyTiles KeyTiles::get(ScalarBuilder &s, MaskRule &rule, Value m0, int64_t block
 FragmentScores::FragmentScores(KernelBuilder &kb, const AttentionKernelConfig &cfg,
                                MaskRule &rule, std::optional<BiasArgs> biasArgs, Value batch,
                                Value head, Value seqQ, Value seqK, Value wgRow0, Value row0,
-                               Value laneCol, Value packGroup)
-    : kb(kb), cfg(cfg), rule(&rule), log2Score(cfg.semantics, biasArgs.has_value()),
-      bias(biasArgs), seqQ(seqQ), seqK(seqK), wgRow0(wgRow0), row0(row0), laneCol(laneCol),
-      packGroup(packGroup) {
+                               Value laneCol, Value packGroup, ModifierTarget *modifiers)
+    : kb(kb), cfg(cfg), rule(&rule),
+      semantics(KernelModifiers::withTarget(cfg.semantics, modifiers)),
+      log2Score(semantics, biasArgs.has_value()),
+      bias(biasArgs), batch(batch), head(head), seqQ(seqQ), seqK(seqK), wgRow0(wgRow0),
+      row0(row0), laneCol(laneCol), packGroup(packGroup) {
+  assert((!semantics.hasModifiers() || (modifiers && !packGroup)) &&
+         "regions need their target, and unpacked rows");
   std::optional<double> linear = log2Score.linearFactor();
   factor = kb.cf32(linear ? *linear : 1.0);
   if (!bias)
@@ -66,13 +72,42 @@ SmallVector<Value> FragmentScores::loadBias(Value colBase) {
   return out;
 }
 
-void FragmentScores::addScoreFunction(SmallVectorImpl<Value> &s, Value colBase) {
+void FragmentScores::addScoreFunction(SmallVectorImpl<Value> &s, Value colBase,
+                                      const TilePositions &at) {
   SmallVector<Value> biasValues;
   if (bias)
     biasValues = loadBias(colBase);
   auto tanh = [&](Value x) { return kb.tanh(x); };
+  for (size_t i = 0; i < s.size(); ++i) {
+    Value b = bias ? biasValues[i] : Value();
+    s[i] = semantics.scoreMod
+               ? log2Score.emit(kb.b, s[i], b, position(i, at), tanh)
+               : log2Score.emit(kb.b, s[i], b, tanh);
+  }
+}
+
+FragmentScores::TilePositions FragmentScores::tilePositions(Value colBase, Value seqK) {
+  // (Copying row0 and colBase opaquely per tile, so that LLVM cannot hoist
+  // column - row differences out of the loop, spilled more at d64: 80
+  // bytes against 40 for ALiBi.)
+  return {row0, colBase, seqK};
+}
+
+ScorePosition FragmentScores::position(int64_t i, const TilePositions &at) {
+  Value row = kb.add(at.row0, kb.c32(8 * fragRowHalf(i)));
+  Value col = kb.add(at.colBase, kb.c32(fragColOffset(i)));
+  if (readsCaptureBy(semantics, /*key=*/false))
+    row = kb.maxSI(kb.minSI(row, kb.sub(seqQ, kb.c32(1))), kb.c32(0));
+  if (readsCaptureBy(semantics, /*key=*/true))
+    col = kb.minSI(col, kb.sub(at.seqK, kb.c32(1)));
+  // i32, as the regions' index values are in the kernel (KernelModifiers).
+  return {batch, head, row, col};
+}
+
+void FragmentScores::maskByRegion(SmallVectorImpl<Value> &s, const TilePositions &at) {
+  Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
   for (size_t i = 0; i < s.size(); ++i)
-    s[i] = log2Score.emit(kb.b, s[i], bias ? biasValues[i] : Value(), tanh);
+    s[i] = kb.select(semantics.emitMaskModHides(kb.b, position(i, at)), negInf, s[i]);
 }
 
 Span FragmentScores::queries(Value row, int64_t rows) {
@@ -112,8 +147,13 @@ SmallVector<Value> FragmentScores::applyWith(Value keyTile, SmallVector<Value> s
   Value n0 = kb.mul(keyTile, kb.c32(BN));
   Value colBase = kb.add(n0, laneCol);
   Value tail = kb.cmp(arith::CmpIPredicate::sgt, kb.add(n0, kb.c32(BN)), seqK);
+  TilePositions at = tilePositions(colBase, seqK);
   if (!log2Score.linearFactor())
-    addScoreFunction(s, colBase);
+    addScoreFunction(s, colBase, at);
+  // mask_mod may hide any element of any tile; the band and the tail below
+  // are still tested only where they cut the tile.
+  if (semantics.maskMod)
+    maskByRegion(s, at);
   Value need = tail;
   if (Value visible = rule->fullyVisible(queries(wgRow0, 64), {n0, kb.c32(BN)}))
     need = kb.ori(need, kb.xori(visible, arith::ConstantIntOp::create(kb.b, 1, 1)));

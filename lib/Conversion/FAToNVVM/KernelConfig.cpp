@@ -1,5 +1,6 @@
 //===- KernelConfig.cpp - Kernel names and the tile plan ------------------===//
 #include "KernelParts.h"
+#include "RegionFragments.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -17,12 +18,24 @@ using namespace mlir::fa::nvvm_kernel;
 /// takes exactly that and ptxas reports no spills.
 static int64_t accumulatorRegs(int64_t consumers) { return consumers == 3 ? 128 : 192; }
 
+/// Whether each score reads a value of its own from memory beside S: a
+/// bias tile, or a modifier region's capture at the key's index (a
+/// document id): n/2 more registers per consumer thread with n-key tiles,
+/// planned like a bias (the document mask spilled 200-460 bytes in the
+/// bias-less plan).
+static bool readsPerKey(const AttentionKernelConfig &cfg) {
+  return cfg.bias || readsCaptureBy(cfg.semantics, /*key=*/true);
+}
+
 /// Three consumer warpgroups (FA3's 192 x 128 tile at head dim 64): the
 /// softmax of a d64 tile costs as much as a d128 one for half the GEMM
 /// work, so a third warpgroup's GEMMs fill the tensor pipe while the others
 /// exponentiate. 512 threads share the register file as 32 + 3 x 160.
 static bool wantsThreeConsumers(const AttentionKernelConfig &cfg) {
-  return cfg.qkDim() == 64 && cfg.vDim() == 64 && !cfg.bias && !cfg.pingPong;
+  // Not with a score_mod: its per-score code does not fit the 160 registers
+  // (ALiBi at d64 spilled 40-88 bytes; the plain kernel 12).
+  return cfg.qkDim() == 64 && cfg.vDim() == 64 && !readsPerKey(cfg) &&
+         !cfg.semantics.scoreMod && !cfg.pingPong;
 }
 
 void AttentionKernelConfig::planTiles() {
@@ -41,7 +54,7 @@ void AttentionKernelConfig::planTiles() {
   // ragged batch under a band mask: its tiles' costs vary with the lengths
   // and a static schedule, even in snake order, ran mixed lengths at 0.78
   // of the hardware's one tile per CTA (docs/Inference.md, run 5).
-  persistent = !bias && qkDim() <= 128 && qkDim() == vDim() && !(varlen && semantics.hasMask());
+  persistent = !readsPerKey(*this) && qkDim() <= 128 && qkDim() == vDim() && !(varlen && semantics.hasMask());
   if (isFp8()) {
     // V^T tiles are whole 128-key boxes (one 128-byte swizzle row of e4m3
     // keys per V^T row). Above head dim 64, 224-key tiles (FA3's): 916
@@ -62,8 +75,9 @@ void AttentionKernelConfig::planTiles() {
   }
   for (int64_t n : {128, 112, 96, 80, 64, 48, 32}) {
     blockN = n;
-    // A bias tile is loaded into registers beside S (another n/2).
-    int64_t biasRegs = bias ? n / 2 : 0;
+    // A bias tile (or a capture read per key) is loaded into registers
+    // beside S (another n/2).
+    int64_t biasRegs = readsPerKey(*this) ? n / 2 : 0;
     bool regsFit = vDim() / 2 + n / 2 + n / 4 + biasRegs <= accumulatorRegs(consumers);
     // Paged: the largest tile that nests with the pages (else none fits).
     if (regsFit && sharedMemoryBytes() <= kSharedMemoryLimit && pagesFitTiles())
@@ -123,7 +137,7 @@ std::string mlir::fa::nvvm_kernel::semanticsTag(const AttentionConfig &s) {
              .str();
   if (s.softcap)
     n += "_cap" + floatTag(*s.softcap);
-  return n;
+  return n + modifiersTag(s);
 }
 
 std::string mlir::fa::nvvm_kernel::scaleTag(const AttentionConfig &s, int64_t headDim) {

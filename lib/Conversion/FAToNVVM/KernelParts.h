@@ -120,9 +120,12 @@ class FragmentScores {
 public:
   /// `packGroup` (pack-GQA, else null): rows are packed (query, head)
   /// pairs, query = row / packGroup, which the masks see.
+  /// `modifiers` evaluates the score_mod/mask_mod regions' capture reads
+  /// (RegionFragments.h); null without regions.
   FragmentScores(KernelBuilder &kb, const AttentionKernelConfig &cfg, MaskRule &rule,
                  std::optional<BiasArgs> bias, Value batch, Value head, Value seqQ, Value seqK,
-                 Value wgRow0, Value row0, Value laneCol, Value packGroup = Value());
+                 Value wgRow0, Value row0, Value laneCol, Value packGroup = Value(),
+                 ModifierTarget *modifiers = nullptr);
 
   /// S of key tile `keyTile` (raw q.k) -> masked log2-domain scores, or raw
   /// scores when the score function is linear.
@@ -139,19 +142,33 @@ private:
   SmallVector<Value> applyWith(Value keyTile, SmallVector<Value> s, Value seqK);
   /// Bias of this thread's elements of the tile at `colBase`, in f32.
   SmallVector<Value> loadBias(Value colBase);
-  void addScoreFunction(SmallVectorImpl<Value> &s, Value colBase);
+  /// Where a tile's elements are, for the regions: the thread's first row
+  /// and column, and the tile's seq_k.
+  struct TilePositions {
+    Value row0, colBase, seqK;
+  };
+  TilePositions tilePositions(Value colBase, Value seqK);
+  void addScoreFunction(SmallVectorImpl<Value> &s, Value colBase, const TilePositions &at);
   void mask(SmallVectorImpl<Value> &s, Value colBase);
+  /// mask_mod: -inf where it hides the element.
+  void maskByRegion(SmallVectorImpl<Value> &s, const TilePositions &at);
+  /// The position (i32: KernelModifiers computes index in i32) of element
+  /// i, which the regions take: rows and columns past the operands are
+  /// clamped into them where a region reads a capture by them (the scores
+  /// there are masked or never stored).
+  ScorePosition position(int64_t i, const TilePositions &at);
 
   KernelBuilder &kb;
   const AttentionKernelConfig &cfg;
   MaskRule *rule; // the constructor's, or apply's own with reloadLengths
+  AttentionConfig semantics; // cfg's, its regions evaluated through the target
   Log2Score log2Score;
   std::function<std::pair<Value, Value>()> reloadLengths;
   std::optional<BiasArgs> bias;
   /// The queries of packed rows [row, row + rows), or the rows themselves.
   Span queries(Value row, int64_t rows);
 
-  Value seqQ, seqK, wgRow0, row0, laneCol, factor, packGroup;
+  Value batch, head, seqQ, seqK, wgRow0, row0, laneCol, factor, packGroup;
   Value biasRow[2]; // i64 element offset of this thread's two bias rows
 };
 

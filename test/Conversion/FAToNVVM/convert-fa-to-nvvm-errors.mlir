@@ -184,15 +184,106 @@ func.func @fp8_num_splits(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64
 
 // -----
 
-// A modifier region is refused, never lowered without it (the kernel would
-// compute plain attention).
-func.func @score_mod_region(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %slopes: tensor<4xf32>) -> tensor<1x4x128x64xbf16> {
-  // expected-error @+1 {{convert-fa-to-nvvm: the sm_90a kernels do not evaluate score_mod/mask_mod regions yet}}
-  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> captures(%slopes : tensor<4xf32>) -> tensor<1x4x128x64xbf16> score_mod {
+// Modifier regions the sm_90a kernels cannot evaluate are refused, never
+// lowered without them (the kernel would compute plain attention).
+func.func @score_mod_split(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %slopes: tensor<4xf32>) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: score_mod/mask_mod regions with f8E4M3FN inputs or num_splits are not supported by the sm_90a kernels yet}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> captures(%slopes : tensor<4xf32>) {num_splits = 2 : i64} -> tensor<1x4x128x64xbf16> score_mod {
   ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %sl: tensor<4xf32>):
     %m = tensor.extract %sl[%h] : tensor<4xf32>
     %r = arith.addf %s, %m : f32
     fa.yield %r : f32
   }
   return %o : tensor<1x4x128x64xbf16>
+}
+
+// -----
+
+func.func @scalar_capture_not_constant(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %c: f32) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: capture #0 is a scalar that is not a constant}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> captures(%c : f32) -> tensor<1x4x128x64xbf16> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %x: f32):
+    %r = arith.addf %s, %x : f32
+    fa.yield %r : f32
+  }
+  return %o : tensor<1x4x128x64xbf16>
+}
+
+// -----
+
+func.func @rank0_capture(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %c: tensor<f32>) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: capture #0 is a rank-0 tensor}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> captures(%c : tensor<f32>) -> tensor<1x4x128x64xbf16> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %x: tensor<f32>):
+    %e = tensor.extract %x[] : tensor<f32>
+    %r = arith.addf %s, %e : f32
+    fa.yield %r : f32
+  }
+  return %o : tensor<1x4x128x64xbf16>
+}
+
+// -----
+
+func.func @i1_capture(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %c: tensor<128xi1>) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: capture #0 has element type i1, which the runtime cannot pass}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> captures(%c : tensor<128xi1>) -> tensor<1x4x128x64xbf16> mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index, %x: tensor<128xi1>):
+    %e = tensor.extract %x[%j] : tensor<128xi1>
+    fa.yield %e : i1
+  }
+  return %o : tensor<1x4x128x64xbf16>
+}
+
+// -----
+
+func.func @dynamic_dim(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %c: tensor<?xf32>) -> tensor<1x4x128x64xbf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> captures(%c : tensor<?xf32>) -> tensor<1x4x128x64xbf16> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %x: tensor<?xf32>):
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'tensor.dim' op in 'score_mod': convert-fa-to-nvvm: tensor.dim of a capture must name a static dimension}}
+    %n = tensor.dim %x, %c0 : tensor<?xf32>
+    %ni = arith.index_cast %n : index to i64
+    %nf = arith.sitofp %ni : i64 to f32
+    %r = arith.addf %s, %nf : f32
+    fa.yield %r : f32
+  }
+  return %o : tensor<1x4x128x64xbf16>
+}
+
+// -----
+
+func.func @unsupported_math(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>) -> tensor<1x4x128x64xbf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> -> tensor<1x4x128x64xbf16> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    // expected-error @+1 {{'math.erf' op in 'score_mod': convert-fa-to-nvvm: the sm_90a kernels do not compute math.erf}}
+    %e = math.erf %s : f32
+    fa.yield %e : f32
+  }
+  return %o : tensor<1x4x128x64xbf16>
+}
+
+// -----
+
+func.func @f16_exp(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>) -> tensor<1x4x128x64xbf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> -> tensor<1x4x128x64xbf16> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %h16 = arith.truncf %s : f32 to f16
+    // expected-error @+1 {{'math.exp' op in 'score_mod': convert-fa-to-nvvm: the sm_90a kernels compute math.exp on f32 only}}
+    %e = math.exp %h16 : f16
+    %r = arith.extf %e : f16 to f32
+    fa.yield %r : f32
+  }
+  return %o : tensor<1x4x128x64xbf16>
+}
+
+// -----
+
+func.func @grad_regions(%do: tensor<1x4x128x64xbf16>, %q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %o: tensor<1x4x128x64xbf16>, %lse: tensor<1x4x128xf32>) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: the sm_90a backward does not evaluate score_mod/mask_mod regions yet}}
+  %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128xf32> -> tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %c = arith.cmpi sle, %j, %i : index
+    fa.yield %c : i1
+  }
+  return %dq : tensor<1x4x128x64xbf16>
 }

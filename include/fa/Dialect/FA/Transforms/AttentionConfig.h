@@ -22,6 +22,29 @@ struct ScorePosition {
   Value batch, head, row, col;
 };
 
+/// How a target evaluates what a modifier region reads when it does not hold
+/// the captures as tensors (a GPU kernel holds pointers and strides), and the
+/// math it computes its own way. Without one, the region's ops are cloned as
+/// they are, the captures being AttentionConfig::captures.
+class ModifierTarget {
+public:
+  virtual ~ModifierTarget() = default;
+  /// tensor.extract of tensor capture `capture` at `indices` (index values).
+  virtual Value readCapture(ImplicitLocOpBuilder &b, unsigned capture,
+                            ValueRange indices, Type elementType) = 0;
+  /// tensor.dim of tensor capture `capture` at `dim` (an index value).
+  virtual Value captureDim(ImplicitLocOpBuilder &b, unsigned capture,
+                           Value dim) = 0;
+  /// The value of scalar capture `capture`.
+  virtual Value scalarCapture(ImplicitLocOpBuilder &b, unsigned capture) = 0;
+  /// `op` computed from `operands` (its emitted operands) the target's way,
+  /// or null: `op` is cloned.
+  virtual Value emitOp(ImplicitLocOpBuilder &b, Operation &op,
+                       ValueRange operands) {
+    return {};
+  }
+};
+
 struct AttentionConfig {
   Layout layout = Layout::bhsd;
   double scale = 1.0;
@@ -35,6 +58,9 @@ struct AttentionConfig {
   Region *scoreMod = nullptr;
   Region *maskMod = nullptr;
   SmallVector<Value, 2> captures;
+  /// Set by a target that evaluates the regions its own way (see
+  /// ModifierTarget); `captures` is then not read.
+  ModifierTarget *modifierTarget = nullptr;
 
   static AttentionConfig get(AttentionOp op);
   static AttentionConfig get(AttentionGradOp op);
@@ -82,6 +108,17 @@ struct AttentionConfig {
   Value emitScoreDerivative(ImplicitLocOpBuilder &b, Value score) const;
 };
 
+/// Recognizes the conjuncts of mask_mod that state a band of the query index
+/// i and the key index j (j <= i, j >= i - 128, j - i < 5, ...: each a
+/// comparison of i, j plus constants whose difference is j - i) and narrows
+/// causal/window to them, so that every lowering skips the key tiles outside
+/// the band as it does for the attributes. mask_mod is dropped when it
+/// states nothing else (with the captures, which only the regions read);
+/// otherwise it stays and is evaluated in full. Only where the built-in masks
+/// are absent or top-left aligned (mask_mod counts from 0), and for bands
+/// whose sides are >= 0. Returns whether the config changed.
+bool foldMaskModBand(AttentionConfig &config);
+
 /// Fails, with an error at the op, when score_mod holds an op that depends
 /// on the score and has no derivative rule (the backward needs
 /// d score_mod / d score).
@@ -100,7 +137,8 @@ public:
              AttentionConfig::TanhFn tanh = nullptr) const;
   /// With score_mod evaluated at `pos`.
   Value emit(ImplicitLocOpBuilder &b, Value qk, Value bias,
-             const ScorePosition &pos) const;
+             const ScorePosition &pos,
+             AttentionConfig::TanhFn tanh = nullptr) const;
   /// The factor c when the log2-domain score is c * qk with c > 0: a target
   /// may then keep raw qk, take the row max on it and fold c into the
   /// exponent's FMA. None with a bias, a softcap or a scale <= 0.

@@ -106,7 +106,7 @@ Value AttentionConfig::emitScore(ImplicitLocOpBuilder &b, Value qk,
   if (scoreMod) {
     SmallVector<Value> leading = {s};
     llvm::append_range(leading, positionArgs(pos));
-    s = emitModifier(b, *scoreMod, leading, captures);
+    s = emitModifier(b, *scoreMod, leading, captures, modifierTarget);
   }
   return softcap ? capScore(b, s, *softcap, tanh) : s;
 }
@@ -115,7 +115,8 @@ Value AttentionConfig::emitMaskModHides(ImplicitLocOpBuilder &b,
                                         const ScorePosition &pos) const {
   if (!maskMod)
     return nullptr;
-  Value keep = emitModifier(b, *maskMod, positionArgs(pos), captures);
+  Value keep = emitModifier(b, *maskMod, positionArgs(pos), captures,
+                           modifierTarget);
   Value one = arith::ConstantOp::create(b, b.getBoolAttr(true));
   return arith::XOrIOp::create(b, keep, one);
 }
@@ -129,7 +130,8 @@ AttentionConfig::emitScoreAndDerivative(ImplicitLocOpBuilder &b, Value qk,
   if (scoreMod) {
     SmallVector<Value> leading = {s};
     llvm::append_range(leading, positionArgs(pos));
-    std::tie(s, d) = emitModifierWithTangent(b, *scoreMod, leading, captures);
+    std::tie(s, d) = emitModifierWithTangent(b, *scoreMod, leading,
+                                             captures, modifierTarget);
   }
   if (softcap) {
     s = capScore(b, s, *softcap, nullptr);
@@ -186,8 +188,9 @@ Value Log2Score::emit(ImplicitLocOpBuilder &b, Value qk, Value bias,
 }
 
 Value Log2Score::emit(ImplicitLocOpBuilder &b, Value qk, Value bias,
-                      const ScorePosition &pos) const {
-  Value s = folded.emitScore(b, qk, bias, pos);
+                      const ScorePosition &pos,
+                      AttentionConfig::TanhFn tanh) const {
+  Value s = folded.emitScore(b, qk, bias, pos, tanh);
   if (post != 1.0)
     s = arith::MulFOp::create(b, s, f32Const(b, post));
   return s;

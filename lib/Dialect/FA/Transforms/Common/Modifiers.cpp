@@ -10,10 +10,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Modifiers.h"
+#include "fa/Dialect/FA/Transforms/MaskRule.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -74,15 +77,16 @@ public:
   ImplicitLocOpBuilder &b;
 };
 
-/// The derivative of `clone`'s result given its operands' (`d`, null for
-/// 0); `clone` is the emitted copy of an op with a rule.
-Value tangentOf(Tangents &t, Operation *clone, ArrayRef<Value> d) {
-  Value r = clone->getNumResults() ? clone->getResult(0) : Value();
-  auto x = [&](unsigned i) { return clone->getOperand(i); };
+/// The derivative of `op`'s emitted result `r` given its emitted operands
+/// `x` and their derivatives (`d`, null for 0); `op` (of the region) has a
+/// rule.
+Value tangentOf(Tangents &t, Operation &op, Value r, ValueRange operands,
+                ArrayRef<Value> d) {
+  auto x = [&](unsigned i) { return operands[i]; };
   Type type = r ? r.getType() : Type();
-  if (isStep(clone))
+  if (isStep(&op))
     return {};
-  return TypeSwitch<Operation *, Value>(clone)
+  return TypeSwitch<Operation *, Value>(&op)
       .Case([&](arith::AddFOp) { return t.add(d[0], d[1]); })
       .Case([&](arith::SubFOp) { return t.sub(d[0], d[1]); })
       .Case([&](arith::MulFOp) {
@@ -140,50 +144,116 @@ Value tangentOf(Tangents &t, Operation *clone, ArrayRef<Value> d) {
 
 } // namespace
 
-/// The block arguments' values: `leading`, then the captures.
-static SmallVector<Value> blockArgs(ValueRange leading,
-                                    ArrayRef<Value> captures) {
-  SmallVector<Value> args(leading);
-  llvm::append_range(args, captures);
-  return args;
-}
+namespace {
+
+/// Emits a region's ops one by one: cloned with their operands mapped, or,
+/// with a target, the capture reads and the ops the target computes its own
+/// way through it.
+class RegionEmitter {
+public:
+  RegionEmitter(ImplicitLocOpBuilder &b, Region &region, ValueRange leading,
+                ArrayRef<Value> captures, ModifierTarget *target)
+      : b(b), body(region.front()), target(target), numLeading(leading.size()) {
+    map.map(body.getArguments().take_front(numLeading), leading);
+    for (auto [i, arg] :
+         llvm::enumerate(body.getArguments().drop_front(numLeading))) {
+      if (!target)
+        map.map(arg, captures[i]);
+      else if (!isa<ShapedType>(arg.getType()))
+        map.map(arg, target->scalarCapture(b, i));
+      // A tensor capture stays unmapped: only its reads use it.
+    }
+  }
+
+  Block &block() { return body; }
+  Value lookup(Value v) { return map.lookup(v); }
+
+  /// Emits `op`; returns its emitted result (null without one).
+  Value emit(Operation &op) {
+    if (target) {
+      SmallVector<Value> operands;
+      for (Value v : op.getOperands())
+        operands.push_back(map.lookupOrDefault(v));
+      if (Value v = emitThroughTarget(op, operands)) {
+        map.map(op.getResult(0), v);
+        return v;
+      }
+    }
+    Operation *clone = b.clone(op, map);
+    return clone->getNumResults() ? clone->getResult(0) : Value();
+  }
+
+  /// The emitted operands of `op` (after emit(op)).
+  SmallVector<Value> emittedOperands(Operation &op) {
+    SmallVector<Value> out;
+    for (Value v : op.getOperands())
+      out.push_back(map.lookupOrDefault(v));
+    return out;
+  }
+
+private:
+  /// The capture a tensor operand is (its index), or none.
+  std::optional<unsigned> captureOf(Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != &body || arg.getArgNumber() < numLeading)
+      return std::nullopt;
+    return arg.getArgNumber() - numLeading;
+  }
+
+  Value emitThroughTarget(Operation &op, ValueRange operands) {
+    if (auto extract = dyn_cast<tensor::ExtractOp>(op))
+      if (std::optional<unsigned> c = captureOf(extract.getTensor()))
+        return target->readCapture(b, *c, operands.drop_front(),
+                                   extract.getType());
+    if (auto dim = dyn_cast<tensor::DimOp>(op))
+      if (std::optional<unsigned> c = captureOf(dim.getSource()))
+        return target->captureDim(b, *c, operands[1]);
+    return target->emitOp(b, op, operands);
+  }
+
+  ImplicitLocOpBuilder &b;
+  Block &body;
+  ModifierTarget *target;
+  unsigned numLeading;
+  IRMapping map;
+};
+
+} // namespace
 
 Value mlir::fa::emitModifier(ImplicitLocOpBuilder &b, Region &region,
-                             ValueRange leading, ArrayRef<Value> captures) {
-  Block &body = region.front();
-  IRMapping map;
-  map.map(body.getArguments(), blockArgs(leading, captures));
-  for (Operation &op : body.without_terminator())
-    b.clone(op, map);
-  return map.lookup(body.getTerminator()->getOperand(0));
+                             ValueRange leading, ArrayRef<Value> captures,
+                             ModifierTarget *target) {
+  RegionEmitter e(b, region, leading, captures, target);
+  for (Operation &op : e.block().without_terminator())
+    e.emit(op);
+  return e.lookup(e.block().getTerminator()->getOperand(0));
 }
 
 std::pair<Value, Value>
 mlir::fa::emitModifierWithTangent(ImplicitLocOpBuilder &b, Region &region,
-                                  ValueRange leading,
-                                  ArrayRef<Value> captures) {
-  Block &body = region.front();
-  IRMapping map;
-  map.map(body.getArguments(), blockArgs(leading, captures));
+                                  ValueRange leading, ArrayRef<Value> captures,
+                                  ModifierTarget *target) {
+  RegionEmitter e(b, region, leading, captures, target);
+  Block &body = e.block();
   // Derivatives with respect to the first argument, by original value.
   DenseMap<Value, Value> tangent;
   Tangents t(b);
   tangent[body.getArgument(0)] =
       t.constant(body.getArgument(0).getType(), 1.0);
   for (Operation &op : body.without_terminator()) {
-    Operation *clone = b.clone(op, map);
+    Value r = e.emit(op);
     SmallVector<Value> d;
     for (Value operand : op.getOperands())
       d.push_back(tangent.lookup(operand));
     if (llvm::all_of(d, [](Value v) { return !v; }) ||
         op.getNumResults() != 1 || !isa<FloatType>(op.getResult(0).getType()))
       continue;
-    if (Value dr = tangentOf(t, clone, d))
+    if (Value dr = tangentOf(t, op, r, e.emittedOperands(op), d))
       tangent[op.getResult(0)] = dr;
   }
   Value result = body.getTerminator()->getOperand(0);
   Value d = tangent.lookup(result);
-  return {map.lookup(result), d ? d : t.constant(result.getType(), 0)};
+  return {e.lookup(result), d ? d : t.constant(result.getType(), 0)};
 }
 
 LogicalResult mlir::fa::checkDifferentiable(Region &region, StringRef name) {
@@ -211,4 +281,120 @@ LogicalResult mlir::fa::checkDifferentiable(Region &region, StringRef name) {
     dependent.insert(op.getResult(0));
   }
   return success();
+}
+
+namespace {
+
+/// qi * i + kj * j + c over mask_mod's query and key indices.
+struct IndexForm {
+  int64_t qi = 0, kj = 0, c = 0;
+};
+
+/// `v` as an IndexForm of `i` and `j` through addi/subi of constants, or
+/// none.
+std::optional<IndexForm> indexForm(Value v, Value i, Value j) {
+  if (v == i)
+    return IndexForm{1, 0, 0};
+  if (v == j)
+    return IndexForm{0, 1, 0};
+  APInt value;
+  if (matchPattern(v, m_ConstantInt(&value)))
+    return IndexForm{0, 0, value.getSExtValue()};
+  Operation *def = v.getDefiningOp();
+  if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(def))
+    return std::nullopt;
+  std::optional<IndexForm> x = indexForm(def->getOperand(0), i, j);
+  std::optional<IndexForm> y = indexForm(def->getOperand(1), i, j);
+  if (!x || !y)
+    return std::nullopt;
+  int64_t sign = isa<arith::SubIOp>(def) ? -1 : 1;
+  return IndexForm{x->qi + sign * y->qi, x->kj + sign * y->kj, x->c + sign * y->c};
+}
+
+/// Narrows `band` (j - i in [-left, right]) by `cmp` when it compares i and
+/// j so; returns whether it does.
+bool narrowByComparison(arith::CmpIOp cmp, Value i, Value j, MaskBand &band) {
+  std::optional<IndexForm> lhs = indexForm(cmp.getLhs(), i, j);
+  std::optional<IndexForm> rhs = indexForm(cmp.getRhs(), i, j);
+  if (!lhs || !rhs)
+    return false;
+  // lhs - rhs = qi i + kj j + c, a multiple of j - i when qi = -kj = +-1.
+  IndexForm d{lhs->qi - rhs->qi, lhs->kj - rhs->kj, lhs->c - rhs->c};
+  if (d.kj != -d.qi || (d.kj != 1 && d.kj != -1))
+    return false;
+  using P = arith::CmpIPredicate;
+  P pred = cmp.getPredicate();
+  // Unsigned comparisons agree with signed ones on i vs j (both >= 0).
+  if (d.c == 0)
+    pred = pred == P::ule ? P::sle : pred == P::ult ? P::slt
+         : pred == P::uge ? P::sge : pred == P::ugt ? P::sgt : pred;
+  // d.kj (j - i) + d.c pred 0, as (j - i) pred k.
+  int64_t k = -d.c;
+  if (d.kj == -1) {
+    // c pred (j - i): the comparison seen from its other side.
+    pred = pred == P::sle ? P::sge : pred == P::slt ? P::sgt
+         : pred == P::sge ? P::sle : pred == P::sgt ? P::slt : pred;
+    k = d.c;
+  }
+  std::optional<int64_t> right, left;
+  switch (pred) {
+  case P::sle: right = k; break;
+  case P::slt: right = k - 1; break;
+  case P::sge: left = -k; break;
+  case P::sgt: left = -(k + 1); break;
+  case P::eq: right = k, left = -k; break;
+  default: return false;
+  }
+  if ((right && *right < 0) || (left && *left < 0))
+    return false;
+  if (right)
+    band.right = std::min(band.right.value_or(*right), *right);
+  if (left)
+    band.left = std::min(band.left.value_or(*left), *left);
+  return true;
+}
+
+/// Narrows `band` by the conjuncts of `v` (an andi tree) that state one;
+/// `rest` says whether some do not.
+bool narrowByConjuncts(Value v, Value i, Value j, MaskBand &band, bool &rest) {
+  if (auto andOp = v.getDefiningOp<arith::AndIOp>()) {
+    bool l = narrowByConjuncts(andOp.getLhs(), i, j, band, rest);
+    bool r = narrowByConjuncts(andOp.getRhs(), i, j, band, rest);
+    return l || r;
+  }
+  auto cmp = v.getDefiningOp<arith::CmpIOp>();
+  if (cmp && narrowByComparison(cmp, i, j, band))
+    return true;
+  rest = true;
+  return false;
+}
+
+} // namespace
+
+bool mlir::fa::foldMaskModBand(AttentionConfig &config) {
+  if (!config.maskMod ||
+      (config.hasMask() && config.alignment != MaskAlignment::top_left))
+    return false;
+  Block &body = config.maskMod->front();
+  MaskBand band = MaskBand::get(config);
+  bool rest = false;
+  Value keep = body.getTerminator()->getOperand(0);
+  if (!narrowByConjuncts(keep, body.getArgument(2), body.getArgument(3), band,
+                         rest))
+    return false;
+  // The band as the attributes say it: causal is right = 0; an unbounded
+  // side of a window is 2^30, as fa_mlir.torch passes it.
+  constexpr int64_t kUnbounded = int64_t(1) << 30;
+  config.alignment = MaskAlignment::top_left;
+  config.causal = band.right && *band.right == 0;
+  config.window.reset();
+  if (band.left || (band.right && *band.right > 0))
+    config.window = std::make_pair(band.left.value_or(kUnbounded),
+                                   band.right.value_or(kUnbounded));
+  if (!rest) {
+    config.maskMod = nullptr;
+    if (!config.scoreMod)
+      config.captures.clear();
+  }
+  return true;
 }

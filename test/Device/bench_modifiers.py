@@ -1,0 +1,280 @@
+"""score_mod/mask_mod forward kernels (issue 35) next to FlexAttention
+(torch.compile'd flex_attention with the same score_mod and a block mask
+from the same mask_mod) and FlashAttention-4's score_mod/mask_mod path
+(flash_attn.cute.flash_attn_func with cute.jit modifiers reading
+aux_tensors), in one process on one GPU; and our causal mask written as a
+mask_mod next to our causal attribute.
+
+Rows (bf16, bhsd, d128, 16k total tokens, 16 heads, forward, LSE):
+  alibi            ALiBi score_mod, 4k (B 4) and 16k (B 1), non-causal
+  alibi_document   ALiBi and the document mask (16k, 8 documents)
+  document         a document mask_mod over 16k tokens in 8 documents (B 1)
+  document_causal  causal & document
+  prefix_lm        prefix-LM mask_mod, 4k (B 4), prefix = N / 4
+  causal_mask_mod  causal as a mask_mod vs the causal attribute (ours), 4k
+                   and 16k
+FLOPs: 4 * B * H * D * visible pairs (counted from the mask on the GPU).
+Time: median of triton.testing.do_bench(warmup=25, rep=100). Each row's
+implementations are checked against ours first (max |diff| in the CSV).
+Ours: the bundles of gen_modifier_inputs.py (BUNDLE_DIR/<config>/, as
+scripts/device-round.sh's prepare writes them), launched through
+libfa_runtime. A peer that cannot express a row is "unsupported", one whose
+package is missing "unavailable", an exception "fail ..." -- never a crash.
+
+Usage: python3 test/Device/bench_modifiers.py BUNDLE_DIR CSV_OUT
+Env: MODS_QUICK=1 (4k rows only), PEERS (comma list of flex, fa4).
+"""
+import csv
+import os
+import sys
+
+import torch
+from triton.testing import do_bench
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+import check_modifiers as cm  # noqa: E402
+import fa_rt  # noqa: E402
+import gen_modifier_inputs as gm  # noqa: E402
+import peers  # noqa: E402
+
+D, H_TOTAL, TOKENS = 128, 16, 16384
+
+# row -> (our config, mask: "none" | "causal" | "document" | "document_causal"
+#         | "prefix", score: None | "alibi")
+ROWS = {
+    "alibi": ("alibi_bf16_d128", "none", "alibi"),
+    "alibi_document": ("alibi_document_bf16_d128", "document", "alibi"),
+    "document": ("document_bf16_d128", "document", None),
+    "document_causal": ("document_causal_bf16_d128", "document_causal", None),
+    "prefix_lm": ("prefix_lm_bf16_d128", "prefix", None),
+    "causal_mask_mod": ("causal_mask_mod_bf16_d128", "causal", None),
+    "causal_attribute": ("causal_attr_bf16_d128", "causal", None),
+}
+SHAPES = {  # row -> sequence lengths (batch = TOKENS / N)
+    "alibi": [4096, 16384], "alibi_document": [16384], "document": [16384],
+    "document_causal": [16384], "prefix_lm": [4096], "causal_mask_mod": [4096, 16384],
+    "causal_attribute": [4096, 16384],
+}
+
+
+def inputs(n):
+    b = TOKENS // n
+    g = torch.Generator(device="cuda").manual_seed(n)
+    q, k, v = (torch.randn(b, H_TOTAL, n, D, device="cuda", generator=g,
+                           dtype=torch.bfloat16) for _ in range(3))
+    docs = torch.stack([torch.arange(n, device="cuda") * 8 // n for _ in range(b)]).to(torch.int32)
+    caps = {"slopes": cm.slopes(H_TOTAL, "cuda"), "docs": docs,
+            "prefix": torch.full((b,), n // 4, dtype=torch.int32, device="cuda")}
+    return q, k, v, caps
+
+
+def keep_fn(mask, caps):
+    """The row's mask_mod on index tensors (FlexAttention's signature)."""
+    if mask == "causal":
+        return lambda b, h, i, j: j <= i
+    if mask == "document":
+        return lambda b, h, i, j: caps["docs"][b, i] == caps["docs"][b, j]
+    if mask == "document_causal":
+        return lambda b, h, i, j: (j <= i) & (caps["docs"][b, i] == caps["docs"][b, j])
+    if mask == "prefix":
+        return lambda b, h, i, j: (j <= i) | (j < caps["prefix"][b])
+    return None
+
+
+def visible_pairs(mask, caps, b, n):
+    keep = keep_fn(mask, caps)
+    if keep is None:
+        return b * n * n
+    total = 0
+    i = torch.arange(n, device="cuda").view(n, 1)
+    j = torch.arange(n, device="cuda").view(1, n)
+    for bi in range(b):
+        for r0 in range(0, n, 2048):
+            total += int(keep(torch.tensor(bi, device="cuda"), 0, i[r0:r0 + 2048], j).sum())
+    return total
+
+
+def ours(cfg_name, folder, q, k, v, caps):
+    path = cm.bundle_path(folder, cfg_name)
+    if not path:
+        raise peers.Unavailable(f"no bundle for {cfg_name}")
+    cfg = gm.CONFIGS[cfg_name]
+    o = torch.empty_like(q)
+    lse = torch.empty(q.shape[:3], device="cuda")
+    ops = {"query": q, "key": k, "value": v, "output": o, "lse": lse}
+    for i, name in enumerate(cfg.captures):
+        ops[f"capture{i}"] = caps[name]
+    rt = fa_rt.gpu_runtime.RuntimeBundle(path)
+    launch = fa_rt.launcher(rt, {r: cm.rt(t) for r, t in ops.items()}, keep=(rt,))
+    return launch, o
+
+
+_flex = {}
+
+
+def flex(mask, score, q, k, v, caps):
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    if "compiled" not in _flex:
+        from torch import _dynamo
+        _dynamo.config.recompile_limit = 1000
+        _dynamo.config.accumulated_recompile_limit = 10000
+        _flex["compiled"] = torch.compile(flex_attention, dynamic=False)
+    keep = keep_fn(mask, caps)
+    b, _, n, _ = q.shape
+    block_mask = create_block_mask(keep, b, None, n, n, device="cuda") if keep else None
+    score_mod = None
+    if score == "alibi":
+        sl = caps["slopes"]
+
+        def score_mod(s, bi, h, i, j):
+            return s + sl[h] * (j - i).to(s.dtype)
+    o = {}
+
+    def call():
+        o["o"] = _flex["compiled"](q, k, v, score_mod=score_mod, block_mask=block_mask)
+        return o["o"]
+    call()
+    return call, o
+
+
+_fa4_mods = {}
+
+
+def fa4_mods():
+    """FA4's cute.jit score_mod (ALiBi) and mask_mods reading aux_tensors:
+    slopes [H] f32, document ids [B, N] i32, prefix lengths [B] i32."""
+    if not _fa4_mods:
+        import cutlass
+        import cutlass.cute as cute
+
+        def scalar(x, ty=cutlass.Int32):
+            r = cute.make_rmem_tensor(1, ty)
+            r.store(x)
+            return r[0]
+
+        @cute.jit
+        def alibi(score, b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
+            slope = cute.make_rmem_tensor(1, cutlass.Float32)
+            slope[0] = aux_tensors[0][scalar(h_idx)]
+            dist = cute.make_rmem_tensor(1, cutlass.Float32)
+            dist[0] = (scalar(kv_idx) - scalar(q_idx)).to(cutlass.Float32)
+            return score + slope.load() * dist.load()
+
+        @cute.jit
+        def document(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
+            docs = aux_tensors[0]
+            b = scalar(b_idx)
+            return docs[b, scalar(q_idx)] == docs[b, scalar(kv_idx)]
+
+        @cute.jit
+        def document_causal(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
+            docs = aux_tensors[0]
+            b, i, j = scalar(b_idx), scalar(q_idx), scalar(kv_idx)
+            return (j <= i) & (docs[b, i] == docs[b, j])
+
+        @cute.jit
+        def prefix(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
+            i, j = scalar(q_idx), scalar(kv_idx)
+            return (j <= i) | (j < aux_tensors[0][scalar(b_idx)])
+
+        @cute.jit
+        def causal(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
+            return scalar(kv_idx) <= scalar(q_idx)
+
+        _fa4_mods.update(alibi=alibi, document=document, document_causal=document_causal,
+                         prefix=prefix, causal=causal)
+    return _fa4_mods
+
+
+def fa4(mask, score, q, k, v, caps):
+    f = peers.fa4_func()
+    qs, ks, vs = (t.transpose(1, 2).contiguous() for t in (q, k, v))
+    mods = fa4_mods()
+    kw = {}
+    if score == "alibi" and mask == "document":
+        raise peers.Unavailable("unsupported: one aux_tensors list for both modifiers")
+    if score == "alibi":
+        kw.update(score_mod=mods["alibi"], aux_tensors=[caps["slopes"]])
+    if mask in ("document", "document_causal"):
+        kw.update(mask_mod=mods[mask], aux_tensors=[caps["docs"]])
+    elif mask == "prefix":
+        kw.update(mask_mod=mods["prefix"], aux_tensors=[caps["prefix"]])
+    elif mask == "causal":
+        kw.update(causal=True)  # FA4's own causal: its fastest form of this row
+    o = {}
+
+    def call():
+        out = f(qs, ks, vs, **kw)
+        o["o"] = (out[0] if isinstance(out, tuple) else out).transpose(1, 2)
+        return o["o"]
+    call()
+    return call, o
+
+
+def time_ms(call):
+    return do_bench(call, warmup=25, rep=100, return_mode="median")
+
+
+def main(argv):
+    folder, out_path = argv[1], argv[2]
+    quick = os.environ.get("MODS_QUICK")
+    peer_names = os.environ.get("PEERS", "flex,fa4").split(",")
+    rows = []
+    for row, (cfg_name, mask, score) in ROWS.items():
+        for n in SHAPES[row]:
+            if quick and n != 4096 and len(SHAPES[row]) > 1:
+                continue
+            q, k, v, caps = inputs(n)
+            b = q.shape[0]
+            pairs = visible_pairs(mask, caps, b, n)
+            flops = 4 * b * H_TOTAL * D * pairs
+            results = {}
+            try:
+                launch, o_ours = ours(cfg_name, folder, q, k, v, caps)
+                launch()
+                torch.cuda.synchronize()
+                results["ours"] = (time_ms(launch), o_ours, "ok")
+            except Exception as ex:  # noqa: BLE001
+                results["ours"] = (float("nan"), None, f"fail {type(ex).__name__}: {ex}"[:120])
+            for name, prep in (("flex", flex), ("fa4", fa4)):
+                if name not in peer_names or row == "causal_attribute":
+                    continue
+                try:
+                    call, holder = prep(mask, score, q, k, v, caps)
+                    torch.cuda.synchronize()
+                    results[name] = (time_ms(call), holder["o"], "ok")
+                except peers.Unavailable as ex:
+                    results[name] = (float("nan"), None, str(ex)[:120])
+                except Exception as ex:  # noqa: BLE001
+                    results[name] = (float("nan"), None, f"fail {type(ex).__name__}: {ex}"[:120])
+            ref = results["ours"][1]
+            for name, (ms, o, status) in results.items():
+                tf = flops / ms / 1e9 if ms == ms else float("nan")
+                diff = ((o.float() - ref.float()).abs().max().item()
+                        if o is not None and ref is not None else float("nan"))
+                rows.append([row, n, b, name, f"{ms:.4f}", f"{tf:.1f}", f"{diff:.3g}", status])
+                print(f"{row:17s} N={n:6d} {name:5s} {ms:8.4f} ms {tf:7.1f} TFLOP/s "
+                      f"diff {diff:.3g} {status}", flush=True)
+    # Ratios: ours over each peer and mask_mod causal over the attribute.
+    by = {(r[0], r[1], r[3]): float(r[5]) for r in rows}
+    print("\nratios (ours / peer):")
+    for (row, n, name), tf in sorted(by.items()):
+        if name != "ours":
+            ours_tf = by.get((row, n, "ours"), float("nan"))
+            print(f"  {row:17s} N={n:6d} ours/{name}: {ours_tf / tf:.3f}" if tf == tf and tf
+                  else f"  {row:17s} N={n:6d} ours/{name}: -")
+    for n in SHAPES["causal_mask_mod"]:
+        a, m = by.get(("causal_attribute", n, "ours")), by.get(("causal_mask_mod", n, "ours"))
+        if a and m:
+            print(f"  mask_mod causal / causal attribute N={n}: {m / a:.3f} (floor 0.95)")
+    with open(out_path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["row", "seqlen", "batch", "impl", "ms", "tflops", "maxdiff_vs_ours",
+                    "status"])
+        w.writerows(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,237 @@
+"""The score_mod/mask_mod forward kernels (gen_modifier_inputs.py, issue 35) on
+the GPU, through libfa_runtime, against float64 with FlashAttention's
+criterion: our max error over O at most 2x that of the same attention
+computed plainly in the inputs' precision (+1e-5), LSE within 1e-3
+(relative to 1 + |lse|), O and LSE NaN-initialised and every row written,
+rows the masks leave without keys exactly O = 0 and LSE = -inf.
+
+The modifiers: ALiBi (with and without causal), a document mask over packed
+documents (with and without causal: the causal band recognized in the
+region and its key tiles skipped), causal and a sliding window written as a
+mask_mod (compiled to the attribute's kernel: checked to be the same kernel
+as the attribute's), prefix-LM, ALiBi with a document mask, and a
+combination (a nonlinear score_mod, softcap, a window, the document mask).
+Shapes: tails (77, 300, 1000 tokens), 2048, seq_q != seq_k, GQA, and
+documents of one or two tokens. (These masks leave no row without keys: each
+row sees itself or key 0; the rule is checked wherever the reference has
+such rows.) Each configuration's bundle is in BUNDLE_DIR/<name>/.
+
+The sm_90a backward does not take the regions yet (convert-fa-to-nvvm
+refuses them): the backward is checked on the CPU only
+(test/Execution/modifiers.py) and this script says so.
+
+CHECK_SMALL=1 (under memcheck) skips the 2048-token cases.
+
+Usage: python3 test/Device/check_modifiers.py BUNDLE_DIR [CSV_OUT]
+"""
+import glob
+import json
+import math
+import os
+import sys
+
+import torch
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+import check_decode as cd  # noqa: E402  (puts python/ on the path)
+import gen_modifier_inputs as gm  # noqa: E402
+from fa_mlir import gpu_runtime  # noqa: E402
+
+_RT_NAMES = {torch.int32: "i32", torch.float32: "f32", torch.bfloat16: "bf16",
+             torch.float16: "f16"}
+
+
+def rt(t):
+    return (t.data_ptr(), _RT_NAMES[t.dtype], tuple(t.shape), tuple(t.stride()))
+
+
+def bundle_path(folder, name):
+    """The fa-kernel-bundle JSON of configuration `name`, or None."""
+    for p in sorted(glob.glob(os.path.join(folder, name, "*.json"))):
+        with open(p) as f:
+            if json.load(f).get("format") == "fa-kernel-bundle":
+                return p
+    return None
+
+
+def slopes(h, device):
+    """ALiBi slopes 2^(-8 (h+1) / H), scaled down so that 2k-token rows keep
+    more than one key in their softmax."""
+    return torch.tensor([2.0 ** (-8.0 * (i + 1) / h) / 16 for i in range(h)],
+                        dtype=torch.float32, device=device)
+
+
+def documents(b, s, g, device, single=False):
+    """[b, s] i32 ids of up to 8 packed documents per row (random cuts);
+    `single`: every other token a document of its own."""
+    rows = []
+    for _ in range(b):
+        if single:
+            rows.append(torch.arange(s, device=device) // 2 * 2 +
+                        (torch.arange(s, device=device) % 2))
+            continue
+        cuts = torch.randint(1, max(2, s), (7,), generator=g, device=device).sort().values
+        ids = torch.zeros(s, dtype=torch.int64, device=device)
+        for c in cuts:
+            ids[c:] += 1
+        rows.append(ids)
+    return torch.stack(rows).to(torch.int32)
+
+
+def captures_for(cfg, b, hq, sk, g, device, single_docs=False):
+    caps = {}
+    if "slopes" in cfg.captures:
+        caps["slopes"] = slopes(hq, device)
+    if "docs" in cfg.captures:
+        caps["docs"] = documents(b, sk, g, device, single_docs)
+    if "prefix" in cfg.captures:
+        caps["prefix"] = torch.randint(0, sk + 1, (b,), generator=g, device=device,
+                                       dtype=torch.int32)
+    return caps
+
+
+def attention(cfg, q, k, v, caps, dtype, scale):
+    """bhsd O [b, hq, sq, dv] in `dtype` (float64: the reference) and LSE
+    [b, hq, sq] in float64 (-inf on rows without keys), with the modifiers
+    in the op's order: scale, score_mod, softcap, masks."""
+    b, hq, sq, _ = q.shape
+    hkv, sk = k.shape[1], k.shape[2]
+    group = hq // hkv
+    k = k.repeat_interleave(group, dim=1)
+    v = v.repeat_interleave(group, dim=1)
+    low = dtype != torch.float64
+    qc, kc, vc = (t.to(torch.float32 if low else torch.float64) for t in (q, k, v))
+    s = scale * torch.matmul(qc, kc.transpose(-1, -2))
+    dev = q.device
+    bi = torch.arange(b, device=dev).view(b, 1, 1, 1)
+    hi = torch.arange(hq, device=dev).view(1, hq, 1, 1)
+    ii = torch.arange(sq, device=dev).view(1, 1, sq, 1)
+    ji = torch.arange(sk, device=dev).view(1, 1, 1, sk)
+    if cfg.torch_score:
+        s = cfg.torch_score(s, bi, hi, ii, ji, caps)
+    if cfg.softcap:
+        s = cfg.softcap * torch.tanh(s / cfg.softcap)
+    if low:
+        s = s.to(dtype).to(torch.float32)  # the plain implementation rounds S
+    keep = torch.ones(b, hq, sq, sk, dtype=torch.bool, device=dev)
+    if cfg.causal:
+        keep &= ji <= ii
+    if cfg.window:
+        keep &= (ji >= ii - cfg.window[0]) & (ji <= ii + cfg.window[1])
+    if cfg.torch_keep:
+        keep &= cfg.torch_keep(bi, hi, ii, ji, caps).expand(b, hq, sq, sk)
+    s = s.masked_fill(~keep, float("-inf"))
+    lse = torch.logsumexp(s.double(), dim=-1)
+    p = torch.softmax(s, dim=-1).nan_to_num(0.0)
+    if low:
+        p = p.to(dtype).to(torch.float32)
+    o = torch.matmul(p, vc)
+    return o.to(dtype) if low else o, lse
+
+
+def run_case(path, cfg, b, hq, hkv, sq, sk, single_docs=False, seed=5):
+    bundle = gpu_runtime.RuntimeBundle(path)
+    meta = json.load(open(path))
+    dtype = cd.DTYPES[cfg.dtype]
+    d = cfg.head_dim
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(seed + sq * 3 + sk + hq)
+    q = torch.randn(b, hq, sq, d, device=dev, generator=g).to(dtype)
+    k = torch.randn(b, hkv, sk, d, device=dev, generator=g).to(dtype)
+    v = torch.randn(b, hkv, sk, d, device=dev, generator=g).to(dtype)
+    caps = captures_for(cfg, b, hq, max(sq, sk), g, dev, single_docs)
+    o = torch.full((b, hq, sq, d), float("nan"), device=dev, dtype=dtype)
+    lse = torch.full((b, hq, sq), float("nan"), device=dev)
+    ops = {"query": q, "key": k, "value": v, "output": o, "lse": lse}
+    for i, name in enumerate(cfg.captures):
+        ops[f"capture{i}"] = caps[name]
+    bundle.launch({r: rt(t) for r, t in ops.items()}, torch.cuda.current_stream().cuda_stream)
+    torch.cuda.synchronize()
+    scale = meta["config"].get("scale") or 1.0 / math.sqrt(d)
+    ref, ref_lse = attention(cfg, q, k, v, caps, torch.float64, scale)
+    plain, _ = attention(cfg, q, k, v, caps, dtype, scale)
+    why = []
+    err = (o.double() - ref).abs().max().item()
+    base = (plain.double() - ref).abs().max().item()
+    if not math.isfinite(err) or err > 2 * base + 1e-5:
+        why.append(f"O error {err:.3g} > 2 x {base:.3g} + 1e-5")
+    empty = torch.isneginf(ref_lse)
+    if not torch.equal(torch.isneginf(lse), empty):
+        why.append(f"LSE -inf on {int(torch.isneginf(lse).sum())} rows, expected "
+                   f"{int(empty.sum())}")
+    elif (~empty).any():
+        rel = ((lse.double() - ref_lse).abs() / (1 + ref_lse.abs()))[~empty].max().item()
+        if not rel <= 1e-3:
+            why.append(f"LSE error {rel:.3g}")
+    if empty.any() and o[empty].abs().max().item() != 0:
+        why.append("rows without keys are not 0")
+    return not why, err, base, "; ".join(why), int(empty.sum())
+
+
+def cases(cfg):
+    small = os.environ.get("CHECK_SMALL")
+    out = [  # batch, heads_q, heads_kv, seq_q, seq_k, single-token documents
+        (2, 4, 4, 300, 300, False),
+        (1, 8, 2, 77, 77, False),
+        (2, 6, 3, 1000, 1000, False),
+        (1, 4, 4, 129, 129, True),
+    ]
+    if not small:
+        out.append((1, 16, 4, 2048, 2048, False))
+    if "docs" not in cfg.captures:  # documents are of self-attention
+        out.append((2, 4, 2, 300, 500, False))
+        out.append((1, 4, 4, 500, 200, False))
+    return out
+
+
+def same_kernel(folder, cfg):
+    """'' when a configuration that must compile to the attribute's kernel
+    does, else what differs."""
+    if not cfg.same_kernel_as:
+        return ""
+    a, b = bundle_path(folder, cfg.name), bundle_path(folder, cfg.same_kernel_as)
+    if not a or not b:
+        return "no bundle to compare with"
+    ka, kb = (json.load(open(p))["kernel"] for p in (a, b))
+    if ka != kb:
+        return f"kernel {ka} is not the attribute's {kb}"
+    ca, cb = (open(os.path.join(os.path.dirname(p), json.load(open(p))["cubin"]), "rb").read()
+              for p in (a, b))
+    return "" if ca == cb else "the cubins differ"
+
+
+def main(argv):
+    folder = argv[1]
+    rows, failed, count = [], 0, 0
+    for cfg in gm.CONFIGS.values():
+        path = bundle_path(folder, cfg.name)
+        if not path:
+            print(f"FAIL {cfg.name}: no bundle in {folder}/{cfg.name}")
+            rows.append([cfg.name, "-", False, "nan", "nan", "no bundle"])
+            failed += 1
+            continue
+        count += 1
+        differs = same_kernel(folder, cfg)
+        if differs:
+            failed += 1
+            rows.append([cfg.name, "same kernel", False, "", "", differs])
+            print(f"FAIL {cfg.name}: {differs}")
+        for case in cases(cfg):
+            try:
+                ok, err, base, why, empty = run_case(path, cfg, *case)
+            except Exception as ex:  # a launch error is a failed case
+                ok, err, base, why, empty = False, float("nan"), float("nan"), \
+                    f"{type(ex).__name__}: {ex}", 0
+            failed += not ok
+            label = "b{}h{}/{} {}x{}{}".format(*case[:5], " single-docs" if case[5] else "")
+            rows.append([cfg.name, label, ok, f"{err:.3g}", f"{base:.3g}", why])
+            print(f"{'PASS' if ok else 'FAIL'} {cfg.name} {label} err {err:.3g} "
+                  f"base {base:.3g} rows-without-keys {empty} {why}", flush=True)
+    print("backward: not checked on sm_90a (the sm_90a backward refuses score_mod/mask_mod; "
+          "test/Execution/modifiers.py checks it on the CPU)")
+    return cd.report(argv, rows, failed, "modifier check", count, "bundles")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
