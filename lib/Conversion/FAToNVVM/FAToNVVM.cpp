@@ -355,6 +355,18 @@ static LogicalResult refuseModifierRegions(Operation *op) {
   return success();
 }
 
+/// Nor attention sinks (docs/Modifiers.md): refused, never dropped.
+static LogicalResult refuseSinks(Operation *op) {
+  auto hasSinks = [](auto typed) { return bool(typed.getSinks()); };
+  bool sinks =
+      TypeSwitch<Operation *, bool>(op).Case<AttentionOp, AttentionGradOp>(hasSinks).Default(
+          [](Operation *) { return false; });
+  if (sinks)
+    return op->emitOpError("convert-fa-to-nvvm: the sm_90a kernels do not take "
+                           "attention sinks yet (use fa-cpu-pipeline)");
+  return success();
+}
+
 struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> {
   using Base::Base;
 
@@ -377,7 +389,7 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
       bundles.append(existing.begin(), existing.end());
     bool anyFailed = false;
     for (Operation *op : ops) {
-      if (failed(refuseModifierRegions(op))) {
+      if (failed(refuseModifierRegions(op)) || failed(refuseSinks(op))) {
         anyFailed = true;
         continue;
       }

@@ -35,6 +35,9 @@ struct AttentionConfig {
   Region *scoreMod = nullptr;
   Region *maskMod = nullptr;
   SmallVector<Value, 2> captures;
+  /// The op's attention sinks, tensor<heads_q x f32> (null without): one
+  /// logit per query head in every row's softmax normalizer, no value row.
+  Value sinks;
 
   static AttentionConfig get(AttentionOp op);
   static AttentionConfig get(AttentionGradOp op);

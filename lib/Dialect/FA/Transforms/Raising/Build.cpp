@@ -356,11 +356,11 @@ LogicalResult buildBackward(const Plan &plan, AttentionOp attn, Value q,
   }
   Value dOv = convertElementType(gb, *dO, elt);
   auto grad = AttentionGradOp::create(
-      gb, q.getType(), k.getType(), v.getType(),
-      bias ? bias.getType() : Type(), dOv, q, k, v, attn.getOutput(),
-      attn.getLse(), bias, /*captures=*/ValueRange(), plan.layout, attn.getScaleAttr(), m.causal,
-      attn.getMaskAlignmentAttr(), attn.getWindowAttr(),
-      attn.getSoftcapAttr());
+      gb, q.getType(), k.getType(), v.getType(), bias ? bias.getType() : Type(),
+      /*grad_sinks=*/Type(), dOv, q, k, v, attn.getOutput(), attn.getLse(),
+      bias, /*sinks=*/Value(),
+      /*captures=*/ValueRange(), plan.layout, attn.getScaleAttr(), m.causal,
+      attn.getMaskAlignmentAttr(), attn.getWindowAttr(), attn.getSoftcapAttr());
   if (failed(mlir::verify(grad))) {
     why = "the raised gradient op does not verify";
     return failure();
@@ -483,7 +483,8 @@ FailureOr<Value> mlir::fa::raising::buildAttention(
   }
   auto attn = AttentionOp::create(
       b, outType, lseType, *q, *k, *v, *bias, Value(), Value(), Value(),
-      /*captures=*/ValueRange(), plan.layout, b.getF32FloatAttr(plan.scale), m.causal, align, window,
+      /*sinks=*/Value(), /*captures=*/ValueRange(), plan.layout,
+      b.getF32FloatAttr(plan.scale), m.causal, align, window,
       plan.softcap ? b.getF32FloatAttr(*plan.softcap) : FloatAttr(),
       /*num_splits=*/IntegerAttr(),
       /*descale_block=*/DenseI64ArrayAttr());
