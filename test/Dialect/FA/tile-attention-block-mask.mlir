@@ -138,3 +138,19 @@ func.func @dynamic_causal(%q: tensor<1x2x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v
   }
   return %o : tensor<1x2x?x32xf32>
 }
+
+// -----
+
+// A per-head capture: the run-time map has the heads ([1 (the region
+// ignores the batch), heads_q, ...]).
+// CHECK-LABEL: func.func @per_head_prefix
+// CHECK:         scf.forall ({{.+}}) in ({{.+}}) shared_outs({{.+}}) -> (tensor<1x2x4x4xi32>)
+func.func @per_head_prefix(%q: tensor<2x2x256x32xf32>, %k: tensor<2x2x256x32xf32>, %v: tensor<2x2x256x32xf32>, %len: tensor<2xindex>) -> tensor<2x2x256x32xf32> {
+  %o = fa.attention %q, %k, %v : tensor<2x2x256x32xf32>, tensor<2x2x256x32xf32>, tensor<2x2x256x32xf32> captures(%len : tensor<2xindex>) -> tensor<2x2x256x32xf32> mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index, %l: tensor<2xindex>):
+    %n = tensor.extract %l[%h] : tensor<2xindex>
+    %keep = arith.cmpi ult, %j, %n : index
+    fa.yield %keep : i1
+  }
+  return %o : tensor<2x2x256x32xf32>
+}
