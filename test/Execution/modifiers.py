@@ -15,6 +15,7 @@ import torch
 from fa_mlir.cpu import compile_to_shared_library
 from fa_mlir.dtypes import from_storage, round_to, to_storage
 from fa_mlir.memref import CompiledFunction
+from memref_entry import entry_function as function
 
 B, HQ, HKV, S, D = 2, 4, 2, 70, 32
 SCALE = 1.0 / np.sqrt(D)
@@ -198,18 +199,6 @@ def regions(mod):
     if "mask" in mod:
         text += " mask_mod {" + mod["mask"] + "\n  }"
     return text
-
-
-def function(name, args, results, op_line):
-    params = ", ".join(f"%{n}: memref<{t}>" for n, t in args + results)
-    body = "".join(f"  %{n}_t = bufferization.to_tensor %{n} restrict : "
-                   f"memref<{t}> to tensor<{t}>\n" for n, t in args)
-    body += op_line
-    body += "".join(f"  bufferization.materialize_in_destination %r{k} in "
-                    f"restrict writable %{n} : (tensor<{t}>, memref<{t}>) "
-                    f"-> ()\n" for k, (n, t) in enumerate(results))
-    return (f"func.func @{name}({params}) attributes "
-            f"{{llvm.emit_c_interface}} {{\n{body}  return\n}}\n")
 
 
 def capture_types(mod):

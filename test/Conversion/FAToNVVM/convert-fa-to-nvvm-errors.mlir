@@ -287,3 +287,21 @@ func.func @grad_regions(%do: tensor<1x4x128x64xbf16>, %q: tensor<1x4x128x64xbf16
   }
   return %dq : tensor<1x4x128x64xbf16>
 }
+
+// -----
+
+// Attention sinks are refused, never dropped (the kernel would compute plain
+// attention), forward and backward.
+func.func @sinks_forward(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %sinks: tensor<4xf32>) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: the sm_90a kernels do not take attention sinks yet}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> sinks(%sinks : tensor<4xf32>) -> tensor<1x4x128x64xbf16>
+  return %o : tensor<1x4x128x64xbf16>
+}
+
+// -----
+
+func.func @sinks_backward(%do: tensor<1x4x128x64xbf16>, %q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %o: tensor<1x4x128x64xbf16>, %lse: tensor<1x4x128xf32>, %sinks: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{convert-fa-to-nvvm: the sm_90a kernels do not take attention sinks yet}}
+  %dq, %dk, %dv, %ds = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128xf32> sinks(%sinks : tensor<4xf32>) -> tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<4xf32>
+  return %ds : tensor<4xf32>
+}

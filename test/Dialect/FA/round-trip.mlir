@@ -151,3 +151,23 @@ func.func @modifiers(%q: tensor<2x4x64x32xbf16>, %k: tensor<2x4x64x32xbf16>, %v:
   }
   return %o, %dq : tensor<2x4x64x32xbf16>, tensor<2x4x64x32xbf16>
 }
+
+// -----
+
+// Attention sinks: the operand after bias, before captures; the backward's
+// grad_sinks after grad_bias.
+// CHECK-LABEL: func @sinks
+// CHECK: fa.attention {{.+}} bias(%{{.+}} : tensor<1x8x?x?xf32>) sinks(%{{.+}} : tensor<8xf32>) captures(%{{.+}} : tensor<8xf32>) {causal} -> tensor<2x8x?x64xf16>, tensor<2x8x?xf32> score_mod
+// CHECK: fa.attention_grad {{.+}} bias(%{{.+}} : tensor<1x8x?x?xf32>) sinks(%{{.+}} : tensor<8xf32>) {causal} -> tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>, tensor<1x8x?x?xf32>, tensor<8xf32>
+// CHECK: fa.attention_grad {{.+}} sinks(%{{.+}} : tensor<?xf32>) -> tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>, tensor<?xf32>{{$}}
+func.func @sinks(%do: tensor<2x8x?x64xf16>, %q: tensor<2x8x?x64xf16>, %k: tensor<2x2x?x64xf16>, %v: tensor<2x2x?x64xf16>, %b: tensor<1x8x?x?xf32>, %s: tensor<8xf32>, %sd: tensor<?xf32>) -> (tensor<8xf32>, tensor<?xf32>) {
+  %o, %lse = fa.attention %q, %k, %v : tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16> bias(%b : tensor<1x8x?x?xf32>) sinks(%s : tensor<8xf32>) captures(%s : tensor<8xf32>) {causal} -> tensor<2x8x?x64xf16>, tensor<2x8x?xf32> score_mod {
+  ^bb0(%x: f32, %bi: index, %h: index, %i: index, %j: index, %sl: tensor<8xf32>):
+    %m = tensor.extract %sl[%h] : tensor<8xf32>
+    %r = arith.addf %x, %m : f32
+    fa.yield %r : f32
+  }
+  %dq, %dk, %dv, %db, %ds = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<2x8x?x64xf16>, tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x8x?x64xf16>, tensor<2x8x?xf32> bias(%b : tensor<1x8x?x?xf32>) sinks(%s : tensor<8xf32>) {causal} -> tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>, tensor<1x8x?x?xf32>, tensor<8xf32>
+  %dq2, %dk2, %dv2, %ds2 = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<2x8x?x64xf16>, tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x8x?x64xf16>, tensor<2x8x?xf32> sinks(%sd : tensor<?xf32>) -> tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>, tensor<?xf32>
+  return %ds, %ds2 : tensor<8xf32>, tensor<?xf32>
+}

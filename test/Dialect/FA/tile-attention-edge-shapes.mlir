@@ -64,3 +64,30 @@ func.func @bias_dynamic_batch_heads(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x20x
   %o = fa.attention %q, %k, %v : tensor<2x2x16x8xf32>, tensor<2x2x20x8xf32>, tensor<2x2x20x8xf32> bias(%b : tensor<?x?x16x20xf32>) -> tensor<2x2x16x8xf32>
   return %o : tensor<2x2x16x8xf32>
 }
+
+// -----
+
+// No key with sinks: each row's softmax holds only its sink, so O = 0 and
+// LSE = the sink of the row's head (broadcast over batch and rows).
+// CHECK-LABEL: func.func @forward_no_key_sinks
+// CHECK-SAME:    %[[S:[^:]+]]: tensor<2xf32>
+// CHECK-NOT:     scf.forall
+// CHECK:         linalg.broadcast ins(%[[S]] : tensor<2xf32>) outs(%{{.+}} : tensor<?x2x16xf32>) dimensions = [0, 2]
+func.func @forward_no_key_sinks(%q: tensor<?x2x16x8xf32>, %k: tensor<?x1x0x8xf32>, %v: tensor<?x1x0x8xf32>, %s: tensor<2xf32>) -> (tensor<?x2x16x8xf32>, tensor<?x2x16xf32>) {
+  %o, %l = fa.attention %q, %k, %v : tensor<?x2x16x8xf32>, tensor<?x1x0x8xf32>, tensor<?x1x0x8xf32> sinks(%s : tensor<2xf32>) -> tensor<?x2x16x8xf32>, tensor<?x2x16xf32>
+  return %o, %l : tensor<?x2x16x8xf32>, tensor<?x2x16xf32>
+}
+
+// -----
+
+// An empty backward with sinks: every gradient is 0, d_sinks shaped like
+// the (dynamic) sinks.
+// CHECK-LABEL: func.func @backward_batch_0_sinks
+// CHECK-SAME:    %[[S:[^:]+]]: tensor<?xf32>
+// CHECK-NOT:     scf.forall
+// CHECK:         tensor.dim %[[S]], %{{.+}} : tensor<?xf32>
+// CHECK:         linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<?xf32>)
+func.func @backward_batch_0_sinks(%do: tensor<0x2x16x8xf32>, %q: tensor<0x2x16x8xf32>, %k: tensor<0x2x16x8xf32>, %v: tensor<0x2x16x8xf32>, %o: tensor<0x2x16x8xf32>, %l: tensor<0x2x16xf32>, %s: tensor<?xf32>) -> tensor<?xf32> {
+  %dq, %dk, %dv, %ds = fa.attention_grad %do, %q, %k, %v, %o, %l : tensor<0x2x16x8xf32>, tensor<0x2x16x8xf32>, tensor<0x2x16x8xf32>, tensor<0x2x16x8xf32>, tensor<0x2x16x8xf32>, tensor<0x2x16xf32> sinks(%s : tensor<?xf32>) -> tensor<0x2x16x8xf32>, tensor<0x2x16x8xf32>, tensor<0x2x16x8xf32>, tensor<?xf32>
+  return %ds : tensor<?xf32>
+}

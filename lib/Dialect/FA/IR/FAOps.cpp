@@ -76,6 +76,8 @@ public:
   /// A [batch, heads_q, seq_q, head_dim_v] tensor in the op's layout.
   LogicalResult checkOutputShape(Type type, StringRef name);
   LogicalResult checkLse(Type type, StringRef name);
+  /// A [heads_q] f32 tensor: one sink logit per query head.
+  LogicalResult checkSinks(Type type, StringRef name);
   /// A rank-0 per-tensor, a [batch, heads_kv] per-head or a [batch, heads,
   /// ceildiv(seq, block)] per-block f32 descale; `block` is null without a
   /// 'descale_block' attribute.
@@ -213,6 +215,15 @@ LogicalResult AttentionChecker::checkLse(Type type, StringRef name) {
   return sizes.bindAll(t, name, {Size::batch, Size::headsQ, Size::seqQ});
 }
 
+LogicalResult AttentionChecker::checkSinks(Type type, StringRef name) {
+  auto t = cast<RankedTensorType>(type);
+  if (t.getRank() != 1 || !t.getElementType().isF32())
+    return error() << "'" << name << "' must be a rank-1 f32 tensor "
+                   << "[heads_q] = [" << describe(sizes[Size::headsQ])
+                   << "] (one sink logit per query head), got " << type;
+  return sizes.bindAll(t, name, {Size::headsQ});
+}
+
 LogicalResult AttentionChecker::checkDescale(Type type,
                                              const DescaleRole &role,
                                              std::optional<int64_t> block) {
@@ -272,6 +283,9 @@ LogicalResult checkCommon(OpT op, AttentionChecker &checker, bool allowFp8) {
                                  op.getMaskAlignment().has_value())))
     return failure();
   if (op.getBias() && failed(checker.checkBias(op.getBias())))
+    return failure();
+  if (op.getSinks() &&
+      failed(checker.checkSinks(op.getSinks().getType(), "sinks")))
     return failure();
   return success();
 }
@@ -414,6 +428,13 @@ LogicalResult AttentionGradOp::verify() {
                                    getBias().getType(), "grad_bias",
                                    "the type of 'bias'")))
     return failure();
+  if (bool(getSinks()) != bool(getGradSinks()))
+    return emitOpError() << "'grad_sinks' must be returned exactly when "
+                         << "'sinks' is given";
+  if (getSinks() && failed(checker.checkSameType(
+                        getGradSinks().getType(), getSinks().getType(),
+                        "grad_sinks", "the type of 'sinks'")))
+    return failure();
   return checker.checkProblem(getWindow().has_value());
 }
 
@@ -481,6 +502,40 @@ LogicalResult CombineOp::verify() {
   if (failed(checkMerged(*this, o, po, "output", "partial_output")))
     return failure();
   return checkMerged(*this, l, pl, "lse", "partial_lse");
+}
+
+//===----------------------------------------------------------------------===//
+// fa.attention_grad's trailing result types
+//===----------------------------------------------------------------------===//
+
+/// `-> dQ, dK, dV[, dBias][, dSinks]`: after the three gradients, one type
+/// per optional input present (`bias`, then `sinks`), in that order, so the
+/// types need no keyword.
+static ParseResult
+parseGradExtraTypes(OpAsmParser &parser,
+                    std::optional<OpAsmParser::UnresolvedOperand> bias,
+                    std::optional<OpAsmParser::UnresolvedOperand> sinks,
+                    Type &gradBias, Type &gradSinks) {
+  auto parseGradient = [&](StringRef input, Type &type) -> ParseResult {
+    if (succeeded(parser.parseOptionalComma()))
+      return parser.parseType(type);
+    return parser.emitError(parser.getCurrentLocation())
+           << "expected ', ' and the type of 'grad_" << input << "': '" << input
+           << "' is given, so its gradient is a result";
+  };
+  if (bias && parseGradient("bias", gradBias))
+    return failure();
+  if (sinks && parseGradient("sinks", gradSinks))
+    return failure();
+  return success();
+}
+
+static void printGradExtraTypes(OpAsmPrinter &printer, Operation *, Value bias,
+                                Value sinks, Type gradBias, Type gradSinks) {
+  if (gradBias)
+    printer << ", " << gradBias;
+  if (gradSinks)
+    printer << ", " << gradSinks;
 }
 
 #define GET_OP_CLASSES

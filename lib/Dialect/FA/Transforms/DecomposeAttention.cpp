@@ -72,6 +72,9 @@ public:
   // The backward pieces.
   Value probabilitiesFromLse(Value s, Value lse5);
   Value gradBias(Value dS, RankedTensorType biasType);
+  /// dSinks [Hq] = -sum over (b, i) of exp(sink - LSE) D (0 where LSE is
+  /// -inf), from the grouped D and LSE [B, Hkv, G, Sq].
+  Value gradSinks(Value rowD, Value lse5, RankedTensorType sinksType);
 
   /// sum over `reduced` loop dims of lhs * rhs, f32, as one linalg.generic.
   Value contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
@@ -82,6 +85,10 @@ public:
                     function_ref<Value(ValueRange)> body);
   Value reduce(Value in, AffineMap inMap, ArrayRef<OpFoldResult> outSizes,
                float init, function_ref<Value(Value, Value)> combine);
+  /// The f32 sum of `in` (identity-indexed) into `outSizes` at `outMap`,
+  /// over the `iterators` marked reduction.
+  Value sumInto(Value in, ArrayRef<OpFoldResult> outSizes, AffineMap outMap,
+                ArrayRef<IteratorType> iterators);
 
   ImplicitLocOpBuilder &b;
   AttentionConfig config;
@@ -117,6 +124,10 @@ public:
                    function_ref<Value(Value qk, Value bias)> body);
   /// The position of the element a score generic's body computes.
   ScorePosition position();
+  /// In the body of a generic over [B, Hkv, G, ...]: the query head
+  /// hk * G + g and its sink logit (config.sinks must be set).
+  Value queryHead();
+  Value sinkOfRow();
 };
 
 LogicalResult Decomposer::init(Operation *op, Value q, Value k) {
@@ -349,6 +360,24 @@ Value Decomposer::reduce(Value in, AffineMap inMap,
       .getResult(0);
 }
 
+Value Decomposer::sumInto(Value in, ArrayRef<OpFoldResult> outSizes,
+                          AffineMap outMap, ArrayRef<IteratorType> iterators) {
+  Value acc =
+      linalg::FillOp::create(b, f32(0), emptyF32(outSizes)).getResult(0);
+  unsigned rank = cast<RankedTensorType>(in.getType()).getRank();
+  return linalg::GenericOp::create(
+             b, acc.getType(), ValueRange{in}, ValueRange{acc},
+             ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx()),
+                                 outMap},
+             iterators, "", "",
+             [](OpBuilder &nb, Location loc, ValueRange args) {
+               ImplicitLocOpBuilder ib(loc, nb);
+               linalg::YieldOp::create(
+                   ib, ValueRange{arith::AddFOp::create(ib, args[1], args[0])});
+             })
+      .getResult(0);
+}
+
 Value Decomposer::products(Value q5, Value k4) {
   // (b, hk, g, i, j, d)
   SmallVector<OpFoldResult> sSizes = {batch, headsKV, group, seqQ, seqK};
@@ -389,15 +418,21 @@ Value Decomposer::overScores(Value qk, Value bias,
                      });
 }
 
-ScorePosition Decomposer::position() {
-  // Query head h = hk * G + g.
-  Value head = arith::AddIOp::create(
+Value Decomposer::queryHead() {
+  return arith::AddIOp::create(
       b,
       arith::MulIOp::create(b, linalg::IndexOp::create(b, 1),
                             indexValue(group)),
       linalg::IndexOp::create(b, 2));
-  return {linalg::IndexOp::create(b, 0), head, linalg::IndexOp::create(b, 3),
-          linalg::IndexOp::create(b, 4)};
+}
+
+Value Decomposer::sinkOfRow() {
+  return tensor::ExtractOp::create(b, config.sinks, ValueRange{queryHead()});
+}
+
+ScorePosition Decomposer::position() {
+  return {linalg::IndexOp::create(b, 0), queryHead(),
+          linalg::IndexOp::create(b, 3), linalg::IndexOp::create(b, 4)};
 }
 
 Value Decomposer::scores(Value qk, Value bias) {
@@ -435,6 +470,13 @@ std::pair<Value, Value> Decomposer::softmaxAndOutput(Value s, Value v4) {
   Value rowMax = reduce(s, id5, rowSizes, negInf, [&](Value acc, Value x) {
     return arith::MaximumFOp::create(b, acc, x);
   });
+  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx());
+  // The sink joins every row's max and normalizer (it has no value row).
+  if (config.sinks)
+    rowMax = elementwise(
+        {rowMax}, {id4}, rowSizes, b.getF32Type(), [&](ValueRange a) -> Value {
+          return arith::MaximumFOp::create(b, a[0], sinkOfRow());
+        });
   // A row with every key hidden has max -inf; subtracting 0 instead keeps
   // exp(-inf - 0) = 0 rather than NaN.
   Value safeMax = elementwise({rowMax}, {AffineMap::getMultiDimIdentityMap(4, ctx())},
@@ -455,6 +497,13 @@ std::pair<Value, Value> Decomposer::softmaxAndOutput(Value s, Value v4) {
   Value rowSum = reduce(p, id5, rowSizes, 0.0f, [&](Value acc, Value x) {
     return arith::AddFOp::create(b, acc, x);
   });
+  if (config.sinks)
+    rowSum = elementwise({rowSum, safeMax}, {id4, id4}, rowSizes,
+                         b.getF32Type(), [&](ValueRange a) -> Value {
+                           Value e = math::ExpOp::create(
+                               b, arith::SubFOp::create(b, sinkOfRow(), a[1]));
+                           return arith::AddFOp::create(b, a[0], e);
+                         });
   // (b, hk, g, i, e, j)
   SmallVector<OpFoldResult> oSizes = {batch, headsKV, group, seqQ,
                                       b.getIndexAttr(headDimV)};
@@ -471,7 +520,6 @@ std::pair<Value, Value> Decomposer::softmaxAndOutput(Value s, Value v4) {
         return arith::SelectOp::create(b, empty, f32(0),
                                        arith::DivFOp::create(b, a[0], a[1]));
       });
-  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx());
   Value lse = elementwise(
       {safeMax, rowSum}, {id4, id4}, rowSizes, b.getF32Type(),
       [&](ValueRange a) -> Value {
@@ -513,20 +561,7 @@ Value Decomposer::gradBias(Value dS, RankedTensorType biasType) {
     biasSizes[2] = group;
     outMap = map(5, {bExpr, d(1), d(2), d(3), d(4)});
   }
-  Value acc = linalg::FillOp::create(b, f32(0), emptyF32(biasSizes))
-                  .getResult(0);
-  Value grad =
-      linalg::GenericOp::create(
-          b, acc.getType(), ValueRange{dS}, ValueRange{acc},
-          ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(5, ctx()),
-                              outMap},
-          iterators, "", "",
-          [](OpBuilder &nb, Location loc, ValueRange args) {
-            ImplicitLocOpBuilder ib(loc, nb);
-            linalg::YieldOp::create(
-                ib, ValueRange{arith::AddFOp::create(ib, args[1], args[0])});
-          })
-          .getResult(0);
+  Value grad = sumInto(dS, biasSizes, outMap, iterators);
   Value bhsd = tensor::CollapseShapeOp::create(
       b, grad, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
   Type elementType = biasType.getElementType();
@@ -539,6 +574,34 @@ Value Decomposer::gradBias(Value dS, RankedTensorType biasType) {
   if (bhsd.getType() != biasType)
     bhsd = tensor::CastOp::create(b, biasType, bhsd);
   return bhsd;
+}
+
+Value Decomposer::gradSinks(Value rowD, Value lse5,
+                            RankedTensorType sinksType) {
+  SmallVector<OpFoldResult> rowSizes = {batch, headsKV, group, seqQ};
+  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx());
+  float negInf = -std::numeric_limits<float>::infinity();
+  // -P_sink D per row; a row with LSE -inf (no sink, no visible key) has
+  // D = 0 and must not give exp(-inf + inf) = NaN.
+  Value perRow = elementwise(
+      {rowD, lse5}, {id4, id4}, rowSizes, b.getF32Type(),
+      [&](ValueRange a) -> Value {
+        Value pSink =
+            math::ExpOp::create(b, arith::SubFOp::create(b, sinkOfRow(), a[1]));
+        Value none = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, a[1],
+                                           f32(negInf));
+        Value g =
+            arith::NegFOp::create(b, arith::MulFOp::create(b, pSink, a[0]));
+        return arith::SelectOp::create(b, none, f32(0), g);
+      });
+  // Sum over batch and rows: (b, hk, g, i) -> (hk, g).
+  Value grad = sumInto(perRow, {headsKV, group}, map(4, {d(1), d(2)}),
+                       {kRed, kPar, kPar, kRed});
+  Value heads = tensor::CollapseShapeOp::create(
+      b, grad, SmallVector<ReassociationIndices>{{0, 1}});
+  if (heads.getType() != sinksType)
+    heads = tensor::CastOp::create(b, sinksType, heads);
+  return heads;
 }
 
 LogicalResult decompose(AttentionOp op, RewriterBase &rewriter) {
@@ -688,6 +751,8 @@ LogicalResult decompose(AttentionGradOp op, RewriterBase &rewriter) {
       keyToOutput(dV, op.getGradValue().getType())};
   if (op.getBias())
     results.push_back(dec.gradBias(dS, op.getBias().getType()));
+  if (op.getSinks())
+    results.push_back(dec.gradSinks(rowD, lse5, op.getSinks().getType()));
   rewriter.replaceOp(op, results);
   return success();
 }

@@ -263,10 +263,10 @@ struct FAFp8QuantizePass
     auto quantized = AttentionOp::create(
         b, op.getOutput().getType(),
         op.getLse() ? op.getLse().getType() : Type(), fp8[0], fp8[1], fp8[2],
-        op.getBias(), descales[0], descales[1], descales[2],
-        op.getCaptures(), op.getLayoutAttr(), op.getScaleAttr(), op.getCausalAttr(),
-        op.getMaskAlignmentAttr(), op.getWindowAttr(), op.getSoftcapAttr(),
-        op.getNumSplitsAttr(),
+        op.getBias(), descales[0], descales[1], descales[2], op.getSinks(),
+        op.getCaptures(), op.getLayoutAttr(), op.getScaleAttr(),
+        op.getCausalAttr(), op.getMaskAlignmentAttr(), op.getWindowAttr(),
+        op.getSoftcapAttr(), op.getNumSplitsAttr(),
         block ? b.getDenseI64ArrayAttr({block, block}) : DenseI64ArrayAttr());
     // The modifiers act on the scores, which quantization leaves as they are.
     quantized.getScoreMod().takeBody(op.getScoreMod());

@@ -60,17 +60,23 @@ SmallVector<unsigned> allDims(unsigned rank) {
   return llvm::to_vector(llvm::seq<unsigned>(0, rank));
 }
 
-/// An empty forward: every row sees no key (output 0, LSE -inf), or there
-/// is no row at all.
+/// An empty forward: every row sees no key (output 0, LSE -inf, or the
+/// row's sink with sinks), or there is no row at all.
 void replaceEmptyForward(AttentionOp op, RewriterBase &rewriter) {
   LayoutDims ld = getLayoutDims(op.getLayout());
   Location loc = op.getLoc();
   SmallVector<Value> results = {filled(rewriter, loc, op.getOutput().getType(),
                                        op.getQuery(), allDims(4), 0.0)};
-  if (op.getLse())
-    results.push_back(filled(rewriter, loc, op.getLse().getType(),
-                             op.getQuery(), {ld.batch, ld.heads, ld.seq},
-                             -std::numeric_limits<double>::infinity()));
+  if (op.getLse()) {
+    Value lse = filled(rewriter, loc, op.getLse().getType(), op.getQuery(),
+                       {ld.batch, ld.heads, ld.seq},
+                       -std::numeric_limits<double>::infinity());
+    if (Value sinks = op.getSinks()) // [heads_q] along dims 0 and 2
+      lse = linalg::BroadcastOp::create(rewriter, loc, sinks, lse,
+                                        ArrayRef<int64_t>{0, 2})
+                .getResult()[0];
+    results.push_back(lse);
+  }
   rewriter.replaceOp(op, results);
 }
 
@@ -78,7 +84,11 @@ void replaceEmptyForward(AttentionOp op, RewriterBase &rewriter) {
 void replaceEmptyBackward(AttentionGradOp op, RewriterBase &rewriter) {
   Location loc = op.getLoc();
   SmallVector<Value> results;
-  Value likes[] = {op.getQuery(), op.getKey(), op.getValue(), op.getBias()};
+  // Each result has the shape of its input (the optional ones in order).
+  SmallVector<Value> likes = {op.getQuery(), op.getKey(), op.getValue()};
+  for (Value optional : {op.getBias(), op.getSinks()})
+    if (optional)
+      likes.push_back(optional);
   for (auto [result, like] : llvm::zip(op.getResults(), likes)) {
     auto type = cast<RankedTensorType>(result.getType());
     results.push_back(filled(rewriter, loc, type, like,

@@ -67,6 +67,13 @@ defvar FA_AttentionConfigDoc = [{
     that every target evaluates per element. A capture is a scalar
     (integer, index or float) or a ranked tensor of them. The backward
     differentiates `score_mod` with respect to its score from its ops.
+
+    Attention sinks (gpt-oss): `sinks(%s : tensor<heads_q x f32>)` adds one
+    logit per query head to every row's softmax normalizer, with no value
+    row: `LSE_i = log(exp(sink_h) + sum_j exp(s_ij))`, `O_i = sum_j
+    exp(s_ij - LSE_i) v_j`. The sink is not scaled, modified or masked; the
+    log-sum-exp includes it, and a row with every key hidden has output 0
+    and log-sum-exp `sink_h`.
 }];
 
 // Every fa op refuses attributes it does not declare (a dialect's
@@ -153,6 +160,7 @@ def FA_AttentionOp : FA_Op<"attention",
     Optional<AnyRankedTensor>:$query_descale,
     Optional<AnyRankedTensor>:$key_descale,
     Optional<AnyRankedTensor>:$value_descale,
+    Optional<AnyRankedTensor>:$sinks,
     Variadic<FA_CaptureType>:$captures
   ), FA_AttentionConfigAttrs, (ins
     OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$num_splits,
@@ -168,6 +176,7 @@ def FA_AttentionOp : FA_Op<"attention",
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`descale` `(` $query_descale^ `,` $key_descale `,` $value_descale `:`
         type($query_descale) `,` type($key_descale) `,` type($value_descale) `)`)?
+    (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
     (`captures` `(` $captures^ `:` type($captures) `)`)?
     attr-dict `->` type($output) (`,` type($lse)^)?
     (`score_mod` $score_mod^)? (`mask_mod` $mask_mod^)?
@@ -191,8 +200,9 @@ def FA_AttentionOp : FA_Op<"attention",
 }
 
 def FA_AttentionGradOp : FA_Op<"attention_grad",
-    [Pure, AttrSizedOperandSegments, IsolatedFromAbove]> {
-  let summary = "gradients of fa.attention: (dO, Q, K, V, O, LSE) -> (dQ, dK, dV[, dBias])";
+    [Pure, AttrSizedOperandSegments, AttrSizedResultSegments,
+     IsolatedFromAbove]> {
+  let summary = "gradients of fa.attention: (dO, Q, K, V, O, LSE) -> (dQ, dK, dV[, dBias][, dSinks])";
   let description = !strconcat([{
     The backward of `fa.attention` with the same attributes: given the
     gradient of the output `dO`, the forward's inputs, its output `O` and its
@@ -200,6 +210,8 @@ def FA_AttentionGradOp : FA_Op<"attention_grad",
     is given (`dBias` has the bias's shape: broadcast dimensions are summed).
     dK and dV of a grouped key/value head sum over the query heads that share
     it. Element types f32, f16 and bf16; dQ, dK, dV have their inputs' types.
+    With `sinks`, the last result is their gradient `grad_sinks` (the sinks'
+    type); `lse` is then the forward's, which includes the sinks.
 
   }], FA_AttentionConfigDoc, [{
 
@@ -221,13 +233,15 @@ def FA_AttentionGradOp : FA_Op<"attention_grad",
     AnyRankedTensor:$output,
     AnyRankedTensor:$lse,
     Optional<AnyRankedTensor>:$bias,
+    Optional<AnyRankedTensor>:$sinks,
     Variadic<FA_CaptureType>:$captures
   ), FA_AttentionConfigAttrs);
   let results = (outs
     AnyRankedTensor:$grad_query,
     AnyRankedTensor:$grad_key,
     AnyRankedTensor:$grad_value,
-    Optional<AnyRankedTensor>:$grad_bias
+    Optional<AnyRankedTensor>:$grad_bias,
+    Optional<AnyRankedTensor>:$grad_sinks
   );
 
   let assemblyFormat = [{
@@ -235,9 +249,11 @@ def FA_AttentionGradOp : FA_Op<"attention_grad",
     type($grad_output) `,` type($query) `,` type($key) `,` type($value) `,`
     type($output) `,` type($lse)
     (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
     (`captures` `(` $captures^ `:` type($captures) `)`)?
     attr-dict `->` type($grad_query) `,` type($grad_key) `,` type($grad_value)
-    (`,` type($grad_bias)^)?
+    `` custom<GradExtraTypes>(ref($bias), ref($sinks), type($grad_bias),
+                           type($grad_sinks))
     (`score_mod` $score_mod^)? (`mask_mod` $mask_mod^)?
   }];
   let regions = FA_ModifierRegions;

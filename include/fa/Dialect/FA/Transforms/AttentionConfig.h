@@ -61,6 +61,9 @@ struct AttentionConfig {
   /// Set by a target that evaluates the regions its own way (see
   /// ModifierTarget); `captures` is then not read.
   ModifierTarget *modifierTarget = nullptr;
+  /// The op's attention sinks, tensor<heads_q x f32> (null without): one
+  /// logit per query head in every row's softmax normalizer, no value row.
+  Value sinks;
 
   static AttentionConfig get(AttentionOp op);
   static AttentionConfig get(AttentionGradOp op);

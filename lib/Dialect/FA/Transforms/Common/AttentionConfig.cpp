@@ -34,6 +34,7 @@ static AttentionConfig getConfig(OpT op) {
   if (!op.getMaskMod().empty())
     c.maskMod = &op.getMaskMod();
   llvm::append_range(c.captures, op.getCaptures());
+  c.sinks = op.getSinks();
   return c;
 }
 

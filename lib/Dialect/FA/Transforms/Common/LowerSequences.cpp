@@ -255,9 +255,9 @@ AttentionOp SequenceBuilder::attention(Operation *op, Value q, Value k,
   auto attr = [&](StringRef name) { return op->getAttr(name); };
   return AttentionOp::create(
       b, outType, lseType, q, k, v, Value(), Value(), Value(), Value(),
-      /*captures=*/ValueRange(), Layout::bshd, dyn_cast_or_null<FloatAttr>(attr("scale")),
-      op->hasAttr("causal"), alignment,
-      dyn_cast_or_null<DenseI64ArrayAttr>(attr("window")),
+      /*sinks=*/Value(), /*captures=*/ValueRange(), Layout::bshd,
+      dyn_cast_or_null<FloatAttr>(attr("scale")), op->hasAttr("causal"),
+      alignment, dyn_cast_or_null<DenseI64ArrayAttr>(attr("window")),
       dyn_cast_or_null<FloatAttr>(attr("softcap")),
       dyn_cast_or_null<IntegerAttr>(attr("num_splits")),
       /*descale_block=*/DenseI64ArrayAttr());

@@ -358,10 +358,10 @@ LogicalResult buildBackward(const Plan &plan, AttentionOp attn, Value q,
   Value dOv = convertElementType(gb, *dO, elt);
   auto grad = AttentionGradOp::create(
       gb, q.getType(), k.getType(), v.getType(),
-      bias ? bias.getType() : Type(), dOv, q, k, v, attn.getOutput(),
-      attn.getLse(), bias, attn.getCaptures(), plan.layout,
-      attn.getScaleAttr(), m.causal, attn.getMaskAlignmentAttr(),
-      attn.getWindowAttr(), attn.getSoftcapAttr());
+      bias ? bias.getType() : Type(), /*grad_sinks=*/Type(), dOv, q, k, v,
+      attn.getOutput(), attn.getLse(), bias, /*sinks=*/Value(),
+      attn.getCaptures(), plan.layout, attn.getScaleAttr(), m.causal,
+      attn.getMaskAlignmentAttr(), attn.getWindowAttr(), attn.getSoftcapAttr());
   // The same modifiers: dS goes through score_mod's derivative.
   IRMapping same;
   attn.getScoreMod().cloneInto(&grad.getScoreMod(), same);
@@ -495,7 +495,8 @@ FailureOr<Value> mlir::fa::raising::buildAttention(
   }
   auto attn = AttentionOp::create(
       b, outType, lseType, *q, *k, *v, *bias, Value(), Value(), Value(),
-      mods->captures, plan.layout, b.getF32FloatAttr(plan.scale), m.causal, align, window,
+      /*sinks=*/Value(), mods->captures, plan.layout,
+      b.getF32FloatAttr(plan.scale), m.causal, align, window,
       plan.softcap ? b.getF32FloatAttr(*plan.softcap) : FloatAttr(),
       /*num_splits=*/IntegerAttr(),
       /*descale_block=*/DenseI64ArrayAttr());

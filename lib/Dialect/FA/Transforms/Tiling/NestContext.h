@@ -9,6 +9,7 @@
 #define FA_LIB_DIALECT_FA_TRANSFORMS_TILING_NESTCONTEXT_H
 
 #include "MaskBounds.h"
+#include "ModTiles.h"
 #include "OperandTiles.h"
 #include "ScoreTile.h"
 #include "TileBuilder.h"
@@ -25,7 +26,8 @@ struct NestContext {
         p(Problem::get(b, config.layout, op.getQuery(), op.getKey(),
                        op.getValue())),
         tiles(tb, p), bounds(tb, config, p.seqQ, p.seqK),
-        scores(tb, config, bounds, bool(op.getBias())) {}
+        modTiles(tb, config, p, options),
+        scores(tb, config, bounds, modTiles, bool(op.getBias())) {}
 
   OpT op;
   TileBuilder tb;
@@ -34,6 +36,7 @@ struct NestContext {
   Problem p;
   OperandTiles tiles;
   MaskBounds bounds;
+  ModTiles modTiles;
   ScoreTile scores;
 };
 

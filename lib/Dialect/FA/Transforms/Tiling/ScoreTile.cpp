@@ -16,25 +16,21 @@ using utils::IteratorType;
 static constexpr double kLn2 = 0.6931471805599453;
 
 ScoreTile::ScoreTile(TileBuilder &tb, const AttentionConfig &config,
-                     MaskBounds &bounds, bool hasBias)
-    : tb(tb), config(config), log2Score(config, hasBias), bounds(bounds) {}
+                     MaskBounds &bounds, ModTiles &modTiles, bool hasBias)
+    : tb(tb), config(config), log2Score(config, hasBias), bounds(bounds),
+      modTiles(modTiles) {}
 
-Value ScoreTile::body(Value qk, Value bias, Value i, Value j, bool masked,
-                      TileHead at) {
+Value ScoreTile::body(Value qk, Value bias, Value i, Value j, bool bandMask,
+                      bool modMask, TileHead at) {
   ImplicitLocOpBuilder &b = tb.b;
   Value biasF32 = bias ? tb.extendF32(bias) : Value();
-  if (!config.hasModifiers()) {
-    Value s = log2Score.emit(b, qk, biasF32);
-    if (!masked)
-      return s;
-    return arith::SelectOp::create(
-        b, bounds.isMasked(i, j),
-        tb.f32(-std::numeric_limits<double>::infinity()), s);
-  }
-  ScorePosition pos{at.batch, at.head, i, j};
-  Value s = log2Score.emit(b, qk, biasF32, pos);
-  Value hidden = masked ? bounds.isMasked(i, j) : Value();
-  if (Value hides = config.emitMaskModHides(b, pos))
+  std::optional<ScorePosition> pos;
+  if (config.hasModifiers())
+    pos = ScorePosition{at.batch, at.head, i, j};
+  Value s = pos ? log2Score.emit(b, qk, biasF32, *pos)
+                : log2Score.emit(b, qk, biasF32);
+  Value hidden = bandMask ? bounds.isMasked(i, j) : Value();
+  if (Value hides = modMask && pos ? config.emitMaskModHides(b, *pos) : Value())
     hidden = hidden ? arith::OrIOp::create(b, hidden, hides).getResult()
                     : hides;
   if (!hidden)
@@ -66,13 +62,23 @@ Value ScoreTile::overTile(
 Value ScoreTile::scores(Value qk, Value bias, Span rows, Span cols,
                         TileHead at) {
   ImplicitLocOpBuilder &b = tb.b;
+  // mask_mod is evaluated on every tile unless ModTiles tells the tiles it
+  // leaves fully visible.
+  Value modVisible =
+      config.maskMod ? modTiles.visible(rows, cols, at) : Value();
+  bool modOnEveryTile = config.maskMod && !modVisible;
   auto emit = [&](bool masked) {
     return overTile(qk, bias, rows, cols, masked || config.hasModifiers(),
                     [&](Value qkv, Value biasv, Value i, Value j) {
-                      return body(qkv, biasv, i, j, masked, at);
+                      return body(qkv, biasv, i, j, masked && bounds.hasMask(),
+                                  masked || modOnEveryTile, at);
                     });
   };
   Value visible = bounds.fullyVisible(rows, cols);
+  if (modVisible)
+    visible = visible
+                  ? arith::AndIOp::create(b, visible, modVisible).getResult()
+                  : modVisible;
   if (!visible)
     return emit(false);
   auto ifOp = scf::IfOp::create(b, TypeRange{qk.getType()}, visible,

@@ -5,7 +5,8 @@
 // that softmax uses exp2. log2(e) is folded into the scale when nothing
 // (bias, softcap) sits between the scale and the exponential. The
 // per-element mask is computed only on tiles that cross the mask boundary:
-// an scf.if on MaskBounds::fullyVisible picks the unmasked body otherwise.
+// an scf.if on MaskBounds::fullyVisible (and, with mask_mod, on
+// ModTiles::visible) picks the unmasked body otherwise.
 // The forward, the backward and the dQ nest all take their scores from here.
 //
 //===----------------------------------------------------------------------===//
@@ -13,25 +14,21 @@
 #define FA_LIB_DIALECT_FA_TRANSFORMS_TILING_SCORETILE_H
 
 #include "MaskBounds.h"
+#include "ModTiles.h"
 #include "TileBuilder.h"
 #include "fa/Dialect/FA/Transforms/AttentionConfig.h"
 
 namespace mlir::fa::tiling {
 
-/// The batch and query head a tile of scores belongs to (index values):
-/// with the tile's rows and columns, what score_mod and mask_mod take.
-struct TileHead {
-  Value batch, head;
-};
-
 class ScoreTile {
 public:
   ScoreTile(TileBuilder &tb, const AttentionConfig &config, MaskBounds &bounds,
-            bool hasBias);
+            ModTiles &modTiles, bool hasBias);
 
   /// log2(e) * S for the tile rows x cols, -inf where hidden. `qk` holds the
   /// f32 dot products q_i . k_j, `bias` the bias tile (null without bias).
-  /// With mask_mod every tile is masked element by element.
+  /// With mask_mod every tile is masked element by element, except those
+  /// ModTiles knows mask_mod leaves fully visible.
   Value scores(Value qk, Value bias, Span rows, Span cols, TileHead at);
 
   /// Scalar d S / d(scale qk + bias) given a value of `scores` (log2
@@ -44,10 +41,11 @@ public:
   Value derivatives(Value qk, Value bias, Span rows, Span cols, TileHead at);
 
 private:
-  /// The score of element (i, j); `i` and `j` are null on a tile without a
-  /// mask and without modifiers.
-  Value body(Value qk, Value bias, Value i, Value j, bool masked,
-             TileHead at);
+  /// The score of element (i, j), with the causal/window mask when
+  /// `bandMask` and mask_mod when `modMask`; `i` and `j` are null on a
+  /// tile without a mask and without modifiers.
+  Value body(Value qk, Value bias, Value i, Value j, bool bandMask,
+             bool modMask, TileHead at);
   /// A generic over the tile with q . k, the bias (null without) and the
   /// element's global row and column (null unless `withIndices`).
   Value overTile(Value qk, Value bias, Span rows, Span cols, bool withIndices,
@@ -58,6 +56,7 @@ private:
   AttentionConfig config;
   Log2Score log2Score;
   MaskBounds &bounds;
+  ModTiles &modTiles;
 };
 
 } // namespace mlir::fa::tiling

@@ -116,7 +116,11 @@ Value TileBuilder::emptyF32(ArrayRef<OpFoldResult> sizes) {
 }
 
 Value TileBuilder::fillF32(ArrayRef<OpFoldResult> sizes, double v) {
-  return linalg::FillOp::create(b, f32(v), emptyF32(sizes)).getResult(0);
+  return fillF32(sizes, f32(v));
+}
+
+Value TileBuilder::fillF32(ArrayRef<OpFoldResult> sizes, Value v) {
+  return linalg::FillOp::create(b, v, emptyF32(sizes)).getResult(0);
 }
 
 SmallVector<OpFoldResult> TileBuilder::sizesOf(Value t) {

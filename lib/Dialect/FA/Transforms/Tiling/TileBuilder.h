@@ -70,6 +70,8 @@ public:
   // f32 tile arithmetic.
   Value emptyF32(ArrayRef<OpFoldResult> sizes);
   Value fillF32(ArrayRef<OpFoldResult> sizes, double v);
+  /// Filled with the f32 value `v`.
+  Value fillF32(ArrayRef<OpFoldResult> sizes, Value v);
   SmallVector<OpFoldResult> sizesOf(Value t);
   /// f32 copy of a 2-D tile, times `factor` when not null (an f32 scalar,
   /// or a [rows] tensor: one factor per row of `tile`), transposed when

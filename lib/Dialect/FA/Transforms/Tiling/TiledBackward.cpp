@@ -26,6 +26,11 @@
 // [B, Hq, Sq, D] buffer with memref.atomic_rmw (one recomputation of P
 // instead of two; the summation order, and so the rounding, varies).
 //
+// Attention sinks change nothing in the nests (the sink has no value row,
+// and P comes from the forward's LSE, which includes it); their gradient
+// dSinks_h = -sum over (b, i) of exp(sink_h - LSE) D is one reduction of D
+// and the LSE after the D nest.
+//
 // Grouped-query heads: the dK/dV nest owns a kv head and loops over the
 // query heads sharing it, so the group sum needs no atomics. When the bias
 // is broadcast over batch (or heads), dBias sums over them: the nest then
@@ -75,6 +80,8 @@ public:
 
 private:
   Value rowDeltas();
+  /// dSinks [heads_q] from D and the LSE (see the file comment).
+  Value gradSinks(Value delta);
   /// dK, dV (and dBias); with `dqBuffer`, also adds dS K into it atomically.
   SmallVector<Value> keyNest(Value delta, Value dqBuffer);
   Value queryNest(Value delta);
@@ -107,6 +114,8 @@ SmallVector<Value> BackwardNest::build() {
   SmallVector<Value> results = {dQ, keyGrads[0], keyGrads[1]};
   if (op.getBias())
     results.push_back(keyGrads[2]);
+  if (op.getSinks())
+    results.push_back(gradSinks(delta));
   for (auto [result, expected] : llvm::zip(results, op.getResults()))
     if (result.getType() != expected.getType())
       result = tensor::CastOp::create(tb.b, expected.getType(), result);
@@ -115,16 +124,20 @@ SmallVector<Value> BackwardNest::build() {
 
 std::pair<Value, Value> BackwardNest::keyTileRange(Span rows) {
   if (bounds.hasMask())
-    return bounds.tileRange(bounds.keyRange(rows), options.blockK);
-  return {tb.index(0), arith::CeilDivSIOp::create(tb.b, p.seqK,
-                                                  tb.index(options.blockK))};
+    return modTiles.keyTiles(
+        rows, bounds.tileRange(bounds.keyRange(rows), options.blockK));
+  return modTiles.keyTiles(
+      rows, {tb.index(0), arith::CeilDivSIOp::create(
+                              tb.b, p.seqK, tb.index(options.blockK))});
 }
 
 std::pair<Value, Value> BackwardNest::queryTileRange(Span cols) {
   if (bounds.hasMask())
-    return bounds.tileRange(bounds.queryRange(cols), options.blockQ);
-  return {tb.index(0), arith::CeilDivSIOp::create(tb.b, p.seqQ,
-                                                  tb.index(options.blockQ))};
+    return modTiles.queryTiles(
+        cols, bounds.tileRange(bounds.queryRange(cols), options.blockQ));
+  return modTiles.queryTiles(
+      cols, {tb.index(0), arith::CeilDivSIOp::create(
+                              tb.b, p.seqQ, tb.index(options.blockQ))});
 }
 
 Value BackwardNest::storeScaled(Value dest, ArrayRef<OpFoldResult> offsets,
@@ -170,6 +183,30 @@ Value BackwardNest::rowDeltas() {
             tb.extractRows(op.getOutput(), p.ld, bi, h, rows), dest);
         return {w};
       })[0];
+}
+
+Value BackwardNest::gradSinks(Value delta) {
+  ImplicitLocOpBuilder &b = tb.b;
+  MLIRContext *ctx = b.getContext();
+  using utils::IteratorType;
+  AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
+  AffineMap head = AffineMap::get(3, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  Value init = tb.fillF32({p.headsQ}, 0.0);
+  // (b, h, i): -exp(sink_h - LSE) D summed into [h]; a row with LSE -inf
+  // (no sink, no visible key) has D = 0 and adds 0, not NaN.
+  return tb.generic(
+      {delta, op.getLse(), op.getSinks()}, init, {id3, id3, head, head},
+      {IteratorType::reduction, IteratorType::parallel,
+       IteratorType::reduction},
+      [&](ValueRange a) -> Value {
+        Value pSink =
+            math::ExpOp::create(b, arith::SubFOp::create(b, a[2], a[1]));
+        Value none = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, a[1],
+                                           tb.f32(-kInf));
+        Value term = arith::SelectOp::create(
+            b, none, tb.f32(0), arith::MulFOp::create(b, pSink, a[0]));
+        return arith::SubFOp::create(b, a[3], term);
+      });
 }
 
 QueryRows BackwardNest::queryRows(Value delta, Value bi, Value h, Span rows) {
@@ -336,184 +373,200 @@ SmallVector<Value> BackwardNest::keyNest(Value delta, Value dqBuffer) {
         b, tb.sizesOf(bias), cast<RankedTensorType>(bias.getType())
                                  .getElementType()));
 
-  return buildForall(tb, ubs, outputs, [&](ValueRange ivs, ValueRange shared)
-                                           -> SmallVector<TileWrite> {
-    Span cols = tb.block(
-        bounds.hasMask() ? tb.interleaved(ivs[2], numKTiles) : ivs[2],
-        options.blockK, p.seqK);
-    Span batches = serialBatch ? Span{tb.index(0), p.batch}
-                               : Span{ivs[0], tb.index(1)};
-    Span kvHeads = serialHeads ? Span{tb.index(0), p.headsKV}
-                               : Span{ivs[1], tb.index(1)};
-    // The iteration's region of dK/dV: [batches, kvHeads, cols, :].
-    auto keyRegion = [&](int64_t dim, Span bs, Span hs, Span ss) {
-      SmallVector<OpFoldResult> offsets(4), sizes(4);
-      offsets[p.ld.batch] = bs.start;
-      sizes[p.ld.batch] = bs.len;
-      offsets[p.ld.heads] = hs.start;
-      sizes[p.ld.heads] = hs.len;
-      offsets[p.ld.seq] = ss.start;
-      sizes[p.ld.seq] = ss.len;
-      offsets[p.ld.dim] = b.getIndexAttr(0);
-      sizes[p.ld.dim] = b.getIndexAttr(dim);
-      return std::make_pair(tb.folded(offsets), tb.folded(sizes));
-    };
-    auto [kOffsets, kSizes] = keyRegion(p.headDim, batches, kvHeads, cols);
-    auto [vOffsets, vSizes] = keyRegion(p.headDimV, batches, kvHeads, cols);
-    auto strides = SmallVector<OpFoldResult>(4, b.getIndexAttr(1));
-    // An f32 gradient accumulates in its own region of the result (no copy
-    // at the end); other types accumulate in f32 and convert once.
-    auto accumulator = [&](Value strip, ArrayRef<OpFoldResult> offsets,
-                           ArrayRef<OpFoldResult> sizes, int64_t dim,
-                           Span cols) -> Value {
-      if (cast<RankedTensorType>(strip.getType()).getElementType().isF32())
-        return linalg::FillOp::create(b, tb.f32(0),
-                                      tb.extractRegion(strip, offsets, sizes))
-            .getResult(0);
-      return tb.fillF32({cols.len, b.getIndexAttr(dim)}, 0.0);
-    };
-    Value dKStrip =
-        tensor::ExtractSliceOp::create(b, shared[0], kOffsets, kSizes, strides);
-    Value dVStrip =
-        tensor::ExtractSliceOp::create(b, shared[1], vOffsets, vSizes, strides);
-    // dBias of this iteration: [batches|1, heads_q of kvHeads|1, seq_q, cols]
-    // accumulated in f32.
-    SmallVector<OpFoldResult> biasOffsets, biasSizes;
-    Value dBiasStrip;
-    if (bias) {
-      Value headsQStart = tb.mul(kvHeads.start, p.group);
-      biasOffsets = {serialBatch ? OpFoldResult(b.getIndexAttr(0))
-                                 : OpFoldResult(batches.start),
-                     serialHeads ? OpFoldResult(b.getIndexAttr(0))
-                                 : OpFoldResult(headsQStart),
-                     b.getIndexAttr(0), cols.start};
-      biasSizes = {serialBatch ? OpFoldResult(b.getIndexAttr(1))
-                               : OpFoldResult(batches.len),
-                   serialHeads ? OpFoldResult(b.getIndexAttr(1))
-                               : OpFoldResult(tb.mul(kvHeads.len, p.group)),
-                   p.seqQ, cols.len};
-      if (cast<RankedTensorType>(bias.getType()).getElementType().isF32())
-        dBiasStrip = linalg::FillOp::create(
-                         b, tb.f32(0),
-                         tensor::ExtractSliceOp::create(b, shared[2],
-                                                        biasOffsets, biasSizes,
-                                                        strides)
-                             .getResult())
-                         .getResult(0);
-      else
-        dBiasStrip = tb.fillF32(biasSizes, 0.0);
-    }
+  return buildForall(
+      tb, ubs, outputs,
+      [&](ValueRange ivs, ValueRange shared) -> SmallVector<TileWrite> {
+        Span cols = tb.block(bounds.hasMask() || modTiles.active()
+                                 ? tb.interleaved(ivs[2], numKTiles)
+                                 : ivs[2],
+                             options.blockK, p.seqK);
+        Span batches = serialBatch ? Span{tb.index(0), p.batch}
+                                   : Span{ivs[0], tb.index(1)};
+        Span kvHeads = serialHeads ? Span{tb.index(0), p.headsKV}
+                                   : Span{ivs[1], tb.index(1)};
+        // The iteration's region of dK/dV: [batches, kvHeads, cols, :].
+        auto keyRegion = [&](int64_t dim, Span bs, Span hs, Span ss) {
+          SmallVector<OpFoldResult> offsets(4), sizes(4);
+          offsets[p.ld.batch] = bs.start;
+          sizes[p.ld.batch] = bs.len;
+          offsets[p.ld.heads] = hs.start;
+          sizes[p.ld.heads] = hs.len;
+          offsets[p.ld.seq] = ss.start;
+          sizes[p.ld.seq] = ss.len;
+          offsets[p.ld.dim] = b.getIndexAttr(0);
+          sizes[p.ld.dim] = b.getIndexAttr(dim);
+          return std::make_pair(tb.folded(offsets), tb.folded(sizes));
+        };
+        auto [kOffsets, kSizes] = keyRegion(p.headDim, batches, kvHeads, cols);
+        auto [vOffsets, vSizes] = keyRegion(p.headDimV, batches, kvHeads, cols);
+        auto strides = SmallVector<OpFoldResult>(4, b.getIndexAttr(1));
+        // An f32 gradient accumulates in its own region of the result (no copy
+        // at the end); other types accumulate in f32 and convert once.
+        auto accumulator = [&](Value strip, ArrayRef<OpFoldResult> offsets,
+                               ArrayRef<OpFoldResult> sizes, int64_t dim,
+                               Span cols) -> Value {
+          if (cast<RankedTensorType>(strip.getType()).getElementType().isF32())
+            return linalg::FillOp::create(
+                       b, tb.f32(0), tb.extractRegion(strip, offsets, sizes))
+                .getResult(0);
+          return tb.fillF32({cols.len, b.getIndexAttr(dim)}, 0.0);
+        };
+        Value dKStrip = tensor::ExtractSliceOp::create(b, shared[0], kOffsets,
+                                                       kSizes, strides);
+        Value dVStrip = tensor::ExtractSliceOp::create(b, shared[1], vOffsets,
+                                                       vSizes, strides);
+        // dBias of this iteration: [batches|1, heads_q of kvHeads|1, seq_q,
+        // cols] accumulated in f32.
+        SmallVector<OpFoldResult> biasOffsets, biasSizes;
+        Value dBiasStrip;
+        if (bias) {
+          Value headsQStart = tb.mul(kvHeads.start, p.group);
+          biasOffsets = {serialBatch ? OpFoldResult(b.getIndexAttr(0))
+                                     : OpFoldResult(batches.start),
+                         serialHeads ? OpFoldResult(b.getIndexAttr(0))
+                                     : OpFoldResult(headsQStart),
+                         b.getIndexAttr(0), cols.start};
+          biasSizes = {serialBatch ? OpFoldResult(b.getIndexAttr(1))
+                                   : OpFoldResult(batches.len),
+                       serialHeads ? OpFoldResult(b.getIndexAttr(1))
+                                   : OpFoldResult(tb.mul(kvHeads.len, p.group)),
+                       p.seqQ, cols.len};
+          if (cast<RankedTensorType>(bias.getType()).getElementType().isF32())
+            dBiasStrip = linalg::FillOp::create(
+                             b, tb.f32(0),
+                             tensor::ExtractSliceOp::create(
+                                 b, shared[2], biasOffsets, biasSizes, strides)
+                                 .getResult())
+                             .getResult(0);
+          else
+            dBiasStrip = tb.fillF32(biasSizes, 0.0);
+        }
 
-    SmallVector<Value> init = {dKStrip, dVStrip};
-    if (bias)
-      init.push_back(dBiasStrip);
-    SmallVector<Value> done = buildFor(
-        tb, batches.start, tb.add(batches.start, batches.len), init,
-        [&](Value bi, ValueRange c1) {
-          return buildFor(
-              tb, kvHeads.start, tb.add(kvHeads.start, kvHeads.len), c1,
-              [&](Value hk, ValueRange c2) -> SmallVector<Value> {
-                Value kT = tiles.rowsF32Transposed(op.getKey(), bi, hk, cols,
-                                                   nullptr);
-                Value vT = tiles.rowsF32Transposed(op.getValue(), bi, hk,
-                                                   cols, nullptr);
-                // This (bi, hk)'s rows of the iteration's dK/dV strips.
-                Span one = {tb.sub(bi, batches.start), tb.index(1)};
-                Span oneHead = {tb.sub(hk, kvHeads.start), tb.index(1)};
-                Span allCols = {tb.index(0), cols.len};
-                auto [lkOff, lkSize] = keyRegion(p.headDim, one, oneHead,
-                                                 allCols);
-                auto [lvOff, lvSize] = keyRegion(p.headDimV, one, oneHead,
-                                                 allCols);
-                SmallVector<Value> accInit = {
-                    accumulator(c2[0], lkOff, lkSize, p.headDim, cols),
-                    accumulator(c2[1], lvOff, lvSize, p.headDimV, cols)};
-                if (bias)
-                  accInit.push_back(c2[2]);
-                std::pair<Value, Value> queryTiles = queryTileRange(cols);
-                SmallVector<Value> acc = buildFor(
-                    tb, tb.index(0), p.group, accInit,
-                    [&](Value g, ValueRange c3) {
-                      Value h = tb.add(tb.mul(hk, p.group), g);
-                      return buildTileFor(
-                          tb, queryTiles, options.blockQ, p.seqQ, c3,
-                          [&](Span rows, ValueRange c4) -> SmallVector<Value> {
-                            QueryRows r = queryRows(delta, bi, h, rows);
-                            Value biasTile =
-                                tiles.biasTile(bias, bi, h, rows, cols);
-                            TileGrads grads = tileGrads(
-                                r, kT, vT, biasTile, rows, cols, {bi, h});
-                            if (dqBuffer) {
-                              Value k = tiles.rowsF32(op.getKey(), bi, hk,
-                                                      cols, nullptr);
-                              Value part = tb.matmul(
-                                  grads.dS, k,
-                                  tb.fillF32({rows.len,
-                                              b.getIndexAttr(p.headDim)},
-                                             0.0));
-                              atomicAddRows(dqBuffer, part, bi, h, rows);
-                            }
-                            SmallVector<Value> next = {
-                                tb.matmul(grads.dS, r.q, c4[0], true),
-                                tb.matmul(grads.prob, r.gradOut, c4[1], true)};
-                            if (bias) {
-                              SmallVector<OpFoldResult> offsets = {
-                                  serialBatch ? OpFoldResult(b.getIndexAttr(0))
-                                              : OpFoldResult(tb.sub(
-                                                    bi, batches.start)),
-                                  serialHeads
-                                      ? OpFoldResult(b.getIndexAttr(0))
-                                      : OpFoldResult(tb.sub(
-                                            h, tb.mul(kvHeads.start, p.group))),
-                                  rows.start, b.getIndexAttr(0)};
-                              SmallVector<OpFoldResult> sizes = {
-                                  b.getIndexAttr(1), b.getIndexAttr(1),
-                                  rows.len, cols.len};
-                              Value region =
-                                  tb.extractRegion(c4[2], offsets, sizes);
-                              Value sum = tb.update(
-                                  region, {grads.dS},
-                                  [&](ValueRange a) -> Value {
-                                    return arith::AddFOp::create(b, a[1],
-                                                                 a[0]);
-                                  });
-                              next.push_back(tensor::InsertSliceOp::create(
-                                  b, sum, c4[2], offsets, sizes,
-                                  SmallVector<OpFoldResult>(
-                                      4, b.getIndexAttr(1))));
-                            }
-                            return next;
-                          });
-                    });
-                Value dK = storeScaled(c2[0], lkOff, lkSize, acc[0],
-                                       config.scale);
-                Value dV = storeScaled(c2[1], lvOff, lvSize, acc[1], 1.0);
-                SmallVector<Value> next = {
-                    tensor::InsertSliceOp::create(b, dK, c2[0], lkOff, lkSize,
-                                                  strides),
-                    tensor::InsertSliceOp::create(b, dV, c2[1], lvOff, lvSize,
-                                                  strides)};
-                if (bias)
-                  next.push_back(acc[2]);
-                return next;
-              });
-        });
-    SmallVector<TileWrite> writes = {{done[0], 0, kOffsets, kSizes},
-                                     {done[1], 1, vOffsets, vSizes}};
-    if (bias) {
-      Type elt = cast<RankedTensorType>(bias.getType()).getElementType();
-      Value dBias = done[2];
-      if (!elt.isF32()) {
-        Value dest = tensor::ExtractSliceOp::create(b, shared[2], biasOffsets,
-                                                    biasSizes, strides);
-        dBias = tb.update(dest, {dBias}, [&](ValueRange a) -> Value {
-          return arith::TruncFOp::create(b, elt, a[0]);
-        });
-      }
-      writes.push_back({dBias, 2, biasOffsets, biasSizes});
-    }
-    return writes;
-  });
+        SmallVector<Value> init = {dKStrip, dVStrip};
+        if (bias)
+          init.push_back(dBiasStrip);
+        SmallVector<Value> done = buildFor(
+            tb, batches.start, tb.add(batches.start, batches.len), init,
+            [&](Value bi, ValueRange c1) {
+              return buildFor(
+                  tb, kvHeads.start, tb.add(kvHeads.start, kvHeads.len), c1,
+                  [&](Value hk, ValueRange c2) -> SmallVector<Value> {
+                    Value kT = tiles.rowsF32Transposed(op.getKey(), bi, hk,
+                                                       cols, nullptr);
+                    Value vT = tiles.rowsF32Transposed(op.getValue(), bi, hk,
+                                                       cols, nullptr);
+                    // This (bi, hk)'s rows of the iteration's dK/dV strips.
+                    Span one = {tb.sub(bi, batches.start), tb.index(1)};
+                    Span oneHead = {tb.sub(hk, kvHeads.start), tb.index(1)};
+                    Span allCols = {tb.index(0), cols.len};
+                    auto [lkOff, lkSize] =
+                        keyRegion(p.headDim, one, oneHead, allCols);
+                    auto [lvOff, lvSize] =
+                        keyRegion(p.headDimV, one, oneHead, allCols);
+                    SmallVector<Value> accInit = {
+                        accumulator(c2[0], lkOff, lkSize, p.headDim, cols),
+                        accumulator(c2[1], lvOff, lvSize, p.headDimV, cols)};
+                    if (bias)
+                      accInit.push_back(c2[2]);
+                    std::pair<Value, Value> queryTiles = queryTileRange(cols);
+                    SmallVector<Value> acc = buildFor(
+                        tb, tb.index(0), p.group, accInit,
+                        [&](Value g, ValueRange c3) {
+                          Value h = tb.add(tb.mul(hk, p.group), g);
+                          return buildTileFor(
+                              tb, queryTiles, options.blockQ, p.seqQ, c3,
+                              [&](Span rows, ValueRange c4) {
+                                return modTiles.unlessHidden(
+                                    rows, cols, {bi, h}, c4,
+                                    [&]() -> SmallVector<Value> {
+                                      QueryRows r =
+                                          queryRows(delta, bi, h, rows);
+                                      Value biasTile = tiles.biasTile(
+                                          bias, bi, h, rows, cols);
+                                      TileGrads grads =
+                                          tileGrads(r, kT, vT, biasTile, rows,
+                                                    cols, {bi, h});
+                                      if (dqBuffer) {
+                                        Value k = tiles.rowsF32(
+                                            op.getKey(), bi, hk, cols, nullptr);
+                                        Value part = tb.matmul(
+                                            grads.dS, k,
+                                            tb.fillF32(
+                                                {rows.len,
+                                                 b.getIndexAttr(p.headDim)},
+                                                0.0));
+                                        atomicAddRows(dqBuffer, part, bi, h,
+                                                      rows);
+                                      }
+                                      SmallVector<Value> next = {
+                                          tb.matmul(grads.dS, r.q, c4[0], true),
+                                          tb.matmul(grads.prob, r.gradOut,
+                                                    c4[1], true)};
+                                      if (bias) {
+                                        SmallVector<OpFoldResult> offsets = {
+                                            serialBatch
+                                                ? OpFoldResult(
+                                                      b.getIndexAttr(0))
+                                                : OpFoldResult(tb.sub(
+                                                      bi, batches.start)),
+                                            serialHeads
+                                                ? OpFoldResult(
+                                                      b.getIndexAttr(0))
+                                                : OpFoldResult(tb.sub(
+                                                      h, tb.mul(kvHeads.start,
+                                                                p.group))),
+                                            rows.start, b.getIndexAttr(0)};
+                                        SmallVector<OpFoldResult> sizes = {
+                                            b.getIndexAttr(1),
+                                            b.getIndexAttr(1), rows.len,
+                                            cols.len};
+                                        Value region = tb.extractRegion(
+                                            c4[2], offsets, sizes);
+                                        Value sum = tb.update(
+                                            region, {grads.dS},
+                                            [&](ValueRange a) -> Value {
+                                              return arith::AddFOp::create(
+                                                  b, a[1], a[0]);
+                                            });
+                                        next.push_back(
+                                            tensor::InsertSliceOp::create(
+                                                b, sum, c4[2], offsets, sizes,
+                                                SmallVector<OpFoldResult>(
+                                                    4, b.getIndexAttr(1))));
+                                      }
+                                      return next;
+                                    });
+                              });
+                        });
+                    Value dK =
+                        storeScaled(c2[0], lkOff, lkSize, acc[0], config.scale);
+                    Value dV = storeScaled(c2[1], lvOff, lvSize, acc[1], 1.0);
+                    SmallVector<Value> next = {
+                        tensor::InsertSliceOp::create(b, dK, c2[0], lkOff,
+                                                      lkSize, strides),
+                        tensor::InsertSliceOp::create(b, dV, c2[1], lvOff,
+                                                      lvSize, strides)};
+                    if (bias)
+                      next.push_back(acc[2]);
+                    return next;
+                  });
+            });
+        SmallVector<TileWrite> writes = {{done[0], 0, kOffsets, kSizes},
+                                         {done[1], 1, vOffsets, vSizes}};
+        if (bias) {
+          Type elt = cast<RankedTensorType>(bias.getType()).getElementType();
+          Value dBias = done[2];
+          if (!elt.isF32()) {
+            Value dest = tensor::ExtractSliceOp::create(
+                b, shared[2], biasOffsets, biasSizes, strides);
+            dBias = tb.update(dest, {dBias}, [&](ValueRange a) -> Value {
+              return arith::TruncFOp::create(b, elt, a[0]);
+            });
+          }
+          writes.push_back({dBias, 2, biasOffsets, biasSizes});
+        }
+        return writes;
+      });
 }
 
 Value BackwardNest::queryNest(Value delta) {
@@ -527,9 +580,10 @@ Value BackwardNest::queryNest(Value delta) {
       [&](ValueRange ivs, ValueRange shared) -> SmallVector<TileWrite> {
         Value bi = ivs[0], h = ivs[1];
         Value hk = tiles.kvHead(h);
-        Span rows = tb.block(
-            bounds.hasMask() ? tb.interleaved(ivs[2], numQTiles) : ivs[2],
-            options.blockQ, p.seqQ);
+        Span rows = tb.block(bounds.hasMask() || modTiles.active()
+                                 ? tb.interleaved(ivs[2], numQTiles)
+                                 : ivs[2],
+                             options.blockQ, p.seqQ);
         QueryRows r = queryRows(delta, bi, h, rows);
         TileWrite w{nullptr, 0, {}, {}};
         tb.rowsRegion(p.ld, bi, h, rows, p.headDim, w.offsets, w.sizes);
@@ -542,17 +596,20 @@ Value BackwardNest::queryNest(Value delta) {
                 : tb.fillF32({rows.len, b.getIndexAttr(p.headDim)}, 0.0);
         Value acc = buildTileFor(
             tb, keyTileRange(rows), options.blockK, p.seqK, {acc0},
-            [&](Span cols, ValueRange c) -> SmallVector<Value> {
-              Value kT =
-                  tiles.rowsF32Transposed(op.getKey(), bi, hk, cols, nullptr);
-              Value vT = tiles.rowsF32Transposed(op.getValue(), bi, hk, cols,
-                                                 nullptr);
-              TileGrads grads =
-                  tileGrads(r, kT, vT,
-                            tiles.biasTile(op.getBias(), bi, h, rows, cols),
-                            rows, cols, {bi, h});
-              Value k = tiles.rowsF32(op.getKey(), bi, hk, cols, nullptr);
-              return {tb.matmul(grads.dS, k, c[0])};
+            [&](Span cols, ValueRange c) {
+              return modTiles.unlessHidden(
+                  rows, cols, {bi, h}, c, [&]() -> SmallVector<Value> {
+                    Value kT = tiles.rowsF32Transposed(op.getKey(), bi, hk,
+                                                       cols, nullptr);
+                    Value vT = tiles.rowsF32Transposed(op.getValue(), bi, hk,
+                                                       cols, nullptr);
+                    TileGrads grads = tileGrads(
+                        r, kT, vT,
+                        tiles.biasTile(op.getBias(), bi, h, rows, cols), rows,
+                        cols, {bi, h});
+                    Value k = tiles.rowsF32(op.getKey(), bi, hk, cols, nullptr);
+                    return {tb.matmul(grads.dS, k, c[0])};
+                  });
             })[0];
         w.source = storeScaled(shared[0], w.offsets, w.sizes, acc,
                                config.scale);

@@ -10,6 +10,9 @@
 //     O = acc / l (0 where l = 0); LSE = ln2 m + ln l (-inf where l = 0)
 //   }
 //
+// Attention sinks start the state at m = log2(e) sink_h, l = 1: the sink is
+// one more key with no value row (under split-KV, in split 0 only).
+//
 // A row whose keys are all hidden keeps m = -inf; its max is replaced by 0
 // before subtracting, so that P = exp2(-inf) = 0 rather than NaN.
 //
@@ -39,6 +42,7 @@ using namespace mlir::fa::tiling;
 
 namespace {
 constexpr double kLn2 = 0.6931471805599453;
+constexpr double kLog2E = 1.4426950408889634;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// The online-softmax state of one query tile.
@@ -69,6 +73,8 @@ private:
   SmallVector<TileWrite> queryTile(Value bi, Value h, Value qt,
                                    ValueRange shared,
                                    const KeySplit *split = nullptr);
+  /// m = -inf, l = 0, acc = 0, or the sink's state (see the file comment).
+  RunningSoftmax initialState(Value h, Span rows, const KeySplit *split);
   RunningSoftmax step(const RunningSoftmax &state, Value q, Value bi, Value h,
                       Value hk, Span rows, Span cols);
   /// Entry `i` of 'descale_block' (0: query, 1: key/value); 0 without it.
@@ -91,13 +97,14 @@ SmallVector<Value> ForwardNest::build() {
     outputs.push_back(tb.emptyF32({p.batch, p.headsQ, p.seqQ}));
   Value numQTiles = arith::CeilDivSIOp::create(b, p.seqQ,
                                                tb.index(options.blockQ));
-  SmallVector<Value> results = buildForall(
-      tb, {p.batch, p.headsQ, numQTiles}, outputs,
-      [&](ValueRange ivs, ValueRange shared) {
-        Value qt = bounds.hasMask() ? tb.interleaved(ivs[2], numQTiles)
-                                    : ivs[2];
-        return queryTile(ivs[0], ivs[1], qt, shared);
-      });
+  SmallVector<Value> results =
+      buildForall(tb, {p.batch, p.headsQ, numQTiles}, outputs,
+                  [&](ValueRange ivs, ValueRange shared) {
+                    Value qt = bounds.hasMask() || modTiles.active()
+                                   ? tb.interleaved(ivs[2], numQTiles)
+                                   : ivs[2];
+                    return queryTile(ivs[0], ivs[1], qt, shared);
+                  });
   for (auto [result, expected] : llvm::zip(results, op.getResults()))
     if (result.getType() != expected.getType())
       result = tensor::CastOp::create(b, expected.getType(), result);
@@ -159,10 +166,10 @@ SmallVector<Value> ForwardNest::buildSplit(int64_t numSplits) {
 }
 
 std::pair<Value, Value> ForwardNest::keyTiles(Span rows, const KeySplit *split) {
-  std::pair<Value, Value> range =
-      bounds.hasMask()
-          ? bounds.tileRange(bounds.keyRange(rows), options.blockK)
-          : std::pair<Value, Value>{tb.index(0), numKeyTiles()};
+  std::pair<Value, Value> range = modTiles.keyTiles(
+      rows, bounds.hasMask()
+                ? bounds.tileRange(bounds.keyRange(rows), options.blockK)
+                : std::pair<Value, Value>{tb.index(0), numKeyTiles()});
   if (!split)
     return range;
   Value lo = tb.mul(split->index, split->tilesPerSplit);
@@ -180,16 +187,18 @@ SmallVector<TileWrite> ForwardNest::queryTile(Value bi, Value h, Value qt,
                           tiles.rowDescales(op.getQueryDescale(), bi, hk, h,
                                             rows, descaleBlock(0)));
 
-  RunningSoftmax init = {
-      tb.fillF32({rows.len}, -kInf), tb.fillF32({rows.len}, 0.0),
-      tb.fillF32({rows.len, b.getIndexAttr(p.headDimV)}, 0.0)};
-  SmallVector<Value> final = buildTileFor(
-      tb, keyTiles(rows, split), options.blockK, p.seqK, {init.max, init.sum, init.acc},
-      [&](Span cols, ValueRange c) -> SmallVector<Value> {
-        RunningSoftmax next = step({c[0], c[1], c[2]}, q, bi, h, hk, rows,
-                                   cols);
-        return {next.max, next.sum, next.acc};
-      });
+  RunningSoftmax init = initialState(h, rows, split);
+  SmallVector<Value> final =
+      buildTileFor(tb, keyTiles(rows, split), options.blockK, p.seqK,
+                   {init.max, init.sum, init.acc},
+                   [&](Span cols, ValueRange c) -> SmallVector<Value> {
+                     return modTiles.unlessHidden(
+                         rows, cols, {bi, h}, c, [&]() -> SmallVector<Value> {
+                           RunningSoftmax next = step({c[0], c[1], c[2]}, q, bi,
+                                                      h, hk, rows, cols);
+                           return {next.max, next.sum, next.acc};
+                         });
+                   });
   Value max = final[0], sum = final[1], acc = final[2];
 
   // O = acc * descale_v / l, written straight into the output's region;
@@ -240,6 +249,28 @@ SmallVector<TileWrite> ForwardNest::queryTile(Value bi, Value h, Value qt,
     writes.push_back(l);
   }
   return writes;
+}
+
+RunningSoftmax ForwardNest::initialState(Value h, Span rows,
+                                         const KeySplit *split) {
+  ImplicitLocOpBuilder &b = tb.b;
+  Value max = tb.f32(-kInf), sum = tb.f32(0.0);
+  if (Value sinks = op.getSinks()) {
+    Value sink = tensor::ExtractOp::create(b, sinks, ValueRange{h});
+    max = arith::MulFOp::create(b, sink, tb.f32(kLog2E));
+    // A sink of -inf is no sink: l = exp2(-inf - -inf) would be NaN.
+    Value present = arith::CmpFOp::create(b, arith::CmpFPredicate::ONE, sink,
+                                          tb.f32(-kInf));
+    sum = arith::SelectOp::create(b, present, tb.f32(1.0), tb.f32(0.0));
+    if (split) {
+      Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                          split->index, tb.index(0));
+      max = arith::SelectOp::create(b, first, max, tb.f32(-kInf));
+      sum = arith::SelectOp::create(b, first, sum, tb.f32(0.0));
+    }
+  }
+  return {tb.fillF32({rows.len}, max), tb.fillF32({rows.len}, sum),
+          tb.fillF32({rows.len, b.getIndexAttr(p.headDimV)}, 0.0)};
 }
 
 RunningSoftmax ForwardNest::step(const RunningSoftmax &state, Value q,
