@@ -88,7 +88,8 @@
 #         score_mod/mask_mod path, and causal as a mask_mod next to the causal
 #         attribute (test/Device/bench_modifiers.py) -> $OUT/bench_modifiers.csv
 #       Logs and CSVs go to $OUT; short tables are printed last.
-#       STAGES=3,3b: only those stages (e.g. a second benchmark run).
+#       STAGES=3,3b: only those stages (e.g. a second benchmark run);
+#         8b is stage 8's ragged-batch backward alone.
 #       ROUND_SMOKE=1: a quick pass over every stage (few cases, one
 #       benchmark shape, no memcheck or racecheck), to try the round before a
 #       full one.
@@ -448,6 +449,10 @@ run() {
     timeout "${VARLEN_BENCH_TIMEOUT:-420}" python3 test/Device/bench_varlen.py "$dev/varlen" \
       "$OUT/bench_varlen.csv" ) > "$OUT/bench_varlen.log" 2>&1
   echo "bench varlen rc=$?"; cat "$OUT/bench_varlen.log"
+
+  fi
+  if stage_on 8 || stage_on 8b; then
+  echo "== 8b varlen backward ($((SECONDS - T0)) s so far)"
   # The ragged-batch backward: float64 per sequence, memcheck on the small
   # cases, then 8 documents in 16k tokens against our dense backward and FA4.
   timeout "${CHECK_VARLEN_BWD_TIMEOUT:-300}" python3 test/Device/check_varlen_backward.py \
