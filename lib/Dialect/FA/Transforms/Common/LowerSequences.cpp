@@ -385,8 +385,9 @@ AttentionGradOp VarlenGradLowering::sequenceGrad(Value q0, Value sq, Value k0,
     return cast<RankedTensorType>(like.getType());
   };
   return AttentionGradOp::create(
-      b, gradType(q), gradType(k), gradType(v), /*grad_bias=*/Type(), dout, q,
-      k, v, o, lse, /*bias=*/Value(), /*captures=*/ValueRange(), Layout::bshd,
+      b, gradType(q), gradType(k), gradType(v), /*grad_bias=*/Type(),
+      /*grad_sinks=*/Type(), dout, q, k, v, o, lse, /*bias=*/Value(),
+      /*sinks=*/Value(), /*captures=*/ValueRange(), Layout::bshd,
       op.getScaleAttr(), op.getCausal(), op.getMaskAlignmentAttr(),
       op.getWindowAttr(), op.getSoftcapAttr());
 }
