@@ -10,8 +10,8 @@
 // CHECK: fa.kernel_bundles = {fa_bwd_bf16_d64_bshd_varlen_causal_m64n128s2 = {fa_bwd_bf16_d64_bshd_varlen_causal_m64n128s2 = "
 // CHECK-SAME: \22format\22: \22fa-kernel-sequence\22
 // CHECK-SAME: \22op\22: \22attention_varlen_bwd\22
-// CHECK-SAME: \22name\22: \22dq_accum\22,\0A      \22shape\22: [\0A        1,\0A        \22heads_q\22,\0A        \22(ceildiv(seq_q, 64) + num_seqs + 1) * 64\22,\0A        \2264\22
-// CHECK-SAME: \22name\22: \22lse_log2\22,\0A      \22shape\22: [\0A        1,\0A        \22heads_q\22,\0A        \22(ceildiv(seq_q, 64) + num_seqs + 1) * 64\22
+// CHECK-SAME: \22name\22: \22dq_accum\22,\0A      \22shape\22: [\0A        \221\22,\0A        \22heads_q\22,\0A        \22(ceildiv(seq_q, 64) + num_seqs + 1) * 64\22,\0A        \2264\22
+// CHECK-SAME: \22name\22: \22lse_log2\22,\0A      \22shape\22: [\0A        \221\22,\0A        \22heads_q\22,\0A        \22(ceildiv(seq_q, 64) + num_seqs + 1) * 64\22
 // CHECK-SAME: fa_bwd_bf16_d64_bshd_varlen_causal_m64n128s2_main = "
 // CHECK-SAME: \22grid\22: [\0A    \22ceildiv(seq_k, 128) + num_seqs + 1\22,\0A    \22heads_kv\22,\0A    1\0A  ]
 // CHECK-SAME: \22operand\22: \22cu_seqlens_q\22
@@ -42,7 +42,7 @@
 // Deterministic: the semaphores per padded query tile.
 // DET: fa_bwd_bf16_d64_bshd_varlen_causal_m64n128s2_det = {
 // DET: \22deterministic\22: true
-// DET-SAME: \22name\22: \22dq_semaphore\22,\0A      \22shape\22: [\0A        1,\0A        \22heads_q\22,\0A        \22ceildiv(seq_q, 64) + num_seqs + 1\22
+// DET-SAME: \22name\22: \22dq_semaphore\22,\0A      \22shape\22: [\0A        \221\22,\0A        \22heads_q\22,\0A        \22ceildiv(seq_q, 64) + num_seqs + 1\22
 // DET: ld.acquire.gpu.global.b32
 // DET: red.release.gpu.global.add.s32
 

@@ -143,9 +143,12 @@ func.func @packed_detection_causal(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8
 
 // The same with constant position ids that restart in the second sequence
 // (two packed documents): the folded sequence ids differ per batch element,
-// so the mask is no causal mask; declined, nothing materialized.
+// so the mask is no causal mask: a mask_mod region (Raising/ToRegions.cpp),
+// nothing [.., S, S] materialized.
 // CHECK-LABEL: func.func @packed_sequences_differ
-// CHECK-NOT: fa.attention
+// CHECK-NOT: bias(
+// CHECK: fa.attention
+// CHECK-SAME: mask_mod
 #mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
 #mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
 #ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
@@ -244,7 +247,7 @@ func.func @packed_sequences_differ(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8
   } -> tensor<2x2x16x16xf32>
   %eo = tensor.empty() : tensor<2x2x16x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x2x16x8xf32>) -> tensor<2x2x16x8xf32>
-  // expected-remark @+1 {{attention not raised: a mask computed from data that is neither a function of the positions nor a key padding mask (the mask differs between batch elements (positions per sequence, e.g. packed sequences)): raising it would materialize a [.., seq_q, seq_k] bias the program does not take as input}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, mask_mod)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x16x16xf32>, tensor<2x2x16x8xf32>) outs(%fo : tensor<2x2x16x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32
@@ -257,9 +260,11 @@ func.func @packed_sequences_differ(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8
 // -----
 
 // Position ids that the program takes as input are data: never folded or
-// assumed to be an arange.
+// assumed to be an arange: they are read as captures in a mask_mod region.
 // CHECK-LABEL: func.func @position_ids_input
-// CHECK-NOT: fa.attention
+// CHECK-NOT: bias(
+// CHECK: fa.attention {{.+}} captures(
+// CHECK-SAME: mask_mod
 #mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
 #mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
 #ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
@@ -321,7 +326,7 @@ func.func @position_ids_input(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8xf32>
   } -> tensor<2x2x16x16xf32>
   %eo = tensor.empty() : tensor<2x2x16x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x2x16x8xf32>) -> tensor<2x2x16x8xf32>
-  // expected-remark @+1 {{attention not raised: a data-dependent mask condition ('arith.cmpi') that is not a boolean tensor nor a key padding mask (the mask reads more than one data tensor element (function argument #3 at two positions))}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, mask_mod)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x16x16xf32>, tensor<2x2x16x8xf32>) outs(%fo : tensor<2x2x16x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32
@@ -427,10 +432,14 @@ func.func @sliced_cache_positions(%q: tensor<2x2x12x8xf32>, %k: tensor<2x2x16x8x
 
 // BLOOM's ALiBi: slopes 0.25^(h+1) by math.powf in f64 (exact: integer
 // powers of a power of two), times the key position, added beside a causal
-// finfo.min mask: causal, and the computed [heads, keys] tensor the bias.
+// finfo.min mask: causal, and the computed [heads, keys] tensor captured by
+// a score_mod region (no [.., S, S] bias).
 // CHECK-LABEL: func.func @alibi_pow_slopes
 // CHECK: math.powf
-// CHECK: fa.attention {{.+}} bias(%{{.+}} : tensor<1x2x16x16xf32>) {causal, scale = 1.250000e-01 : f32}
+// CHECK-NOT: bias(
+// CHECK: fa.attention {{.+}} captures(
+// CHECK-SAME: causal
+// CHECK-SAME: score_mod
 #mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
 #mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
 #ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
@@ -509,7 +518,7 @@ func.func @alibi_pow_slopes(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8xf32>, 
   } -> tensor<2x2x16x16xf32>
   %eo = tensor.empty() : tensor<2x2x16x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x2x16x8xf32>) -> tensor<2x2x16x8xf32>
-  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal, bias)}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal, score_mod)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x16x16xf32>, tensor<2x2x16x8xf32>) outs(%fo : tensor<2x2x16x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32
@@ -675,7 +684,7 @@ func.func @eager_padding_fill_1e9(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8x
   } -> tensor<2x2x16x16xf32>
   %eo = tensor.empty() : tensor<2x2x16x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x2x16x8xf32>) -> tensor<2x2x16x8xf32>
-  // expected-remark @+1 {{attention not raised: a key padding mask with a finite fill (-1.000000e+09) next to a causal or window mask: the fill is above -2^100, so a row whose every key is hidden is a softmax of its scores in the original, which fa.attention cannot express}}
+  // expected-remark @+1 {{attention not raised: a key padding mask with a finite fill (-1.000000e+09) next to a causal or window mask: the positional mask is another term, so a row whose every key is hidden mixes two fills in the original, which fa.attention cannot express}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x16x16xf32>, tensor<2x2x16x8xf32>) outs(%fo : tensor<2x2x16x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32
