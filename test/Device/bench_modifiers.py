@@ -161,30 +161,63 @@ def fa4_mods():
             dist[0] = (scalar(kv_idx) - scalar(q_idx)).to(cutlass.Float32)
             return score + slope.load() * dist.load()
 
+        def ssa(x):
+            # FA4 indexes a mask_mod's result like its index arguments
+            # (TensorSSA): a bare Boolean fails ("'Boolean' object is not
+            # subscriptable", run 2 of 2026-12-06).
+            r = cute.make_rmem_tensor(1, cutlass.Boolean)
+            r[0] = x
+            return r.load()
+
         @cute.jit
         def document(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
             docs = aux_tensors[0]
             b = scalar(b_idx)
-            return docs[b, scalar(q_idx)] == docs[b, scalar(kv_idx)]
+            return ssa(docs[b, scalar(q_idx)] == docs[b, scalar(kv_idx)])
 
         @cute.jit
         def document_causal(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
             docs = aux_tensors[0]
             b, i, j = scalar(b_idx), scalar(q_idx), scalar(kv_idx)
-            return (j <= i) & (docs[b, i] == docs[b, j])
+            return ssa((j <= i) & (docs[b, i] == docs[b, j]))
 
         @cute.jit
         def prefix(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
             i, j = scalar(q_idx), scalar(kv_idx)
-            return (j <= i) | (j < aux_tensors[0][scalar(b_idx)])
+            return ssa((j <= i) | (j < aux_tensors[0][scalar(b_idx)]))
 
         @cute.jit
         def causal(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
-            return scalar(kv_idx) <= scalar(q_idx)
+            return ssa(scalar(kv_idx) <= scalar(q_idx))
 
         _fa4_mods.update(alibi=alibi, document=document, document_causal=document_causal,
                          prefix=prefix, causal=causal)
     return _fa4_mods
+
+
+def fa4_block_sparsity(f, mask, caps, q):
+    """FA4's block-sparse tensors for `mask` from Flex's BlockMask (128x128
+    blocks), where FA4's interface takes them; None otherwise (then FA4
+    evaluates every tile, and the row's note says so). A block size that
+    does not match FA4's tile shows up as a wrong result in the diff."""
+    import inspect
+    keep = keep_fn(mask, caps) if mask != "causal" else None
+    if keep is None or "block_sparse_tensors" not in inspect.signature(f).parameters:
+        return None
+    try:
+        from flash_attn.cute.block_sparsity import BlockSparseTensorsTorch
+    except ImportError:
+        return None
+    from torch.nn.attention.flex_attention import create_block_mask
+    b, _, n, _ = q.shape
+    bm = create_block_mask(keep, b, None, n, n, device="cuda", BLOCK_SIZE=128)
+    try:
+        return BlockSparseTensorsTorch(
+            mask_block_cnt=bm.kv_num_blocks, mask_block_idx=bm.kv_indices,
+            full_block_cnt=bm.full_kv_num_blocks, full_block_idx=bm.full_kv_indices)
+    except TypeError as ex:  # another FA4 version's fields
+        print(f"# fa4 block sparsity not passed: {ex}")
+        return None
 
 
 def fa4(mask, score, q, k, v, caps):
@@ -202,6 +235,9 @@ def fa4(mask, score, q, k, v, caps):
         kw.update(mask_mod=mods["prefix"], aux_tensors=[caps["prefix"]])
     elif mask == "causal":
         kw.update(causal=True)  # FA4's own causal: its fastest form of this row
+    sparse = fa4_block_sparsity(f, mask, caps, q)
+    if sparse is not None:
+        kw.update(block_sparse_tensors=sparse)
     o = {}
 
     def call():
