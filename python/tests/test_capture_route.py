@@ -123,6 +123,15 @@ def test_backward_gets_no_lse_gradient(monkeypatch):
     assert seen == [None] and q.grad is not None
 
 
+def test_no_output_gradient_is_zero_gradients():
+    """Without materialized gradients a backward may get None for the
+    output (no gradient reached it): every input's gradient is then zero,
+    returned as None, and nothing runs."""
+    from fa_mlir.torch.inference import _VarlenFunction
+    assert AttentionFunction.backward(None, None, None) == (None,) * 13
+    assert _VarlenFunction.backward(None, None, None) == (None,) * 7
+
+
 def test_changed_inputs_after_a_remembered_call_are_checked(monkeypatch):
     _PlainRoute(monkeypatch)
     q, k, v = _inputs()
