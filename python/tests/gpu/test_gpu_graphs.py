@@ -9,9 +9,9 @@ map, a length read back at capture) would give the old inputs' results.
 
 - attention forward and backward (bf16 d64 causal bhsd: autograd.grad
   inside the capture, as make_graphed_callables runs it);
-- a decode step over a contiguous KV cache (GQA 32/8, d128, split-KV:
-  its partials' workspace sized with the device's SM count) replayed with
-  new queries and new cache_seqlens;
+- a decode step over a contiguous and a paged KV cache (GQA 32/8, d128,
+  page size 64, split-KV: its partials' workspace sized with the device's
+  SM count) replayed with new queries, cache_seqlens and block table;
 - a ragged batch (varlen forward) replayed with new bounds of the same
   token count.
 
@@ -94,20 +94,35 @@ def captured_eager(q, shape):
 HQ, HKV, D, CAPACITY = 32, 8, 128, 1024
 
 
-def test_decode_step_replays_with_new_lengths():
+def pages(b, seed, num_pages=64, per_seq=16):
+    """A block table [b, per_seq] of distinct pages out of num_pages."""
+    g = torch.Generator().manual_seed(seed)
+    perm = torch.randperm(num_pages, generator=g)[:b * per_seq]
+    return perm.reshape(b, per_seq).to(torch.int32).cuda()
+
+
+@pytest.mark.parametrize("page_size", [None, 64], ids=["contiguous", "paged"])
+def test_decode_step_replays_with_new_lengths(page_size):
+    """New queries and cache_seqlens (and, paged, a new block table: what a
+    serving loop changes between steps) in the captured tensors."""
     b = 4
     q = randn(b, 1, HQ, D, seed=0)
-    kc, vc = (randn(b, CAPACITY, HKV, D, seed=s) for s in (1, 2))
+    rows = (b, CAPACITY) if page_size is None else (64, page_size)
+    kc, vc = (randn(*rows, HKV, D, seed=s) for s in (1, 2))
     lens = torch.tensor([1000, 517, 0, 1], dtype=torch.int32, device="cuda")
+    table = None if page_size is None else pages(b, seed=3)
 
     def step():
         return fat.attention_with_kvcache(q, kc, vc, cache_seqlens=lens,
-                                          causal=True, return_lse=True)
+                                          block_table=table, causal=True,
+                                          return_lse=True)
 
     graph, (out, lse) = captured(step)
-    refill((q, lens), (randn(b, 1, HQ, D, seed=5),
-                       torch.tensor([3, 1024, 700, 0], dtype=torch.int32,
-                                    device="cuda")))
+    new_lens = torch.tensor([3, 1024, 700, 0], dtype=torch.int32,
+                            device="cuda")
+    refill((q, lens), (randn(b, 1, HQ, D, seed=5), new_lens))
+    if table is not None:
+        refill((table,), (pages(b, seed=4),))
     graph.replay()
     want_out, want_lse = no_sync(step)
     torch.cuda.synchronize()
