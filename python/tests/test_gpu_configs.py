@@ -203,8 +203,7 @@ def test_varlen_kernels_are_built_ahead_of_time(monkeypatch, case):
 def test_graph_kernels_are_built_ahead_of_time():
     # gpu/test_gpu_graphs.py's calls: attention forward and backward (bf16
     # d64 causal bhsd), a contiguous and a paged (page 64) decode (GQA 32/8,
-    # d128, causal,
-    # num_splits 0), a causal varlen forward (d128, 8 heads).
+    # d128, causal, num_splits 0), a causal varlen forward (d128, 8 heads).
     q = torch.zeros(2, 4, 300, 64, dtype=torch.bfloat16)
     asked = [_ops.kernel_config(op, q, q, q, None, True, None, -1, -1, None,
                                 "", "bhsd") for op in ("forward", "backward")]
