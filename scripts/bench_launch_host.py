@@ -10,6 +10,11 @@
             run_forward on CPU tensors posing as sm_90a ones (the target
             patched), up to the ctypes call, which does nothing ("python")
             or runs fa_bundle_check ("python+runtime").
+  api       the public call end to end, the launch doing nothing:
+            fa_mlir.torch.attention on inputs that require grad (the
+            autograd Function's forward) and, for the backward,
+            torch.autograd.grad through it minus the forward's time
+            (autograd's engine, the Function's backward, backward_impl).
 
 Shapes: the small GPT of test/Device/bench_train_gpt.py (bf16, bhsd, batch
 8, 8 heads, 1024 tokens, head dim 64, causal). Prints CPU microseconds per
@@ -17,6 +22,9 @@ call (time.process_time over ITERS calls: the machine may be loaded, so
 wall time is not used). Not a test: nothing here is asserted.
 
 Usage: FA_BUILD_DIR=build python scripts/bench_launch_host.py [ITERS]
+(MALLOC_MMAP_THRESHOLD_=33554432 keeps glibc from mapping and faulting in
+each 8 MiB CPU tensor afresh, a cost torch's CUDA caching allocator does
+not have.)
 Bundles come from FA_MLIR_BUNDLE_PATH, the cache, or are compiled (fa-opt,
 fa-compile in FA_BUILD_DIR).
 """
@@ -109,11 +117,26 @@ def bench_python(op, bundle, iters, launch):
     return cpu_us(call, iters)
 
 
+def bench_api(iters, bundles):
+    """CPU us of attention() with autograd, and of its backward."""
+    import fa_mlir.torch as fat
+    q, k, v, _, grad, _ = inputs()
+    for t in (q, k, v):
+        t.requires_grad_()
+    for bundle in bundles.values():
+        bundle.launch_packed = lambda arr, stream=None: None
+    fwd = cpu_us(lambda: fat.attention(q, k, v, causal=True), iters)
+    both = cpu_us(lambda: torch.autograd.grad(
+        fat.attention(q, k, v, causal=True), (q, k, v), grad), iters)
+    return fwd, both - fwd
+
+
 def main():
     iters = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     found = bundles()
     _ops._target = lambda t: "sm_90a"
     _ops._launch = lambda b, tensors, device: _ops._launch_cuda(b, tensors, 0)
+    _ops.prefetch_backward = lambda *args: None  # CPU tensors: no compile
     print(f"CPU us per call, {iters} calls (bf16 bhsd B{B} H{H} S{S} D{D} "
           "causal)")
     print(f"{'op':9s} {'runtime':>8s} {'runtime':>8s} {'python':>8s} "
@@ -124,6 +147,9 @@ def main():
         py = bench_python(op, bundle, iters, lambda arr, stream=None: None)
         both = bench_python(op, bundle, iters, runtime_check(bundle))
         print(f"{op:9s} {repeat:8.1f} {new:8.1f} {py:8.1f} {both:8.1f}")
+    api = bench_api(iters, found)
+    print(f"api (attention with autograd): forward {api[0]:.1f}, backward "
+          f"{api[1]:.1f}")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@
 #         (test/Device/train_gpt.py, AOT bundles of .devbuild/gpu-tests) and
 #         its tokens/s next to SDPA's at the issue's size
 #         (test/Device/bench_train_gpt.py) -> $OUT/bench_train_gpt.csv,
+#         with the host ms per step on an idle GPU and fa_mlir's share
+#         (HOST_SPLIT) -> $OUT/bench_train_gpt.csv.host,
 #         then the backward benchmark next to FA4, cuDNN, FA2
 #         (test/Device/bench_backward.py) -> $OUT/bench_backward.csv, the
 #         backward with a bias next to SDPA's cuDNN and memory-efficient
@@ -400,7 +402,7 @@ run() {
   echo "train_gpt rc=$?:"; tail -4 "$OUT/train_gpt.log"
   # Training throughput next to SDPA (issue 37's floor: tokens/s >= SDPA's).
   ( [[ -n ${ROUND_SMOKE:-} ]] && export STEPS=5 ROUNDS=1
-    FA_MLIR_BUNDLE_PATH="$dev/gpu-tests" FA_PROFILE=1 timeout "${TRAIN_BENCH_TIMEOUT:-240}" \
+    FA_MLIR_BUNDLE_PATH="$dev/gpu-tests" FA_PROFILE=1 HOST_SPLIT=1 timeout "${TRAIN_BENCH_TIMEOUT:-240}" \
       python3 test/Device/bench_train_gpt.py "$OUT/bench_train_gpt.csv" ) > "$OUT/bench_train_gpt.log" 2>&1
   echo "bench_train_gpt rc=$?:"; grep -A3 "^impl," "$OUT/bench_train_gpt.log"
   ( fa4_env

@@ -198,3 +198,25 @@ def test_varlen_kernels_are_built_ahead_of_time(monkeypatch, case):
         assert kcfg.to_dict() in _aot_configs(), (
             f"{case.name} asks for {kcfg.key()}, which configs.json does not "
             "build")
+
+
+def test_graph_kernels_are_built_ahead_of_time():
+    # gpu/test_gpu_graphs.py's calls: attention forward and backward (bf16
+    # d64 causal bhsd), a contiguous and a paged (page 64) decode (GQA 32/8,
+    # d128, causal, num_splits 0), a causal varlen forward (d128, 8 heads).
+    q = torch.zeros(2, 4, 300, 64, dtype=torch.bfloat16)
+    asked = [_ops.kernel_config(op, q, q, q, None, True, None, -1, -1, None,
+                                "", "bhsd") for op in ("forward", "backward")]
+    dq = torch.zeros(4, 1, 32, 128, dtype=torch.bfloat16)
+    cache = torch.zeros(4, 1024, 8, 128, dtype=torch.bfloat16)
+    asked.append(_ops.kvcache_config(dq, cache, cache, None, False, True,
+                                     None, -1, -1, None, 0))
+    paged = torch.zeros(64, 64, 8, 128, dtype=torch.bfloat16)
+    asked.append(_ops.kvcache_config(dq, paged, paged, 64, False, True,
+                                     None, -1, -1, None, 0))
+    packed = torch.zeros(1000, 8, 128, dtype=torch.bfloat16)
+    asked.append(_ops.varlen_config(packed, packed, packed, True, None, -1,
+                                    -1, None, ""))
+    for kcfg in asked:
+        kcfg = registry.candidates(kcfg)[-1]
+        assert kcfg.to_dict() in _aot_configs(), kcfg.key()

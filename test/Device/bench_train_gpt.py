@@ -9,11 +9,20 @@ alternating rounds of STEPS steps each (after WARMUP steps); per round the
 GPU time of the steps (CUDA events around them) and the host time (Python's
 wall clock from a step's start until its last call returns, before any
 synchronisation: when it is close to the GPU time the run is host-bound).
+HOST_SPLIT=1 (stage 6 sets it) adds a host-only measurement: with the
+launch queue full the host waits for the GPU, so host_ms above equals the
+GPU time whichever side is slower; here each of HOST_STEPS steps starts on
+an idle GPU (after a synchronize) and its wall time until the last call
+returns is the host's own cost (idle_host_ms), of which fa_host_ms is spent
+inside fa_mlir's forward and backward calls (timed around
+AttentionFunction.forward/backward, which autograd's device thread calls
+for the backward). idle_host_ms above step_ms means host-bound.
 Last, FA_PROFILE=1 prints torch.profiler's top host functions of our steps.
 
   FA_MLIR_BUNDLE_PATH=<AOT bundles> python3 test/Device/bench_train_gpt.py [CSV]
 Env: BATCH (8), SEQ (1024), DMODEL (512), HEADS (8), LAYERS (4), VOCAB
-(8192), STEPS (20), WARMUP (5), ROUNDS (3), FA_PROFILE.
+(8192), STEPS (20), WARMUP (5), ROUNDS (3), HOST_SPLIT, HOST_STEPS (20),
+FA_PROFILE.
 """
 import os
 import statistics
@@ -37,6 +46,7 @@ def env_int(name, default):
 BATCH, SEQ, DMODEL = env_int("BATCH", 8), env_int("SEQ", 1024), env_int("DMODEL", 512)
 HEADS, LAYERS, VOCAB = env_int("HEADS", 8), env_int("LAYERS", 4), env_int("VOCAB", 8192)
 STEPS, WARMUP, ROUNDS = env_int("STEPS", 20), env_int("WARMUP", 5), env_int("ROUNDS", 3)
+HOST_STEPS = env_int("HOST_STEPS", 20)
 
 
 def attends():
@@ -79,6 +89,41 @@ class Trainer:
         torch.cuda.synchronize()
         return start.elapsed_time(end) / STEPS, host
 
+    def idle_host_ms(self, timer):
+        """Median host ms of one step started on an idle GPU, and the
+        median ms of it `timer` saw inside fa_mlir's calls."""
+        steps, inside = [], []
+        for _ in range(HOST_STEPS):
+            torch.cuda.synchronize()
+            timer.total = 0.0
+            t0 = time.perf_counter()
+            self.step()
+            steps.append((time.perf_counter() - t0) * 1e3)
+            torch.cuda.synchronize()  # the backward's thread is done too
+            inside.append(timer.total * 1e3)
+        return statistics.median(steps), statistics.median(inside)
+
+
+class FaHostTimer:
+    """Wall time spent inside AttentionFunction.forward/backward (our op's
+    whole host path per call but the autograd plumbing around it)."""
+
+    def __init__(self):
+        from fa_mlir.torch.attention import AttentionFunction
+        self.total = 0.0
+        for name in ("forward", "backward"):
+            setattr(AttentionFunction, name,
+                    staticmethod(self.timed(getattr(AttentionFunction, name))))
+
+    def timed(self, fn):
+        def call(*args):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args)
+            finally:
+                self.total += time.perf_counter() - t0
+        return call
+
 
 def main():
     torch.manual_seed(0)
@@ -114,8 +159,25 @@ def main():
     if len(sys.argv) > 1:
         with open(sys.argv[1], "w") as f:
             f.write("\n".join(lines) + "\n")
+    if os.environ.get("HOST_SPLIT"):
+        host_split(trainers, lines, header)
     if os.environ.get("FA_PROFILE"):
         profile(trainers["ours"])
+
+
+def host_split(trainers, lines, header):
+    """Prints (and appends to CSV.host when a CSV is given) each impl's
+    idle-GPU host ms per step and the part inside fa_mlir's calls."""
+    timer = FaHostTimer()
+    rows = ["impl,step_ms,idle_host_ms,fa_host_ms"]
+    step_ms = {line.split(",")[0]: line.split(",")[1] for line in lines[2:]}
+    for name, t in trainers.items():
+        host, inside = t.idle_host_ms(timer)
+        rows.append(f"{name},{step_ms[name]},{host:.3f},{inside:.3f}")
+    print("\n".join(["# host per step on an idle GPU (HOST_SPLIT)"] + rows))
+    if len(sys.argv) > 1:
+        with open(sys.argv[1] + ".host", "w") as f:
+            f.write("\n".join([header] + rows) + "\n")
 
 
 def profile(trainer):

@@ -48,10 +48,7 @@ def _memo_put(memo, key, value):
     return value
 
 
-def _input_key(t):
-    """What check_inputs and the KernelConfig read off an input: its type
-    (isinstance), dtype, device and shape."""
-    return None if t is None else (type(t), t.dtype, t.device, t.shape)
+_input_key = _convert.input_key
 
 
 def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
@@ -467,10 +464,44 @@ def _workspace(bundle, symbols, device):
     fallback (cuMemAllocAsync/cuMemFreeAsync per launch) would go through the
     driver's pool every call. The runtime zeroes the "init": "zero" ones on
     the stream, so torch.empty is enough."""
+    num_sms = _num_sms(device)
+    if num_sms is not None:  # the decode's split count reads it
+        symbols = {**symbols, "num_sms": num_sms}
     shapes = bundle.workspace_shapes(symbols)
+    if len(shapes) < len(bundle.workspace):
+        _check_not_capturing(bundle, shapes, device)
     return {name: torch.empty(sizes, device=device,
                               dtype=_convert.torch_runtime_dtype(dtype))
             for name, (sizes, dtype) in shapes.items()}
+
+
+def _num_sms(device):
+    """The multiprocessor count libfa_runtime gives the num_sms symbol (the
+    launching device's), or None where torch sees no GPU (CPU tensors
+    posing as CUDA in tests: the runtime then sizes what needs it)."""
+    return _device_sms(device.index) if device.type == "cuda" else None
+
+
+@functools.lru_cache(maxsize=None)
+def _device_sms(index):
+    if not torch.cuda.is_available():
+        return None
+    return torch.cuda.get_device_properties(index).multi_processor_count
+
+
+def _check_not_capturing(bundle, shapes, device):
+    """Workspace Python cannot size is allocated by libfa_runtime
+    (cuMemAllocAsync), outside torch's caching allocator: refused while
+    the stream is captured into a CUDA graph, whose memory must all come
+    from torch's graph pool."""
+    if device.type != "cuda" or not torch.cuda.is_available() or \
+            not torch.cuda.is_current_stream_capturing():
+        return
+    missing = [w["name"] for w in bundle.workspace if w["name"] not in shapes]
+    raise UnsupportedError(
+        f"fa_mlir.torch: cannot capture {bundle.op} in a CUDA graph: the "
+        f"shapes of its workspace buffers {missing} are not known in Python "
+        "(libfa_runtime would allocate them outside torch's allocator)")
 
 
 def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,

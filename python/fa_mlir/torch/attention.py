@@ -45,10 +45,15 @@ class AttentionFunction(torch.autograd.Function):
         ctx.options = options + (deterministic,) + regions
         ctx.bias_shape = None if bias is None else bias.shape
         ctx.mark_non_differentiable(lse)
+        # The LSE gets no gradient: left None instead of a zeros tensor
+        # autograd would allocate and fill on every backward.
+        ctx.set_materialize_grads(False)
         return out, lse
 
     @staticmethod
     def backward(ctx, grad_out, grad_lse):
+        if grad_out is None:  # no gradient reached the output: all zero
+            return (None,) * 13
         q, k, v, out, lse, bias, *captures = ctx.saved_tensors
         bwd = (_ops.backward_impl if _eager(grad_out, q, k, v, bias, *captures)
                else torch.ops.fa_mlir.attention_backward)
@@ -162,8 +167,8 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     if softcap is not None:
         softcap = check_f32(_convert.WHERE, "softcap", softcap, positive=True)
     descales = (q_descale, k_descale, v_descale)
-    dtype, sizes = _convert.check_inputs(q, k, v, bias, layout,
-                                         where=_convert.WHERE, allow_fp8=True)
+    dtype, sizes = _convert.check_inputs_once(
+        q, k, v, bias, layout, where=_convert.WHERE, allow_fp8=True)
     mods = modifiers.trace(_convert.WHERE, score_mod, mask_mod)
     if mods is not None:
         modifiers.check_captures(_convert.WHERE, mods, q)

@@ -142,10 +142,13 @@ class _VarlenFunction(torch.autograd.Function):
         ctx.save_for_backward(q, k, v, out, lse, cu_q, cu_k)
         ctx.options = options + (deterministic,)
         ctx.mark_non_differentiable(lse)
+        ctx.set_materialize_grads(False)  # no zeros for the LSE's gradient
         return out, lse
 
     @staticmethod
     def backward(ctx, dout, dlse):
+        if dout is None:  # no gradient reached the output: all zero
+            return (None,) * 7
         q, k, v, out, lse, cu_q, cu_k = ctx.saved_tensors
         dq, dk, dv = _ops.run_varlen_backward(dout, q, k, v, out, lse, cu_q,
                                               cu_k, *ctx.options)
