@@ -206,6 +206,12 @@ prepare_modifiers() {
     mkdir -p "$dev/modifiers/$c"
     python3 test/Device/gen_modifier_inputs.py "$c" > "$dev/modifiers/$c/$c.mlir"
     "$BUILD_DIR/bin/fa-compile" "$dev/modifiers/$c/$c.mlir" -o "$dev/modifiers/$c"
+    # Its backward (a kernel sequence); check_modifiers.py reads cfg.json's
+    # folder as check_backward.py does.
+    mkdir -p "$dev/modifiers/${c}_bwd"
+    python3 test/Device/gen_modifier_inputs.py backward "$c" > "$dev/modifiers/${c}_bwd/$c.mlir"
+    echo '{}' > "$dev/modifiers/${c}_bwd/cfg.json"
+    "$BUILD_DIR/bin/fa-compile" "$dev/modifiers/${c}_bwd/$c.mlir" -o "$dev/modifiers/${c}_bwd"
   done
 }
 
@@ -298,7 +304,7 @@ check_with_memcheck() {
   [[ -n ${ROUND_SMOKE:-} ]] && return
   t=MEMCHECK_${up}_TIMEOUT
   env "$@" timeout "${!t:-300}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
-    --kernel-name kns=fa_fwd python3 "test/Device/check_$name.py" "$dir" > "$OUT/memcheck_$name.log" 2>&1
+    --kernel-name "kns=${MEMCHECK_KERNELS:-fa_fwd}" python3 "test/Device/check_$name.py" "$dir" > "$OUT/memcheck_$name.log" 2>&1
   echo "memcheck $name rc=$?: $(grep -E "ERROR SUMMARY|$name check" "$OUT/memcheck_$name.log" | tr '\n' ' ')"
 }
 
@@ -540,7 +546,10 @@ run() {
   fi
   if stage_on 12; then
   echo "== 12 score_mod/mask_mod ($((SECONDS - T0)) s so far)"
-  check_with_memcheck modifiers "$dev/modifiers" CHECK_SMALL=1
+  # Forward and backward (fa_bwd kernels under memcheck too).
+  CHECK_MODIFIERS_TIMEOUT=${CHECK_MODIFIERS_TIMEOUT:-600} \
+    MEMCHECK_MODIFIERS_TIMEOUT=${MEMCHECK_MODIFIERS_TIMEOUT:-900} MEMCHECK_KERNELS=fa_ \
+    check_with_memcheck modifiers "$dev/modifiers" CHECK_SMALL=1
   ( fa4_env
     [[ -n ${ROUND_SMOKE:-} ]] && export MODS_QUICK=1
     timeout "${MODIFIERS_BENCH_TIMEOUT:-420}" python3 test/Device/bench_modifiers.py \

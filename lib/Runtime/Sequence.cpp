@@ -248,6 +248,28 @@ std::unique_ptr<Sequence> Sequence::single(std::unique_ptr<Bundle> bundle) {
 Sequence::Sequence() = default;
 Sequence::~Sequence() = default;
 
+/// Adds kernel `field`'s capture `c` to the sequence's operands `view`: the
+/// caller passes it once, so kernels that read the same capture must agree
+/// on its dtype and dims, and it must not be a workspace buffer's name.
+static Status linkCapture(BundleSpec &view, const ScratchSpec &c,
+                          const std::string &field) {
+  for (const ScratchSpec &w : view.scratch)
+    if (w.name == c.name)
+      return invalid(field, "capture '" + c.name +
+                                "' is also a workspace buffer of the sequence");
+  for (const ScratchSpec &seen : view.captures) {
+    if (seen.name != c.name)
+      continue;
+    std::string why;
+    if (!sameScratch(c, seen, why))
+      return invalid(field, "capture '" + c.name +
+                                "' differs from an earlier kernel's: " + why);
+    return Status::success();
+  }
+  view.captures.push_back(c);
+  return Status::success();
+}
+
 /// The checks between the sequence and its kernels, and the operands the
 /// whole call requires.
 Status Sequence::linkKernels() {
@@ -282,6 +304,11 @@ Status Sequence::linkKernels() {
     for (const std::string &role : k.requiredOperands)
       if (isStandardRole(role))
         add(role);
+    // score_mod/mask_mod captures: operands of the call, as in a bundle.
+    for (const ScratchSpec &c : k.captures) {
+      FA_RETURN_IF_ERROR(linkCapture(view, c, field));
+      add(c.name);
+    }
     kernelNames_ += (i ? "," : "") + k.kernel;
   }
   for (size_t w = 0; w < used.size(); ++w)

@@ -279,6 +279,10 @@ def _gpu_config_view(kcfg):
             "deterministic": kcfg.deterministic}
     if kcfg.op in ("backward", "varlen_backward"):
         del view["return_lse"]  # a forward notion; the backward reads LSE
+    if kcfg.mask_mod is not None:
+        # The compiler folds a band that mask_mod states into causal/window
+        # (docs/Modifiers.md): the bundle's may say more than the config's.
+        del view["causal"], view["window"]
     if kcfg.out_dtype is not None:  # FP8: the output has its own type
         view["out_dtype"] = kcfg.out_dtype
     if kcfg.descale_block is not None:  # FP8: the descales are per block

@@ -229,12 +229,17 @@ def _clause(acfg, name, roles):
 
 def _op_parts(kcfg, acfg, ins, outs):
     """(leading operands, the optional groups after their types, results)
-    of the op. fa.attention_kvcache: the block table of paged caches, the
+    of the op: the bias and the score_mod/mask_mod captures in their
+    clauses. fa.attention_kvcache: the block table of paged caches, the
     appended tokens, and with them the updated caches as two more results
     (which the kvcache_append kernel writes in place)."""
     if kcfg.op != "kvcache":
-        bias = _clause(acfg, "bias", ["bias"]) if acfg.bias else ""
-        return [r for r in ins if r != "bias"], bias, outs
+        captures = fa_config.capture_roles(acfg)
+        groups = _clause(acfg, "bias", ["bias"]) if acfg.bias else ""
+        if captures:
+            groups += _clause(acfg, "captures", captures)
+        grouped = ["bias"] + captures
+        return [r for r in ins if r not in grouped], groups, outs
     groups = ""
     if acfg.page_size is not None:
         groups += _clause(acfg, "block_table", ["block_table"])
@@ -259,7 +264,8 @@ def _sm90a_mlir(kcfg):
             f"{{\n  {results} = {_SM90A_OP[kcfg.op]} "
             f"{', '.join('%' + r for r in operands)} : "
             f"{', '.join(acfg.type_of(r) for r in operands)}{groups} {attrs} "
-            f"-> {result_types}\n  return {results} : {result_types}\n}}\n")
+            f"-> {result_types}{fa_config.op_regions(acfg)}\n"
+            f"  return {results} : {result_types}\n}}\n")
 
 
 def sm90a_combine_mlir(kcfg):

@@ -198,7 +198,7 @@ def _captures_clause(cfg):
             f"{', '.join(cfg.type_of(r) for r in roles)})")
 
 
-def _regions(cfg):
+def op_regions(cfg):
     """The op's score_mod / mask_mod regions, after its result types."""
     return "".join(f" {name} {text}" for name, text in (
         ("score_mod", cfg.score_mod), ("mask_mod", cfg.mask_mod)) if text)
@@ -280,7 +280,7 @@ def forward_mlir(cfg, name="attention"):
     body += (f"  {results} = fa.attention %query_t, %key_t, %value_t : "
              f"{cfg.type_of('query')}, {cfg.type_of('key')}, "
              f"{cfg.type_of('value')}{bias}{_captures_clause(cfg)} "
-             f"{cfg.attributes()} -> {result_types}{_regions(cfg)}\n")
+             f"{cfg.attributes()} -> {result_types}{op_regions(cfg)}\n")
     body += "".join(_store(cfg, r, f"%{r}_r") for r in outs)
     args = [(r, cfg.type_of(r, kind="memref")) for r in ins + outs]
     return _function(name, args, body)
@@ -318,7 +318,7 @@ def backward_mlir(cfg, name="attention_grad"):
     result_types = ", ".join(role_type(r) for r in outs)
     body += (f"  {results} = fa.attention_grad {operands} : {operand_types}"
              f"{bias}{_captures_clause(cfg)} {cfg.attributes()} -> "
-             f"{result_types}{_regions(cfg)}\n")
+             f"{result_types}{op_regions(cfg)}\n")
     body += "".join(
         f"  bufferization.materialize_in_destination %{r}_r in restrict "
         f"writable %{r} : ({role_type(r)}, {role_type(r, 'memref')}) -> ()\n"

@@ -334,13 +334,6 @@ class KernelConfig:
         deterministic backward with a broadcast bias have such rules here;
         fa-compile's diagnostics say the rest."""
         where = f"KernelConfig for target {target}"
-        if target == "sm_90a" and (self.score_mod or self.mask_mod):
-            # The one place that refuses modifier regions on sm_90a; remove
-            # it when the sm_90a lowering evaluates them.
-            raise UnsupportedError(
-                f"{where}: score_mod/mask_mod regions are not compiled for "
-                "sm_90a yet (the sm_90a lowering does not evaluate them); "
-                "they run on CPU tensors")
         if target == "sm_90a" and self.op == "backward":
             self._check_sm90a_backward(where)
         if (target == "sm_90a" and self.op == "combine" and

@@ -220,3 +220,35 @@ def test_graph_kernels_are_built_ahead_of_time():
     for kcfg in asked:
         kcfg = registry.candidates(kcfg)[-1]
         assert kcfg.to_dict() in _aot_configs(), kcfg.key()
+
+MODS = _gpu_tests("test_gpu_modifiers")
+
+
+class _NoLaunch:
+    """A bundle whose launch does nothing: the call goes on to its next
+    kernel lookup (the backward's after the forward's)."""
+
+    def launch(self, tensors, threads=None):
+        pass
+
+
+@pytest.mark.parametrize("case", MODS.CASES, ids=[c.name for c in MODS.CASES])
+def test_modifier_kernels_are_built_ahead_of_time(monkeypatch, case):
+    # The forward and backward KernelConfig of each score_mod/mask_mod case
+    # (the traced regions and the captures' types), as the op asks for them,
+    # are in configs.json, and sm_90a takes them.
+    asked = []
+    monkeypatch.setattr(_ops, "get_bundle",
+                        lambda kcfg, target: asked.append(kcfg) or _NoLaunch())
+    monkeypatch.setattr(_ops, "prefetch_backward", lambda *a, **kw: None)
+    q, k, v, dout = MODS.inputs(case, device="cpu")
+    caps = MODS.captures(case, "cpu")
+    MODS.with_grads(lambda *x: MODS.call(case, *x, caps), q, k, v, dout)
+    assert [kcfg.op for kcfg in asked] == ["forward", "backward"]
+    for kcfg in asked:
+        assert kcfg.captures, case.name
+        kcfg.check_target("sm_90a")
+        kcfg = registry.candidates(kcfg)[-1]
+        assert kcfg.to_dict() in _aot_configs(), (
+            f"{case.name} asks for {kcfg.key()}, which configs.json does not "
+            "build")

@@ -152,6 +152,24 @@ def test_manifest_config_must_match_the_sequence(tmp_path):
         load_bundle(path)
 
 
+# A mask_mod that states causal (FlexAttention's signature, as traced).
+CAUSAL_MASK_MOD = ("{\n^bb0(%b: index, %h: index, %q_idx: index, %kv_idx: index):\n"
+                   "  %v0 = arith.cmpi sge, %q_idx, %kv_idx : index\n"
+                   "  fa.yield %v0 : i1\n}")
+
+
+def test_a_band_folded_from_mask_mod_matches(tmp_path):
+    # fa-compile folds causal written as a mask_mod into the attribute: the
+    # sequence says causal where the config has the region instead.
+    path = sequence_dir(str(tmp_path / "b"),
+                        CONFIG.with_(causal=False, mask_mod=CAUSAL_MASK_MOD))
+    assert load_bundle(path).is_sequence
+    # Without a mask_mod, causal must agree.
+    path = sequence_dir(str(tmp_path / "c"), CONFIG.with_(causal=False))
+    with pytest.raises(BundleError, match="does not match the manifest"):
+        load_bundle(path)
+
+
 def test_manifest_must_name_the_right_format(tmp_path):
     path = sequence_dir(str(tmp_path / "b"))
     m = fa_manifest.read_json(os.path.join(path, "manifest.json"), "m")

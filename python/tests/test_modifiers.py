@@ -9,6 +9,7 @@ Then the kernel cache (two functions never share a kernel), the trace memo
 (a changed closure is traced again) and every rejected input.
 """
 import math
+import subprocess
 import warnings
 
 import pytest
@@ -17,9 +18,11 @@ torch = pytest.importorskip("torch")
 
 import fa_mlir  # noqa: E402
 import fa_mlir.torch as fat  # noqa: E402
+from fa_mlir import compiler, cpu  # noqa: E402
+from fa_mlir import config as fa_config  # noqa: E402
 from fa_mlir.errors import ArgumentError, UnsupportedError  # noqa: E402
 from fa_mlir.spec import KernelConfig  # noqa: E402
-from fa_mlir.torch import _ops, modifiers  # noqa: E402
+from fa_mlir.torch import modifiers  # noqa: E402
 
 from _util import within_criterion  # noqa: E402
 
@@ -355,19 +358,43 @@ def test_fp8_inputs_refuse_modifiers():
                       mask_mod=causal)
 
 
-def test_sm90a_refuses_regions_in_one_place(monkeypatch):
-    """KernelConfig.check_target is where sm_90a refuses regions: before
-    any tool runs, for fa_mlir.compile and the torch op's CUDA route."""
+def test_sm90a_takes_regions_forward_and_backward():
+    """KernelConfig.check_target lets score_mod/mask_mod through for sm_90a,
+    forward and backward (the sm_90a kernels evaluate them; what they
+    cannot take, fa-compile names), with the backward's other rules kept."""
     mods = modifiers.trace("t", alibi, document)
-    kcfg = KernelConfig(dtype="bf16", head_dim=64, score_mod=mods.score_mod,
-                        mask_mod=mods.mask_mod, captures=mods.capture_types)
-    with pytest.raises(UnsupportedError, match="score_mod/mask_mod regions "
-                       "are not compiled for sm_90a"):
-        fa_mlir.compile(kcfg, target="sm_90a")
-    monkeypatch.setattr(_ops, "_target", lambda t: "sm_90a")
-    q, k, v = (x.detach() for x in inputs())
-    with pytest.raises(UnsupportedError, match="sm_90a"):
-        fat.attention(q, k, v, score_mod=alibi)
+    for op in ("forward", "backward"):
+        kcfg = KernelConfig(op=op, dtype="bf16", head_dim=64,
+                            score_mod=mods.score_mod,
+                            mask_mod=mods.mask_mod,
+                            captures=mods.capture_types)
+        kcfg.check_target("sm_90a")
+    broadcast = KernelConfig(op="backward", dtype="bf16", head_dim=64,
+                             bias=(False, True), deterministic=True,
+                             score_mod=mods.score_mod,
+                             captures=mods.capture_types)
+    with pytest.raises(UnsupportedError, match="deterministic"):
+        broadcast.check_target("sm_90a")
+
+
+def test_the_sm90a_modules_carry_the_regions(tmp_path):
+    """What fa-compile gets for sm_90a: the op with its captures clause and
+    its regions (the captures are not plain operands), forward and
+    backward; fa-opt parses and verifies both."""
+    mods = modifiers.trace("t", alibi, document)
+    for op in ("forward", "backward"):
+        kcfg = KernelConfig(op=op, dtype="bf16", head_dim=64,
+                            score_mod=mods.score_mod, mask_mod=mods.mask_mod,
+                            captures=mods.capture_types)
+        acfg = kcfg.attention_config()
+        text = (compiler._sm90a_mlir(kcfg) if op == "forward" else
+                fa_config.backward_mlir(acfg))
+        assert " captures(%capture0" in text
+        assert "score_mod {" in text and "mask_mod {" in text
+        path = tmp_path / f"{op}.mlir"
+        path.write_text(text)
+        subprocess.run([cpu.find_fa_opt(), str(path)], check=True,
+                       capture_output=True)
 
 
 def test_kernel_config_checks_its_modifier_fields():

@@ -13,7 +13,13 @@ Rows (bf16, bhsd, d128, 16k total tokens, 16 heads, forward, LSE):
   prefix_lm        prefix-LM mask_mod, 4k (B 4), prefix = N / 4
   causal_mask_mod  causal as a mask_mod vs the causal attribute (ours), 4k
                    and 16k
-FLOPs: 4 * B * H * D * visible pairs (counted from the mask on the GPU).
+Backward rows (direction "bwd"; not with MODS_QUICK=2): the same rows but
+causal_attribute's, our backward sequence (BUNDLE_DIR/<config>_bwd/, dQ,
+dK, dV from our forward's O and LSE) next to FlexAttention's compiled
+backward (torch.autograd.grad through the compiled flex_attention) and
+FA4's where its backward takes the row's modifiers.
+FLOPs: 4 * B * H * D * visible pairs (counted from the mask on the GPU);
+the backward counts 2.5 times that.
 Time: median of triton.testing.do_bench(warmup=25, rep=100). Each row's
 implementations are checked against ours first (max |diff| in the CSV).
 Ours: the bundles of gen_modifier_inputs.py (BUNDLE_DIR/<config>/, as
@@ -22,9 +28,12 @@ libfa_runtime. A peer that cannot express a row is "unsupported", one whose
 package is missing "unavailable", an exception "fail ..." -- never a crash.
 
 Usage: python3 test/Device/bench_modifiers.py BUNDLE_DIR CSV_OUT
-Env: MODS_QUICK=1 (4k rows only), PEERS (comma list of flex, fa4).
+Env: MODS_QUICK=1 (4k rows only; 2: and no backward rows), PEERS (comma
+list of flex, fa4).
 """
 import csv
+import glob
+import json
 import os
 import sys
 
@@ -33,6 +42,7 @@ from triton.testing import do_bench
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
+import check_backward as cb  # noqa: E402
 import check_modifiers as cm  # noqa: E402
 import fa_rt  # noqa: E402
 import gen_modifier_inputs as gm  # noqa: E402
@@ -95,19 +105,76 @@ def visible_pairs(mask, caps, b, n):
     return total
 
 
-def ours(cfg_name, folder, q, k, v, caps):
+def captures_of(cfg_name, caps):
+    """{capture<i>: tensor} of configuration `cfg_name`."""
+    return {f"capture{i}": caps[name] for i, name in enumerate(gm.CONFIGS[cfg_name].captures)}
+
+
+def forward_launch(cfg_name, folder, q, k, v, caps):
+    """A launcher of our forward and its operands (O and LSE among them)."""
     path = cm.bundle_path(folder, cfg_name)
     if not path:
         raise peers.Unavailable(f"no bundle for {cfg_name}")
-    cfg = gm.CONFIGS[cfg_name]
-    o = torch.empty_like(q)
-    lse = torch.empty(q.shape[:3], device="cuda")
-    ops = {"query": q, "key": k, "value": v, "output": o, "lse": lse}
-    for i, name in enumerate(cfg.captures):
-        ops[f"capture{i}"] = caps[name]
+    ops = {"query": q, "key": k, "value": v, "output": torch.empty_like(q),
+           "lse": torch.empty(q.shape[:3], device="cuda")}
+    ops.update(captures_of(cfg_name, caps))
     rt = fa_rt.gpu_runtime.RuntimeBundle(path)
-    launch = fa_rt.launcher(rt, {r: cm.rt(t) for r, t in ops.items()}, keep=(rt,))
-    return launch, o
+    return fa_rt.launcher(rt, {r: cm.rt(t) for r, t in ops.items()}, keep=(rt,)), ops
+
+
+def ours(cfg_name, folder, q, k, v, caps):
+    launch, ops = forward_launch(cfg_name, folder, q, k, v, caps)
+    return launch, ops["output"]
+
+
+def grad_output_like(o):
+    """The backward rows' dO: one for every implementation."""
+    g = torch.Generator(device="cuda").manual_seed(17)
+    return torch.randn(o.shape, device="cuda", generator=g, dtype=o.dtype)
+
+
+def ours_backward(cfg_name, folder, q, k, v, caps):
+    """Our backward sequence of `cfg_name` after our forward: a launcher of
+    the sequence alone (its workspace from torch) and its dQ."""
+    launch_fwd, fwd = forward_launch(cfg_name, folder, q, k, v, caps)
+    launch_fwd()
+    seq_dir = os.path.join(folder, cfg_name + "_bwd")
+    seqs = [p for p in glob.glob(os.path.join(seq_dir, "*.json"))
+            if json.load(open(p)).get("format") == "fa-kernel-sequence"]
+    if len(seqs) != 1:
+        raise peers.Unavailable(f"no backward sequence for {cfg_name}")
+    meta = json.load(open(seqs[0]))
+    b, h, n, d = q.shape
+    sym = dict(batch=b, heads_q=h, heads_kv=k.shape[1], seq_q=n, seq_k=k.shape[2],
+               head_dim=d, head_dim_v=v.shape[3])
+    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+    ops = dict(grad_output=grad_output_like(fwd["output"]), query=q, key=k, value=v,
+               output=fwd["output"], lse=fwd["lse"], grad_query=dq, grad_key=dk,
+               grad_value=dv)
+    for w in meta["workspace"]:
+        shape = [cb.evaluate(e, sym) for e in w["shape"]]
+        ops[w["name"]] = torch.empty(shape, dtype=cb.DTYPES[w["dtype"]], device="cuda")
+    ops.update(captures_of(cfg_name, caps))
+    rt = fa_rt.gpu_runtime.RuntimeBundle(seqs[0])
+    return fa_rt.launcher(rt, {r: cm.rt(t) for r, t in ops.items()}, keep=(rt, ops)), dq
+
+
+def autograd_backward(forward):
+    """A timing call of the backward of `forward(q, k, v)` (a peer's, on
+    leaves that require grad) and a holder of its dQ."""
+    def prepare(mask, score, q, k, v, caps):
+        leaves = [t.detach().requires_grad_() for t in (q, k, v)]
+        call, holder = forward(mask, score, *leaves, caps)
+        out = call()
+        do = grad_output_like(out)
+        grads = {}
+
+        def backward():
+            grads["o"] = torch.autograd.grad(out, leaves, do, retain_graph=True)[0]
+            return grads["o"]
+        backward()
+        return backward, grads
+    return prepare
 
 
 _flex = {}
@@ -257,23 +324,29 @@ def main(argv):
     quick = os.environ.get("MODS_QUICK")
     peer_names = os.environ.get("PEERS", "flex,fa4").split(",")
     rows = []
-    for row, (cfg_name, mask, score) in ROWS.items():
+    directions = {"fwd": (ours, flex, fa4),
+                  "bwd": (ours_backward, autograd_backward(flex), autograd_backward(fa4))}
+    for (row, (cfg_name, mask, score)), direction in (
+            (r, d) for d in directions for r in ROWS.items()):
+        if direction == "bwd" and (row == "causal_attribute" or quick == "2"):
+            continue
+        run_ours, run_flex, run_fa4 = directions[direction]
         for n in SHAPES[row]:
             if quick and n != 4096 and len(SHAPES[row]) > 1:
                 continue
             q, k, v, caps = inputs(n)
             b = q.shape[0]
             pairs = visible_pairs(mask, caps, b, n)
-            flops = 4 * b * H_TOTAL * D * pairs
+            flops = 4 * b * H_TOTAL * D * pairs * (2.5 if direction == "bwd" else 1)
             results = {}
             try:
-                launch, o_ours = ours(cfg_name, folder, q, k, v, caps)
+                launch, o_ours = run_ours(cfg_name, folder, q, k, v, caps)
                 launch()
                 torch.cuda.synchronize()
                 results["ours"] = (time_ms(launch), o_ours, "ok")
             except Exception as ex:  # noqa: BLE001
                 results["ours"] = (float("nan"), None, f"fail {type(ex).__name__}: {ex}"[:120])
-            for name, prep in (("flex", flex), ("fa4", fa4)):
+            for name, prep in (("flex", run_flex), ("fa4", run_fa4)):
                 if name not in peer_names or row == "causal_attribute":
                     continue
                 try:
@@ -289,25 +362,27 @@ def main(argv):
                 tf = flops / ms / 1e9 if ms == ms else float("nan")
                 diff = ((o.float() - ref.float()).abs().max().item()
                         if o is not None and ref is not None else float("nan"))
-                rows.append([row, n, b, name, f"{ms:.4f}", f"{tf:.1f}", f"{diff:.3g}", status])
-                print(f"{row:17s} N={n:6d} {name:5s} {ms:8.4f} ms {tf:7.1f} TFLOP/s "
-                      f"diff {diff:.3g} {status}", flush=True)
+                rows.append([row, n, b, name, f"{ms:.4f}", f"{tf:.1f}", f"{diff:.3g}", status,
+                             direction])
+                print(f"{row:17s} {direction} N={n:6d} {name:5s} {ms:8.4f} ms {tf:7.1f} "
+                      f"TFLOP/s diff {diff:.3g} {status}", flush=True)
     # Ratios: ours over each peer and mask_mod causal over the attribute.
-    by = {(r[0], r[1], r[3]): float(r[5]) for r in rows}
+    by = {(r[8], r[0], r[1], r[3]): float(r[5]) for r in rows}
     print("\nratios (ours / peer):")
-    for (row, n, name), tf in sorted(by.items()):
+    for (direction, row, n, name), tf in sorted(by.items()):
         if name != "ours":
-            ours_tf = by.get((row, n, "ours"), float("nan"))
-            print(f"  {row:17s} N={n:6d} ours/{name}: {ours_tf / tf:.3f}" if tf == tf and tf
-                  else f"  {row:17s} N={n:6d} ours/{name}: -")
+            ours_tf = by.get((direction, row, n, "ours"), float("nan"))
+            label = f"  {row:17s} {direction} N={n:6d} ours/{name}:"
+            print(f"{label} {ours_tf / tf:.3f}" if tf == tf and tf else f"{label} -")
     for n in SHAPES["causal_mask_mod"]:
-        a, m = by.get(("causal_attribute", n, "ours")), by.get(("causal_mask_mod", n, "ours"))
+        a = by.get(("fwd", "causal_attribute", n, "ours"))
+        m = by.get(("fwd", "causal_mask_mod", n, "ours"))
         if a and m:
             print(f"  mask_mod causal / causal attribute N={n}: {m / a:.3f} (floor 0.95)")
     with open(out_path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["row", "seqlen", "batch", "impl", "ms", "tflops", "maxdiff_vs_ours",
-                    "status"])
+                    "status", "direction"])
         w.writerows(rows)
     return 0
 

@@ -68,15 +68,18 @@ class Sequence:
             out[w["name"]] = make(shape, dtype=DTYPES[w["dtype"]], device=device)
         return out
 
-    def __call__(self, do, q, k, v, o, lse, dq, dk, dv, sym, bias=None, dbias=None):
+    def __call__(self, do, q, k, v, o, lse, dq, dk, dv, sym, bias=None, dbias=None,
+                 extra=None):
         """One fa_bundle_launch of the sequence (the runtime zeroes the
         init:zero buffers and launches the three kernels in order), with the
         workspace from torch; FA_SYNC_EACH=1 launches the kernels one by
-        one instead and synchronises after each, to tell which one faults."""
+        one instead and synchronises after each, to tell which one faults.
+        `extra`: more operands by role (score_mod/mask_mod captures)."""
         ops = dict(grad_output=do, query=q, key=k, value=v, output=o, lse=lse,
                    grad_query=dq, grad_key=dk, grad_value=dv)
         if bias is not None:
             ops.update(bias=bias, grad_bias=dbias)
+        ops.update(extra or {})
         ops.update(self.workspace(sym, q.device))
         stream = torch.cuda.current_stream().cuda_stream
         if not os.environ.get("FA_SYNC_EACH"):

@@ -9,18 +9,22 @@ The modifiers: ALiBi (with and without causal), a document mask over packed
 documents (with and without causal: the causal band recognized in the
 region and its key tiles skipped), causal and a sliding window written as a
 mask_mod (compiled to the attribute's kernel: checked to be the same kernel
-as the attribute's), prefix-LM, ALiBi with a document mask, and a
-combination (a nonlinear score_mod, softcap, a window, the document mask).
-Shapes: tails (77, 300, 1000 tokens), 2048, seq_q != seq_k, GQA, and
-documents of one or two tokens. (These masks leave no row without keys: each
-row sees itself or key 0; the rule is checked wherever the reference has
-such rows.) Each configuration's bundle is in BUNDLE_DIR/<name>/.
+as the attribute's), prefix-LM, T5's bucketed relative bias (alone and with
+prefix-LM), a document mask whose padding tokens see no key (rows without
+keys), ALiBi with a document mask, and a combination (a nonlinear
+score_mod, softcap, a window, the document mask). Shapes: tails (77, 300,
+1000 tokens), 2048, seq_q != seq_k, GQA, and documents of one or two
+tokens. Each configuration's bundle is in BUNDLE_DIR/<name>/.
 
-The sm_90a backward does not take the regions yet (convert-fa-to-nvvm
-refuses them): the backward is checked on the CPU only
-(test/Execution/modifiers.py) and this script says so.
+The backward: each configuration's fa.attention_grad sequence
+(BUNDLE_DIR/<name>_bwd/, one fa_bundle_launch with the captures) over the
+same cases, from float64 O and LSE: dQ, dK, dV against float64 autograd of
+the reference with FlashAttention's criterion (2x a plain implementation
+in the inputs' precision + 1e-5), every element finite, and dQ exactly 0
+on rows without keys.
 
-CHECK_SMALL=1 (under memcheck) skips the 2048-token cases.
+CHECK_SMALL=1 (under memcheck) skips the 2048-token cases and checks two
+cases of each backward.
 
 Usage: python3 test/Device/check_modifiers.py BUNDLE_DIR [CSV_OUT]
 """
@@ -34,6 +38,7 @@ import torch
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
+import check_backward as cb  # noqa: E402
 import check_decode as cd  # noqa: E402  (puts python/ on the path)
 import gen_modifier_inputs as gm  # noqa: E402
 from fa_mlir import gpu_runtime  # noqa: E402
@@ -88,13 +93,18 @@ def captures_for(cfg, b, hq, sk, g, device, single_docs=False):
     if "prefix" in cfg.captures:
         caps["prefix"] = torch.randint(0, sk + 1, (b,), generator=g, device=device,
                                        dtype=torch.int32)
+    if "table" in cfg.captures:
+        caps["table"] = torch.randn(hq, 32, generator=g, device=device)
+    if cfg.padded_docs:  # the last eighth of each row is padding
+        caps["docs"][:, sk - sk // 8:] = -1
     return caps
 
 
 def attention(cfg, q, k, v, caps, dtype, scale):
     """bhsd O [b, hq, sq, dv] in `dtype` (float64: the reference) and LSE
     [b, hq, sq] in float64 (-inf on rows without keys), with the modifiers
-    in the op's order: scale, score_mod, softcap, masks."""
+    in the op's order: scale, score_mod, softcap, masks. Differentiable in
+    q, k, v (rows without keys give O = 0 and no gradient)."""
     b, hq, sq, _ = q.shape
     hkv, sk = k.shape[1], k.shape[2]
     group = hq // hkv
@@ -123,7 +133,10 @@ def attention(cfg, q, k, v, caps, dtype, scale):
         keep &= cfg.torch_keep(bi, hi, ii, ji, caps).expand(b, hq, sq, sk)
     s = s.masked_fill(~keep, float("-inf"))
     lse = torch.logsumexp(s.double(), dim=-1)
-    p = torch.softmax(s, dim=-1).nan_to_num(0.0)
+    live = keep.any(dim=-1, keepdim=True)
+    # Finite on rows without keys, so that autograd gives them no NaN.
+    s = torch.where(live, s, torch.zeros_like(s))
+    p = torch.softmax(s, dim=-1) * live.to(s.dtype)
     if low:
         p = p.to(dtype).to(torch.float32)
     o = torch.matmul(p, vc)
@@ -169,6 +182,55 @@ def run_case(path, cfg, b, hq, hkv, sq, sk, single_docs=False, seed=5):
     return not why, err, base, "; ".join(why), int(empty.sum())
 
 
+def backward_grads(cfg, q, k, v, do, caps, dtype, scale):
+    """(dq, dk, dv) in float64 of attention(cfg) computed in `dtype`."""
+    leaves = [t.detach().to(dtype if dtype == torch.float64 else t.dtype).requires_grad_()
+              for t in (q, k, v)]
+    o, _ = attention(cfg, *leaves, caps, dtype, scale)
+    o.backward(do.to(o.dtype))
+    return [t.grad.double() for t in leaves]
+
+
+def run_backward_case(folder, cfg, b, hq, hkv, sq, sk, single_docs=False, seed=7):
+    """The backward sequence of `cfg` on one case: (ok, worst error,
+    baseline, why, rows without keys)."""
+    seq = cb.Sequence(folder)
+    dtype = cd.DTYPES[cfg.dtype]
+    d = cfg.head_dim
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(seed + sq * 3 + sk + hq)
+    q = torch.randn(b, hq, sq, d, device=dev, generator=g).to(dtype)
+    k = torch.randn(b, hkv, sk, d, device=dev, generator=g).to(dtype)
+    v = torch.randn(b, hkv, sk, d, device=dev, generator=g).to(dtype)
+    do = torch.randn(b, hq, sq, d, device=dev, generator=g).to(dtype)
+    caps = captures_for(cfg, b, hq, max(sq, sk), g, dev, single_docs)
+    scale = seq.meta["config"].get("scale") or 1.0 / math.sqrt(d)
+    o64, lse64 = attention(cfg, q, k, v, caps, torch.float64, scale)
+    o, lse = o64.to(dtype).contiguous(), lse64.float().contiguous()
+    dq, dk, dv = (torch.full_like(t, float("nan")) for t in (q, k, v))
+    sym = dict(batch=b, heads_q=hq, heads_kv=hkv, seq_q=sq, seq_k=sk, head_dim=d,
+               head_dim_v=d)
+    extra = {f"capture{i}": caps[name] for i, name in enumerate(cfg.captures)}
+    seq(do, q, k, v, o, lse, dq, dk, dv, sym, extra=extra)
+    torch.cuda.synchronize()
+    ref = backward_grads(cfg, q, k, v, do, caps, torch.float64, scale)
+    plain = backward_grads(cfg, q, k, v, do, caps, dtype, scale)
+    why, worst, worst_base = [], 0.0, 0.0
+    for name, ours, r, p in zip(("dQ", "dK", "dV"), (dq, dk, dv), ref, plain):
+        ours = ours.double()
+        if not torch.isfinite(ours).all():
+            why.append(f"{name} not finite")
+            continue
+        err, base = (ours - r).abs().max().item(), (p - r).abs().max().item()
+        worst, worst_base = max(worst, err), max(worst_base, base)
+        if err > 2 * base + 1e-5:
+            why.append(f"{name} error {err:.3g} > 2 x {base:.3g} + 1e-5")
+    empty = torch.isneginf(lse64)
+    if empty.any() and dq[empty].abs().max().item() != 0:
+        why.append("dQ of rows without keys is not 0")
+    return not why, worst, worst_base, "; ".join(why), int(empty.sum())
+
+
 def cases(cfg):
     small = os.environ.get("CHECK_SMALL")
     out = [  # batch, heads_q, heads_kv, seq_q, seq_k, single-token documents
@@ -201,6 +263,29 @@ def same_kernel(folder, cfg):
     return "" if ca == cb else "the cubins differ"
 
 
+def check_backward(folder, cfg, rows):
+    """The backward of `cfg` over its cases; returns the failures."""
+    seq_dir = os.path.join(folder, cfg.name + "_bwd")
+    if not os.path.isdir(seq_dir) or not glob.glob(os.path.join(seq_dir, "*.cubin")):
+        print(f"FAIL {cfg.name} backward: no sequence in {seq_dir}")
+        rows.append([cfg.name + "_bwd", "-", False, "nan", "nan", "no sequence"])
+        return 1
+    failed = 0
+    # Under memcheck (CHECK_SMALL) two cases per configuration.
+    for case in cases(cfg)[:2] if os.environ.get("CHECK_SMALL") else cases(cfg):
+        try:
+            ok, err, base, why, empty = run_backward_case(seq_dir, cfg, *case)
+        except Exception as ex:  # a launch error is a failed case
+            ok, err, base, why, empty = False, float("nan"), float("nan"), \
+                f"{type(ex).__name__}: {ex}", 0
+        failed += not ok
+        label = "b{}h{}/{} {}x{}{}".format(*case[:5], " single-docs" if case[5] else "")
+        rows.append([cfg.name + "_bwd", label, ok, f"{err:.3g}", f"{base:.3g}", why])
+        print(f"{'PASS' if ok else 'FAIL'} {cfg.name} backward {label} err {err:.3g} "
+              f"base {base:.3g} rows-without-keys {empty} {why}", flush=True)
+    return failed
+
+
 def main(argv):
     folder = argv[1]
     rows, failed, count = [], 0, 0
@@ -228,8 +313,7 @@ def main(argv):
             rows.append([cfg.name, label, ok, f"{err:.3g}", f"{base:.3g}", why])
             print(f"{'PASS' if ok else 'FAIL'} {cfg.name} {label} err {err:.3g} "
                   f"base {base:.3g} rows-without-keys {empty} {why}", flush=True)
-    print("backward: not checked on sm_90a (the sm_90a backward refuses score_mod/mask_mod; "
-          "test/Execution/modifiers.py checks it on the CPU)")
+        failed += check_backward(folder, cfg, rows)
     return cd.report(argv, rows, failed, "modifier check", count, "bundles")
 
 

@@ -1,5 +1,6 @@
 """The score_mod/mask_mod configurations of the device round (issue 35): each
-an fa.attention whose regions state a FlexAttention modifier, and the same
+an fa.attention whose regions state a FlexAttention modifier (and the
+fa.attention_grad of the same op: the sm_90a backward), and the same
 modifier in PyTorch (score(s, b, h, i, j, caps) / keep(b, h, i, j, caps) on
 broadcast index tensors), which check_modifiers.py's float64 reference and
 bench_modifiers.py's FlexAttention/FA4 peers use. Batch, heads and sequence
@@ -9,10 +10,12 @@ Captures (operands `capture<i>` of the bundle, in this order):
   slopes  [H]    f32  ALiBi slope of each query head
   docs    [B, S] i32  document id of each token (queries and keys: self-attention)
   prefix  [B]    i32  prefix length of each batch row (prefix-LM)
+  table   [H, 32] f32 T5's relative-position bias per query head and bucket
 
 Usage:
-  gen_modifier_inputs.py NAME     the module of one configuration, on stdout
-  gen_modifier_inputs.py list     the configuration names
+  gen_modifier_inputs.py NAME           the forward of one configuration, on stdout
+  gen_modifier_inputs.py backward NAME  its backward (fa.attention_grad)
+  gen_modifier_inputs.py list           the configuration names
 """
 import sys
 from dataclasses import dataclass, field
@@ -53,6 +56,50 @@ DOCUMENT_CAUSAL = """    %di = tensor.extract %{docs}[%b, %i] : tensor<?x?xi32>
     %keep = arith.andi %causal, %same : i1
     fa.yield %keep : i1"""
 
+# A document mask whose padding tokens (id -1) see no key: rows without
+# keys.
+DOCUMENT_PADDED = """    %di = tensor.extract %{docs}[%b, %i] : tensor<?x?xi32>
+    %dj = tensor.extract %{docs}[%b, %j] : tensor<?x?xi32>
+    %same = arith.cmpi eq, %di, %dj : i32
+    %c0 = arith.constant 0 : i32
+    %real = arith.cmpi sge, %di, %c0 : i32
+    %keep = arith.andi %same, %real : i1
+    fa.yield %keep : i1"""
+
+# T5's bidirectional bucketed relative-position bias, 32 buckets (16 per
+# direction, exact below 8, logarithmic up to 128): bucket = 16 (j > i) +
+# (|j - i| < 8 ? |j - i| : min(8 + int(2 log2(|j - i| / 8)), 15)). In log2
+# form: exact at the powers of two, so the kernel's lg2.approx and the
+# reference agree on every bucket.
+T5 = """    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %half = arith.constant 16 : index
+    %exact = arith.constant 8 : index
+    %last = arith.constant 15 : index
+    %rel = arith.subi %j, %i : index
+    %after = arith.cmpi sgt, %rel, %c0 : index
+    %base = arith.select %after, %half, %c0 : index
+    %neg = arith.subi %c0, %rel : index
+    %dist = arith.maxsi %rel, %neg : index
+    %d1 = arith.maxsi %dist, %c1 : index
+    %di = arith.index_cast %d1 : index to i32
+    %df = arith.sitofp %di : i32 to f32
+    %c8 = arith.constant 8.0 : f32
+    %ratio = arith.divf %df, %c8 : f32
+    %lg = math.log2 %ratio : f32
+    %c2 = arith.constant 2.0 : f32
+    %lf = arith.mulf %lg, %c2 : f32
+    %li = arith.fptosi %lf : f32 to i32
+    %lx = arith.index_cast %li : i32 to index
+    %large0 = arith.addi %exact, %lx : index
+    %large = arith.minsi %large0, %last : index
+    %small = arith.cmpi slt, %dist, %exact : index
+    %off = arith.select %small, %dist, %large : index
+    %bucket = arith.addi %base, %off : index
+    %e = tensor.extract %{table}[%h, %bucket] : tensor<?x?xf32>
+    %r = arith.addf %s, %e : f32
+    fa.yield %r : f32"""
+
 CAUSAL = """    %keep = arith.cmpi sle, %j, %i : index
     fa.yield %keep : i1"""
 
@@ -71,7 +118,7 @@ PREFIX_LM = """    %p = tensor.extract %{prefix}[%b] : tensor<?xi32>
     fa.yield %keep : i1"""
 
 CAPTURE_TYPES = {"slopes": "tensor<?xf32>", "docs": "tensor<?x?xi32>",
-                 "prefix": "tensor<?xi32>"}
+                 "prefix": "tensor<?xi32>", "table": "tensor<?x?xf32>"}
 
 
 # The same modifiers in PyTorch: s is the scaled score, b/h/i/j broadcast
@@ -92,6 +139,20 @@ def torch_document(b, h, i, j, caps):
 
 def torch_document_causal(b, h, i, j, caps):
     return (i >= j) & (caps["docs"][b, i] == caps["docs"][b, j])
+
+
+def torch_document_padded(b, h, i, j, caps):
+    return (caps["docs"][b, i] == caps["docs"][b, j]) & (caps["docs"][b, i] >= 0)
+
+
+def torch_t5(s, b, h, i, j, caps):
+    import torch
+    rel = j - i
+    dist = rel.abs()
+    ratio = torch.clamp(dist, min=1).to(torch.float32) / 8.0
+    large = torch.clamp(8 + (torch.log2(ratio) * 2.0).to(torch.int64), max=15)
+    bucket = torch.where(rel > 0, 16, 0) + torch.where(dist < 8, dist, large)
+    return s + caps["table"][h, bucket].to(s.dtype)
 
 
 def torch_causal(b, h, i, j, caps):
@@ -124,6 +185,9 @@ class Config:
     # What the kernel must equal (a mask_mod that states a band): the
     # configuration with the attribute instead.
     same_kernel_as: Optional[str] = None
+    # Padding tokens (document id -1) at the end of each row: rows without
+    # keys.
+    padded_docs: bool = False
 
 
 CONFIGS = {c.name: c for c in [
@@ -146,6 +210,12 @@ CONFIGS = {c.name: c for c in [
            torch_keep=torch_sliding(255)),
     Config("prefix_lm_bf16_d128", mask_mod=PREFIX_LM, captures=("prefix",),
            torch_keep=torch_prefix_lm),
+    Config("t5_bf16_d64", head_dim=64, score_mod=T5, captures=("table",),
+           torch_score=torch_t5),
+    Config("t5_prefix_lm_f16_d128", dtype="f16", score_mod=T5, mask_mod=PREFIX_LM,
+           captures=("table", "prefix"), torch_score=torch_t5, torch_keep=torch_prefix_lm),
+    Config("document_padded_bf16_d64", head_dim=64, mask_mod=DOCUMENT_PADDED,
+           captures=("docs",), torch_keep=torch_document_padded, padded_docs=True),
     Config("alibi_document_bf16_d128", score_mod=ALIBI, mask_mod=DOCUMENT,
            captures=("slopes", "docs"), torch_score=torch_alibi, torch_keep=torch_document),
     # Several modifiers together: a nonlinear score_mod, the attribute
@@ -175,9 +245,9 @@ def _region(kind, body, c):
             f"{body.format(**names)}\n  }}")
 
 
-def function(c):
-    qk = f"tensor<?x?x?x{c.head_dim}x{c.dtype}>"
-    lse = "tensor<?x?x?xf32>"
+def _operands_and_regions(c):
+    """The function's capture arguments, the op's captures clause and its
+    regions."""
     cap_args = "".join(f", %{n}_in: {CAPTURE_TYPES[n]}" for n in c.captures)
     captures = ""
     if c.captures:
@@ -188,13 +258,36 @@ def function(c):
         regions += _region("score_mod", c.score_mod, c)
     if c.mask_mod:
         regions += _region("mask_mod", c.mask_mod, c)
+    return cap_args, captures, regions
+
+
+def function(c):
+    qk = f"tensor<?x?x?x{c.head_dim}x{c.dtype}>"
+    lse = "tensor<?x?x?xf32>"
+    cap_args, captures, regions = _operands_and_regions(c)
     return (f"func.func @{c.name}(%q: {qk}, %k: {qk}, %v: {qk}{cap_args}) -> ({qk}, {lse}) {{\n"
             f"  %o, %lse = fa.attention %q, %k, %v : {qk}, {qk}, {qk}{captures}{_attrs(c)}"
             f" -> {qk}, {lse}{regions}\n"
             f"  return %o, %lse : {qk}, {lse}\n}}\n")
 
 
+def backward_function(c):
+    """The fa.attention_grad of configuration `c` (dQ, dK, dV)."""
+    qk = f"tensor<?x?x?x{c.head_dim}x{c.dtype}>"
+    lse = "tensor<?x?x?xf32>"
+    cap_args, captures, regions = _operands_and_regions(c)
+    operands = ", ".join([qk] * 5 + [lse])
+    return (f"func.func @{c.name}_bwd(%do: {qk}, %q: {qk}, %k: {qk}, %v: {qk}, %o: {qk}, "
+            f"%lse: {lse}{cap_args}) -> ({qk}, {qk}, {qk}) {{\n"
+            f"  %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %lse : {operands}"
+            f"{captures}{_attrs(c)} -> {qk}, {qk}, {qk}{regions}\n"
+            f"  return %dq, %dk, %dv : {qk}, {qk}, {qk}\n}}\n")
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "backward" and argv[2] in CONFIGS:
+        print(backward_function(CONFIGS[argv[2]]))
+        return 0
     if argv[1:] == ["list"]:
         print("\n".join(CONFIGS))
         return 0

@@ -114,6 +114,10 @@ std::string kernelBundle(const BK &cfg, StringRef chip, StringRef cubinFile, Ker
                                  backwardConfig(cfg), k.threads, k.sharedMemory,
                                  std::move(k.grid), std::move(k.params));
   root["scratch"] = std::move(scratch);
+  // The main kernel reads the regions' captures, as the forward does.
+  Array captures = k.suffix == "_main" ? captureBundleEntries(cfg.semantics) : Array();
+  if (!captures.empty())
+    root["captures"] = std::move(captures);
   return printJson(std::move(root));
 }
 

@@ -91,6 +91,11 @@ private:
   /// The f32 statistic at byte `offset` of the slot's statistics for each
   /// accumulator register of an m64n64 fragment (columns 8 j + laneCol + e).
   SmallVector<Value> loadRowStats(Value stats, int64_t offset, Value laneCol);
+  /// Where S^T register i of step `s` sits, as the regions take it (i32):
+  /// batch, query head, query (the fragment's column), key (its row).
+  /// Queries past seq_q and keys past seq_k are clamped into the operands
+  /// where a region reads a capture by them (their P is 0 or never used).
+  ScorePosition regionPosition(const QueryStep &s, Value keyRow0, Value laneCol, int64_t i);
   /// Loads the bias (f32) of S^T register i of step `s`: rows past seq_q
   /// and keys past seq_k read the last ones (their P is 0 or never used).
   std::function<Value(int64_t)> biasLoader(const QueryStep &s, Value keyRow0, Value laneCol);
@@ -195,6 +200,15 @@ private:
   /// also dBias, stored with a bias.
   std::pair<SmallVector<Value>, SmallVector<Value>>
   probabilities(const QueryStep &s, Value stats, SmallVector<Value> sT, ArrayRef<Value> dpT);
+  /// The score function with score_mod on S^T of step `s` (in place), as
+  /// the forward applies it: log2-domain scores, score_mod after the scale
+  /// and the bias, before the softcap. Returns d score / d(scale qk + bias)
+  /// per register: score_mod's derivative from the region, times the
+  /// softcap's.
+  SmallVector<Value> applyScoreMod(const QueryStep &s, SmallVectorImpl<Value> &sT,
+                                   const std::function<Value(int64_t)> &loadBias);
+  /// -inf where mask_mod hides a score of step `s`.
+  void applyMaskMod(const QueryStep &s, SmallVectorImpl<Value> &sT);
   /// dS^T fragments -> dS [query][key] in buffer t % 2 of shared memory.
   Value storeDsTransposed(Value t, ArrayRef<Value> dsRegs);
   /// dQ partial [64 queries x 64 columns] = dS[:, keys] K[keys, cols]
@@ -212,6 +226,10 @@ private:
   /// beside dK, dV and dQ.
   const bool lookahead;
   Value slab0, keyRow0, laneCol;
+  /// The regions' capture reads and math (RegionFragments.h), and cfg's
+  /// semantics evaluating them through it: one evaluator with the forward.
+  KernelModifiers modifiers;
+  AttentionConfig semantics;
   Log2Score log2Score;
   std::optional<double> linear;
   Value factor;
@@ -223,7 +241,9 @@ KeyBlockConsumer::KeyBlockConsumer(BackwardMainKernel &k, const ConsumerThread &
     : k(k), kb(k.kb), cfg(k.cfg), me(me), DK(cfg.qkDim()), DV(cfg.vDim()), nK(DK / 2),
       nV(DV / 2), nS(BK::kBlockM / 2), lookahead(DK <= BK::kBox && DV <= BK::kBox),
       slab0(kb.add(k.n0, kb.mul(me.c, kb.c32(64)))), keyRow0(me.fragmentRow(kb, slab0)),
-      laneCol(me.laneColumn(kb)), log2Score(cfg.semantics, /*hasBias=*/cfg.bias.has_value()),
+      laneCol(me.laneColumn(kb)), modifiers(cfg.semantics, k.args.captures),
+      semantics(KernelModifiers::withTarget(cfg.semantics, &modifiers)),
+      log2Score(semantics, /*hasBias=*/cfg.bias.has_value()),
       linear(log2Score.linearFactor()), factor(kb.cf32(linear ? *linear : 1.0)) {
   slabOffset = kb.mul(me.c, kb.c32(64 * 128));
   kDesc = wgmmaDescriptor(kb, kb.sharedAt(k.base, slabOffset), 16, 1024);
@@ -317,7 +337,9 @@ KeyBlockConsumer::probabilities(const QueryStep &s, Value stats, SmallVector<Val
   std::function<Value(int64_t)> loadBias;
   if (cfg.bias)
     loadBias = k.biasLoader(s, keyRow0, laneCol);
-  if (!linear)
+  if (semantics.scoreMod)
+    scoreGrad = applyScoreMod(s, sT, loadBias);
+  else if (!linear)
     for (int64_t i = 0; i < nS; ++i) {
       Value &x = sT[i];
       x = log2Score.emit(kb.b, x, loadBias ? loadBias(i) : Value(),
@@ -326,6 +348,8 @@ KeyBlockConsumer::probabilities(const QueryStep &s, Value stats, SmallVector<Val
         scoreGrad.push_back(
             cfg.semantics.emitScoreDerivative(kb.b, kb.fmul(x, kb.cf32(llvm::numbers::ln2))));
     }
+  if (semantics.maskMod)
+    applyMaskMod(s, sT);
   sT = k.maskTransposed(s.m0, slab0, keyRow0, laneCol, sT);
   // Row statistics are read when needed, not before: with dK, dV, S^T and
   // dP^T live, 32 more registers would spill at d128.
@@ -344,6 +368,43 @@ KeyBlockConsumer::probabilities(const QueryStep &s, Value stats, SmallVector<Val
   if (cfg.bias)
     k.storeBiasGrad(s, slab0, keyRow0, laneCol, ds);
   return {p, ds};
+}
+
+SmallVector<Value>
+KeyBlockConsumer::applyScoreMod(const QueryStep &s, SmallVectorImpl<Value> &sT,
+                                const std::function<Value(int64_t)> &loadBias) {
+  // The score function in two parts, as the forward composes it: the
+  // scale, the bias and score_mod with its derivative (the shared
+  // evaluator's forward mode), then the rest of it, the softcap and
+  // log2(e), as the Log2Score of that part alone (a unit scale, the
+  // softcap; its tanh the kernel's).
+  AttentionConfig modPart = semantics;
+  modPart.softcap.reset();
+  AttentionConfig rest;
+  rest.softcap = semantics.softcap;
+  Log2Score restLog2(rest, /*hasBias=*/true);
+  SmallVector<Value> scoreGrad;
+  auto tanh = [&](Value v) { return kb.tanh(v); };
+  for (int64_t i = 0; i < nS; ++i) {
+    auto [score, d] = modPart.emitScoreAndDerivative(
+        kb.b, sT[i], loadBias ? loadBias(i) : Value(), k.regionPosition(s, keyRow0, laneCol, i));
+    sT[i] = restLog2.emit(kb.b, score, Value(), tanh);
+    if (semantics.softcap)
+      d = kb.fmul(d, semantics.emitScoreDerivative(
+                         kb.b, kb.fmul(sT[i], kb.cf32(llvm::numbers::ln2))));
+    scoreGrad.push_back(d);
+  }
+  return scoreGrad;
+}
+
+void KeyBlockConsumer::applyMaskMod(const QueryStep &s, SmallVectorImpl<Value> &sT) {
+  // A hidden score's P is 0, so is its dS (times score_mod's derivative,
+  // finite where the region is).
+  Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
+  for (int64_t i = 0; i < nS; ++i)
+    sT[i] = kb.select(
+        semantics.emitMaskModHides(kb.b, k.regionPosition(s, keyRow0, laneCol, i)), negInf,
+        sT[i]);
 }
 
 Value KeyBlockConsumer::storeDsTransposed(Value t, ArrayRef<Value> dsRegs) {
@@ -514,6 +575,17 @@ SmallVector<Value> BackwardMainKernel::maskTransposed(Value m0, Value slab0, Val
         return m;
       },
       [&]() { return sT; });
+}
+
+ScorePosition BackwardMainKernel::regionPosition(const QueryStep &s, Value keyRow0,
+                                                 Value laneCol, int64_t i) {
+  Value key = kb.add(keyRow0, kb.c32(8 * fragRowHalf(i)));
+  Value query = kb.add(kb.add(s.m0, laneCol), kb.c32(fragColOffset(i)));
+  if (readsCaptureBy(cfg.semantics, /*key=*/false))
+    query = kb.maxSI(kb.minSI(query, kb.sub(args.seqQ, kb.c32(1))), kb.c32(0));
+  if (readsCaptureBy(cfg.semantics, /*key=*/true))
+    key = kb.minSI(key, kb.sub(args.seqK, kb.c32(1)));
+  return {batch, s.qHead, query, key};
 }
 
 std::function<Value(int64_t)> BackwardMainKernel::biasLoader(const QueryStep &s, Value keyRow0,
@@ -847,6 +919,7 @@ KernelSignature mlir::fa::nvvm_kernel::backwardMainSignature(const BK &cfg,
     sig.ptr(&a.cuSeqlensK, "cu_seqlens_k");
     sig.i32(&a.numSeqs, sym::NumSeqs);
   }
+  declareCaptureParams(sig, cfg.semantics, a.captures);
   return sig;
 }
 

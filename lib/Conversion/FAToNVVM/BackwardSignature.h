@@ -4,6 +4,9 @@
 
 #include "BackwardParts.h"
 #include "KernelSignature.h"
+#include "RegionFragments.h"
+
+#include <vector>
 
 namespace mlir::fa::nvvm_kernel {
 
@@ -21,6 +24,9 @@ struct BackwardMainArgs {
   Value seqQ, seqK, group;
   /// A ragged batch (seq_q and seq_k are then the packed totals).
   Value cuSeqlensQ, cuSeqlensK, numSeqs;
+  /// score_mod/mask_mod's captures, one entry per capture (the forward's
+  /// parameters, declared last).
+  std::vector<CaptureArgs> captures;
 };
 /// The main kernel's parameters in order, declared once: its llvm.func,
 /// its code's arguments (`args`) and its bundle's params come from it.

@@ -129,6 +129,18 @@ LogicalResult checkForwardModifiers(AttentionOp op, AttentionKernelConfig &cfg) 
   return checkKernelModifiers(op, cfg.semantics);
 }
 
+/// The backward's regions: as the forward's (a band mask_mod folded into
+/// causal/window), and score_mod differentiable (dS goes through its
+/// derivative, derived from the region); else an error naming the op.
+LogicalResult checkBackwardModifiers(AttentionGradOp op, AttentionConfig &semantics) {
+  if (!semantics.hasModifiers())
+    return success();
+  foldMaskModBand(semantics);
+  if (failed(checkKernelModifiers(op, semantics)))
+    return failure();
+  return checkScoreModDifferentiable(semantics);
+}
+
 /// The kernel configuration of `op`, or an error on `op` naming what the
 /// sm_90a kernel does not do (yet).
 FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVMOptions &opts) {
@@ -331,9 +343,8 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
                   "deterministic sm_90a backward (dBias sums over them with f32 atomics)");
   }
   cfg.semantics = AttentionConfig::get(op);
-  if (cfg.semantics.hasModifiers())
-    return fail("the sm_90a backward does not evaluate score_mod/mask_mod regions yet (the "
-                "forward does; use fa-cpu-pipeline for the backward)");
+  if (failed(checkBackwardModifiers(op, cfg.semantics)))
+    return failure();
   if (opts.chip != "sm_90a")
     return fail("only chip=sm_90a is supported, got " + opts.chip);
   cfg.deterministic = opts.deterministic;

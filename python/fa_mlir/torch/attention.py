@@ -155,7 +155,9 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     as they are on every call (float32/64, int32/64 or bool, on q's device,
     not requiring grad); Python numbers become constants; a traced value
     in Python control flow is an error (use torch.where). h is the query
-    head. CPU only for now (sm_90a: UnsupportedError). docs/Python.md.
+    head. CPU and sm_90a, forward and backward (a score_mod op the
+    backward cannot differentiate is a CompileError naming it).
+    docs/Python.md.
     """
     _convert.check_layout(_convert.WHERE, layout)
     causal, wl, wr, mask_alignment = mask_options(

@@ -278,18 +278,6 @@ func.func @f16_exp(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v:
 
 // -----
 
-func.func @grad_regions(%do: tensor<1x4x128x64xbf16>, %q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %o: tensor<1x4x128x64xbf16>, %lse: tensor<1x4x128xf32>) -> tensor<1x4x128x64xbf16> {
-  // expected-error @+1 {{convert-fa-to-nvvm: the sm_90a backward does not evaluate score_mod/mask_mod regions yet}}
-  %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128xf32> -> tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> mask_mod {
-  ^bb0(%b: index, %h: index, %i: index, %j: index):
-    %c = arith.cmpi sle, %j, %i : index
-    fa.yield %c : i1
-  }
-  return %dq : tensor<1x4x128x64xbf16>
-}
-
-// -----
-
 // Attention sinks are refused, never dropped (the kernel would compute plain
 // attention), forward and backward.
 func.func @sinks_forward(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %sinks: tensor<4xf32>) -> tensor<1x4x128x64xbf16> {
