@@ -234,7 +234,8 @@ def _op_parts(kcfg, acfg, ins, outs):
     (which the kvcache_append kernel writes in place)."""
     if kcfg.op != "kvcache":
         bias = _clause(acfg, "bias", ["bias"]) if acfg.bias else ""
-        return [r for r in ins if r != "bias"], bias, outs
+        sinks = _clause(acfg, "sinks", ["sinks"]) if acfg.sinks else ""
+        return [r for r in ins if r not in ("bias", "sinks")], bias + sinks, outs
     groups = ""
     if acfg.page_size is not None:
         groups += _clause(acfg, "block_table", ["block_table"])
