@@ -128,3 +128,20 @@ def test_attention_with_sinks_launches_them(monkeypatch, built):
     # libfa_runtime's check passed for both (the forward's grid, the pre
     # kernel's).
     assert len(routed.grids) == 2 and routed.grids[1] == (2, HQ, B)
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_both_readers_refuse_a_config_sinks_that_is_not_a_boolean(built, tmp_path,
+                                                                  value):
+    path = tmp_path / "fwd"
+    shutil.copytree(built["forward"], path)
+    bundle = load_bundle(str(path))
+    with open(bundle.json_path) as f:
+        doc = json.load(f)
+    doc["config"]["sinks"] = value
+    assert fa_manifest.schema_errors(doc, "kernel-bundle.schema.json")
+    with open(bundle.json_path, "w") as f:
+        json.dump(doc, f)
+    from fa_mlir import gpu_runtime
+    with pytest.raises(RuntimeLibraryError, match="config.sinks"):
+        gpu_runtime.RuntimeBundle(bundle.json_path)
