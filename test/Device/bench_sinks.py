@@ -81,6 +81,15 @@ def ours(folder, name, q, k, v, sinks, do):
         bops["grad_sinks"] = grads["grad_sinks"] = torch.empty_like(sinks)
     fwd_rt = fa_rt.gpu_runtime.RuntimeBundle(paths["attention_fwd"])
     bwd_rt = fa_rt.gpu_runtime.RuntimeBundle(paths["attention_bwd"])
+    # The workspace from torch's allocator, as fa_mlir.torch passes it (the
+    # runtime zeroes the "init": "zero" buffers on the stream).
+    b, hq, n, d = q.shape
+    symbols = dict(batch=b, heads_q=hq, heads_kv=k.shape[1], seq_q=n, seq_k=k.shape[2],
+                   head_dim=d, head_dim_v=d)
+    dtypes = {"f32": torch.float32, "i32": torch.int32}
+    for name, (sizes, dtype) in fa_rt.gpu_runtime.workspace_shapes(bwd_rt.workspace,
+                                                                   symbols).items():
+        bops[name] = torch.empty(sizes, device="cuda", dtype=dtypes[dtype])
     fwd = fa_rt.launcher(fwd_rt, {r: cs.rt(t) for r, t in ops.items()}, keep=(fwd_rt,))
     bwd = fa_rt.launcher(bwd_rt, {r: cs.rt(t) for r, t in bops.items()}, keep=(bwd_rt,))
     fwd()
