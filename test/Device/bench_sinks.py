@@ -115,13 +115,14 @@ def fa4(cfg, q, k, v, sinks, do, with_sink):
         return out[0] if isinstance(out, tuple) else out
     out = forward()
     leaves = [qs, ks, vs] + ([sink] if with_sink else [])
-    got = torch.autograd.grad(out, leaves, dos, retain_graph=True)
+    # (A FA4 without a sink gradient gives None for it: allow_unused.)
+    got = torch.autograd.grad(out, leaves, dos, retain_graph=True, allow_unused=True)
     outs = {"o": out.detach().transpose(1, 2)}
-    if with_sink:
+    if with_sink and got[3] is not None:
         outs["grad_sinks"] = got[3].float()
 
     def backward():
-        torch.autograd.grad(out, leaves, dos, retain_graph=True)
+        torch.autograd.grad(out, leaves, dos, retain_graph=True, allow_unused=True)
     return forward, backward, outs
 
 
