@@ -326,7 +326,8 @@ class GpuBundle(Bundle):
             want = _gpu_config_view(self.config)
             got = {k: doc["config"].get(k, want[k]) for k in want}
             # Absent means no sinks (the compiler writes it only with them).
-            got["sinks"] = doc["config"].get("sinks", False)
+            if "sinks" in want:
+                got["sinks"] = doc["config"].get("sinks", False)
             # Absent means per (batch, kv head): no default to fall back on.
             if "descale_block" in want or "descale_block" in doc["config"]:
                 want.setdefault("descale_block", None)
