@@ -2,7 +2,7 @@
 backward kernels of gen_sinks_inputs.py, launched through libfa_runtime,
 against float64 (torch autograd on softmax over [scores, sink] with the
 sink's column dropped) with FlashAttention's criterion: for each of O, dQ,
-dK, dV and dSinks our max error is at most 2x that of the same computation
+dK, dV and dSinks (causal, a window, a softcap) our max error is at most 2x that of the same computation
 done plainly in the inputs' precision (+1e-5); the LSE (which includes the
 sink) within 1e-3 relative to 1 + |lse|; O and LSE NaN-initialised and
 every row written; rows that see no key exactly O = 0 with LSE = sink and
@@ -64,6 +64,8 @@ def attention(cfg, q, k, v, sinks, dtype, scale):
     v = v.repeat_interleave(hq // hkv, dim=1)
     soft = torch.float64 if dtype == torch.float64 else torch.float32
     s = (torch.matmul(q.to(dtype), k.to(dtype).transpose(-1, -2)) * scale).to(soft)
+    if cfg.softcap:
+        s = cfg.softcap * torch.tanh(s / cfg.softcap)
     s = s.masked_fill(~keep_mask(cfg, q.shape[2], k.shape[2], q.device), float("-inf"))
     if sinks is not None:
         col = sinks.to(soft)[None, :, None, None].expand(*s.shape[:3], 1)

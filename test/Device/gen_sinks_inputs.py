@@ -24,6 +24,7 @@ class Config:
     causal: bool = False
     window: Optional[Tuple[int, int]] = None
     bottom_right: bool = False
+    softcap: Optional[float] = None
     sinks: bool = True
     deterministic: bool = False
 
@@ -31,6 +32,9 @@ class Config:
 CONFIGS = {c.name: c for c in [
     Config("sinks_bf16_d128"),
     Config("sinks_causal_bf16_d128", causal=True),
+    # A softcap: the kernel keeps log2-domain scores (exponent factor 1),
+    # the epilogue's other branch of the max.
+    Config("sinks_softcap_f16_d128", dtype="f16", softcap=30.0),
     # Bottom-right causal: with seq_q > seq_k the first rows see no key.
     Config("sinks_causal_br_f16_d64", dtype="f16", head_dim=64, causal=True,
            bottom_right=True),
@@ -54,6 +58,8 @@ def _attrs(c):
         attrs.append(f"window = array<i64: {c.window[0]}, {c.window[1]}>")
     if c.bottom_right:
         attrs.append("mask_alignment = #fa<mask_alignment bottom_right>")
+    if c.softcap:
+        attrs.append(f"softcap = {c.softcap} : f32")
     return " {" + ", ".join(attrs) + "}" if attrs else ""
 
 
