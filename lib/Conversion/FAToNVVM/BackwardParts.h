@@ -46,7 +46,7 @@ struct BackwardKernelConfig {
   /// sequences found through cu_seqlens_q/k (VarlenBackward.h).
   bool varlen = false;
   /// Attention sinks (semantics.sinks): the pre-kernel also writes dSinks
-  /// partials and a fourth kernel, dsinks, sums them into grad_sinks.
+  /// partials and one more kernel, _dsinks, sums them into grad_sinks.
   bool sinks() const { return static_cast<bool>(semantics.sinks); }
 
   static constexpr int64_t kBlockM = 64;  // query rows per iteration
