@@ -89,6 +89,13 @@
 #         memcheck on them, then next to FlexAttention and FA4's
 #         score_mod/mask_mod path, and causal as a mask_mod next to the causal
 #         attribute (test/Device/bench_modifiers.py) -> $OUT/bench_modifiers.csv
+#      13 attention sinks (issue 35 item 5): the forward and backward kernels
+#         of test/Device/gen_sinks_inputs.py (.devbuild/sinks) against float64
+#         (test/Device/check_sinks.py: O, LSE, dQ, dK, dV, dSinks; GQA,
+#         causal, a window, rows without keys, deterministic), memcheck on
+#         them (forward and backward kernels), then next to FA4's
+#         learnable_sink and our kernel without sinks
+#         (test/Device/bench_sinks.py) -> $OUT/bench_sinks.csv
 #       Logs and CSVs go to $OUT; short tables are printed last.
 #       STAGES=3,3b: only those stages (e.g. a second benchmark run);
 #         8b is stage 8's ragged-batch backward alone.
@@ -129,6 +136,7 @@ prepare() {
   "$BUILD_DIR/bin/fa-compile" "$dev/varlen-bwd/varlen_bwd.mlir" -o "$dev/varlen-bwd"
   "$BUILD_DIR/bin/fa-compile" --deterministic "$dev/varlen-bwd/varlen_bwd_det.mlir" -o "$dev/varlen-bwd"
   prepare_modifiers
+  prepare_sinks
   # fa_mlir reads bundles through jsonschema (python/fa_mlir/manifest.py);
   # the GPU machine has none and no network: carry its wheels, unpacked,
   # for the machine's Python (DEVICE_PYTHON; typing_extensions comes with
@@ -212,6 +220,20 @@ prepare_modifiers() {
     python3 test/Device/gen_modifier_inputs.py backward "$c" > "$dev/modifiers/${c}_bwd/$c.mlir"
     echo '{}' > "$dev/modifiers/${c}_bwd/cfg.json"
     "$BUILD_DIR/bin/fa-compile" "$dev/modifiers/${c}_bwd/$c.mlir" -o "$dev/modifiers/${c}_bwd"
+  done
+}
+
+# The attention-sinks kernels of stage 13, one folder per configuration
+# (forward bundle and backward sequence); `_det` ones with --deterministic.
+prepare_sinks() {
+  local c det
+  rm -rf "$dev/sinks"
+  for c in $(python3 test/Device/gen_sinks_inputs.py list); do
+    mkdir -p "$dev/sinks/$c"
+    python3 test/Device/gen_sinks_inputs.py "$c" > "$dev/sinks/$c/$c.mlir"
+    det=()
+    [[ $c == *_det ]] && det=(--deterministic)
+    "$BUILD_DIR/bin/fa-compile" "${det[@]}" "$dev/sinks/$c/$c.mlir" -o "$dev/sinks/$c"
   done
 }
 
@@ -557,6 +579,17 @@ run() {
   echo "bench modifiers rc=$?"; grep -vE "Warning|exe_args" "$OUT/bench_modifiers.log"
 
   fi
+  if stage_on 13; then
+  echo "== 13 attention sinks ($((SECONDS - T0)) s so far)"
+  # memcheck on the forward's and the backward's kernels (fa_fwd_*, fa_bwd_*)
+  MEMCHECK_KERNELS=fa_ check_with_memcheck sinks "$dev/sinks" CHECK_SMALL=1
+  ( fa4_env
+    [[ -n ${ROUND_SMOKE:-} ]] && export SINKS_QUICK=1
+    timeout "${SINKS_BENCH_TIMEOUT:-300}" python3 test/Device/bench_sinks.py \
+      "$dev/sinks" "$OUT/bench_sinks.csv" ) > "$OUT/bench_sinks.log" 2>&1
+  echo "bench sinks rc=$?"; grep -vE "Warning|exe_args" "$OUT/bench_sinks.log"
+
+  fi
   echo "== summary ($((SECONDS - T0)) s)"
   [[ -f $tmp/bench.log ]] && sed -n '/^TFLOP\/s/,$p' "$tmp/bench.log"
   [[ -f $tmp/bench_backward.log ]] && sed -n '/^TFLOP\/s/,$p' "$tmp/bench_backward.log"
@@ -590,6 +623,10 @@ case "${1:-}" in
   # STAGES=12 bash scripts/device-round.sh run after it.
   prepare-modifiers) set -e; ninja -C "$BUILD_DIR" -j"${JOBS:-2}" fa-compile fa_runtime
     mkdir -p "$dev/lib"; cp "$BUILD_DIR/lib/libfa_runtime.so" "$dev/lib/"; prepare_modifiers ;;
+  # Stage 13's kernels and the runtime alone, into an existing .devbuild:
+  # STAGES=13 bash scripts/device-round.sh run after it.
+  prepare-sinks) set -e; ninja -C "$BUILD_DIR" -j"${JOBS:-2}" fa-compile fa_runtime
+    mkdir -p "$dev/lib"; cp "$BUILD_DIR/lib/libfa_runtime.so" "$dev/lib/"; prepare_sinks ;;
   run) OUT=${OUT:-/tmp/device-round-out}; mkdir -p "$OUT"; run 2>&1 | tee "$OUT/round.log" ;;
-  *) echo "usage: bash scripts/device-round.sh prepare|prepare-modifiers|run (docs/DeviceRound.md)" >&2; exit 2 ;;
+  *) echo "usage: bash scripts/device-round.sh prepare|prepare-modifiers|prepare-sinks|run (docs/DeviceRound.md)" >&2; exit 2 ;;
 esac

@@ -218,6 +218,7 @@ Status parseConfig(const Value &v, BundleSpec &spec) {
   FA_RETURN_IF_ERROR(parseDescaleBlock(r, c));
   FA_RETURN_IF_ERROR(r.boolean("bias", c.bias));
   FA_RETURN_IF_ERROR(parseBiasBroadcast(r, c));
+  FA_RETURN_IF_ERROR(r.boolean("sinks", c.sinks));
 
   // Descriptive fields: the runtime does not use them, but their types are
   // part of the format.

@@ -153,6 +153,8 @@ std::vector<std::string> opOperands(const std::string &op,
       out.insert(out.end(), o->returnLse.begin(), o->returnLse.end());
     if (config.bias)
       out.insert(out.end(), o->bias.begin(), o->bias.end());
+    if (config.sinks)
+      out.insert(out.end(), o->sinks.begin(), o->sinks.end());
   }
   return out;
 }

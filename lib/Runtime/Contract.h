@@ -49,6 +49,7 @@ struct Op {
   std::vector<const char *> operands;  // required
   std::vector<const char *> returnLse; // required with config.return_lse
   std::vector<const char *> bias;      // required with config.bias
+  std::vector<const char *> sinks;     // required with config.sinks
 };
 
 /// Every standard operand, in the schema's order.

@@ -276,7 +276,7 @@ def _gpu_config_view(kcfg):
             "causal": kcfg.causal, "return_lse": kcfg.return_lse,
             "window": window, "softcap": _f32(kcfg.softcap),
             "scale": _f32(kcfg.effective_scale), "bias": kcfg.bias is not None,
-            "deterministic": kcfg.deterministic}
+            "deterministic": kcfg.deterministic, "sinks": kcfg.sinks}
     if kcfg.op in ("backward", "varlen_backward"):
         del view["return_lse"]  # a forward notion; the backward reads LSE
     if kcfg.mask_mod is not None:
@@ -329,6 +329,9 @@ class GpuBundle(Bundle):
         if self.config is not None:
             want = _gpu_config_view(self.config)
             got = {k: doc["config"].get(k, want[k]) for k in want}
+            # Absent means no sinks (the compiler writes it only with them).
+            if "sinks" in want:
+                got["sinks"] = doc["config"].get("sinks", False)
             # Absent means per (batch, kv head): no default to fall back on.
             if "descale_block" in want or "descale_block" in doc["config"]:
                 want.setdefault("descale_block", None)

@@ -236,9 +236,11 @@ def _op_parts(kcfg, acfg, ins, outs):
     if kcfg.op != "kvcache":
         captures = fa_config.capture_roles(acfg)
         groups = _clause(acfg, "bias", ["bias"]) if acfg.bias else ""
+        if acfg.sinks:
+            groups += _clause(acfg, "sinks", ["sinks"])
         if captures:
             groups += _clause(acfg, "captures", captures)
-        grouped = ["bias"] + captures
+        grouped = ["bias", "sinks"] + captures
         return [r for r in ins if r not in grouped], groups, outs
     groups = ""
     if acfg.page_size is not None:

@@ -58,6 +58,9 @@ class AttentionConfig:
     score_mod: Optional[str] = None
     mask_mod: Optional[str] = None
     captures: Tuple[str, ...] = ()
+    # Attention sinks (gpt-oss, docs/Modifiers.md): operand "sinks" [Hq] f32
+    # after the bias; the backward also returns their gradient "grad_sinks".
+    sinks: bool = False
 
     def __post_init__(self):
         # The same checks as KernelConfig's (a size may be 0 here: empty
@@ -71,7 +74,7 @@ class AttentionConfig:
             arguments.check_int(where, "page_size", self.page_size, 1)
         if self.head_dim_v is not None:
             arguments.check_int(where, "head_dim_v", self.head_dim_v, 1)
-        for name in ("causal", "return_lse", "append", "varlen"):
+        for name in ("causal", "return_lse", "append", "varlen", "sinks"):
             arguments.check_bool(where, name, getattr(self, name))
         if self.num_splits is not None:
             arguments.check_int(where, "num_splits", self.num_splits, 0)
@@ -112,6 +115,8 @@ class AttentionConfig:
             return (self.batch, self.max_pages)
         if role == "lse":
             return (self.batch, self.heads_q, self.seq_q)
+        if role in ("sinks", "grad_sinks"):
+            return (self.heads_q,)
         if role == "bias":
             per_batch, per_head = self.bias
             return (self.batch if per_batch else 1,
@@ -138,6 +143,7 @@ class AttentionConfig:
         names = {"bhsd": ("batch", "heads", seq, "dim"),
                  "bshd": ("batch", seq, "heads", "dim")}[self.layout]
         return {"lse": ("batch", "heads", "seq"), "cache_seqlens": ("batch",),
+                "sinks": ("heads",), "grad_sinks": ("heads",),
                 # page_size is static
                 "key_cache": ("pages", "page", "heads", "dim"),
                 "value_cache": ("pages", "page", "heads", "dim"),
@@ -154,7 +160,8 @@ class AttentionConfig:
             return kind + self.captures[capture_roles(self).index(role)][
                 len("tensor"):]
         if elem is None:
-            elem = {"lse": "f32", "bias": self.bias_dtype,
+            elem = {"lse": "f32", "bias": self.bias_dtype, "sinks": "f32",
+                    "grad_sinks": "f32",
                     "cache_seqlens": "i32", "block_table": "i32",
                     "cu_seqlens_q": "i32",
                     "cu_seqlens_k": "i32"}.get(role, self.dtype)
@@ -223,9 +230,18 @@ def _store(cfg, role, value):
             f"{cfg.type_of(role, kind='memref')}) -> ()\n")
 
 
+def _sinks_roles(cfg):
+    return ["sinks"] if cfg.sinks else []
+
+
+def _sinks_clause(cfg):
+    """` sinks(%sinks_t : tensor<Hq x f32>)` of the op, or ""."""
+    return f" sinks(%sinks_t : {cfg.type_of('sinks')})" if cfg.sinks else ""
+
+
 def forward_inputs(cfg):
     roles = ["query", "key", "value"] + (["bias"] if cfg.bias else [])
-    return roles + capture_roles(cfg)
+    return roles + _sinks_roles(cfg) + capture_roles(cfg)
 
 
 def forward_outputs(cfg):
@@ -279,7 +295,8 @@ def forward_mlir(cfg, name="attention"):
     result_types = ", ".join(cfg.type_of(r) for r in outs)
     body += (f"  {results} = fa.attention %query_t, %key_t, %value_t : "
              f"{cfg.type_of('query')}, {cfg.type_of('key')}, "
-             f"{cfg.type_of('value')}{bias}{_captures_clause(cfg)} "
+             f"{cfg.type_of('value')}{bias}{_sinks_clause(cfg)}"
+             f"{_captures_clause(cfg)} "
              f"{cfg.attributes()} -> {result_types}{op_regions(cfg)}\n")
     body += "".join(_store(cfg, r, f"%{r}_r") for r in outs)
     args = [(r, cfg.type_of(r, kind="memref")) for r in ins + outs]
@@ -287,17 +304,19 @@ def forward_mlir(cfg, name="attention"):
 
 
 GRAD_OF = {"grad_query": "query", "grad_key": "key", "grad_value": "value",
-           "grad_bias": "bias"}
+           "grad_bias": "bias", "grad_sinks": "sinks"}
 
 
 def backward_inputs(cfg):
     return (["grad_output", "query", "key", "value", "output", "lse"] +
-            (["bias"] if cfg.bias else []) + capture_roles(cfg))
+            (["bias"] if cfg.bias else []) + _sinks_roles(cfg) +
+            capture_roles(cfg))
 
 
 def backward_outputs(cfg):
     return ["grad_query", "grad_key", "grad_value"] + (
-        ["grad_bias"] if cfg.bias else [])
+        ["grad_bias"] if cfg.bias else []) + (
+        ["grad_sinks"] if cfg.sinks else [])
 
 
 def backward_mlir(cfg, name="attention_grad"):
@@ -311,13 +330,14 @@ def backward_mlir(cfg, name="attention_grad"):
         f"  %{r}_t = bufferization.to_tensor %{r} restrict : "
         f"{role_type(r, 'memref')} to {role_type(r)}\n" for r in ins)
     bias = (f" bias(%bias_t : {cfg.type_of('bias')})" if cfg.bias else "")
-    grouped = ["bias"] + capture_roles(cfg)  # in the op's clauses
+    grouped = ["bias", "sinks"] + capture_roles(cfg)  # in the op's clauses
     operands = ", ".join(f"%{r}_t" for r in ins if r not in grouped)
     operand_types = ", ".join(role_type(r) for r in ins if r not in grouped)
     results = ", ".join(f"%{r}_r" for r in outs)
     result_types = ", ".join(role_type(r) for r in outs)
     body += (f"  {results} = fa.attention_grad {operands} : {operand_types}"
-             f"{bias}{_captures_clause(cfg)} {cfg.attributes()} -> "
+             f"{bias}{_sinks_clause(cfg)}{_captures_clause(cfg)} "
+             f"{cfg.attributes()} -> "
              f"{result_types}{op_regions(cfg)}\n")
     body += "".join(
         f"  bufferization.materialize_in_destination %{r}_r in restrict "

@@ -161,7 +161,8 @@ def cpp_tables(c):
     for name, o in c["ops"].items():
         ops.append(f"{{{_cstr(name)}, {_strings(o['operands'])}, "
                    f"{_strings(o.get('with_return_lse', []))}, "
-                   f"{_strings(o.get('with_bias', []))}}},\n")
+                   f"{_strings(o.get('with_bias', []))}, "
+                   f"{_strings(o.get('with_sinks', []))}}},\n")
     return {"Symbols.inc": head + symbols, "Operands.inc": head + "".join(rows),
             "Ops.inc": head + "".join(ops)}
 

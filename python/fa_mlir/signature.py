@@ -85,7 +85,7 @@ def role_dtype(kcfg, role):
     if capture_index(kcfg, role) is not None:
         return kcfg.captures[capture_index(kcfg, role)].split("x")[-1][:-1]
     base = _GRAD_OF.get(role, role)
-    if base == "lse" or base in fa_config.DESCALES:
+    if base in _OPERANDS and _OPERANDS[base]["dtype"] == "f32":
         return "f32"
     if base == "output" and kcfg.out_dtype is not None:
         return kcfg.out_dtype

@@ -45,7 +45,7 @@ _SIZES = tuple(s for group in SIZE_GROUPS.values() for s in group)
 # use them keeps its cache key and AOT index entry.
 _ADDED_FIELDS = {"page_size": None, "append": False, "out_dtype": None,
                  "descale_block": None, "score_mod": None, "mask_mod": None,
-                 "captures": None}
+                 "captures": None, "sinks": False}
 # A capture's MLIR type (docs/Modifiers.md): a ranked tensor, every dim
 # dynamic, of an element type Python passes (signature.CAPTURE_DTYPES).
 _CAPTURE_TYPE = re.compile(r"tensor<(\?x)+(f32|f64|i1|i32|i64)>")
@@ -150,6 +150,9 @@ class KernelConfig:
     score_mod: Optional[str] = None
     mask_mod: Optional[str] = None
     captures: Optional[Tuple[str, ...]] = None
+    # forward and backward: attention sinks (gpt-oss), operand "sinks"
+    # [heads_q] f32; the backward also writes "grad_sinks" [heads_q].
+    sinks: bool = False
     batch: Optional[int] = None
     heads_q: Optional[int] = None
     heads_kv: Optional[int] = None
@@ -177,7 +180,7 @@ class KernelConfig:
         for f in ("softcap", "scale"):
             if getattr(self, f) is not None:
                 set_(f, float(getattr(self, f)))
-        for f in ("causal", "return_lse", "deterministic", "append"):
+        for f in ("causal", "return_lse", "deterministic", "append", "sinks"):
             set_(f, bool(getattr(self, f)))
         for name in ("head_dim", "head_dim_v", "page_size") + _SIZES:
             if getattr(self, name) is not None:
@@ -199,7 +202,8 @@ class KernelConfig:
         """Types and ranges before canonicalizing: int(1.7) is 1 and
         bool("no") is True, so nothing is converted unchecked."""
         where = "KernelConfig"
-        for name in ("causal", "return_lse", "deterministic", "append"):
+        for name in ("causal", "return_lse", "deterministic", "append",
+                     "sinks"):
             arguments.check_bool(where, name, getattr(self, name))
         if self.page_size is not None:
             arguments.check_int(where, "page_size", self.page_size, 1)
@@ -251,6 +255,10 @@ class KernelConfig:
             self._validate_combine(bad)
         if self.score_mod or self.mask_mod or self.captures:
             self._validate_modifiers(bad)
+        if self.sinks and (self.op not in ("forward", "backward") or
+                           self.dtype == FP8):
+            bad(f"sinks are for op forward and backward with dtype f32, f16 "
+                f"or bf16, got op {self.op!r} with dtype {self.dtype!r}")
         if self.dtype == FP8:
             self._validate_fp8(bad)
         elif self.out_dtype is not None or self.descale_block is not None:
@@ -435,7 +443,7 @@ class KernelConfig:
             page_size=self.page_size, append=self.append,
             varlen=self.op in VARLEN_OPS, dynamic=self.dynamic,
             score_mod=self.score_mod, mask_mod=self.mask_mod,
-            captures=self.captures or ())
+            captures=self.captures or (), sinks=self.sinks)
 
     def with_(self, **changes):
         return replace(self, **changes)

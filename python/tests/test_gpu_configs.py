@@ -221,6 +221,7 @@ def test_graph_kernels_are_built_ahead_of_time():
         kcfg = registry.candidates(kcfg)[-1]
         assert kcfg.to_dict() in _aot_configs(), kcfg.key()
 
+
 MODS = _gpu_tests("test_gpu_modifiers")
 
 
@@ -252,3 +253,25 @@ def test_modifier_kernels_are_built_ahead_of_time(monkeypatch, case):
         assert kcfg.to_dict() in _aot_configs(), (
             f"{case.name} asks for {kcfg.key()}, which configs.json does not "
             "build")
+
+
+SINKS = _gpu_tests("test_gpu_sinks")
+
+
+@pytest.mark.parametrize("case", SINKS.CASES, ids=[c.name for c in SINKS.CASES])
+def test_sinks_kernels_are_built_ahead_of_time(case):
+    """The forward and backward with sinks the GPU sinks tests ask for."""
+    b, hq, hkv, sq, sk = case.shape
+    shapes = [(b, hq, sq, case.d), (b, hkv, sk, case.d), (b, hkv, sk, case.d)]
+    if case.layout == "bshd":
+        shapes = [(x, s, h, d) for x, h, s, d in shapes]
+    q, k, v = (torch.zeros(*s, dtype=case.dtype) for s in shapes)
+    for op in ("forward", "backward"):
+        kcfg = _ops.kernel_config(op, q, k, v, None, case.causal, None, -1, -1,
+                                  None, case.mask_alignment or "", case.layout,
+                                  sinks=True)
+        assert kcfg.sinks
+        kcfg.check_target("sm_90a")
+        kcfg = registry.candidates(kcfg)[-1]
+        assert kcfg.to_dict() in _aot_configs(), (
+            f"{case.name} asks for {kcfg.key()}, which configs.json does not build")

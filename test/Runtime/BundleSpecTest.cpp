@@ -424,7 +424,7 @@ TEST(BundleSpec, bundle_stride_expressions) {
   EXPECT_ERROR(withValue("stride(bais, batch)"), kInvalid,
               "params[5].value: expression \"stride(bais, batch)\": stride(): unknown "
               "operand 'bais' (known: query, key, value, output, lse, bias, grad_output, "
-              "grad_query, grad_key, grad_value, grad_bias, query_descale, key_descale, "
+              "grad_query, grad_key, grad_value, grad_bias, sinks, grad_sinks, query_descale, key_descale, "
               "value_descale, cache_seqlens, key_cache, value_cache, block_table, key_new, value_new, cu_seqlens_q, cu_seqlens_k, partial_output, partial_lse) at column 8");
   EXPECT_ERROR(withValue("stride(bias, seq)"), kInvalid,
               "params[5].value: expression \"stride(bias, seq)\": stride(): operand 'bias' "
@@ -466,7 +466,7 @@ TEST(BundleSpec, bundle_stride_expressions) {
               kInvalid, "scratch[0].shape[0]: expression \"stride(acc2, row)\": stride(): "
                         "unknown operand 'acc2' (known: query, key, value, output, lse, "
                         "bias, grad_output, grad_query, grad_key, grad_value, grad_bias, "
-                        "query_descale, key_descale, value_descale, cache_seqlens, key_cache, value_cache, block_table, key_new, value_new, cu_seqlens_q, cu_seqlens_k, partial_output, partial_lse, acc (scratch)) at column 8");
+                        "sinks, grad_sinks, query_descale, key_descale, value_descale, cache_seqlens, key_cache, value_cache, block_table, key_new, value_new, cu_seqlens_q, cu_seqlens_k, partial_output, partial_lse, acc (scratch)) at column 8");
   // stride() is an integer: a float only with a float literal.
   EXPECT_ERROR(withValue("stride(bias, seq_q) * 0.5"), kInvalid,
               "params[5].value: expression \"stride(bias, seq_q) * 0.5\" has a float value");

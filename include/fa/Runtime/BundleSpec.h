@@ -79,6 +79,9 @@ struct BundleConfig {
   /// grad_bias, the others the full extent. Absent (nullopt): each may be 1
   /// or full.
   std::optional<std::array<bool, 2>> biasBroadcast;
+  /// config.sinks: the kernel reads attention sinks [heads_q] f32 (a
+  /// backward also writes grad_sinks; the op then requires them).
+  bool sinks = false;
 };
 
 struct BundleSpec {

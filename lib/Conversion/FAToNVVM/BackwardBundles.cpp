@@ -23,6 +23,8 @@ void mlir::fa::nvvm_kernel::buildBackwardKernels(OpBuilder &builder, Location lo
   buildBackwardPostKernel(builder, loc, moduleBody, cfg);
   if (cfg.biasBroadcasts())
     buildBackwardBiasGradKernel(builder, loc, moduleBody, cfg);
+  if (cfg.sinks())
+    buildBackwardSinkGradKernel(builder, loc, moduleBody, cfg);
 }
 
 namespace {
@@ -57,6 +59,11 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
                {"dtype", "f32"},
                {"dims", Array{"batch", "head", "seq_q", "seq_k"}},
                {"shape", Array{biasBatches(cfg), biasHeads(cfg), sym::SeqQ, sym::SeqK}}};
+  else if (name == "dsinks_partial") // one per warp of each pre-kernel CTA
+    o = Object{{"name", name.str()},
+               {"dtype", "f32"},
+               {"dims", Array{"batch", "head", "part"}},
+               {"shape", Array{sym::Batch, sym::HeadsQ, ceilDiv(sym::SeqQ, 64) * 8}}};
   else if (name == "dq_semaphore")
     o = Object{{"name", name.str()},
                {"dtype", "i32"},
@@ -69,7 +76,8 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
                {"dims", Array{"batch", "head", "seq"}},
                {"shape", Array{workspaceBatch(cfg), sym::HeadsQ, workspaceRows(cfg)}}};
   if (withInit)
-    o["init"] = (name == "lse_log2" || name == "softmax_d") ? "none" : "zero";
+    o["init"] = (name == "lse_log2" || name == "softmax_d" || name == "dsinks_partial") ? "none"
+                                                                                        : "zero";
   return o;
 }
 
@@ -79,6 +87,8 @@ SmallVector<StringRef> workspaceNames(const BK &cfg) {
     names.push_back("dq_semaphore");
   if (cfg.biasBroadcasts())
     names.push_back("dbias_accum");
+  if (cfg.sinks())
+    names.push_back("dsinks_partial");
   return names;
 }
 
@@ -132,8 +142,10 @@ Array rowGrid(const BK &cfg) {
 KernelJson preKernel(const BK &cfg) {
   KernelJson k{"_pre", "attention_bwd_pre", {}, {}, {"lse_log2", "softmax_d"},
                BK::kAuxThreads, 0};
+  if (cfg.sinks())
+    k.scratch.push_back("dsinks_partial");
   BackwardRowArgs unbound;
-  k.params = backwardPreSignature(unbound, cfg.varlen).bundleParams();
+  k.params = backwardPreSignature(unbound, cfg.varlen, cfg.sinks()).bundleParams();
   k.grid = rowGrid(cfg);
   return k;
 }
@@ -166,10 +178,23 @@ KernelJson biasGradKernel(const BK &cfg) {
   return k;
 }
 
+/// One CTA per query head: grad_sinks from the pre-kernel's partials (its
+/// shared memory: the eight warps' sums, after the 1024-byte alignment).
+KernelJson sinkGradKernel() {
+  KernelJson k{"_dsinks",        "attention_bwd_dsinks", {}, {}, {"dsinks_partial"},
+               BK::kAuxThreads, 1024 + BK::kAuxThreads / 32 * 4};
+  SinkGradArgs unbound;
+  k.params = backwardSinkGradSignature(unbound).bundleParams();
+  k.grid = Array{sym::HeadsQ, 1, 1};
+  return k;
+}
+
 std::vector<KernelJson> kernelJsons(const BK &cfg) {
   std::vector<KernelJson> ks{preKernel(cfg), mainKernel(cfg), postKernel(cfg)};
   if (cfg.biasBroadcasts())
     ks.push_back(biasGradKernel(cfg));
+  if (cfg.sinks())
+    ks.push_back(sinkGradKernel());
   return ks;
 }
 

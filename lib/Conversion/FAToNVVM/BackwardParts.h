@@ -45,6 +45,9 @@ struct BackwardKernelConfig {
   /// fa.attention_varlen_grad: packed [1, total, heads, dim] operands, the
   /// sequences found through cu_seqlens_q/k (VarlenBackward.h).
   bool varlen = false;
+  /// Attention sinks (semantics.sinks): the pre-kernel also writes dSinks
+  /// partials and one more kernel, _dsinks, sums them into grad_sinks.
+  bool sinks() const { return static_cast<bool>(semantics.sinks); }
 
   static constexpr int64_t kBlockM = 64;  // query rows per iteration
   static constexpr int64_t kBlockN = 128; // keys per CTA (64 per consumer)
@@ -142,6 +145,9 @@ void buildBackwardMainKernel(OpBuilder &builder, Location loc, Block &moduleBody
 void buildBackwardPostKernel(OpBuilder &builder, Location loc, Block &moduleBody,
                              const BackwardKernelConfig &cfg);
 void buildBackwardBiasGradKernel(OpBuilder &builder, Location loc, Block &moduleBody,
+                                 const BackwardKernelConfig &cfg);
+/// With sinks: grad_sinks from the pre-kernel's partials (BackwardSinks.cpp).
+void buildBackwardSinkGradKernel(OpBuilder &builder, Location loc, Block &moduleBody,
                                  const BackwardKernelConfig &cfg);
 
 /// The kernel sequence JSON and the three kernels' bundle JSONs (by kernel

@@ -48,11 +48,28 @@ struct BackwardRowArgs {
   StridedArgs grad;              // post: grad_query; dbias: grad_bias
   Value seqQ, seqK;              // seq_k: dbias only
   Value cuSeqlensQ, numSeqs;     // a ragged batch's pre and post
+  Value sinks, sinksPartial;     // pre with sinks (BackwardSinks.cpp)
 };
 /// The pre, post and dbias kernels' parameters in order, declared once.
-KernelSignature backwardPreSignature(BackwardRowArgs &args, bool varlen = false);
+KernelSignature backwardPreSignature(BackwardRowArgs &args, bool varlen = false,
+                                     bool sinks = false);
 KernelSignature backwardPostSignature(BackwardRowArgs &args, bool varlen = false);
 KernelSignature backwardBiasGradSignature(BackwardRowArgs &args);
+
+/// A pre-kernel thread's row, as the sinks' gradient needs it (i32; `valid`
+/// whether it is below seq_q; `softmaxD` its D, equal in the row's quad).
+struct SinkGradRow {
+  Value batch, head, numHeads, row, valid, softmaxD;
+};
+/// In the pre-kernel with sinks, by every thread: each warp's partial of
+/// dSinks (its 8 rows) into dsinks_partial (BackwardSinks.cpp).
+void emitSinkGradPartial(KernelBuilder &kb, const BackwardRowArgs &a, const SinkGradRow &row);
+/// The dsinks kernel's parameters: the partials, grad_sinks [heads_q] and
+/// the sizes that say how many partials a head has.
+struct SinkGradArgs {
+  Value partial, gradSinks, batch, seqQ;
+};
+KernelSignature backwardSinkGradSignature(SinkGradArgs &args);
 
 } // namespace mlir::fa::nvvm_kernel
 

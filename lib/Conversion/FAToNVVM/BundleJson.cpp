@@ -47,7 +47,7 @@ Object mlir::fa::nvvm_kernel::semanticsConfig(StringRef dtype, bool bshd, int64_
     window = Array{sem.window->first, sem.window->second};
   if (sem.softcap)
     softcap = *sem.softcap;
-  return Object{{"dtype", dtype.str()},
+  Object config{{"dtype", dtype.str()},
                 {"out_dtype", dtype},
                 {"layout", bshd ? "bshd" : "bhsd"},
                 {"head_dim", headDim},
@@ -58,6 +58,9 @@ Object mlir::fa::nvvm_kernel::semanticsConfig(StringRef dtype, bool bshd, int64_
                 {"window", std::move(window)},
                 {"softcap", std::move(softcap)},
                 {"scale", sem.scale}};
+  if (sem.sinks) // absent without: the bundles of other kernels stay as they were
+    config["sinks"] = true;
+  return config;
 }
 
 std::string mlir::fa::nvvm_kernel::printJson(llvm::json::Value value) {

@@ -33,6 +33,40 @@ static void normalizeRows(KernelBuilder &kb, SmallVectorImpl<Value> &o, RowState
   rescaleRows(kb, o, inv);
 }
 
+/// normalizeRows with attention sinks: the sink joins each row's
+/// normalizer, l' = l + exp(sink - m) in the log2 domain the kernel keeps
+/// (m = max * exponentFactor, l the row sum relative to it; the sink is a
+/// natural logit). Both terms are taken relative to M = max(m, sink) so
+/// that a sink far above the scores neither overflows nor loses the LSE:
+/// O = acc 2^(m - M) / l', LSE = ln 2 (M + log2 l'),
+/// l' = l 2^(m - M) + 2^(sink - M). A row without visible keys (l = 0)
+/// gives O = 0 and LSE = sink, never NaN (also for a sink of -inf).
+static void normalizeRowsWithSink(KernelBuilder &kb, SmallVectorImpl<Value> &o, RowState &state,
+                                  Value exponentFactor, bool withLse, Value lse[2], Value sink) {
+  constexpr double kLog2E = 1.4426950408889634, kLn2 = 0.6931471805599453;
+  Value zero = kb.cf32(0.0);
+  Value sink2 = kb.fmul(sink, kb.cf32(kLog2E));
+  auto sub = [&](Value a, Value c) { return arith::SubFOp::create(kb.b, a, c).getResult(); };
+  Value inv[2];
+  for (int r = 0; r < 2; ++r) {
+    Value sum = quadReduceSum(kb, state.sum[r]);
+    Value empty = kb.fcmp(arith::CmpFPredicate::OEQ, sum, zero);
+    // Empty rows' max is -inf: take the sink's place (their result is
+    // selected below) so that nothing computes inf - inf.
+    Value rowMax = kb.select(empty, zero, kb.fmul(state.max[r], exponentFactor));
+    Value top = kb.select(empty, zero, kb.fmax(rowMax, sink2));
+    Value rowShare = kb.exp2(sub(rowMax, top));
+    Value sinkShare = kb.exp2(sub(sink2, top));
+    Value total = kb.fma(sum, rowShare, sinkShare);
+    inv[r] = kb.select(empty, zero, kb.fmul(rowShare, kb.rcp(total)));
+    if (withLse) {
+      Value lse2 = kb.fadd(top, kb.log2(total));
+      lse[r] = kb.select(empty, sink, kb.fmul(lse2, kb.cf32(kLn2)));
+    }
+  }
+  rescaleRows(kb, o, inv);
+}
+
 Value mlir::fa::nvvm_kernel::outputRowIndex(KernelBuilder &kb, const AttentionKernelConfig &cfg,
                                             const RowCoords &c) {
   return cfg.bshd ? kb.add(kb.mul(kb.add(kb.mul(c.batch, c.seqQ), c.query), c.numHeads), c.head)
@@ -63,8 +97,15 @@ void mlir::fa::nvvm_kernel::storeEpilogue(KernelBuilder &kb, const AttentionKern
                                           SmallVectorImpl<Value> &o, RowState &state,
                                           const EpilogueArgs &args) {
   Value lse[2];
-  normalizeRows(kb, o, state, args.exponentFactor, cfg.returnLse, lse,
-                cfg.isFp8() ? AttentionKernelConfig::kFp8PShift : 0, args.outScale);
+  if (args.sinksPtr) {
+    // (FP8 and descales are refused with sinks: no P shift, no outScale.)
+    Value sink = LLVM::LoadOp::create(kb.b, kb.f32,
+                                      kb.globalAt(args.sinksPtr, kb.ext64(args.head), kb.f32), 4);
+    normalizeRowsWithSink(kb, o, state, args.exponentFactor, cfg.returnLse, lse, sink);
+  } else {
+    normalizeRows(kb, o, state, args.exponentFactor, cfg.returnLse, lse,
+                  cfg.isFp8() ? AttentionKernelConfig::kFp8PShift : 0, args.outScale);
+  }
 
   Value colBase = kb.ext64(kb.mul(kb.andi(args.lane, kb.c32(3)), kb.c32(2)));
   RowCoords coords{kb.ext64(args.batch), kb.ext64(args.head), kb.ext64(args.numHeads),

@@ -455,6 +455,7 @@ void TileConsumer::epilogue(ValueRange fin) {
   ea.exponentFactor = perBlock ? kb.cf32(1.0) : factor;
   ea.outScale = perBlock ? unitOf(fin) : outScale;
   ea.rowsMayBeNegative = cfg.slabTiles();
+  ea.sinksPtr = k.args.sinks;
   storeEpilogue(kb, cfg, o, rs, ea);
 }
 

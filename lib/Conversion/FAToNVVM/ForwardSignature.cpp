@@ -36,6 +36,8 @@ static void declarePointers(KernelSignature &sig, const AttentionKernelConfig &c
   sig.ptr(&a.outPtr, cfg.splitKv ? "o_partial" : "output");
   if (cfg.returnLse || cfg.splitKv)
     sig.ptr(&a.lsePtr, cfg.splitKv ? "lse_partial" : "lse");
+  if (cfg.semantics.sinks)
+    sig.ptr(&a.sinks, "sinks");
   if (cfg.splitKv) { // written instead of the partials when there is one split
     sig.ptr(&a.finalOut, "output");
     if (cfg.returnLse)

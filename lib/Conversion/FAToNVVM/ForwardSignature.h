@@ -29,6 +29,7 @@ struct KernelArgs {
   Value cuSeqlensQ, cuSeqlensK, numSeqs;   // ragged batches only
   Value qPtr, qStrideBatch, qStrideSeq, qStrideHead; // pack-GQA: Q by plain loads
   std::optional<BiasArgs> bias;
+  Value sinks; // attention sinks [heads_q] f32 only
   /// FP8: the Q, K, V descales [batch, heads_kv] and their (batch, head)
   /// strides; per block [batch, heads, blocks] and (batch, head, block).
   Value descale[3], descaleStride[3][3];

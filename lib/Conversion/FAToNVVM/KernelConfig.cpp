@@ -137,6 +137,8 @@ std::string mlir::fa::nvvm_kernel::semanticsTag(const AttentionConfig &s) {
              .str();
   if (s.softcap)
     n += "_cap" + floatTag(*s.softcap);
+  if (s.sinks)
+    n += "_sinks";
   return n + modifiersTag(s);
 }
 

@@ -185,6 +185,9 @@ struct EpilogueArgs {
   /// rowBase + row of an O [1, packedSeqQ, heads, dv] and LSE [1, heads,
   /// packedSeqQ]; null otherwise.
   Value rowBase, packedSeqQ;
+  /// Attention sinks [heads_q] f32 (null without): sink[head] joins every
+  /// row's normalizer.
+  Value sinksPtr;
 };
 
 /// Normalises O by the row sums, stores O (bf16/f16; the headDimV real

@@ -98,6 +98,8 @@ FailureOr<SmallVector<Operand>> operandsOf(fa::AttentionOp op) {
                                    {"value", op.getValue(), In}};
   if (Value bias = op.getBias())
     operands.push_back({"bias", bias, In});
+  if (Value sinks = op.getSinks())
+    operands.push_back({"sinks", sinks, In});
   operands.push_back({"output", op.getOutput(), Out});
   if (Value lse = op.getLse())
     operands.push_back({"lse", lse, Out});

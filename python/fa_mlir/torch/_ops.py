@@ -54,12 +54,13 @@ _input_key = _convert.input_key
 def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
                   softcap, mask_alignment, layout, deterministic=False,
                   num_splits=None, checked=None, score_mod="", mask_mod="",
-                  captures=()):
+                  captures=(), sinks=False):
     """The KernelConfig a call needs: static heads and head dims, dynamic
     batch and sequence lengths (one kernel serves every length).
     `checked`: check_inputs' (dtype, sizes) of these tensors, when the
     caller has them (not checked twice). `score_mod`, `mask_mod`: region
-    texts ("" for none) reading `captures` (modifiers.py). Remembered per
+    texts ("" for none) reading `captures` (modifiers.py). `sinks`: the
+    call passes attention sinks (operand "sinks"). Remembered per
     inputs' key: only calls whose inputs passed check_inputs are, so a
     repeat passes too."""
     try:
@@ -67,7 +68,7 @@ def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
                 mask_alignment, layout, deterministic, num_splits,
                 _input_key(q), _input_key(k), _input_key(v), _input_key(bias),
                 score_mod, mask_mod,
-                tuple((c.dim(), c.dtype) for c in captures))
+                tuple((c.dim(), c.dtype) for c in captures), sinks)
         kcfg = _call_configs.get(memo)
     except (AttributeError, TypeError):  # not tensors: check_inputs says so
         memo = kcfg = None
@@ -79,6 +80,8 @@ def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
     if score_mod or mask_mod:
         regions = dict(score_mod=score_mod or None, mask_mod=mask_mod or None,
                        captures=tuple(capture_type(c) for c in captures))
+    if sinks:
+        regions["sinks"] = True
     kcfg = _memo_config(op, dtype, sizes, bias, causal, scale, window_left,
                         window_right, softcap, mask_alignment, layout,
                         deterministic, num_splits, **regions)
@@ -163,7 +166,7 @@ def _make_config(op, dtype, sizes, bias, causal, scale, window_left,
 def prefetch_backward(q, k, v, bias, causal, scale, window_left,
                       window_right, softcap, mask_alignment, layout,
                       deterministic=False, score_mod="", mask_mod="",
-                      captures=()):
+                      captures=(), sinks=None):
     """Compiles the backward kernel of a CPU forward call on a background
     thread, so that the first backward does not wait for all of it."""
     if q.device.type != "cpu":
@@ -171,7 +174,8 @@ def prefetch_backward(q, k, v, bias, causal, scale, window_left,
     kcfg = kernel_config("backward", q, k, v, bias, causal, scale, window_left,
                          window_right, softcap, mask_alignment, layout,
                          deterministic, score_mod=score_mod,
-                         mask_mod=mask_mod, captures=captures)
+                         mask_mod=mask_mod, captures=captures,
+                         sinks=sinks is not None)
     prefetch(kcfg, "cpu")
 
 
@@ -259,14 +263,16 @@ def forward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                  scale: Optional[float], window_left: int, window_right: int,
                  softcap: Optional[float], mask_alignment: str,
                  layout: str, score_mod: str = "", mask_mod: str = "",
-                 captures: Optional[List[torch.Tensor]] = None
+                 captures: Optional[List[torch.Tensor]] = None,
+                 sinks: Optional[torch.Tensor] = None
                  ) -> List[torch.Tensor]:
     """[output, lse] (fa_mlir::attention_forward; schema from the hints).
-    score_mod, mask_mod: region texts ("" for none) reading `captures`."""
+    score_mod, mask_mod: region texts ("" for none) reading `captures`;
+    sinks: attention sinks [Hq] float32 (checked by attention())."""
     return run_forward(q, k, v, bias, causal, scale, window_left,
                        window_right, softcap, mask_alignment, layout,
                        score_mod=score_mod, mask_mod=mask_mod,
-                       captures=captures)
+                       captures=captures, sinks=sinks)
 
 
 def _capture_operands(captures):
@@ -277,7 +283,8 @@ def _capture_operands(captures):
 
 def run_forward(q, k, v, bias, causal, scale, window_left, window_right,
                 softcap, mask_alignment, layout, num_splits=None,
-                checked=None, score_mod="", mask_mod="", captures=None):
+                checked=None, score_mod="", mask_mod="", captures=None,
+                sinks=None):
     """forward_impl with a split-KV choice (KernelConfig.num_splits), which
     the custom op's schema does not carry (the inference API passes it),
     and check_inputs' result when the caller has it (`checked`)."""
@@ -286,7 +293,7 @@ def run_forward(q, k, v, bias, causal, scale, window_left, window_right,
                          window_right, softcap, mask_alignment, layout,
                          num_splits=num_splits, checked=checked,
                          score_mod=score_mod, mask_mod=mask_mod,
-                         captures=captures or ())
+                         captures=captures or (), sinks=sinks is not None)
     bundle = get_bundle(kcfg, _target(q))
     out_shape, lse_shape = _shapes(q, v, layout)
     out = torch.empty(out_shape, dtype=q.dtype, device=q.device)
@@ -294,6 +301,8 @@ def run_forward(q, k, v, bias, causal, scale, window_left, window_right,
     tensors = {"query": q, "key": k, "value": v, "output": out, "lse": lse}
     if bias is not None:
         tensors["bias"] = bias
+    if sinks is not None:
+        tensors["sinks"] = sinks.contiguous()
     tensors.update(_capture_operands(captures))
     _launch(bundle, tensors, q.device)
     return [out, lse]
@@ -433,14 +442,15 @@ def _forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                 bias: Optional[torch.Tensor], causal: bool,
                 scale: Optional[float], window_left: int, window_right: int,
                 softcap: Optional[float], mask_alignment: str, layout: str,
-                score_mod: str, mask_mod: str, captures: List[torch.Tensor]
+                score_mod: str, mask_mod: str, captures: List[torch.Tensor],
+                sinks: Optional[torch.Tensor] = None
                 ) -> List[torch.Tensor]:
-    """forward_impl with every argument required: the op schema. Older
-    torch (2.11, the GPU machine's) infers no schema for an Optional list
-    or a list default."""
+    """forward_impl with every argument required but `sinks`: the op
+    schema. Older torch (2.11, the GPU machine's) infers no schema for an
+    Optional list or a list default."""
     return forward_impl(q, k, v, bias, causal, scale, window_left,
                         window_right, softcap, mask_alignment, layout,
-                        score_mod, mask_mod, captures)
+                        score_mod, mask_mod, captures, sinks)
 
 
 attention_forward = torch.library.custom_op(
@@ -449,7 +459,7 @@ attention_forward = torch.library.custom_op(
 
 @attention_forward.register_fake
 def _(q, k, v, bias, causal, scale, window_left, window_right, softcap,
-      mask_alignment, layout, score_mod, mask_mod, captures):
+      mask_alignment, layout, score_mod, mask_mod, captures, sinks=None):
     out_shape, lse_shape = _shapes(q, v, layout)
     return [q.new_empty(out_shape),
             q.new_empty(lse_shape, dtype=torch.float32)]
@@ -511,10 +521,12 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
                   softcap: Optional[float], mask_alignment: str,
                   layout: str, deterministic: bool = False,
                   score_mod: str = "", mask_mod: str = "",
-                  captures: Optional[List[torch.Tensor]] = None
+                  captures: Optional[List[torch.Tensor]] = None,
+                  sinks: Optional[torch.Tensor] = None
                   ) -> List[torch.Tensor]:
-    """[dq, dk, dv, dbias]; dbias is empty when there is no bias, else of
-    the bias's shape and dtype (the kernels write all of it).
+    """[dq, dk, dv, dbias, dsinks]; dbias is empty when there is no bias,
+    else of the bias's shape and dtype (the kernels write all of it);
+    dsinks is empty without sinks, else [Hq] float32.
 
     On CUDA the sm_90a backward is a kernel sequence (pre, main, post, and
     with a bias the dBias kernel, which reads the dbias_accum workspace);
@@ -530,7 +542,7 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
                          window_right, softcap, mask_alignment, layout,
                          deterministic and target != "cpu",
                          score_mod=score_mod, mask_mod=mask_mod,
-                         captures=captures or ())
+                         captures=captures or (), sinks=sinks is not None)
     bundle = get_bundle(kcfg, target)
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
     tensors = {"grad_output": grad_out, "query": q, "key": k, "value": v,
@@ -540,12 +552,16 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
     if bias is not None:
         dbias = torch.empty_like(bias)
         tensors["bias"], tensors["grad_bias"] = bias, dbias
+    dsinks = q.new_empty(0, dtype=torch.float32)
+    if sinks is not None:
+        dsinks = torch.empty_like(sinks, dtype=torch.float32)
+        tensors["sinks"], tensors["grad_sinks"] = sinks.contiguous(), dsinks
     tensors.update(_capture_operands(captures))
     if target != "cpu":
         tensors.update(_workspace(bundle, _convert.sizes_of(q, k, v, layout),
                                   q.device))
     _launch(bundle, tensors, q.device)
-    return [dq, dk, dv, dbias]
+    return [dq, dk, dv, dbias, dsinks]
 
 
 def _backward_op(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
@@ -554,11 +570,14 @@ def _backward_op(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
                  scale: Optional[float], window_left: int, window_right: int,
                  softcap: Optional[float], mask_alignment: str, layout: str,
                  deterministic: bool, score_mod: str, mask_mod: str,
-                 captures: List[torch.Tensor]) -> List[torch.Tensor]:
-    """backward_impl with every argument required (see _forward_op)."""
+                 captures: List[torch.Tensor],
+                 sinks: Optional[torch.Tensor] = None) -> List[torch.Tensor]:
+    """backward_impl with every argument required but `sinks` (see
+    _forward_op)."""
     return backward_impl(grad_out, q, k, v, out, lse, bias, causal, scale,
                          window_left, window_right, softcap, mask_alignment,
-                         layout, deterministic, score_mod, mask_mod, captures)
+                         layout, deterministic, score_mod, mask_mod, captures,
+                         sinks)
 
 
 attention_backward = torch.library.custom_op(
@@ -568,7 +587,9 @@ attention_backward = torch.library.custom_op(
 @attention_backward.register_fake
 def _(grad_out, q, k, v, out, lse, bias, causal, scale, window_left,
       window_right, softcap, mask_alignment, layout, deterministic, score_mod,
-      mask_mod, captures):
+      mask_mod, captures, sinks=None):
     dbias = q.new_empty(0) if bias is None else torch.empty_like(bias)
+    dsinks = (q.new_empty(0, dtype=torch.float32) if sinks is None
+              else torch.empty_like(sinks, dtype=torch.float32))
     return [torch.empty_like(q), torch.empty_like(k), torch.empty_like(v),
-            dbias]
+            dbias, dsinks]

@@ -29,18 +29,19 @@ class AttentionFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, q, k, v, bias, causal, scale, window_left, window_right,
                 softcap, mask_alignment, layout, deterministic=False,
-                mods=None):
+                mods=None, sinks=None):
         captures = list(mods.captures) if mods else []
-        eager = _eager(q, k, v, bias, *captures)
+        eager = _eager(q, k, v, bias, sinks, *captures)
         fwd = _ops.forward_impl if eager else torch.ops.fa_mlir.attention_forward
         options = (causal, scale, window_left, window_right, softcap,
                    mask_alignment, layout)
         regions = _regions(mods)
-        if eager and any(ctx.needs_input_grad[:4]):
+        if eager and (any(ctx.needs_input_grad[:4]) or
+                      ctx.needs_input_grad[13]):
             _ops.prefetch_backward(q, k, v, bias, *options, deterministic,
-                                   *regions, captures)
-        out, lse = fwd(q, k, v, bias, *options, *regions, captures)
-        ctx.save_for_backward(q, k, v, out, lse, bias, *captures)
+                                   *regions, captures, sinks)
+        out, lse = fwd(q, k, v, bias, *options, *regions, captures, sinks)
+        ctx.save_for_backward(q, k, v, out, lse, bias, sinks, *captures)
         # deterministic concerns only the backward kernel.
         ctx.options = options + (deterministic,) + regions
         ctx.bias_shape = None if bias is None else bias.shape
@@ -53,14 +54,17 @@ class AttentionFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_out, grad_lse):
         if grad_out is None:  # no gradient reached the output: all zero
-            return (None,) * 13
-        q, k, v, out, lse, bias, *captures = ctx.saved_tensors
-        bwd = (_ops.backward_impl if _eager(grad_out, q, k, v, bias, *captures)
+            return (None,) * 14
+        q, k, v, out, lse, bias, sinks, *captures = ctx.saved_tensors
+        bwd = (_ops.backward_impl
+               if _eager(grad_out, q, k, v, bias, sinks, *captures)
                else torch.ops.fa_mlir.attention_backward)
-        dq, dk, dv, dbias = bwd(
-            grad_out, q, k, v, out, lse, bias, *ctx.options, captures)
+        dq, dk, dv, dbias, dsinks = bwd(
+            grad_out, q, k, v, out, lse, bias, *ctx.options, captures, sinks)
         dbias = dbias if (bias is not None and ctx.needs_input_grad[3]) else None
-        return (dq, dk, dv, dbias) + (None,) * 9
+        dsinks = dsinks if (sinks is not None and ctx.needs_input_grad[13]) \
+            else None
+        return (dq, dk, dv, dbias) + (None,) * 9 + (dsinks,)
 
 
 def _regions(mods):
@@ -112,7 +116,7 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
               bias=None, return_lse=False, mask_alignment=None, layout="bhsd",
               deterministic=False, q_descale=None, k_descale=None,
               v_descale=None, descale_block=None, out_dtype=torch.bfloat16,
-              score_mod=None, mask_mod=None):
+              score_mod=None, mask_mod=None, sinks=None):
     """Exact attention softmax(mask(scale * q kᵀ + bias)) v with FlashAttention
     kernels, differentiable in q, k, v and a floating-point bias.
 
@@ -158,6 +162,14 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     head. CPU and sm_90a, forward and backward (a score_mod op the
     backward cannot differentiate is a CompileError naming it).
     docs/Python.md.
+
+    sinks: attention sinks as in gpt-oss, a [Hq] tensor of per-query-head
+    logits (float32, float16 or bfloat16, computed in float32, on q's
+    device) that join every row's softmax normalizer without a value row:
+    softmax over [scores, sink] with the sink's column dropped. The LSE
+    includes them; a row that sees no key gives output 0 and LSE = sink.
+    Differentiable (their gradient is float32, cast back to their dtype).
+    CPU and sm_90a (not with float8_e4m3fn inputs). docs/Modifiers.md.
     """
     _convert.check_layout(_convert.WHERE, layout)
     causal, wl, wr, mask_alignment = mask_options(
@@ -176,7 +188,7 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
         modifiers.check_captures(_convert.WHERE, mods, q)
     if dtype == "f8E4M3FN":
         for name, value in (("bias", bias), ("score_mod", score_mod),
-                            ("mask_mod", mask_mod)):
+                            ("mask_mod", mask_mod), ("sinks", sinks)):
             if value is not None:
                 raise ArgumentError(f"{_convert.WHERE}: {name} is not "
                                     "supported with float8_e4m3fn inputs")
@@ -190,8 +202,10 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
             raise ArgumentError(f"{_convert.WHERE}: {name} is only for "
                                 f"float8_e4m3fn inputs, not {q.dtype}")
     bias = _convert.prepare_bias(bias, q, sizes)
+    sinks = prepare_sinks(_convert.WHERE, sinks, q, sizes)
     captures = mods.captures if mods else ()
-    if _eager(q, k, v, bias, *captures) and not needs_grad(q, k, v, bias):
+    if _eager(q, k, v, bias, sinks, *captures) and \
+            not needs_grad(q, k, v, bias, sinks):
         # Inference: no autograd node to build (its cost is host time on
         # every call of a serving loop).
         score_text, mask_text = _regions(mods)
@@ -199,12 +213,38 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
                                     softcap, mask_alignment, layout,
                                     checked=(dtype, sizes),
                                     score_mod=score_text, mask_mod=mask_text,
-                                    captures=list(captures))
+                                    captures=list(captures), sinks=sinks)
     else:
         out, lse = AttentionFunction.apply(
             q, k, v, bias, causal, scale, wl, wr, softcap, mask_alignment,
-            layout, deterministic, mods)
+            layout, deterministic, mods, sinks)
     return (out, lse) if return_lse else out
+
+
+_SINK_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def prepare_sinks(where, sinks, q, sizes):
+    """`sinks` as the kernels take them: a float32 [Hq] tensor on q's
+    device (a float16/bfloat16 one is cast, differentiably); None stays
+    None. Errors name the argument and what is wrong with it."""
+    if sinks is None:
+        return None
+    if not isinstance(sinks, torch.Tensor):
+        raise ArgumentError(f"{where}: sinks must be a torch.Tensor of shape "
+                            f"[{sizes['heads_q']}] (one per query head), got "
+                            f"{type(sinks).__name__}")
+    if tuple(sinks.shape) != (sizes["heads_q"],):
+        raise ArgumentError(f"{where}: sinks must have shape "
+                            f"[{sizes['heads_q']}] (one per query head), got "
+                            f"{list(sinks.shape)}")
+    if sinks.dtype not in _SINK_DTYPES:
+        raise ArgumentError(f"{where}: sinks must be float32, float16 or "
+                            f"bfloat16, got {sinks.dtype}")
+    if sinks.device != q.device:
+        raise ArgumentError(f"{where}: sinks must be on q's device "
+                            f"({q.device}), got {sinks.device}")
+    return sinks.float()
 
 
 def _fp8_options(layout, causal, scale, wl, wr, softcap, mask_alignment):

@@ -278,18 +278,19 @@ func.func @f16_exp(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v:
 
 // -----
 
-// Attention sinks are refused, never dropped (the kernel would compute plain
-// attention), forward and backward.
-func.func @sinks_forward(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %sinks: tensor<4xf32>) -> tensor<1x4x128x64xbf16> {
-  // expected-error @+1 {{convert-fa-to-nvvm: the sm_90a kernels do not take attention sinks yet}}
-  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> sinks(%sinks : tensor<4xf32>) -> tensor<1x4x128x64xbf16>
+// Attention sinks are refused where the kernel does not take them, never
+// dropped (it would compute plain attention): with FP8 inputs (the epilogue's
+// shifted P) and with num_splits (the partials' merge).
+func.func @sinks_fp8(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x4x128x64xf8E4M3FN>, %v: tensor<1x4x128x64xf8E4M3FN>, %d: tensor<f32>, %sinks: tensor<4xf32>) -> tensor<1x4x128x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: 'sinks' with f8E4M3FN inputs or num_splits is not supported by the sm_90a kernels yet}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN>, tensor<1x4x128x64xf8E4M3FN> descale(%d, %d, %d : tensor<f32>, tensor<f32>, tensor<f32>) sinks(%sinks : tensor<4xf32>) -> tensor<1x4x128x64xbf16>
   return %o : tensor<1x4x128x64xbf16>
 }
 
 // -----
 
-func.func @sinks_backward(%do: tensor<1x4x128x64xbf16>, %q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %o: tensor<1x4x128x64xbf16>, %lse: tensor<1x4x128xf32>, %sinks: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{convert-fa-to-nvvm: the sm_90a kernels do not take attention sinks yet}}
-  %dq, %dk, %dv, %ds = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128xf32> sinks(%sinks : tensor<4xf32>) -> tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<4xf32>
-  return %ds : tensor<4xf32>
+func.func @sinks_num_splits(%q: tensor<1x4x8x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %sinks: tensor<4xf32>) -> tensor<1x4x8x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: 'sinks' with f8E4M3FN inputs or num_splits is not supported by the sm_90a kernels yet}}
+  %o = fa.attention %q, %k, %v : tensor<1x4x8x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> sinks(%sinks : tensor<4xf32>) {num_splits = 2 : i64} -> tensor<1x4x8x64xbf16>
+  return %o : tensor<1x4x8x64xbf16>
 }

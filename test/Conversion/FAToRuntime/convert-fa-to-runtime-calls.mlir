@@ -44,3 +44,18 @@ func.func @splits(%q: tensor<2x8x1x64xbf16>, %k: tensor<2x2x4096x64xbf16>, %v: t
   %o = fa.attention %q, %k, %v : tensor<2x8x1x64xbf16>, tensor<2x2x4096x64xbf16>, tensor<2x2x4096x64xbf16> {num_splits = 4} -> tensor<2x8x1x64xbf16>
   return %o : tensor<2x8x1x64xbf16>
 }
+
+// -----
+
+// Attention sinks are one more input of the call, by their role.
+// "query,key,value,sinks,output,lse" and its NUL.
+// CHECK-DAG: memref.global "private" constant @{{.+}}_site0_roles : memref<33xi8> = dense<[113, 117, 101, 114, 121, 44, 107, 101, 121, 44, 118, 97, 108, 117, 101, 44, 115, 105, 110, 107, 115, 44,
+// CHECK-LABEL: func.func @sinks
+// CHECK-DAG: bufferization.to_buffer %arg3 read_only : tensor<8xf32> to memref<8xf32>
+// Six operands of 4 + 2 * rank words: 12, 12, 12, 6, 12, 10.
+// CHECK: memref.alloca() : memref<64xi64>
+// CHECK: call @fa_launch_embedded_or_abort(
+func.func @sinks(%q: tensor<2x8x256x64xbf16>, %k: tensor<2x2x256x64xbf16>, %v: tensor<2x2x256x64xbf16>, %s: tensor<8xf32>) -> (tensor<2x8x256x64xbf16>, tensor<2x8x256xf32>) {
+  %o, %lse = fa.attention %q, %k, %v : tensor<2x8x256x64xbf16>, tensor<2x2x256x64xbf16>, tensor<2x2x256x64xbf16> sinks(%s : tensor<8xf32>) {causal} -> tensor<2x8x256x64xbf16>, tensor<2x8x256xf32>
+  return %o, %lse : tensor<2x8x256x64xbf16>, tensor<2x8x256xf32>
+}
