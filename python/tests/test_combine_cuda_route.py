@@ -24,7 +24,7 @@ from fa_mlir import registry as fa_registry  # noqa: E402
 from fa_mlir.errors import (ArgumentError, RuntimeLibraryError,  # noqa: E402
                             UnsupportedError)
 from fa_mlir.spec import KernelConfig  # noqa: E402
-from fa_mlir.torch import _combine_cuda, _ops  # noqa: E402
+from fa_mlir.torch import _combine_cuda  # noqa: E402
 
 from _cuda_route import (Routed, _strides, fa_opt_output,  # noqa: E402
                          needs_fa_opt)

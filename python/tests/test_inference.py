@@ -3,7 +3,6 @@ each sequence against the float64 reference with FlashAttention's criterion
 (tails, page boundaries, scattered pages, empty sequences, seqlens shorter
 than the allocated pages, appends that cross pages, GQA, windows, softcap),
 split-KV equal to unsplit, the varlen backward, and every rejected input."""
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")

@@ -258,7 +258,7 @@ def test_paged_append_mlir():
             "{causal, window = array<i64: 100, 0>, num_splits = 0 : i64} -> "
             "tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>, "
             f"{cache}, {cache}\n") in text
-    assert (f"%block_table: tensor<?x?xi32>, %key_new: tensor<?x?x?x128xbf16>"
+    assert ("%block_table: tensor<?x?xi32>, %key_new: tensor<?x?x?x128xbf16>"
             in text)
 
 
