@@ -7,6 +7,7 @@
 #include "PlanCache.h"
 #include "SpecReader.h"
 
+#include <algorithm>
 #include <set>
 
 namespace fa::runtime {
@@ -248,6 +249,41 @@ std::unique_ptr<Sequence> Sequence::single(std::unique_ptr<Bundle> bundle) {
 Sequence::Sequence() = default;
 Sequence::~Sequence() = default;
 
+namespace {
+
+bool isCaptureOf(const BundleSpec &view, const std::string &role) {
+  return std::any_of(view.captures.begin(), view.captures.end(),
+                     [&](const ScratchSpec &c) { return c.name == role; });
+}
+
+/// A kernel's captures (score_mod/mask_mod operands) are the call's: the
+/// sequence takes each name once, declared alike by every kernel that reads
+/// it (a block-sparse forward's pre-kernel and forward both do), and never
+/// a workspace buffer's name.
+Status linkCaptures(const BundleSpec &kernel, const std::string &field,
+                    BundleSpec &view) {
+  for (const ScratchSpec &c : kernel.captures) {
+    for (const ScratchSpec &w : view.scratch)
+      if (w.name == c.name)
+        return invalid(field,
+                       "capture '" + c.name + "' is a workspace buffer's name");
+    auto seen =
+        std::find_if(view.captures.begin(), view.captures.end(),
+                     [&](const ScratchSpec &v) { return v.name == c.name; });
+    if (seen == view.captures.end()) {
+      view.captures.push_back(c);
+      continue;
+    }
+    std::string why;
+    if (!sameScratch(c, *seen, why))
+      return invalid(field, "capture '" + c.name +
+                                "' differs from an earlier kernel's: " + why);
+  }
+  return Status::success();
+}
+
+} // namespace
+
 /// The checks between the sequence and its kernels, and the operands the
 /// whole call requires.
 Status Sequence::linkKernels() {
@@ -279,8 +315,9 @@ Status Sequence::linkKernels() {
                                   std::to_string(w) + "]: " + why);
       used[w] = true;
     }
+    FA_RETURN_IF_ERROR(linkCaptures(k, field, view));
     for (const std::string &role : k.requiredOperands)
-      if (isStandardRole(role))
+      if (isStandardRole(role) || isCaptureOf(view, role))
         add(role);
     kernelNames_ += (i ? "," : "") + k.kernel;
   }

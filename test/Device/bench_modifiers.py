@@ -13,7 +13,13 @@ Rows (bf16, bhsd, d128, 16k total tokens, 16 heads, forward, LSE):
   prefix_lm        prefix-LM mask_mod, 4k (B 4), prefix = N / 4
   causal_mask_mod  causal as a mask_mod vs the causal attribute (ours), 4k
                    and 16k
-FLOPs: 4 * B * H * D * visible pairs (counted from the mask on the GPU).
+FLOPs: 4 * H * D * visible pairs, the pairs counted from the mask on the GPU
+over every batch row (the TFLOP/s of runs before 2026-12-06's block-sparse
+kernels multiplied by B once more: the B 4 rows at 4k were 4x too high).
+Block-sparse rows (a mask_mod that is not only a band: ours is a sequence of
+the _block_map pre-kernel and the forward, its workspace passed in, as a
+caller that keeps it would) also time the pre-kernel alone: impl
+"ours_map", included in "ours".
 Time: median of triton.testing.do_bench(warmup=25, rep=100). Each row's
 implementations are checked against ours first (max |diff| in the CSV).
 Ours: the bundles of gen_modifier_inputs.py (BUNDLE_DIR/<config>/, as
@@ -105,9 +111,20 @@ def ours(cfg_name, folder, q, k, v, caps):
     ops = {"query": q, "key": k, "value": v, "output": o, "lse": lse}
     for i, name in enumerate(cfg.captures):
         ops[f"capture{i}"] = caps[name]
+    b, hq, n = q.shape[0], q.shape[1], q.shape[2]
+    found = cm.block_map_buffers(path, b, hq, n, n, fill=0)
+    map_launch = None
+    if found:  # block-sparse: the workspace passed in, and the map alone
+        bufs, pre_path = found[0], found[1]
+        ops.update(bufs)
+        pre = fa_rt.gpu_runtime.RuntimeBundle(pre_path)
+        pre_ops = {r: ops[r] for r in ["query", "key", "value", *bufs]}
+        pre_ops.update({f"capture{i}": caps[name] for i, name in enumerate(cfg.captures)})
+        map_launch = fa_rt.launcher(pre, {r: cm.rt(t) for r, t in pre_ops.items()},
+                                    keep=(pre, bufs))
     rt = fa_rt.gpu_runtime.RuntimeBundle(path)
-    launch = fa_rt.launcher(rt, {r: cm.rt(t) for r, t in ops.items()}, keep=(rt,))
-    return launch, o
+    launch = fa_rt.launcher(rt, {r: cm.rt(t) for r, t in ops.items()}, keep=(rt, ops))
+    return launch, o, map_launch
 
 
 _flex = {}
@@ -227,14 +244,16 @@ def main(argv):
                 continue
             q, k, v, caps = inputs(n)
             b = q.shape[0]
-            pairs = visible_pairs(mask, caps, b, n)
-            flops = 4 * b * H_TOTAL * D * pairs
+            pairs = visible_pairs(mask, caps, b, n)  # over all b rows
+            flops = 4 * H_TOTAL * D * pairs
             results = {}
             try:
-                launch, o_ours = ours(cfg_name, folder, q, k, v, caps)
+                launch, o_ours, map_launch = ours(cfg_name, folder, q, k, v, caps)
                 launch()
                 torch.cuda.synchronize()
                 results["ours"] = (time_ms(launch), o_ours, "ok")
+                if map_launch:
+                    results["ours_map"] = (time_ms(map_launch), None, "block map alone")
             except Exception as ex:  # noqa: BLE001
                 results["ours"] = (float("nan"), None, f"fail {type(ex).__name__}: {ex}"[:120])
             for name, prep in (("flex", flex), ("fa4", fa4)):
@@ -250,7 +269,7 @@ def main(argv):
                     results[name] = (float("nan"), None, f"fail {type(ex).__name__}: {ex}"[:120])
             ref = results["ours"][1]
             for name, (ms, o, status) in results.items():
-                tf = flops / ms / 1e9 if ms == ms else float("nan")
+                tf = flops / ms / 1e9 if ms == ms and name != "ours_map" else float("nan")
                 diff = ((o.float() - ref.float()).abs().max().item()
                         if o is not None and ref is not None else float("nan"))
                 rows.append([row, n, b, name, f"{ms:.4f}", f"{tf:.1f}", f"{diff:.3g}", status])
@@ -260,7 +279,7 @@ def main(argv):
     by = {(r[0], r[1], r[3]): float(r[5]) for r in rows}
     print("\nratios (ours / peer):")
     for (row, n, name), tf in sorted(by.items()):
-        if name != "ours":
+        if name not in ("ours", "ours_map"):
             ours_tf = by.get((row, n, "ours"), float("nan"))
             print(f"  {row:17s} N={n:6d} ours/{name}: {ours_tf / tf:.3f}" if tf == tf and tf
                   else f"  {row:17s} N={n:6d} ours/{name}: -")
