@@ -8,9 +8,11 @@
 // barriers (bar.red.or, bar.red.and) decide whether the tile has a visible
 // key and whether mask_mod keeps all of it. Thread 0 appends the listed
 // tiles; the count is uniform (it comes from the barriers), so no other
-// synchronisation is needed. The cost is one region evaluation per element
-// of the band: O(seq_q x seq_k) integer work, measured by
-// test/Device/bench_modifiers.py.
+// synchronisation is needed. Tiles go four per step, so that their capture
+// loads are in flight together (a thread's per-query reads are loaded once
+// for all tiles: its rows do not change). The cost is one region
+// evaluation per element of the band: O(seq_q x seq_k) integer work,
+// measured by test/Device/bench_modifiers.py.
 //
 //===----------------------------------------------------------------------===//
 #include "BlockMap.h"
@@ -27,6 +29,8 @@ using llvm::json::Object;
 namespace {
 
 constexpr int64_t kThreads = 1024;
+/// Key tiles evaluated per step of the pre-kernel's loop.
+constexpr int64_t kTilesPerStep = 4;
 
 const char *const kNumBlocks = "kv_num_blocks";
 const char *const kIndices = "kv_indices";
@@ -202,19 +206,33 @@ void emitBlockMap(KernelBuilder &kb, LLVM::LLVMFuncOp fn, const AttentionKernelC
   ThreadElements me(kb, cfg, tid);
   Value isLeader = kb.cmp(arith::CmpIPredicate::eq, tid, kb.c32(0));
 
+  // kTilesPerStep tiles per step: their capture loads are issued together,
+  // ahead of the step's reductions (a barrier orders the loads after it).
+  Value steps = kb.divUI(kb.add(band.count, kb.c32(kTilesPerStep - 1)), kb.c32(kTilesPerStep));
   SmallVector<Value> listed =
-      kb.forLoop(kb.c32(0), band.count, {kb.c32(0)}, [&](Value t, ValueRange st) {
-        Value keyTile = kb.add(band.first, t);
-        TileFacts facts = evaluateTile(kb, cfg, a, semantics, rule, me, batch, head, row0, keyTile);
-        Value any = reduceOverCta(kb, NVVM::BarrierReduction::OR, facts.anyVisible);
-        Value full = reduceOverCta(kb, NVVM::BarrierReduction::AND, facts.allKept);
+      kb.forLoop(kb.c32(0), steps, {kb.c32(0)}, [&](Value step, ValueRange st) {
+        SmallVector<Value> keyTiles, inBand;
+        SmallVector<TileFacts> facts;
+        for (int64_t k = 0; k < kTilesPerStep; ++k) {
+          Value t = kb.add(kb.mul(step, kb.c32(kTilesPerStep)), kb.c32(k));
+          keyTiles.push_back(kb.add(band.first, t));
+          inBand.push_back(kb.cmp(arith::CmpIPredicate::slt, t, band.count));
+          facts.push_back(
+              evaluateTile(kb, cfg, a, semantics, rule, me, batch, head, row0, keyTiles[k]));
+        }
         Value n = st[0];
-        kb.ifThen(kb.andi(isLeader, any), [&] {
-          Value fullBit = arith::ExtUIOp::create(kb.b, kb.i32, full);
-          LLVM::StoreOp::create(kb.b, kb.add(kb.shl(keyTile, kb.c32(1)), fullBit),
-                                list.entryAddress(n), 4);
-        });
-        return SmallVector<Value>{kb.add(n, arith::ExtUIOp::create(kb.b, kb.i32, any))};
+        for (int64_t k = 0; k < kTilesPerStep; ++k) {
+          Value any = reduceOverCta(kb, NVVM::BarrierReduction::OR,
+                                    kb.andi(inBand[k], facts[k].anyVisible));
+          Value full = reduceOverCta(kb, NVVM::BarrierReduction::AND, facts[k].allKept);
+          kb.ifThen(kb.andi(isLeader, any), [&] {
+            Value fullBit = arith::ExtUIOp::create(kb.b, kb.i32, full);
+            LLVM::StoreOp::create(kb.b, kb.add(kb.shl(keyTiles[k], kb.c32(1)), fullBit),
+                                  list.entryAddress(n), 4);
+          });
+          n = kb.add(n, arith::ExtUIOp::create(kb.b, kb.i32, any));
+        }
+        return SmallVector<Value>{n};
       });
   kb.ifThen(isLeader, [&] { LLVM::StoreOp::create(kb.b, listed[0], list.countAddress(), 4); });
 }
