@@ -178,26 +178,34 @@ def fa4_mods():
             dist[0] = (scalar(kv_idx) - scalar(q_idx)).to(cutlass.Float32)
             return score + slope.load() * dist.load()
 
+        # A mask_mod returns a TensorSSA (FA4 indexes its result; a
+        # Boolean scalar failed with "'Boolean' object is not subscriptable"
+        # in 2026-12-06's runs): comparisons of the index TensorSSAs and of
+        # loaded ids made TensorSSAs, as FA4's own mask_definitions.py does.
+        def ssa(x, ty=cutlass.Int32):
+            r = cute.make_rmem_tensor(1, ty)
+            r[0] = x
+            return r.load()
+
+        def same_doc(b_idx, q_idx, kv_idx, docs):
+            b = scalar(b_idx)
+            return ssa(docs[b, scalar(q_idx)]) == ssa(docs[b, scalar(kv_idx)])
+
         @cute.jit
         def document(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
-            docs = aux_tensors[0]
-            b = scalar(b_idx)
-            return docs[b, scalar(q_idx)] == docs[b, scalar(kv_idx)]
+            return same_doc(b_idx, q_idx, kv_idx, aux_tensors[0])
 
         @cute.jit
         def document_causal(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
-            docs = aux_tensors[0]
-            b, i, j = scalar(b_idx), scalar(q_idx), scalar(kv_idx)
-            return (j <= i) & (docs[b, i] == docs[b, j])
+            return (kv_idx <= q_idx) & same_doc(b_idx, q_idx, kv_idx, aux_tensors[0])
 
         @cute.jit
         def prefix(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
-            i, j = scalar(q_idx), scalar(kv_idx)
-            return (j <= i) | (j < aux_tensors[0][scalar(b_idx)])
+            return (kv_idx <= q_idx) | (kv_idx < ssa(aux_tensors[0][scalar(b_idx)]))
 
         @cute.jit
         def causal(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
-            return scalar(kv_idx) <= scalar(q_idx)
+            return kv_idx <= q_idx
 
         _fa4_mods.update(alibi=alibi, document=document, document_causal=document_causal,
                          prefix=prefix, causal=causal)
