@@ -351,20 +351,13 @@ def _build_sm90a(kcfg, out_dir):
                 else CompileError)
         raise kind(f"fa-compile failed for sm_90a ({proc.returncode}):\n{msg}")
     want = _sm90a_format(kcfg)
-    docs = {KERNEL_BUNDLE: [], KERNEL_SEQUENCE: []}
+    found = []
     for path in sorted(glob.glob(os.path.join(out_dir, "*.json"))):
         if os.path.basename(path) == MANIFEST:
             continue
         with open(path) as f:
-            fmt = json.load(f).get("format")
-        if fmt in docs:
-            docs[fmt].append(os.path.basename(path))
-    # A forward whose mask_mod states more than a band is block-sparse: a
-    # sequence, the block map pre-kernel and the forward (docs/Modifiers.md);
-    # one that is only a band compiles to the attribute's single bundle.
-    if want == KERNEL_BUNDLE and kcfg.mask_mod and docs[KERNEL_SEQUENCE]:
-        want = KERNEL_SEQUENCE
-    found = docs[want]
+            if json.load(f).get("format") == want:
+                found.append(os.path.basename(path))
     if len(found) != 1:
         raise CompileError(f"fa-compile wrote {len(found)} {want} documents "
                            f"into {out_dir}, expected 1 for the {kcfg.op}: "
