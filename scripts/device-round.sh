@@ -85,8 +85,10 @@
 #         gpu-tests and .devbuild/fp8) -> $OUT/bench_api_overhead.csv
 #      12 score_mod/mask_mod (issue 35): the forward kernels of
 #         test/Device/gen_modifier_inputs.py (.devbuild/modifiers, one folder
-#         per configuration) against float64 (test/Device/check_modifiers.py),
-#         memcheck on them, then next to FlexAttention and FA4's
+#         per configuration) against float64 (test/Device/check_modifiers.py;
+#         the block-sparse ones' _block_map pre-kernel also alone against the
+#         map PyTorch's mask gives), memcheck on them, then next to
+#         FlexAttention and FA4's
 #         score_mod/mask_mod path, and causal as a mask_mod next to the causal
 #         attribute (test/Device/bench_modifiers.py) -> $OUT/bench_modifiers.csv
 #      13 attention sinks (issue 35 item 5): the forward and backward kernels

@@ -7,6 +7,7 @@
 #include "PlanCache.h"
 #include "SpecReader.h"
 
+#include <algorithm>
 #include <set>
 
 namespace fa::runtime {

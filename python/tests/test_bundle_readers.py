@@ -177,7 +177,8 @@ def test_capture_bundle_through_both_readers(tmp_path):
     """A kernel with score_mod/mask_mod regions (ALiBi and a document mask,
     test/Device/gen_modifier_inputs.py): its "captures" load through the
     schema and the runtime, which requires them; and no mutation is accepted
-    by the runtime but refused by the schema."""
+    by the runtime but refused by the schema. The block-sparse sequence it
+    is part of loads through both too."""
     import subprocess
     import sys
     try:
@@ -190,9 +191,21 @@ def test_capture_bundle_through_both_readers(tmp_path):
     (tmp_path / "in.mlir").write_text(text)
     out = tmp_path / "out"
     subprocess.run([fa_compile, str(tmp_path / "in.mlir"), "-o", str(out)], check=True)
-    (source,) = glob.glob(str(out / "*.json"))
-    with open(source) as f:
-        doc = json.load(f)
+    docs = {}
+    for p in glob.glob(str(out / "*.json")):
+        with open(p) as f:
+            docs[p] = json.load(f)
+    # The document mask makes the forward block-sparse: a sequence of the
+    # block map pre-kernel and the forward, both reading the captures; the
+    # map is the sequence's workspace, not an operand the caller must pass.
+    (sequence,) = [p for p, d in docs.items() if d["format"] == fa_manifest.KERNEL_SEQUENCE]
+    assert fa_manifest.schema_errors(docs[sequence], SEQUENCE_SCHEMA) == []
+    assert runtime_verdict(sequence) is None
+    required = gpu_runtime.RuntimeBundle(sequence).required
+    assert "capture0" in required and "capture1" in required
+    assert "kv_num_blocks" not in required and "kv_indices" not in required
+    (source,) = [p for p, d in docs.items() if d.get("kernel", "").endswith("_main")]
+    doc = docs[source]
     assert [c["name"] for c in doc["captures"]] == ["capture0", "capture1"]
     assert fa_manifest.schema_errors(doc, KERNEL_SCHEMA) == []
     assert runtime_verdict(source) is None

@@ -18,8 +18,14 @@ causal_attribute's, our backward sequence (BUNDLE_DIR/<config>_bwd/, dQ,
 dK, dV from our forward's O and LSE) next to FlexAttention's compiled
 backward (torch.autograd.grad through the compiled flex_attention) and
 FA4's where its backward takes the row's modifiers.
-FLOPs: 4 * B * H * D * visible pairs (counted from the mask on the GPU);
+FLOPs: 4 * H * D * visible pairs, the pairs counted from the mask on the GPU
+over every batch row (the TFLOP/s of runs before 2026-12-06's block-sparse
+kernels multiplied by B once more: the B 4 rows at 4k were 4x too high);
 the backward counts 2.5 times that.
+Block-sparse rows (a mask_mod that is not only a band: ours is a sequence of
+the _block_map pre-kernel and the forward, its workspace passed in, as a
+caller that keeps it would) also time the pre-kernel alone: impl
+"ours_map", included in "ours".
 Time: median of triton.testing.do_bench(warmup=25, rep=100). Each row's
 implementations are checked against ours first (max |diff| in the CSV).
 Ours: the bundles of gen_modifier_inputs.py (BUNDLE_DIR/<config>/, as
@@ -118,13 +124,27 @@ def forward_launch(cfg_name, folder, q, k, v, caps):
     ops = {"query": q, "key": k, "value": v, "output": torch.empty_like(q),
            "lse": torch.empty(q.shape[:3], device="cuda")}
     ops.update(captures_of(cfg_name, caps))
+    b, hq, n = q.shape[0], q.shape[1], q.shape[2]
+    found = cm.block_map_buffers(path, b, hq, n, n, fill=0)
+    map_launch = None
+    if found:  # block-sparse: the workspace passed in, and the map alone
+        bufs, pre_path = found[0], found[1]
+        ops.update(bufs)
+        pre = fa_rt.gpu_runtime.RuntimeBundle(pre_path)
+        pre_ops = {r: ops[r] for r in ["query", "key", "value", *bufs]}
+        pre_ops.update(captures_of(cfg_name, caps))
+        map_launch = fa_rt.launcher(pre, {r: cm.rt(t) for r, t in pre_ops.items()},
+                                    keep=(pre, bufs))
     rt = fa_rt.gpu_runtime.RuntimeBundle(path)
-    return fa_rt.launcher(rt, {r: cm.rt(t) for r, t in ops.items()}, keep=(rt,)), ops
+    launch = fa_rt.launcher(rt, {r: cm.rt(t) for r, t in ops.items()}, keep=(rt, ops))
+    return launch, ops, map_launch
 
 
 def ours(cfg_name, folder, q, k, v, caps):
-    launch, ops = forward_launch(cfg_name, folder, q, k, v, caps)
-    return launch, ops["output"]
+    """Our forward: a launcher, its output and the block map's launcher
+    alone (None unless block-sparse)."""
+    launch, ops, map_launch = forward_launch(cfg_name, folder, q, k, v, caps)
+    return launch, ops["output"], map_launch
 
 
 def grad_output_like(o):
@@ -136,7 +156,7 @@ def grad_output_like(o):
 def ours_backward(cfg_name, folder, q, k, v, caps):
     """Our backward sequence of `cfg_name` after our forward: a launcher of
     the sequence alone (its workspace from torch) and its dQ."""
-    launch_fwd, fwd = forward_launch(cfg_name, folder, q, k, v, caps)
+    launch_fwd, fwd, _ = forward_launch(cfg_name, folder, q, k, v, caps)
     launch_fwd()
     seq_dir = os.path.join(folder, cfg_name + "_bwd")
     seqs = [p for p in glob.glob(os.path.join(seq_dir, "*.json"))
@@ -156,7 +176,7 @@ def ours_backward(cfg_name, folder, q, k, v, caps):
         ops[w["name"]] = torch.empty(shape, dtype=cb.DTYPES[w["dtype"]], device="cuda")
     ops.update(captures_of(cfg_name, caps))
     rt = fa_rt.gpu_runtime.RuntimeBundle(seqs[0])
-    return fa_rt.launcher(rt, {r: cm.rt(t) for r, t in ops.items()}, keep=(rt, ops)), dq
+    return fa_rt.launcher(rt, {r: cm.rt(t) for r, t in ops.items()}, keep=(rt, ops)), dq, None
 
 
 def autograd_backward(forward):
@@ -228,34 +248,34 @@ def fa4_mods():
             dist[0] = (scalar(kv_idx) - scalar(q_idx)).to(cutlass.Float32)
             return score + slope.load() * dist.load()
 
-        def ssa(x):
-            # FA4 indexes a mask_mod's result like its index arguments
-            # (TensorSSA): a bare Boolean fails ("'Boolean' object is not
-            # subscriptable", run 2 of 2026-12-06).
-            r = cute.make_rmem_tensor(1, cutlass.Boolean)
+        # A mask_mod returns a TensorSSA (FA4 indexes its result; a
+        # Boolean scalar failed with "'Boolean' object is not subscriptable"
+        # in 2026-12-06's runs): comparisons of the index TensorSSAs and of
+        # loaded ids made TensorSSAs, as FA4's own mask_definitions.py does.
+        def ssa(x, ty=cutlass.Int32):
+            r = cute.make_rmem_tensor(1, ty)
             r[0] = x
             return r.load()
 
+        def same_doc(b_idx, q_idx, kv_idx, docs):
+            b = scalar(b_idx)
+            return ssa(docs[b, scalar(q_idx)]) == ssa(docs[b, scalar(kv_idx)])
+
         @cute.jit
         def document(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
-            docs = aux_tensors[0]
-            b = scalar(b_idx)
-            return ssa(docs[b, scalar(q_idx)] == docs[b, scalar(kv_idx)])
+            return same_doc(b_idx, q_idx, kv_idx, aux_tensors[0])
 
         @cute.jit
         def document_causal(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
-            docs = aux_tensors[0]
-            b, i, j = scalar(b_idx), scalar(q_idx), scalar(kv_idx)
-            return ssa((j <= i) & (docs[b, i] == docs[b, j]))
+            return (kv_idx <= q_idx) & same_doc(b_idx, q_idx, kv_idx, aux_tensors[0])
 
         @cute.jit
         def prefix(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
-            i, j = scalar(q_idx), scalar(kv_idx)
-            return ssa((j <= i) | (j < aux_tensors[0][scalar(b_idx)]))
+            return (kv_idx <= q_idx) | (kv_idx < ssa(aux_tensors[0][scalar(b_idx)]))
 
         @cute.jit
         def causal(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
-            return ssa(scalar(kv_idx) <= scalar(q_idx))
+            return kv_idx <= q_idx
 
         _fa4_mods.update(alibi=alibi, document=document, document_causal=document_causal,
                          prefix=prefix, causal=causal)
@@ -279,9 +299,12 @@ def fa4_block_sparsity(f, mask, caps, q):
     b, _, n, _ = q.shape
     bm = create_block_mask(keep, b, None, n, n, device="cuda", BLOCK_SIZE=128)
     try:
+        kw = {}
+        if "block_size" in BlockSparseTensorsTorch._fields:  # FA4 asks for it
+            kw["block_size"] = (128, 128)
         return BlockSparseTensorsTorch(
             mask_block_cnt=bm.kv_num_blocks, mask_block_idx=bm.kv_indices,
-            full_block_cnt=bm.full_kv_num_blocks, full_block_idx=bm.full_kv_indices)
+            full_block_cnt=bm.full_kv_num_blocks, full_block_idx=bm.full_kv_indices, **kw)
     except TypeError as ex:  # another FA4 version's fields
         print(f"# fa4 block sparsity not passed: {ex}")
         return None
@@ -336,14 +359,16 @@ def main(argv):
                 continue
             q, k, v, caps = inputs(n)
             b = q.shape[0]
-            pairs = visible_pairs(mask, caps, b, n)
-            flops = 4 * b * H_TOTAL * D * pairs * (2.5 if direction == "bwd" else 1)
+            pairs = visible_pairs(mask, caps, b, n)  # over all b rows
+            flops = 4 * H_TOTAL * D * pairs * (2.5 if direction == "bwd" else 1)
             results = {}
             try:
-                launch, o_ours = run_ours(cfg_name, folder, q, k, v, caps)
+                launch, o_ours, map_launch = run_ours(cfg_name, folder, q, k, v, caps)
                 launch()
                 torch.cuda.synchronize()
                 results["ours"] = (time_ms(launch), o_ours, "ok")
+                if map_launch:
+                    results["ours_map"] = (time_ms(map_launch), None, "block map alone")
             except Exception as ex:  # noqa: BLE001
                 results["ours"] = (float("nan"), None, f"fail {type(ex).__name__}: {ex}"[:120])
             for name, prep in (("flex", run_flex), ("fa4", run_fa4)):
@@ -359,7 +384,7 @@ def main(argv):
                     results[name] = (float("nan"), None, f"fail {type(ex).__name__}: {ex}"[:120])
             ref = results["ours"][1]
             for name, (ms, o, status) in results.items():
-                tf = flops / ms / 1e9 if ms == ms else float("nan")
+                tf = flops / ms / 1e9 if ms == ms and name != "ours_map" else float("nan")
                 diff = ((o.float() - ref.float()).abs().max().item()
                         if o is not None and ref is not None else float("nan"))
                 rows.append([row, n, b, name, f"{ms:.4f}", f"{tf:.1f}", f"{diff:.3g}", status,
@@ -370,7 +395,7 @@ def main(argv):
     by = {(r[8], r[0], r[1], r[3]): float(r[5]) for r in rows}
     print("\nratios (ours / peer):")
     for (direction, row, n, name), tf in sorted(by.items()):
-        if name != "ours":
+        if name not in ("ours", "ours_map"):
             ours_tf = by.get((direction, row, n, "ours"), float("nan"))
             label = f"  {row:17s} {direction} N={n:6d} ours/{name}:"
             print(f"{label} {ours_tf / tf:.3f}" if tf == tf and tf else f"{label} -")

@@ -14,7 +14,18 @@ prefix-LM), a document mask whose padding tokens see no key (rows without
 keys), ALiBi with a document mask, and a combination (a nonlinear
 score_mod, softcap, a window, the document mask). Shapes: tails (77, 300,
 1000 tokens), 2048, seq_q != seq_k, GQA, and documents of one or two
-tokens. Each configuration's bundle is in BUNDLE_DIR/<name>/.
+tokens. valid_rows (only the first n[b] tokens are real) leaves rows and
+whole query blocks without keys; the rule is checked wherever the reference
+has such rows. Each configuration's bundle (or sequence) is in
+BUNDLE_DIR/<name>/.
+
+Block-sparse configurations (a mask_mod that is not only a band: document,
+prefix-LM, valid_rows, ...) compile to a sequence, a _block_map pre-kernel
+and the forward walking its lists (docs/Modifiers.md, "Block sparsity on
+sm_90a"): their map is also run alone and compared exactly with the one the
+PyTorch mask gives (which key tiles each query block lists, in order, and
+which are full), and a configuration that should be block-sparse and is
+not (or the reverse) fails.
 
 The backward: each configuration's fa.attention_grad sequence
 (BUNDLE_DIR/<name>_bwd/, one fa_bundle_launch with the captures) over the
@@ -32,6 +43,7 @@ import glob
 import json
 import math
 import os
+import re
 import sys
 
 import torch
@@ -52,12 +64,29 @@ def rt(t):
 
 
 def bundle_path(folder, name):
-    """The fa-kernel-bundle JSON of configuration `name`, or None."""
+    """What launches configuration `name`: its fa-kernel-sequence JSON (a
+    block-sparse forward: the block map pre-kernel and the forward), else
+    its fa-kernel-bundle JSON; None when there is neither."""
+    found = {}
     for p in sorted(glob.glob(os.path.join(folder, name, "*.json"))):
         with open(p) as f:
-            if json.load(f).get("format") == "fa-kernel-bundle":
-                return p
-    return None
+            found.setdefault(json.load(f).get("format"), p)
+    return found.get("fa-kernel-sequence") or found.get("fa-kernel-bundle")
+
+
+def block_map_parts(path):
+    """(the _block_map bundle's path, block_m, block_n) of a block-sparse
+    sequence, or None when `path` is not one."""
+    meta = json.load(open(path))
+    if meta.get("format") != "fa-kernel-sequence":
+        return None
+    names = meta["kernels"]
+    pre = [n for n in names if n.endswith("_block_map.json")]
+    main = [n for n in names if not n.endswith("_block_map.json")]
+    if len(pre) != 1 or len(main) != 1:
+        return None
+    m = re.search(r"_m(\d+)n(\d+)s\d", main[0])
+    return os.path.join(os.path.dirname(path), pre[0]), int(m.group(1)), int(m.group(2))
 
 
 def slopes(h, device):
@@ -231,6 +260,90 @@ def run_backward_case(folder, cfg, b, hq, hkv, sq, sk, single_docs=False, seed=7
     return not why, worst, worst_base, "; ".join(why), int(empty.sum())
 
 
+def expected_map(cfg, caps, b, hq, sq, sk, bm, bn, per_batch, per_head):
+    """The block map the pre-kernel must write, from the PyTorch mask:
+    {(b', h', query block): [(key tile, full)]}, the key tiles in order. A
+    tile is listed when it has a visible element; it is full when every
+    element inside the lengths that the band (the attributes' and the one
+    folded out of mask_mod) leaves is kept."""
+    dev = "cuda"
+    ii = torch.arange(sq, device=dev).view(sq, 1)
+    jj = torch.arange(sk, device=dev).view(1, sk)
+    band = torch.ones(sq, sk, dtype=torch.bool, device=dev)
+    if cfg.causal:
+        band &= jj <= ii
+    if cfg.window:
+        band &= (jj >= ii - cfg.window[0]) & (jj <= ii + cfg.window[1])
+    if cfg.folded_band:
+        band &= cfg.folded_band(ii, jj)
+    out = {}
+    for bi in range(b if per_batch else 1):
+        for hi in range(hq if per_head else 1):
+            keep = cfg.torch_keep(torch.tensor(bi, device=dev), torch.tensor(hi, device=dev),
+                                  ii, jj, caps).expand(sq, sk) & band
+            ok = keep | ~band
+            for qb in range(-(-sq // bm)):
+                rows = slice(qb * bm, min(sq, (qb + 1) * bm))
+                listed = []
+                for kt in range(-(-sk // bn)):
+                    cols = slice(kt * bn, min(sk, (kt + 1) * bn))
+                    if keep[rows, cols].any():
+                        listed.append((kt, bool(ok[rows, cols].all())))
+                out[(bi, hi, qb)] = listed
+    return out
+
+
+def block_map_buffers(path, b, hq, sq, sk, fill=-1):
+    """{name: tensor} workspace buffers for the map of the block-sparse
+    sequence at `path` (filled with `fill`), the _block_map bundle's path
+    and whether the map is per batch and per head; None when `path` is not
+    block-sparse."""
+    parts = block_map_parts(path)
+    if not parts:
+        return None
+    pre_path, bm, bn = parts
+    shapes = {w["name"]: w["shape"] for w in json.load(open(pre_path))["scratch"]}
+    per_batch = shapes["kv_num_blocks"][0] != "1"
+    per_head = shapes["kv_num_blocks"][1] != "1"
+    nb, nh, nq, nk = (b if per_batch else 1), (hq if per_head else 1), -(-sq // bm), -(-sk // bn)
+    bufs = {"kv_num_blocks": torch.full((nb, nh, nq), fill, dtype=torch.int32, device="cuda"),
+            "kv_indices": torch.full((nb, nh, nq, nk), fill, dtype=torch.int32, device="cuda")}
+    return bufs, pre_path, per_batch, per_head
+
+
+def check_block_map(path, cfg, b, hq, hkv, sq, sk, single_docs=False, seed=5):
+    """Runs the sequence's _block_map pre-kernel alone and compares its map
+    with expected_map's, exactly; '' when equal, else the first difference."""
+    found = block_map_buffers(path, b, hq, sq, sk)
+    if not found:
+        return "not a block-sparse sequence (no _block_map kernel)"
+    bufs, pre_path, per_batch, per_head = found
+    _, bm, bn = block_map_parts(path)
+    num, idx = bufs["kv_num_blocks"], bufs["kv_indices"]
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(seed + sq * 3 + sk + hq)
+    caps = captures_for(cfg, b, hq, max(sq, sk), g, dev, single_docs)
+    # The sizes the runtime reads off Q, K, V: the pre-kernel takes them too.
+    d = cfg.head_dim
+    dtype = cd.DTYPES[cfg.dtype]
+    q = torch.zeros(b, hq, sq, d, device=dev, dtype=dtype)
+    k = torch.zeros(b, hkv, sk, d, device=dev, dtype=dtype)
+    ops = {"query": q, "key": k, "value": k, "kv_num_blocks": num, "kv_indices": idx}
+    for i, name in enumerate(cfg.captures):
+        ops[f"capture{i}"] = caps[name]
+    bundle = gpu_runtime.RuntimeBundle(pre_path)
+    bundle.launch({r: rt(t) for r, t in ops.items()}, torch.cuda.current_stream().cuda_stream)
+    torch.cuda.synchronize()
+    want = expected_map(cfg, caps, b, hq, sq, sk, bm, bn, per_batch, per_head)
+    num_h, idx_h = num.cpu(), idx.cpu()
+    for (bi, hi, qb), listed in want.items():
+        n = int(num_h[bi, hi, qb])
+        got = [(int(e) >> 1, bool(int(e) & 1)) for e in idx_h[bi, hi, qb, :max(n, 0)]]
+        if got != listed:
+            return f"map of (b {bi}, h {hi}, query block {qb}): {got} != expected {listed}"
+    return ""
+
+
 def cases(cfg):
     small = os.environ.get("CHECK_SMALL")
     out = [  # batch, heads_q, heads_kv, seq_q, seq_k, single-token documents
@@ -302,6 +415,23 @@ def main(argv):
             failed += 1
             rows.append([cfg.name, "same kernel", False, "", "", differs])
             print(f"FAIL {cfg.name}: {differs}")
+        if cfg.block_sparse != bool(block_map_parts(path)):
+            failed += 1
+            why = "expected a block-sparse sequence" if cfg.block_sparse else \
+                "unexpectedly block-sparse"
+            rows.append([cfg.name, "block-sparse", False, "", "", why])
+            print(f"FAIL {cfg.name}: {why}")
+        elif cfg.block_sparse:
+            for case in cases(cfg):
+                label = "map b{}h{}/{} {}x{}{}".format(*case[:5],
+                                                      " single-docs" if case[5] else "")
+                try:
+                    why = check_block_map(path, cfg, *case)
+                except Exception as ex:  # a launch error is a failed case
+                    why = f"{type(ex).__name__}: {ex}"
+                failed += bool(why)
+                rows.append([cfg.name, label, not why, "", "", why])
+                print(f"{'FAIL' if why else 'PASS'} {cfg.name} {label} {why}", flush=True)
         for case in cases(cfg):
             try:
                 ok, err, base, why, empty = run_case(path, cfg, *case)

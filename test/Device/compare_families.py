@@ -20,6 +20,8 @@ Families (each a list of jobs: one input module and fa-compile options):
   varlen     gen_varlen_inputs.py, default and --pingpong=true
   backward   gen_backward_inputs.py, --deterministic where the config says
   combine    fa.combine at every row length class and output type
+  modifiers  gen_modifier_inputs.py, one configuration per job (stage 12's
+             score_mod/mask_mod kernels and sequences)
   tests      each test/Conversion/FAToNVVM/*.mlir that fa-compile takes
              whole (no --split-input-file), default options
 
@@ -69,6 +71,15 @@ def split_dir(work, name, script, *args):
     os.makedirs(d, exist_ok=True)
     run_py(script, *args, d)
     return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".mlir"))
+
+
+def modifier_modules(work):
+    """One module per gen_modifier_inputs.py configuration."""
+    d = os.path.join(work, "modifiers")
+    os.makedirs(d, exist_ok=True)
+    out = subprocess.run([sys.executable, os.path.join(HERE, "gen_modifier_inputs.py"), "list"],
+                         check=True, capture_output=True, text=True).stdout.split()
+    return [module_of(d, name, "gen_modifier_inputs.py", name) for name in out]
 
 
 def combine_module(work):
@@ -127,6 +138,7 @@ def families(work):
         "varlen": [(varlen, []), (varlen, ["--pingpong=true"])],
         "backward": backward_jobs(work),
         "combine": [(combine_module(work), [])],
+        "modifiers": [(f, []) for f in modifier_modules(work)],
         "tests": [(f, []) for f in conversion_tests()],
     }
 

@@ -9,7 +9,8 @@ lengths are dynamic, head dims static; bhsd, with the LSE.
 Captures (operands `capture<i>` of the bundle, in this order):
   slopes  [H]    f32  ALiBi slope of each query head
   docs    [B, S] i32  document id of each token (queries and keys: self-attention)
-  prefix  [B]    i32  prefix length of each batch row (prefix-LM)
+  prefix  [B]    i32  prefix length of each batch row (prefix-LM; valid_rows:
+                      the number of real tokens)
   table   [H, 32] f32 T5's relative-position bias per query head and bucket
 
 Usage:
@@ -117,6 +118,15 @@ PREFIX_LM = """    %p = tensor.extract %{prefix}[%b] : tensor<?xi32>
     %keep = arith.ori %causal, %inPrefix : i1
     fa.yield %keep : i1"""
 
+# Only the first prefix[b] tokens are real (queries and keys): the rows past
+# them see no key (O = 0, LSE = -inf), whole query blocks included.
+VALID_ROWS = """    %n = tensor.extract %{prefix}[%b] : tensor<?xi32>
+    %ni = arith.index_cast %n : i32 to index
+    %qi = arith.cmpi slt, %i, %ni : index
+    %kj = arith.cmpi slt, %j, %ni : index
+    %keep = arith.andi %qi, %kj : i1
+    fa.yield %keep : i1"""
+
 CAPTURE_TYPES = {"slopes": "tensor<?xf32>", "docs": "tensor<?x?xi32>",
                  "prefix": "tensor<?xi32>", "table": "tensor<?x?xf32>"}
 
@@ -169,6 +179,15 @@ def torch_prefix_lm(b, h, i, j, caps):
     return (j <= i) | (j < caps["prefix"][b])
 
 
+def torch_valid_rows(b, h, i, j, caps):
+    n = caps["prefix"][b]
+    return (i < n) & (j < n)
+
+
+def torch_causal_band(i, j):
+    return j <= i
+
+
 @dataclass(frozen=True)
 class Config:
     name: str
@@ -188,6 +207,13 @@ class Config:
     # Padding tokens (document id -1) at the end of each row: rows without
     # keys.
     padded_docs: bool = False
+    # A mask_mod the compiler cannot fold into the band entirely: the
+    # kernel is block-sparse (a _block_map pre-kernel and the forward, one
+    # sequence). `folded_band`: the band (i, j) -> bool the compiler folds
+    # out of mask_mod (document_causal's causal), which check_modifiers.py
+    # needs to tell the map's full tiles.
+    block_sparse: bool = False
+    folded_band: Optional[object] = field(default=None, compare=False)
 
 
 CONFIGS = {c.name: c for c in [
@@ -195,11 +221,13 @@ CONFIGS = {c.name: c for c in [
     Config("alibi_causal_f16_d64", dtype="f16", head_dim=64, score_mod=ALIBI,
            captures=("slopes",), causal=True, torch_score=torch_alibi),
     Config("document_bf16_d128", mask_mod=DOCUMENT, captures=("docs",),
-           torch_keep=torch_document),
+           torch_keep=torch_document, block_sparse=True),
     Config("document_causal_bf16_d64", head_dim=64, mask_mod=DOCUMENT_CAUSAL,
-           captures=("docs",), torch_keep=torch_document_causal),
+           captures=("docs",), torch_keep=torch_document_causal, block_sparse=True,
+           folded_band=torch_causal_band),
     Config("document_causal_bf16_d128", mask_mod=DOCUMENT_CAUSAL, captures=("docs",),
-           torch_keep=torch_document_causal),
+           torch_keep=torch_document_causal, block_sparse=True,
+           folded_band=torch_causal_band),
     Config("causal_mask_mod_bf16_d128", mask_mod=CAUSAL, torch_keep=torch_causal,
            same_kernel_as="causal_attr_bf16_d128"),
     Config("causal_attr_bf16_d128", causal=True),
@@ -209,20 +237,26 @@ CONFIGS = {c.name: c for c in [
     Config("sliding_mask_mod_bf16_d128", mask_mod=SLIDING.replace("{window}", "255"),
            torch_keep=torch_sliding(255)),
     Config("prefix_lm_bf16_d128", mask_mod=PREFIX_LM, captures=("prefix",),
-           torch_keep=torch_prefix_lm),
+           torch_keep=torch_prefix_lm, block_sparse=True),
     Config("t5_bf16_d64", head_dim=64, score_mod=T5, captures=("table",),
            torch_score=torch_t5),
     Config("t5_prefix_lm_f16_d128", dtype="f16", score_mod=T5, mask_mod=PREFIX_LM,
-           captures=("table", "prefix"), torch_score=torch_t5, torch_keep=torch_prefix_lm),
+           captures=("table", "prefix"), torch_score=torch_t5, torch_keep=torch_prefix_lm,
+           block_sparse=True),
     Config("document_padded_bf16_d64", head_dim=64, mask_mod=DOCUMENT_PADDED,
-           captures=("docs",), torch_keep=torch_document_padded, padded_docs=True),
+           captures=("docs",), torch_keep=torch_document_padded, padded_docs=True,
+           block_sparse=True),
+    # Rows (and whole query blocks) without any key; a map per batch row.
+    Config("valid_rows_bf16_d128", mask_mod=VALID_ROWS, captures=("prefix",),
+           torch_keep=torch_valid_rows, block_sparse=True),
     Config("alibi_document_bf16_d128", score_mod=ALIBI, mask_mod=DOCUMENT,
-           captures=("slopes", "docs"), torch_score=torch_alibi, torch_keep=torch_document),
+           captures=("slopes", "docs"), torch_score=torch_alibi, torch_keep=torch_document,
+           block_sparse=True),
     # Several modifiers together: a nonlinear score_mod, the attribute
     # softcap after it, a document mask and a window.
     Config("combo_f16_d128", dtype="f16", score_mod=ALIBI_TANH, mask_mod=DOCUMENT,
            captures=("slopes", "docs"), window=(200, 0), softcap=30.0,
-           torch_score=torch_alibi_tanh, torch_keep=torch_document),
+           torch_score=torch_alibi_tanh, torch_keep=torch_document, block_sparse=True),
 ]}
 
 

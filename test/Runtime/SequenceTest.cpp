@@ -13,7 +13,10 @@
 #include "fa/Runtime/Sequence.h"
 #include "fa/Runtime/fa_runtime.h"
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 using namespace fa::runtime;
 using namespace fa::runtime::test;
@@ -229,6 +232,66 @@ TEST(Sequence, sequence_check) {
   find(v, "query").data += 8; // not 16-byte aligned for the main kernel's TMA
   EXPECT_ERROR(s->check(v, 132), ErrorCode::Tensor,
                "kernel 1 ('fa_fwd_bf16_d128'): operand 'query': address");
+}
+
+// score_mod/mask_mod captures read by kernels of a sequence (a block-sparse
+// forward's _block_map pre-kernel and the forward): operands of the call,
+// required, and declared alike by every kernel that reads them.
+namespace {
+
+void writeText(const std::string &path, const std::string &text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+/// bwd.json and its kernels in a fresh folder, capture0 read by the pre and
+/// post kernels as `preDtype` and `postDtype`.
+std::string sequenceWithCaptures(const std::string &name,
+                                 const std::string &preDtype,
+                                 const std::string &postDtype) {
+  std::string dir =
+      ::testing::TempDir() + "/" + name + "_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  auto capture = [](const std::string &dtype) {
+    return R"("captures": [{"name": "capture0", "dtype": ")" + dtype +
+           R"(", "dims": ["dim0"]}], "params": [)";
+  };
+  writeText(dir + "/stub_kernels.cubin", readInput("stub_kernels.cubin"));
+  writeText(dir + "/bwd.json", readInput("bwd.json"));
+  writeText(dir + "/bwd_main.json", readInput("bwd_main.json"));
+  writeText(dir + "/bwd_pre.json",
+            replaceOnce(readInput("bwd_pre.json"), R"("params": [)",
+                        capture(preDtype)));
+  writeText(dir + "/bwd_post.json",
+            replaceOnce(readInput("bwd_post.json"), R"("params": [)",
+                        capture(postDtype)));
+  return dir + "/bwd.json";
+}
+
+} // namespace
+
+TEST(Sequence, sequence_captures) {
+  Expected<std::unique_ptr<Sequence>> s =
+      Sequence::load(sequenceWithCaptures("seq_captures", "i32", "i32"));
+  ASSERT_OK(s);
+  const std::vector<std::string> &required = (*s)->requiredOperands();
+  EXPECT_NE(std::find(required.begin(), required.end(), "capture0"),
+            required.end());
+  std::vector<TensorArg> t = backwardTensors();
+  EXPECT_ERROR((*s)->check(t, 132), ErrorCode::Tensor,
+               "missing operand 'capture0'");
+  t.push_back(tensor("capture0", DType::I32, {2}, 0x80000000));
+  EXPECT_OK((*s)->check(t, 132));
+  find(t, "capture0").dtype = DType::F32;
+  EXPECT_ERROR((*s)->check(t, 132), ErrorCode::Tensor,
+               "operand 'capture0': dtype is f32, expected i32");
+}
+
+TEST(Sequence, sequence_error_captures_differ) {
+  EXPECT_ERROR(
+      Sequence::load(sequenceWithCaptures("seq_captures_differ", "i32", "f32")),
+      ErrorCode::InvalidBundle,
+      "kernels[2]: capture 'capture0' differs from an earlier kernel's: dtype "
+      "f32 vs i32");
 }
 
 TEST(Sequence, sequence_check_passed_workspace) {

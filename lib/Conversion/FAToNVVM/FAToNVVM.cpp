@@ -2,6 +2,7 @@
 #include "fa/Conversion/Passes.h"
 
 #include "BackwardParts.h"
+#include "BlockMap.h"
 #include "RegionFragments.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
 
@@ -117,7 +118,9 @@ LogicalResult checkForwardOptions(Operation *op, const ConvertFAToNVVMOptions &o
 
 /// The forward's score_mod/mask_mod regions: a band mask_mod states is
 /// folded into causal/window (the same key tiles skipped as with the
-/// attributes); what the kernel cannot evaluate is an error on `op`.
+/// attributes), and a mask_mod that states more makes the kernel
+/// block-sparse (BlockMap.h: its key tiles from a run-time map); what the
+/// kernel cannot evaluate is an error on `op`.
 LogicalResult checkForwardModifiers(AttentionOp op, AttentionKernelConfig &cfg) {
   if (!cfg.semantics.hasModifiers())
     return success();
@@ -126,6 +129,7 @@ LogicalResult checkForwardModifiers(AttentionOp op, AttentionKernelConfig &cfg) 
                           "inputs or num_splits are not supported by the sm_90a kernels yet"),
            failure();
   foldMaskModBand(cfg.semantics);
+  cfg.blockSparse = cfg.semantics.maskMod != nullptr;
   return checkKernelModifiers(op, cfg.semantics);
 }
 
@@ -478,21 +482,44 @@ private:
       return lowerSplit(op.getLoc(), *cfg, "attention_fwd");
     if (cfg->isFp8())
       return lowerFp8(op.getLoc(), *cfg);
+    if (cfg->blockSparse)
+      return lowerBlockSparse(op.getLoc(), *cfg);
     return lowerForward(op.getLoc(), *cfg);
   }
 
-  /// An FP8 forward: the V^T pre-kernel and the attention kernel in one
-  /// gpu.module, a sequence (named like it) and their bundles.
+  /// An FP8 forward: the V^T pre-kernel and the attention kernel.
   std::string lowerFp8(Location loc, const AttentionKernelConfig &cfg) {
+    return lowerWithPreKernel(
+        loc, cfg, "_transpose_v", buildTransposeValueKernel,
+        [&](StringRef cubin) { return transposeValueBundleJson(cfg, chip, cubin); },
+        [&] { return fp8SequenceJson(cfg, chip); });
+  }
+
+  /// A block-sparse forward: the block map pre-kernel and the attention
+  /// kernel.
+  std::string lowerBlockSparse(Location loc, const AttentionKernelConfig &cfg) {
+    return lowerWithPreKernel(
+        loc, cfg, "_block_map", buildBlockMapKernel,
+        [&](StringRef cubin) { return blockMapBundleJson(cfg, chip, cubin); },
+        [&] { return blockSparseSequenceJson(cfg, chip); });
+  }
+
+  /// A forward whose attention kernel needs a pre-kernel (named
+  /// kernelName() + `preSuffix`, built by `buildPre`): both in one
+  /// gpu.module, a sequence (named like it) and their bundles.
+  std::string lowerWithPreKernel(
+      Location loc, const AttentionKernelConfig &cfg, StringRef preSuffix,
+      function_ref<void(OpBuilder &, Location, Block &, const AttentionKernelConfig &)> buildPre,
+      function_ref<std::string(StringRef cubin)> preBundle,
+      function_ref<std::string()> sequenceJson) {
     std::string name = cfg.kernelName();
     return lowerOnce(loc, name, "+ptx80", [&](OpBuilder &builder, Block &body) {
-      buildTransposeValueKernel(builder, loc, body, cfg);
+      buildPre(builder, loc, body, cfg);
       buildAttentionKernel(builder, loc, body, cfg);
       std::string cubin = name + ".cubin";
       SmallVector<NamedAttribute> files{
-          builder.getNamedAttr(name, builder.getStringAttr(fp8SequenceJson(cfg, chip))),
-          builder.getNamedAttr(name + "_transpose_v",
-                               builder.getStringAttr(transposeValueBundleJson(cfg, chip, cubin))),
+          builder.getNamedAttr(name, builder.getStringAttr(sequenceJson())),
+          builder.getNamedAttr(name + preSuffix.str(), builder.getStringAttr(preBundle(cubin))),
           builder.getNamedAttr(cfg.attentionKernelName(),
                                builder.getStringAttr(bundleJson(cfg, chip, cubin)))};
       bundles.push_back(builder.getNamedAttr(name, builder.getDictionaryAttr(files)));

@@ -1,4 +1,5 @@
 //===- ForwardBundle.cpp - The forward kernel's bundle JSON ---------------===//
+#include "BlockMap.h"
 #include "ForwardSignature.h"
 
 #include "llvm/Support/JSON.h"
@@ -32,6 +33,8 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   }
   if (cfg.isFp8())
     root["scratch"] = Array{valueTransposeWorkspace(cfg, /*withInit=*/false)};
+  if (cfg.blockSparse)
+    root["scratch"] = blockMapWorkspace(cfg, /*withInit=*/false);
   Array captures = captureBundleEntries(cfg.semantics);
   if (!captures.empty())
     root["captures"] = std::move(captures);

@@ -54,6 +54,19 @@ llvm::json::Object mlir::fa::nvvm_kernel::splitScratchEntry(const AttentionKerne
   return o;
 }
 
+std::string mlir::fa::nvvm_kernel::preKernelSequenceJson(const AttentionKernelConfig &cfg,
+                                                         StringRef chip, StringRef preKernel,
+                                                         Array workspace) {
+  Object root{{"format", "fa-kernel-sequence"},
+              {"version", 1},
+              {"chip", chip},
+              {"op", "attention_fwd"},
+              {"config", forwardBundleConfig(cfg)},
+              {"workspace", std::move(workspace)},
+              {"kernels", Array{preKernel.str() + ".json", cfg.attentionKernelName() + ".json"}}};
+  return printJson(std::move(root));
+}
+
 Object mlir::fa::nvvm_kernel::valueTransposeWorkspace(const AttentionKernelConfig &cfg,
                                                       bool withInit) {
   Object o{{"name", "value_t"},

@@ -84,6 +84,16 @@ private:
   SmallVector<Value> overlappedLoop(Value begin, Value end);
   /// Normalises and stores O and the LSE (or the split's partials).
   void epilogue(ValueRange fin);
+  /// Block-sparse: iteration t's listed key tile and whether it is partial,
+  /// read at the start of the iteration (ahead of the wgmma waits); else
+  /// nulls, and the key tile is computed where it is used.
+  std::pair<Value, Value> listedTile(Value t) {
+    return k.blockList ? k.listedTile(t) : std::make_pair(Value(), Value());
+  }
+  /// The scores of iteration t's S under `listed` (listedTile's).
+  SmallVector<Value> applyScores(Value t, std::pair<Value, Value> listed, SmallVector<Value> s) {
+    return scores.apply(listed.first ? listed.first : k.keyTile(t), std::move(s), listed.second);
+  }
 
   ForwardKernel &k;
   KernelBuilder &kb;
@@ -345,11 +355,12 @@ SmallVector<Value> TileConsumer::serialLoop(Value begin, Value end) {
     SmallVector<Value> o(st.take_front(nO));
     RowState rs = rowState(st);
     Value unit = unitOf(st);
+    std::pair<Value, Value> listed = listedTile(t);
     TileDescales d = loadTileDescales(t);
     SmallVector<Value> s = issueS(t);
     wgmmaWait(kb, 0);
     k.kPipe.release(t);
-    s = scores.apply(k.keyTile(t), s);
+    s = applyScores(t, listed, s);
     Value rescale[2];
     softmax(s, rs, rescale, /*first=*/false, d, unit);
     rescaleO(o, rescale);
@@ -367,6 +378,7 @@ SmallVector<Value> TileConsumer::overlappedLoop(Value begin, Value end) {
   if (cfg.pingPong)
     kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, me.c, kb.c32(1)),
               [&] { NVVM::BarrierArriveOp::create(kb.b, otherTurn, kb.c32(256)); });
+  std::pair<Value, Value> listed0 = listedTile(t0);
   TileDescales d0 = loadTileDescales(t0);
   k.kPipe.wait(t0);
   turnBegin();
@@ -374,7 +386,7 @@ SmallVector<Value> TileConsumer::overlappedLoop(Value begin, Value end) {
   turnEnd(/*last=*/false);
   wgmmaWait(kb, 0);
   k.kPipe.release(t0);
-  s = scores.apply(k.keyTile(t0), s);
+  s = applyScores(t0, listed0, s);
   RowState rs0;
   Value unused[2];
   Value unit0 = unitOf(initState);
@@ -390,6 +402,7 @@ SmallVector<Value> TileConsumer::overlappedLoop(Value begin, Value end) {
         Value unit = unitOf(st);
         ValueRange p = st.drop_front(nO + nRow);
         Value tPrev = kb.sub(t, kb.c32(1));
+        std::pair<Value, Value> listed = listedTile(t);
         TileDescales d = loadTileDescales(t);
         k.kPipe.wait(t);
         k.vPipe.wait(tPrev);
@@ -399,7 +412,7 @@ SmallVector<Value> TileConsumer::overlappedLoop(Value begin, Value end) {
         turnEnd(/*last=*/false);
         wgmmaWait(kb, 1); // S_t is done, P_{t-1} V_{t-1} may still run
         k.kPipe.release(t);
-        st_ = scores.apply(k.keyTile(t), st_);
+        st_ = applyScores(t, listed, st_);
         Value rescale[2];
         softmax(st_, rs, rescale, /*first=*/false, d, unit);
         wgmmaWait(kb, 0);

@@ -85,7 +85,12 @@ public:
   /// thread.
   void forEachTile(const std::function<void(Value qLoads)> &body, bool warpWide);
   /// Key tile of iteration t.
-  Value keyTile(Value t) { return kb.add(tiles.first, t); }
+  Value keyTile(Value t) { return blockList ? blockList->tileAt(t).first : kb.add(tiles.first, t); }
+  /// Key tile of iteration t and, block-sparse, whether mask_mod must be
+  /// evaluated on it (null otherwise: on every tile).
+  std::pair<Value, Value> listedTile(Value t) {
+    return blockList ? blockList->tileAt(t) : std::make_pair(keyTile(t), Value());
+  }
 
   // The producer (ForwardProducer.cpp).
   void emitProducer();
@@ -135,6 +140,8 @@ public:
   Value qRowBase, kRowBase;
   std::optional<MaskRule> rule;
   KeyTiles tiles;
+  /// Block-sparse kernels: the current work tile's key-tile list.
+  std::optional<BlockList> blockList;
 };
 
 } // namespace mlir::fa::nvvm_kernel

@@ -110,6 +110,8 @@ KernelSignature mlir::fa::nvvm_kernel::forwardSignature(const AttentionKernelCon
   declarePointers(sig, cfg, args);
   declareStrided(sig, cfg, args);
   declareCaptureParams(sig, cfg.semantics, args.captures);
+  if (cfg.blockSparse)
+    declareBlockMapParams(sig, args.blockMap);
   declareSizes(sig, cfg, args);
   return sig;
 }

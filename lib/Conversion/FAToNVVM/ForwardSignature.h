@@ -8,6 +8,7 @@
 #ifndef FA_LIB_CONVERSION_FATONVVM_FORWARDSIGNATURE_H
 #define FA_LIB_CONVERSION_FATONVVM_FORWARDSIGNATURE_H
 
+#include "BlockMap.h"
 #include "KernelParts.h"
 #include "KernelSignature.h"
 #include "RegionFragments.h"
@@ -35,6 +36,8 @@ struct KernelArgs {
   Value descale[3], descaleStride[3][3];
   /// score_mod/mask_mod's captures, one entry per capture.
   std::vector<CaptureArgs> captures;
+  /// Block-sparse kernels: the pre-kernel's map (BlockMap.h).
+  BlockMapArgs blockMap;
 };
 
 /// The forward kernel's parameters in order, each bound to its member of

@@ -26,6 +26,11 @@ void ForwardKernel::beginTile(const WorkTile &tile, Value ring) {
   if (!cfg.packGqa()) {
     headKV = kb.divUI(work.head, args.group);
     tiles = KeyTiles::get(kb, *rule, m0, cfg.blockM(), cfg.blockN);
+    if (cfg.blockSparse) {
+      // The pre-kernel's list of this query block (within the band's tiles).
+      blockList.emplace(kb, cfg, args.blockMap, work.batch, work.head, work.mBlock);
+      tiles = {kb.c32(0), blockList->loadCount()};
+    }
   } else {
     // The packed rows' queries [m0 / group, (m0 + blockM - 1) / group].
     headKV = work.head;

@@ -129,20 +129,21 @@ void FragmentScores::mask(SmallVectorImpl<Value> &s, Value colBase) {
   maskScores(kb, s, lo, hi);
 }
 
-SmallVector<Value> FragmentScores::apply(Value keyTile, SmallVector<Value> s) {
+SmallVector<Value> FragmentScores::apply(Value keyTile, SmallVector<Value> s, Value maskModNeeded) {
   if (reloadLengths) {
     // This tile's own rule over the re-read lengths, for this call only.
     auto [q, k] = reloadLengths();
     MaskRule own(kb, cfg.semantics, q, k);
     MaskRule *kept = std::exchange(rule, &own);
-    SmallVector<Value> out = applyWith(keyTile, std::move(s), k);
+    SmallVector<Value> out = applyWith(keyTile, std::move(s), k, maskModNeeded);
     rule = kept;
     return out;
   }
-  return applyWith(keyTile, std::move(s), seqK);
+  return applyWith(keyTile, std::move(s), seqK, maskModNeeded);
 }
 
-SmallVector<Value> FragmentScores::applyWith(Value keyTile, SmallVector<Value> s, Value seqK) {
+SmallVector<Value> FragmentScores::applyWith(Value keyTile, SmallVector<Value> s, Value seqK,
+                                             Value maskModNeeded) {
   int64_t BN = cfg.blockN;
   Value n0 = kb.mul(keyTile, kb.c32(BN));
   Value colBase = kb.add(n0, laneCol);
@@ -152,17 +153,25 @@ SmallVector<Value> FragmentScores::applyWith(Value keyTile, SmallVector<Value> s
     addScoreFunction(s, colBase, at);
   // mask_mod may hide any element of any tile; the band and the tail below
   // are still tested only where they cut the tile.
-  if (semantics.maskMod)
+  if (semantics.maskMod && maskModNeeded) // block-sparse: the map's partial tiles only
+    s = maskedWhere(maskModNeeded, s, [&](SmallVectorImpl<Value> &m) { maskByRegion(m, at); });
+  else if (semantics.maskMod)
     maskByRegion(s, at);
   Value need = tail;
   if (Value visible = rule->fullyVisible(queries(wgRow0, 64), {n0, kb.c32(BN)}))
     need = kb.ori(need, kb.xori(visible, arith::ConstantIntOp::create(kb.b, 1, 1)));
+  return maskedWhere(need, s, [&](SmallVectorImpl<Value> &m) { mask(m, colBase); });
+}
+
+SmallVector<Value>
+FragmentScores::maskedWhere(Value cond, const SmallVector<Value> &s,
+                            function_ref<void(SmallVectorImpl<Value> &)> maskFn) {
   SmallVector<Type> types(s.size(), kb.f32);
   return kb.ifThenElseValues(
-      need, types,
+      cond, types,
       [&]() {
         SmallVector<Value> m(s);
-        mask(m, colBase);
+        maskFn(m);
         return m;
       },
       [&]() { return s; });

@@ -53,8 +53,12 @@ void AttentionKernelConfig::planTiles() {
   // Q's, which spill with the tile loop's state (ptxas: 12-40 bytes), nor a
   // ragged batch under a band mask: its tiles' costs vary with the lengths
   // and a static schedule, even in snake order, ran mixed lengths at 0.78
-  // of the hardware's one tile per CTA (docs/Inference.md, run 5).
-  persistent = !readsPerKey(*this) && qkDim() <= 128 && qkDim() == vDim() && !(varlen && semantics.hasMask());
+  // of the hardware's one tile per CTA (docs/Inference.md, run 5). Nor a
+  // block-sparse kernel: its tiles' costs vary with the map (as a ragged
+  // batch's with the lengths), and the tile loop's state spilled (prefix-LM
+  // d128: 32 bytes, 16 without the list).
+  persistent = !readsPerKey(*this) && qkDim() <= 128 && qkDim() == vDim() &&
+               !(varlen && semantics.hasMask()) && !blockSparse;
   if (isFp8()) {
     // V^T tiles are whole 128-key boxes (one 128-byte swizzle row of e4m3
     // keys per V^T row). Above head dim 64, 224-key tiles (FA3's): 916
@@ -94,7 +98,9 @@ int64_t AttentionKernelConfig::fp8KeyTile(int64_t headDim, int64_t descaleBlockK
 }
 
 bool AttentionKernelConfig::slabTiles() const {
-  return semantics.hasMask() && consumers == 3 && !pingPong && !bias && !splitKv;
+  // (A block-sparse kernel's query blocks start at multiples of blockM, as
+  // the pre-kernel's map has them.)
+  return semantics.hasMask() && consumers == 3 && !pingPong && !bias && !splitKv && !blockSparse;
 }
 
 bool AttentionKernelConfig::pagesFitTiles() const {
@@ -175,10 +181,12 @@ std::string AttentionKernelConfig::kernelName() const {
     n += "_append";
   if (varlen)
     n += "_varlen";
+  if (blockSparse)
+    n += "_bsparse";
   return n + scaleTag(semantics, headDim);
 }
 
 std::string AttentionKernelConfig::attentionKernelName() const {
-  // (A split-KV or FP8 sequence is named kernelName().)
-  return kernelName() + (splitKv ? "_partial" : isFp8() ? "_main" : "");
+  // (A split-KV, FP8 or block-sparse sequence is named kernelName().)
+  return kernelName() + (splitKv ? "_partial" : isFp8() || blockSparse ? "_main" : "");
 }

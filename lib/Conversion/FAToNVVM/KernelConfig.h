@@ -84,6 +84,12 @@ struct AttentionKernelConfig {
   /// cu_seqlens[b] ..; a flat grid of query blocks over every sequence
   /// (TileScheduler::varlen, varlenAt when persistent). Not split.
   bool varlen = false;
+  /// Run-time block sparsity from mask_mod (docs/Modifiers.md, "Block
+  /// sparsity on sm_90a"): a pre-kernel (BlockMap.cpp) writes, per
+  /// (batch, head, query block), the key tiles mask_mod leaves some key of,
+  /// each marked partial or full; the producer and the consumers walk that
+  /// list instead of the band's key tiles, and full tiles skip mask_mod.
+  bool blockSparse = false;
 
   /// The producer warpgroup and the consumers.
   int64_t threads() const { return 128 * (1 + consumers); }

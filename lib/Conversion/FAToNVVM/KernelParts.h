@@ -129,7 +129,9 @@ public:
 
   /// S of key tile `keyTile` (raw q.k) -> masked log2-domain scores, or raw
   /// scores when the score function is linear.
-  SmallVector<Value> apply(Value keyTile, SmallVector<Value> s);
+  /// `maskModNeeded` (i1, block-sparse kernels): whether mask_mod is
+  /// evaluated on this tile (a full tile's is not); null: on every tile.
+  SmallVector<Value> apply(Value keyTile, SmallVector<Value> s, Value maskModNeeded = Value());
   /// Lengths (seq_q, seq_k) re-read at every apply (a mask rule of their
   /// own there) instead of the constructor's values.
   void reloadLengthsWith(std::function<std::pair<Value, Value>()> reload) {
@@ -139,7 +141,8 @@ public:
 
 private:
   /// apply's body, with `seqK` for the tail.
-  SmallVector<Value> applyWith(Value keyTile, SmallVector<Value> s, Value seqK);
+  SmallVector<Value> applyWith(Value keyTile, SmallVector<Value> s, Value seqK,
+                               Value maskModNeeded);
   /// Bias of this thread's elements of the tile at `colBase`, in f32.
   SmallVector<Value> loadBias(Value colBase);
   /// Where a tile's elements are, for the regions: the thread's first row
@@ -152,6 +155,9 @@ private:
   void mask(SmallVectorImpl<Value> &s, Value colBase);
   /// mask_mod: -inf where it hides the element.
   void maskByRegion(SmallVectorImpl<Value> &s, const TilePositions &at);
+  /// `s` masked by `maskFn` where `cond` holds (a warpgroup-uniform scf.if).
+  SmallVector<Value> maskedWhere(Value cond, const SmallVector<Value> &s,
+                                 function_ref<void(SmallVectorImpl<Value> &)> maskFn);
   /// The position (i32: KernelModifiers computes index in i32) of element
   /// i, which the regions take: rows and columns past the operands are
   /// clamped into them where a region reads a capture by them (the scores
@@ -326,6 +332,10 @@ void buildTransposeValueKernel(OpBuilder &builder, Location loc, Block &moduleBo
 std::string transposeValueBundleJson(const AttentionKernelConfig &cfg, StringRef chip,
                                      StringRef cubinFile);
 std::string fp8SequenceJson(const AttentionKernelConfig &cfg, StringRef chip);
+/// The sequence of a forward with a pre-kernel (FP8's V^T, a block map):
+/// `preKernel`, then the attention kernel, sharing `workspace`.
+std::string preKernelSequenceJson(const AttentionKernelConfig &cfg, StringRef chip,
+                                  StringRef preKernel, llvm::json::Array workspace);
 llvm::json::Object valueTransposeWorkspace(const AttentionKernelConfig &cfg, bool withInit);
 /// value_t's key extent: seq_k rounded up to whole 64-key pre-kernel tiles.
 inline BundleExpr valueTKeys() { return ceilDiv(sym::SeqK, 64) * 64; }

@@ -151,12 +151,6 @@ std::string mlir::fa::nvvm_kernel::transposeValueBundleJson(const AttentionKerne
 
 std::string mlir::fa::nvvm_kernel::fp8SequenceJson(const AttentionKernelConfig &cfg,
                                                    StringRef chip) {
-  Object root{{"format", "fa-kernel-sequence"},
-              {"version", 1},
-              {"chip", chip},
-              {"op", "attention_fwd"},
-              {"config", forwardBundleConfig(cfg)},
-              {"workspace", Array{valueTransposeWorkspace(cfg, /*withInit=*/true)}},
-              {"kernels", Array{transposeName(cfg) + ".json", cfg.attentionKernelName() + ".json"}}};
-  return printJson(std::move(root));
+  return preKernelSequenceJson(cfg, chip, transposeName(cfg),
+                               Array{valueTransposeWorkspace(cfg, /*withInit=*/true)});
 }

@@ -18,9 +18,11 @@
 // CHECK-SAME: \22operand\22: \22capture1\22
 // CHECK-SAME: \22value\22: \22stride(capture1, dim0)\22
 // CHECK-SAME: \22value\22: \22stride(capture1, dim1)\22
-// The signature: 3 tensor maps, O, slopes (ptr, i64), document ids (ptr,
-// i64, i64), then the sizes.
-// CHECK: llvm.func @fa_fwd_bf16_d128_bhsd_mod[[HASH]]_m128n96s2o(%{{.*}}: !llvm.ptr {{.*}}, %{{.*}}: !llvm.ptr {{.*}}, %{{.*}}: !llvm.ptr {{.*}}, %{{.*}}: !llvm.ptr {llvm.noalias}, %[[SLOPES:.*]]: !llvm.ptr {llvm.noalias}, %{{.*}}: i64, %[[DOCS:.*]]: !llvm.ptr {llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i32
+// The document mask makes the kernel block-sparse (a _block_map pre-kernel
+// first: convert-fa-to-nvvm-block-sparse.mlir). The forward's signature: 3
+// tensor maps, O, slopes (ptr, i64), document ids (ptr, i64, i64), the
+// block map (2 ptrs, 5 strides), then the sizes.
+// CHECK: llvm.func @fa_fwd_bf16_d128_bhsd_mod[[HASH]]_m128n96s2o_bsparse_main(%{{.*}}: !llvm.ptr {{.*}}, %{{.*}}: !llvm.ptr {{.*}}, %{{.*}}: !llvm.ptr {{.*}}, %{{.*}}: !llvm.ptr {llvm.noalias}, %[[SLOPES:.*]]: !llvm.ptr {llvm.noalias}, %{{.*}}: i64, %[[DOCS:.*]]: !llvm.ptr {llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i32
 // The consumers: the slope and the two document ids loaded per element,
 // the distance converted, the comparison, and -inf where it is false.
 // CHECK: nvvm.wgmma.mma_async
@@ -95,8 +97,9 @@ func.func @window_as_mask_mod(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xb
 // Causal and a document mask (packed sequences): the band is recognized (the
 // causal key tiles are skipped) and the region stays for the documents. A
 // document id per key is planned like a bias tile: two consumers at d64.
+// The documents make it block-sparse within the causal band.
 // CHECK-LABEL: module attributes
-// CHECK: gpu.module @fa_fwd_bf16_d64_bshd_causal_mod{{[0-9a-f]+}}_m128n128s2o
+// CHECK: gpu.module @fa_fwd_bf16_d64_bshd_causal_mod{{[0-9a-f]+}}_m128n128s2o_bsparse
 // CHECK: llvm.load {{.*}} -> i32
 // CHECK: arith.cmpi eq
 func.func @causal_document(%q: tensor<1x?x8x64xbf16>, %k: tensor<1x?x8x64xbf16>, %v: tensor<1x?x8x64xbf16>, %doc: tensor<1x?xi32>) -> tensor<1x?x8x64xbf16> {
