@@ -304,6 +304,9 @@ def run_forward(q, k, v, bias, causal, scale, window_left, window_right,
     if sinks is not None:
         tensors["sinks"] = sinks.contiguous()
     tensors.update(_capture_operands(captures))
+    if getattr(bundle, "workspace", None):  # a block-sparse mask_mod's map (a sequence)
+        tensors.update(_workspace(bundle, _operand_symbols(bundle, kcfg, tensors),
+                                  q.device))
     _launch(bundle, tensors, q.device)
     return [out, lse]
 
