@@ -183,7 +183,7 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     descales = (q_descale, k_descale, v_descale)
     dtype, sizes = _convert.check_inputs_once(
         q, k, v, bias, layout, where=_convert.WHERE, allow_fp8=True)
-    mods = modifiers.trace(_convert.WHERE, score_mod, mask_mod)
+    mods = modifiers.trace(_convert.WHERE, score_mod, mask_mod, q.device)
     if mods is not None:
         modifiers.check_captures(_convert.WHERE, mods, q)
     if dtype == "f8E4M3FN":

@@ -39,22 +39,27 @@ class Modifiers:
 _memo = _trace_memo.Memo()
 
 
-def trace(where, score_mod, mask_mod):
+def trace(where, score_mod, mask_mod, device=None):
     """Modifiers of a call, or None when both functions are None. Raises
     ModifierError (an ArgumentError) naming the argument, the function
     and what in it cannot be traced. Remembered by what the functions can
-    read (_trace_memo), so that a loop does not trace on every call."""
+    read (_trace_memo), so that a loop does not trace on every call.
+    `device`: the call's (q's); the functions are traced on scalars there,
+    so that they may index the tensors they capture, which live there too
+    (CPU scalars indexing a CUDA capture fail to trace)."""
     if score_mod is None and mask_mod is None:
         return None
+    device = torch.device(device or "cpu")
     key = _trace_memo.key(score_mod, mask_mod)
+    key = None if key is None else key + (device.type,)
     mods = _memo.get(key)
     if mods is None:
-        mods = _trace(where, score_mod, mask_mod)
+        mods = _trace(where, score_mod, mask_mod, device)
         _memo.put(key, mods)
     return mods
 
 
-def _trace(where, score_mod, mask_mod):
+def _trace(where, score_mod, mask_mod, device):
     captures = _Captures()
     texts = {}
     for role, fn, args in (("score_mod", score_mod, SCORE_ARGS),
@@ -62,7 +67,7 @@ def _trace(where, score_mod, mask_mod):
         if fn is None:
             continue
         _check_callable(where, role, fn, len(args))
-        texts[role] = _trace_one(where, role, fn, len(args), captures)
+        texts[role] = _trace_one(where, role, fn, len(args), captures, device)
     types = tuple(captures.types())
     return Modifiers(
         *(_with_header(texts.get(role), role, types)
@@ -70,9 +75,9 @@ def _trace(where, score_mod, mask_mod):
         tuple(captures.tensors), tuple(captures.readers))
 
 
-def _trace_one(where, role, fn, arity, captures):
+def _trace_one(where, role, fn, arity, captures, device):
     """The region body of one function."""
-    graph = _make_graph(where, role, fn, arity)
+    graph = _make_graph(where, role, fn, arity, device)
     return _Region(where, role, fn, captures).emit(graph)
 
 
@@ -111,12 +116,13 @@ def _check_callable(where, role, fn, arity):
             f"signature is {sig} ({e})") from None
 
 
-def _example_args(arity):
-    score = [torch.zeros((), dtype=torch.float32)] if arity == 5 else []
-    return score + [torch.zeros((), dtype=_INDEX_DTYPE) for _ in range(4)]
+def _example_args(arity, device):
+    score = [torch.zeros((), dtype=torch.float32, device=device)] if arity == 5 else []
+    return score + [torch.zeros((), dtype=_INDEX_DTYPE, device=device)
+                    for _ in range(4)]
 
 
-def _make_graph(where, role, fn, arity):
+def _make_graph(where, role, fn, arity, device):
     """make_fx's aten graph of fn on fake scalars. Python control flow on a
     traced value (if, and/or, bool(), int(), float(), math.*) needs its
     value, which a fake tensor does not have: that, and any other failure,
@@ -124,7 +130,7 @@ def _make_graph(where, role, fn, arity):
     from torch.fx.experimental.proxy_tensor import make_fx
     try:
         return make_fx(fn, tracing_mode="fake", _allow_non_fake_inputs=True
-                       )(*_example_args(arity))
+                       )(*_example_args(arity, device))
     except Exception as e:  # noqa: BLE001  (reported with the function)
         raise ModifierError(
             f"{where}: {role} {describe(fn)} cannot be traced{_user_line(e)}: "
