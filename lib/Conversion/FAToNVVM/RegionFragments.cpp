@@ -49,8 +49,15 @@ static const char *captureDTypeName(Type t) {
   return nullptr;
 }
 
+/// Whether `dim` names a dim of its source by a constant.
+static bool namesADim(tensor::DimOp dim) {
+  std::optional<int64_t> index = dim.getConstantIndex();
+  auto t = dyn_cast<RankedTensorType>(dim.getSource().getType());
+  return index && t && *index >= 0 && *index < t.getRank();
+}
+
 /// The dynamic dims of capture `capture` that `semantics`' regions read with
-/// tensor.dim (checkKernelModifiers admits constant dims only), ascending.
+/// tensor.dim, ascending.
 static SmallVector<int64_t> dynamicDimsRead(const AttentionConfig &semantics,
                                             unsigned capture) {
   auto t = cast<RankedTensorType>(semantics.captures[capture].getType());
@@ -63,10 +70,9 @@ static SmallVector<int64_t> dynamicDimsRead(const AttentionConfig &semantics,
     unsigned first = body.getNumArguments() - semantics.captures.size();
     for (auto dim : body.getOps<tensor::DimOp>()) {
       auto arg = dyn_cast<BlockArgument>(dim.getSource());
-      std::optional<int64_t> index = dim.getConstantIndex();
-      if (arg && arg.getOwner() == &body && arg.getArgNumber() == first + capture && index &&
-          t.isDynamicDim(*index))
-        read.insert(*index);
+      if (arg && arg.getOwner() == &body && arg.getArgNumber() == first + capture &&
+          namesADim(dim) && t.isDynamicDim(*dim.getConstantIndex()))
+        read.insert(*dim.getConstantIndex());
     }
   }
   SmallVector<int64_t> out(read.begin(), read.end());
@@ -180,13 +186,6 @@ bool mlir::fa::nvvm_kernel::readsCaptureBy(const AttentionConfig &semantics, boo
   // score_mod's arguments are (score, b, h, i, j), mask_mod's (b, h, i, j).
   unsigned maskArg = key ? 3 : 2;
   return extractsBy(semantics.scoreMod, maskArg + 1) || extractsBy(semantics.maskMod, maskArg);
-}
-
-/// Whether `dim` names a dim of its source by a constant.
-static bool namesADim(tensor::DimOp dim) {
-  std::optional<int64_t> index = dim.getConstantIndex();
-  auto t = dyn_cast<RankedTensorType>(dim.getSource().getType());
-  return index && t && *index >= 0 && *index < t.getRank();
 }
 
 /// Whether the kernel can evaluate `op` of a region, else an error at it.
