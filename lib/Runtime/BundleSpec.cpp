@@ -608,9 +608,11 @@ void computeRequiredOperands(BundleSpec &spec) {
   for (const ParamSpec &p : spec.params)
     if (!p.operand.empty())
       add(p.operand);
-  // stride(operand, dim) reads the operand's strides at launch.
+  // stride(operand, dim) and size(operand, dim) read the operand at launch.
   auto addStrided = [&](const Expr &e) {
     for (const StrideRef &ref : e.strides())
+      add(ref.operand);
+    for (const StrideRef &ref : e.sizes())
       add(ref.operand);
   };
   for (const Expr &e : spec.grid)

@@ -41,26 +41,38 @@ void SymbolTable::setOperand(const std::string &operand,
                              const std::vector<std::string> &dims,
                              const std::vector<int64_t> &sizes,
                              const std::vector<int64_t> &strides) {
-  std::vector<std::pair<std::string, int64_t>> &out = strides_[operand];
+  std::vector<OperandDim> &out = operands_[operand];
   out.clear();
   for (size_t i = 0; i < dims.size() && i < sizes.size() && i < strides.size();
        ++i)
-    out.emplace_back(dims[i], sizes[i] == 1 ? 0 : strides[i]);
+    out.push_back({dims[i], sizes[i], sizes[i] == 1 ? 0 : strides[i]});
+}
+
+const SymbolTable::OperandDim *
+SymbolTable::findDim(const std::string &operand, const std::string &dim) const {
+  auto it = operands_.find(operand);
+  if (it == operands_.end())
+    return nullptr;
+  for (const OperandDim &d : it->second)
+    if (d.name == dim)
+      return &d;
+  return nullptr;
 }
 
 std::optional<int64_t> SymbolTable::stride(const std::string &operand,
                                            const std::string &dim) const {
-  auto it = strides_.find(operand);
-  if (it == strides_.end())
-    return std::nullopt;
-  for (const auto &[name, value] : it->second)
-    if (name == dim)
-      return value;
-  return std::nullopt;
+  const OperandDim *d = findDim(operand, dim);
+  return d ? std::optional<int64_t>(d->stride) : std::nullopt;
+}
+
+std::optional<int64_t> SymbolTable::size(const std::string &operand,
+                                         const std::string &dim) const {
+  const OperandDim *d = findDim(operand, dim);
+  return d ? std::optional<int64_t>(d->size) : std::nullopt;
 }
 
 enum class Op {
-  Int, Float, Sym, Stride, Neg, Add, Sub, Mul, Div, CeilDiv, Min, Max
+  Int, Float, Sym, Stride, Size, Neg, Add, Sub, Mul, Div, CeilDiv, Min, Max
 };
 
 /// One step of the postfix program: a leaf pushes a value, Neg replaces the
@@ -70,7 +82,7 @@ struct Instr {
   int64_t intValue = 0;
   double floatValue = 0;
   Symbol symbol = Symbol::Batch;
-  std::string operand, dim; // Stride
+  std::string operand, dim; // Stride, Size
 };
 
 struct Expr::Program {
@@ -265,9 +277,9 @@ private:
     std::string name = identifier();
     skipSpace();
     if (pos_ < text_.size() && text_[pos_] == '(') {
-      if (name == "stride") {
+      if (name == "stride" || name == "size") {
         ++pos_;
-        return parseStride();
+        return parseOperandDim(name == "stride" ? Op::Stride : Op::Size);
       }
       return parseCall(name, start, isFloat);
     }
@@ -295,7 +307,7 @@ private:
     else {
       pos_ = start;
       return fail("unknown function '" + name +
-                  "' (known: ceildiv, min, max, stride)");
+                  "' (known: ceildiv, min, max, stride, size)");
     }
     FA_RETURN_IF_ERROR(enter());
     ++pos_;
@@ -336,14 +348,16 @@ private:
     return out;
   }
 
-  // stride := 'stride' '(' name ',' name ')', entered after the '('. The
-  // arguments are names, not expressions: an operand and one of its dims.
-  Status parseStride() {
-    static const char *const kArity =
-        "stride() takes 2 arguments, an operand and one of its dimensions";
-    static const char *const kNames =
-        "stride() takes names (an operand and one of its dimensions), not "
-        "expressions";
+  // operand_dim := ('stride' | 'size') '(' name ',' name ')', entered after
+  // the '('. The arguments are names, not expressions: an operand and one of
+  // its dims.
+  Status parseOperandDim(Op op) {
+    const std::string fn = op == Op::Stride ? "stride()" : "size()";
+    const std::string kArity =
+        fn + " takes 2 arguments, an operand and one of its dimensions";
+    const std::string kNames =
+        fn + " takes names (an operand and one of its dimensions), not "
+             "expressions";
     std::string args[2];
     size_t argPos[2] = {0, 0};
     for (int i = 0; i < 2; ++i) {
@@ -373,16 +387,16 @@ private:
       std::vector<std::string> dims = scope_->dimsOf(args[0]);
       if (dims.empty()) {
         pos_ = argPos[0];
-        return fail("stride(): unknown operand '" + args[0] + "' (known: " +
+        return fail(fn + ": unknown operand '" + args[0] + "' (known: " +
                     scope_->known + ")");
       }
       if (std::find(dims.begin(), dims.end(), args[1]) == dims.end()) {
         pos_ = argPos[1];
-        return fail("stride(): operand '" + args[0] + "' has no dimension '" +
+        return fail(fn + ": operand '" + args[0] + "' has no dimension '" +
                     args[1] + "' (its dims: " + join(dims) + ")");
       }
     }
-    Instr n{Op::Stride};
+    Instr n{op};
     n.operand = args[0];
     n.dim = args[1];
     code_.push_back(std::move(n));
@@ -437,7 +451,7 @@ public:
 private:
   static bool isBinary(Op op) {
     return op != Op::Int && op != Op::Float && op != Op::Sym &&
-           op != Op::Stride && op != Op::Neg;
+           op != Op::Stride && op != Op::Size && op != Op::Neg;
   }
 
   Status load(const Instr &in, Num &out) const {
@@ -455,12 +469,16 @@ private:
       out = {false, *v, 0};
       return Status::success();
     }
-    case Op::Stride: {
-      std::string call = "stride(" + in.operand + ", " + in.dim + ")";
+    case Op::Stride:
+    case Op::Size: {
+      bool stride = in.op == Op::Stride;
+      std::string call = std::string(stride ? "stride(" : "size(") +
+                         in.operand + ", " + in.dim + ")";
       if (!symbols_.hasOperand(in.operand))
         return fail(call + ": operand '" + in.operand +
                     "' is not passed at this launch");
-      std::optional<int64_t> v = symbols_.stride(in.operand, in.dim);
+      std::optional<int64_t> v = stride ? symbols_.stride(in.operand, in.dim)
+                                        : symbols_.size(in.operand, in.dim);
       if (!v)
         return fail(call + ": operand '" + in.operand +
                     "' has no dimension '" + in.dim + "'");
@@ -603,12 +621,14 @@ std::vector<Symbol> Expr::symbols() const {
   return out;
 }
 
-std::vector<StrideRef> Expr::strides() const {
+/// The (operand, dim) references of `op` in `program`, each once.
+static std::vector<StrideRef> operandDimRefs(const Expr::Program *program,
+                                             Op op) {
   std::vector<StrideRef> out;
-  if (!program_)
+  if (!program)
     return out;
-  for (const Instr &in : program_->code) {
-    if (in.op != Op::Stride)
+  for (const Instr &in : program->code) {
+    if (in.op != op)
       continue;
     bool seen = false;
     for (const StrideRef &r : out)
@@ -617,6 +637,14 @@ std::vector<StrideRef> Expr::strides() const {
       out.push_back({in.operand, in.dim});
   }
   return out;
+}
+
+std::vector<StrideRef> Expr::strides() const {
+  return operandDimRefs(program_.get(), Op::Stride);
+}
+
+std::vector<StrideRef> Expr::sizes() const {
+  return operandDimRefs(program_.get(), Op::Size);
 }
 
 Expected<int64_t> Expr::evalInt(const SymbolTable &symbols) const {

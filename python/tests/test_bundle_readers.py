@@ -215,3 +215,38 @@ def test_capture_bundle_through_both_readers(tmp_path):
     work.mkdir()
     shutil.copy2(os.path.join(os.path.dirname(source), doc["cubin"]), work)
     check_mutations(doc, work / "bundle.json", KERNEL_SCHEMA)
+
+
+def test_capture_size_param_through_both_readers(tmp_path):
+    """A region that reads a capture's dynamic size (a relative-bias table
+    indexed with torch's wrap-around, from python/tests/gpu/configs.json):
+    the kernel takes it as `size(capture0, dim1)`, which both readers load
+    and the runtime checks against the capture's dims; a size() naming a dim
+    the capture lacks is refused at load."""
+    try:
+        compiler.find_fa_compile()
+    except UnsupportedError as e:
+        pytest.skip(str(e))
+    with open(os.path.join(REPO, "python", "tests", "gpu", "configs.json")) as f:
+        cfg = next(c for c in json.load(f) if c.get("op") == "forward" and
+                   "tensor.dim %cap0" in (c.get("score_mod") or ""))
+    cfg.pop("target")
+    path = str(tmp_path / "b")
+    compiler.build_bundle(fa_mlir.KernelConfig(**cfg), "sm_90a", path)
+    source = kernel_json(path)
+    with open(source) as f:
+        doc = json.load(f)
+    sizes = [p for p in doc["params"] if "size(" in str(p.get("value"))]
+    assert sizes == [{"kind": "i32", "value": "size(capture0, dim1)"}]
+    assert fa_manifest.schema_errors(doc, KERNEL_SCHEMA) == []
+    assert runtime_verdict(source) is None
+    assert "capture0" in gpu_runtime.RuntimeBundle(source).required
+    work = tmp_path / "m"
+    work.mkdir()
+    shutil.copy2(os.path.join(path, doc["cubin"]), work)
+    sizes[0]["value"] = "size(capture0, dim2)"
+    (work / "bad.json").write_text(json.dumps(doc))
+    with pytest.raises(RuntimeLibraryError,
+                       match=r"size\(\): operand 'capture0' has no dimension "
+                             r"'dim2' \(its dims: dim0, dim1\)"):
+        gpu_runtime.RuntimeBundle(str(work / "bad.json"))

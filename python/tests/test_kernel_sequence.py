@@ -105,7 +105,8 @@ def test_passed_workspace_is_checked():
 @pytest.mark.parametrize("text, value", [
     ("ceildiv(seq_q, 64) * 64", 1024), ("seq_q / 64", 15), ("-7 / 2", -3),
     ("ceildiv(7, 2)", 4), ("min(seq_q, seq_k) + max(1, 2)", 335), (128, 128),
-    ("stride(query, seq)", None), ("num_sms", None), ("seq_q * 0.5", None),
+    ("stride(query, seq)", None), ("size(capture0, dim1)", None),
+    ("num_sms", None), ("seq_q * 0.5", None),
     ("1 / 0", None), ("__import__('os')", None)])
 def test_shape_expressions(text, value):
     assert gpu_runtime.eval_int_expr(text, SYMBOLS) == value

@@ -168,7 +168,7 @@ EXPRESSION_FIELDS = ("grid", "shape", "value")
 
 def expression_tree(text):
     """The expression's syntax tree: the format's grammar is a subset of
-    Python's (ceildiv, min, max, stride are calls), and the tree has no
+    Python's (ceildiv, min, max, stride, size are calls), and the tree has no
     parentheses."""
     return ast.dump(ast.parse(text, mode="eval"))
 

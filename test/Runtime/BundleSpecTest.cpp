@@ -367,6 +367,14 @@ TEST(BundleSpec, bundle_cubin_images) {
 }
 
 TEST(BundleSpec, bundle_stride_expressions) {
+  // The required operands, joined ("query,key,"); empty for an error.
+  auto requiredOf = [](const Expected<BundleSpec> &spec) {
+    std::string req;
+    if (spec.ok())
+      for (const auto &r : spec->requiredOperands)
+        req += r + ",";
+    return req;
+  };
   // What the biased GPU kernel takes: the bias pointer and its strides.
   const std::string seqK = R"~({"kind": "i32", "value": "seq_k"})~";
   const std::string biasParams =
@@ -390,12 +398,7 @@ TEST(BundleSpec, bundle_stride_expressions) {
                   R"~({"kind": "i64", "value": "stride(bias, seq_q) + stride(value, seq)"})~"),
       "");
   EXPECT_OK(spec);
-  if (spec.ok()) {
-    std::string req;
-    for (const auto &r : spec->requiredOperands)
-      req += r + ",";
-    EXPECT_EQ(req, std::string("query,key,value,output,lse,bias,"));
-  }
+  EXPECT_EQ(requiredOf(spec), std::string("query,key,value,output,lse,bias,"));
   // Grid, f32 params and scratch shapes take stride() too; the names in it
   // may be scratch buffers, declared before or after the expression.
   spec = parseBundleSpec(
@@ -410,12 +413,7 @@ TEST(BundleSpec, bundle_stride_expressions) {
              "params": [{"kind": "f32", "value": "stride(partial, tile) * 0.5"},)~"),
       "");
   EXPECT_OK(spec);
-  if (spec.ok()) {
-    std::string req;
-    for (const auto &r : spec->requiredOperands)
-      req += r + ",";
-    EXPECT_EQ(req, std::string("query,key,value,output,lse,tile_counts,partial,"));
-  }
+  EXPECT_EQ(requiredOf(spec), std::string("query,key,value,output,lse,tile_counts,partial,"));
 
   // Load-time errors name the field.
   auto withValue = [&](const std::string &value) {
@@ -467,6 +465,19 @@ TEST(BundleSpec, bundle_stride_expressions) {
                         "unknown operand 'acc2' (known: query, key, value, output, lse, "
                         "bias, grad_output, grad_query, grad_key, grad_value, grad_bias, "
                         "sinks, grad_sinks, query_descale, key_descale, value_descale, cache_seqlens, key_cache, value_cache, block_table, key_new, value_new, cu_seqlens_q, cu_seqlens_k, partial_output, partial_lse, acc (scratch)) at column 8");
+  // size() makes its operand required and is checked like stride().
+  spec = parseBundleSpec(
+      replaceOnce(exampleBundleText(), seqK,
+                  R"~({"kind": "i32", "value": "size(bias, seq_k)"})~"),
+      "");
+  EXPECT_OK(spec);
+  EXPECT_EQ(requiredOf(spec), std::string("query,key,value,output,lse,bias,"));
+  EXPECT_ERROR(withValue("size(bias, seq)"), kInvalid,
+              "params[5].value: expression \"size(bias, seq)\": size(): operand 'bias' "
+              "has no dimension 'seq' (its dims: batch, head, seq_q, seq_k) at column 12");
+  EXPECT_ERROR(withValue("size(biass, seq)"), kInvalid,
+              "params[5].value: expression \"size(biass, seq)\": size(): unknown operand "
+              "'biass'");
   // stride() is an integer: a float only with a float literal.
   EXPECT_ERROR(withValue("stride(bias, seq_q) * 0.5"), kInvalid,
               "params[5].value: expression \"stride(bias, seq_q) * 0.5\" has a float value");

@@ -307,6 +307,35 @@ TEST(ParamPack, pack_empty_launch) {
   EXPECT_TRUE(enc.requests.empty()); // nothing is encoded for an empty launch
 }
 
+TEST(ParamPack, pack_size_params) {
+  // size(operand, dim) packs the size as passed, a broadcast dim's 1
+  // included (what a region's tensor.dim of a capture reads).
+  std::string text = replaceOnce(
+      exampleBundleText(), R"({"kind": "i32", "value": "seq_k"})",
+      R"~({"kind": "i32", "value": "seq_k"}, {"kind": "ptr", "operand": "bias"},
+          {"kind": "i32", "value": "size(bias, batch)"},
+          {"kind": "i32", "value": "size(bias, seq_k) - 1"})~");
+  Expected<std::unique_ptr<Bundle>> bundle = bundleFromText(text);
+  EXPECT_OK(bundle);
+  if (!bundle.ok())
+    return;
+  std::vector<TensorArg> tensors = exampleTensors();
+  tensors.push_back(tensor("bias", DType::BF16, {1, 16, 1000, 333}, 0x60000000));
+  tensors.back().strides = {99, 1000 * 333, 333, 1};
+  FakeEncoder enc;
+  Expected<LaunchPlan> plan = (*bundle)->plan(tensors, 132, enc.fn());
+  EXPECT_OK(plan);
+  if (!plan.ok())
+    return;
+  const PackedParams &p = plan->params;
+  EXPECT_EQ(readAt<int32_t>(p, p.slots[7].offset), 1);
+  EXPECT_EQ(readAt<int32_t>(p, p.slots[8].offset), 332);
+  // Without the operand it reads, the launch is refused before packing.
+  tensors.pop_back();
+  EXPECT_ERROR((*bundle)->plan(tensors, 132, enc.fn()), ErrorCode::Tensor,
+              "missing operand 'bias'");
+}
+
 TEST(ParamPack, pack_stride_params) {
   // The biased kernel's parameters: bias pointer, then the strides of its
   // batch, head and seq_q dims (i64), plus a grid and an i32 that use one.

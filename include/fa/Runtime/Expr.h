@@ -7,8 +7,9 @@
 //
 // Besides the shape symbols, `stride(operand, dim)` reads the stride (in
 // elements) of a logical dimension of an operand as passed at launch, 0 when
-// that dimension has size 1. Which operands and dims exist depends on the
-// bundle, so the parser takes them from an OperandScope.
+// that dimension has size 1, and `size(operand, dim)` its size. Which
+// operands and dims exist depends on the bundle, so the parser takes them
+// from an OperandScope.
 //
 // Bundles come from outside, so nothing here may recurse on the input's size:
 // the text is capped (kMaxExprLength), nesting of parentheses and calls is
@@ -78,21 +79,31 @@ public:
                   const std::vector<int64_t> &sizes,
                   const std::vector<int64_t> &strides);
   bool hasOperand(const std::string &operand) const {
-    return strides_.count(operand) != 0;
+    return operands_.count(operand) != 0;
   }
   /// The recorded stride; nullopt when the operand was not passed or has no
   /// such dim.
   std::optional<int64_t> stride(const std::string &operand,
                                 const std::string &dim) const;
+  /// The recorded size; nullopt like stride().
+  std::optional<int64_t> size(const std::string &operand,
+                              const std::string &dim) const;
 
 private:
+  struct OperandDim {
+    std::string name;
+    int64_t size, stride;
+  };
+  const OperandDim *findDim(const std::string &operand,
+                            const std::string &dim) const;
+
   std::array<std::optional<int64_t>, kNumSymbols> values_{};
   const Hints *hints_ = nullptr;
-  std::map<std::string, std::vector<std::pair<std::string, int64_t>>>
-      strides_;
+  std::map<std::string, std::vector<OperandDim>> operands_;
 };
 
-/// The operands `stride(operand, dim)` may name, for load-time checks.
+/// The operands `stride(operand, dim)` and `size(operand, dim)` may name,
+/// for load-time checks.
 struct OperandScope {
   /// Logical dims of `operand`, outermost first; empty for a name that is
   /// not an operand.
@@ -101,7 +112,7 @@ struct OperandScope {
   std::string known;
 };
 
-/// One `stride(operand, dim)` in an expression.
+/// One `stride(operand, dim)` or `size(operand, dim)` in an expression.
 struct StrideRef {
   std::string operand;
   std::string dim;
@@ -117,9 +128,10 @@ public:
   struct Program;
 
   /// Parses `text`; errors have code InvalidBundle. Without a scope, the
-  /// names in stride() are checked only syntactically.
+  /// names in stride() and size() are checked only syntactically.
   static Expected<Expr> parse(const std::string &text);
-  /// Same, with stride()'s operand and dim checked against `scope`.
+  /// Same, with stride()'s and size()'s operand and dim checked against
+  /// `scope`.
   static Expected<Expr> parse(const std::string &text,
                               const OperandScope &scope);
   static Expr integer(int64_t value);
@@ -133,9 +145,11 @@ public:
   std::vector<Symbol> symbols() const;
   /// The stride() references, in order of first appearance, each once.
   std::vector<StrideRef> strides() const;
+  /// The size() references, likewise.
+  std::vector<StrideRef> sizes() const;
 
   /// Integer value; errors (code Expression) on division by zero, overflow,
-  /// unset symbols, a stride() of an operand not passed, or a float-typed
+  /// unset symbols, a stride() or size() of an operand not passed, or a float-typed
   /// expression.
   Expected<int64_t> evalInt(const SymbolTable &symbols) const;
   /// Value as a double (integer expressions are converted).

@@ -22,6 +22,10 @@ BundleExpr BundleExpr::stride(llvm::StringRef operand, llvm::StringRef dim) {
   return BundleExpr(("stride(" + operand + ", " + dim + ")").str(), Level::Atom);
 }
 
+BundleExpr BundleExpr::size(llvm::StringRef operand, llvm::StringRef dim) {
+  return BundleExpr(("size(" + operand + ", " + dim + ")").str(), Level::Atom);
+}
+
 BundleExpr BundleExpr::binary(const BundleExpr &a, char op, const BundleExpr &b) {
   Level level = (op == '*' || op == '/') ? Level::Product : Level::Sum;
   // Left-associative: the left operand needs parentheses only when it binds

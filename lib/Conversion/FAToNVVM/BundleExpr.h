@@ -32,6 +32,8 @@ public:
   BundleExpr(int64_t literal);
   /// stride(operand, dim): the stride of a logical dim of an operand.
   static BundleExpr stride(llvm::StringRef operand, llvm::StringRef dim);
+  /// size(operand, dim): the size of a logical dim of an operand.
+  static BundleExpr size(llvm::StringRef operand, llvm::StringRef dim);
   /// `a` op `b` for op one of + - * / (integer division, truncating).
   static BundleExpr binary(const BundleExpr &a, char op, const BundleExpr &b);
   /// name(a, b) for name one of ceildiv, min, max.

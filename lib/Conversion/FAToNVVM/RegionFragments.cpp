@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -48,6 +49,37 @@ static const char *captureDTypeName(Type t) {
   return nullptr;
 }
 
+/// Whether `dim` names a dim of its source by a constant.
+static bool namesADim(tensor::DimOp dim) {
+  std::optional<int64_t> index = dim.getConstantIndex();
+  auto t = dyn_cast<RankedTensorType>(dim.getSource().getType());
+  return index && t && *index >= 0 && *index < t.getRank();
+}
+
+/// The dynamic dims of capture `capture` that `semantics`' regions read with
+/// tensor.dim, ascending.
+static SmallVector<int64_t> dynamicDimsRead(const AttentionConfig &semantics,
+                                            unsigned capture) {
+  auto t = cast<RankedTensorType>(semantics.captures[capture].getType());
+  llvm::SmallSetVector<int64_t, 4> read;
+  for (Region *region : {semantics.scoreMod, semantics.maskMod}) {
+    if (!region)
+      continue;
+    Block &body = region->front();
+    // The captures are the region's trailing arguments.
+    unsigned first = body.getNumArguments() - semantics.captures.size();
+    for (auto dim : body.getOps<tensor::DimOp>()) {
+      auto arg = dyn_cast<BlockArgument>(dim.getSource());
+      if (arg && arg.getOwner() == &body && arg.getArgNumber() == first + capture &&
+          namesADim(dim) && t.isDynamicDim(*dim.getConstantIndex()))
+        read.insert(*dim.getConstantIndex());
+    }
+  }
+  SmallVector<int64_t> out(read.begin(), read.end());
+  llvm::sort(out);
+  return out;
+}
+
 void mlir::fa::nvvm_kernel::declareCaptureParams(KernelSignature &sig,
                                                  const AttentionConfig &semantics,
                                                  std::vector<CaptureArgs> &out) {
@@ -65,6 +97,9 @@ void mlir::fa::nvvm_kernel::declareCaptureParams(KernelSignature &sig,
     SmallVector<std::string> dims = captureDims(t);
     SmallVector<StringRef> dimRefs(dims.begin(), dims.end());
     sig.strides(slots, role, dimRefs);
+    out[i].sizes.resize(t.getRank());
+    for (int64_t d : dynamicDimsRead(semantics, i))
+      sig.i32(&out[i].sizes[d], BundleExpr::size(role, dims[d]));
   }
 }
 
@@ -161,13 +196,11 @@ static LogicalResult checkRegionOp(Operation &op, StringRef name) {
   if (isa<arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op))
     return fail("convert-fa-to-nvvm: the sm_90a kernels do not compute " +
                 op.getName().getStringRef() + " (use divsi/divui and a select)");
-  if (auto dim = dyn_cast<tensor::DimOp>(op)) {
-    std::optional<int64_t> index = dim.getConstantIndex();
-    auto t = cast<RankedTensorType>(dim.getSource().getType());
-    if (!index || t.isDynamicDim(*index))
-      return fail("convert-fa-to-nvvm: tensor.dim of a capture must name a static dimension "
-                  "for the sm_90a kernels (the capture's sizes are not kernel parameters)");
-  }
+  // A dynamic dim's size is a kernel parameter, declared per dim it names.
+  if (auto dim = dyn_cast<tensor::DimOp>(op); dim && !namesADim(dim))
+    return fail("convert-fa-to-nvvm: tensor.dim of a capture must name a constant dimension "
+                "for the sm_90a kernels (they take the sizes of the dims a region reads "
+                "as kernel parameters)");
   bool transcendental = isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::TanhOp>(op);
   if (transcendental && !op.getResult(0).getType().isF32())
     return fail("convert-fa-to-nvvm: the sm_90a kernels compute " +
@@ -228,11 +261,16 @@ Value KernelModifiers::readCapture(ImplicitLocOpBuilder &b, unsigned capture, Va
 }
 
 Value KernelModifiers::captureDim(ImplicitLocOpBuilder &b, unsigned capture, Value dim) {
-  // checkKernelModifiers admits static dims only.
+  // checkKernelModifiers admits constant dims only; declareCaptureParams
+  // declared the size of each dynamic one a region reads.
   auto t = cast<RankedTensorType>(semantics.captures[capture].getType());
   std::optional<int64_t> index = getConstantIntValue(dim);
-  assert(index && !t.isDynamicDim(*index) && "a static dim");
-  return arith::ConstantOp::create(b, b.getI32IntegerAttr(t.getDimSize(*index)));
+  assert(index && *index >= 0 && *index < t.getRank() && "a constant dim");
+  if (!t.isDynamicDim(*index))
+    return arith::ConstantOp::create(b, b.getI32IntegerAttr(t.getDimSize(*index)));
+  Value size = captures[capture].sizes[*index];
+  assert(size && "declareCaptureParams declares the dynamic dims a region reads");
+  return size;
 }
 
 Value KernelModifiers::scalarCapture(ImplicitLocOpBuilder &b, unsigned capture) {

@@ -3,7 +3,8 @@
 // The modifier regions (docs/Modifiers.md) are evaluated per accumulator
 // element by the one evaluator of the semantic layer (Modifiers.cpp): this
 // file is the GPU's side of it. A tensor capture is a kernel parameter (its
-// pointer and one stride per dim, declared in the kernel's signature; the
+// pointer, one stride per dim and the sizes of the dynamic dims a region
+// reads, declared in the kernel's signature; the
 // bundle's `captures` tell the runtime its dtype and dims), read with global
 // loads where the region extracts from it; a scalar capture must be a
 // constant and is emitted as one; exp, exp2, log, log2 and tanh become the
@@ -26,17 +27,20 @@
 namespace mlir::fa::nvvm_kernel {
 
 /// A tensor capture as the kernel sees it: its data and strides (elements,
-/// i64), null for a scalar capture.
+/// i64), null for a scalar capture; and per dim, its size (i32) where a
+/// region reads a dynamic one with tensor.dim, else null.
 struct CaptureArgs {
   Value ptr;
   SmallVector<Value, 4> strides;
+  SmallVector<Value, 4> sizes;
 };
 
 /// The bundle operand role of capture `i`: "capture<i>".
 std::string captureRole(unsigned i);
 
-/// Declares each tensor capture of `semantics` (a pointer, then one stride
-/// per dim) in order; `out` gets one entry per capture.
+/// Declares each tensor capture of `semantics` (a pointer, one stride per
+/// dim, then the size of each dynamic dim a region reads with tensor.dim:
+/// one kernel serves every size) in order; `out` gets one entry per capture.
 void declareCaptureParams(KernelSignature &sig, const AttentionConfig &semantics,
                           std::vector<CaptureArgs> &out);
 

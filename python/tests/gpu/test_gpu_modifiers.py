@@ -9,7 +9,8 @@ without keys give O = 0 and dQ = 0, never NaN.
 
 Modifiers: ALiBi with causal (GQA, tails, bhsd), a document mask whose
 padding tokens see no key (bshd), T5's bucketed relative bias with prefix-LM,
-and a combination (a nonlinear score_mod with tanh and a max, the document
+a relative bias table indexed by negative distances (torch's wrap-around:
+the table's size is a kernel parameter), and a combination (a nonlinear score_mod with tanh and a max, the document
 mask and the softcap attribute). Every kernel these tests ask for is in
 configs.json (python/tests/test_gpu_configs.py checks that on the CPU).
 """
@@ -54,6 +55,15 @@ def t5(table):
     return score_mod
 
 
+def relative_wrapped(rel):
+    """A relative-position bias table of any width indexed by kv_idx - q_idx:
+    negative distances count from the end of the row (torch's wrap-around,
+    through the table's size as a kernel parameter)."""
+    def score_mod(score, b, h, q_idx, kv_idx):
+        return score + rel[h, kv_idx - q_idx]
+    return score_mod
+
+
 def prefix_lm(prefix):
     def mask_mod(b, h, q_idx, kv_idx):
         return (kv_idx <= q_idx) | (kv_idx < prefix[b])
@@ -82,7 +92,8 @@ class Case:
 
 def captures(case, device, seed=3):
     """The tensors the modifiers read: ALiBi slopes, document ids with
-    padding at the end of each row, a T5 table, prefix lengths."""
+    padding at the end of each row, a T5 table, prefix lengths, a relative
+    bias per distance in [-(S-1), S-1] ([Hq, 2S - 1], negative ones last)."""
     b, hq, _, s = case.shape
     g = torch.Generator().manual_seed(seed)
     docs = torch.sort(torch.randint(0, 4, (b, s), generator=g), dim=1).values
@@ -92,7 +103,8 @@ def captures(case, device, seed=3):
         docs=docs.to(torch.int32).to(device),
         table=torch.randn(hq, 32, generator=g).to(device),
         prefix=torch.tensor([s // 3, s - 5][:b] + [7] * max(0, b - 2),
-                            dtype=torch.int32).to(device))
+                            dtype=torch.int32).to(device),
+        rel=torch.randn(hq, 2 * s - 1, generator=g).to(device))
 
 
 CASES = [
@@ -102,6 +114,8 @@ CASES = [
          mods=lambda c: (None, document_padded(c["docs"]))),
     Case("t5-prefix-lm-200-d128", (2, 4, 2, 200), 128,
          mods=lambda c: (t5(c["table"]), prefix_lm(c["prefix"]))),
+    Case("relative-wrapped-177-d64", (2, 4, 2, 177), 64,
+         mods=lambda c: (relative_wrapped(c["rel"]), None)),
     Case("combined-softcap-257-d64", (2, 4, 2, 257), 64, softcap=20.0,
          mods=lambda c: (smooth_alibi(c["slopes"]),
                          document_padded(c["docs"]))),

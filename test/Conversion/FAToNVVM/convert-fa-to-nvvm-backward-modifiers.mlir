@@ -146,3 +146,33 @@ func.func @prefix_t5(%do: tensor<2x?x8x128xf16>, %q: tensor<2x?x8x128xf16>, %k: 
   }
   return %dq, %db : tensor<2x?x8x128xf16>, tensor<2x8x?x?xf32>
 }
+
+// -----
+
+// A table of any size indexed with torch's wrap-around (bucket + buckets
+// when negative): the main kernel takes the size of the dim the region
+// reads, size(capture0, dim1), after the capture's strides.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: _main = "{
+// CHECK-SAME: \22value\22: \22stride(capture0, dim1)\22
+// CHECK-SAME: \22kind\22: \22i32\22,\0A{{ *}}\22value\22: \22size(capture0, dim1)\22
+// CHECK-NOT: size(capture0, dim0)
+// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_mod{{[0-9a-f]+}}_m64n128s2_main({{.*}}: i32, %[[TABLE:[^:]*]]: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %[[BUCKETS:[^:]*]]: i32)
+// CHECK: arith.addi %{{.*}}, %[[BUCKETS]] : i32
+// CHECK: llvm.getelementptr %[[TABLE]]
+func.func @wrapped_bucket(%do: tensor<1x4x?x64xbf16>, %q: tensor<1x4x?x64xbf16>, %k: tensor<1x4x?x64xbf16>, %v: tensor<1x4x?x64xbf16>, %o: tensor<1x4x?x64xbf16>, %lse: tensor<1x4x?xf32>, %table: tensor<?x?xf32>) -> tensor<1x4x?x64xbf16> {
+  %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16>, tensor<1x4x?xf32> captures(%table : tensor<?x?xf32>) -> tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %tab: tensor<?x?xf32>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %dist = arith.subi %j, %i : index
+    %neg = arith.cmpi slt, %dist, %c0 : index
+    %n = tensor.dim %tab, %c1 : tensor<?x?xf32>
+    %wrapped = arith.addi %dist, %n : index
+    %bucket = arith.select %neg, %wrapped, %dist : index
+    %e = tensor.extract %tab[%h, %bucket] : tensor<?x?xf32>
+    %r = arith.addf %s, %e : f32
+    fa.yield %r : f32
+  }
+  return %dq : tensor<1x4x?x64xbf16>
+}

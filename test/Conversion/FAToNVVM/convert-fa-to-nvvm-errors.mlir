@@ -236,16 +236,32 @@ func.func @i1_capture(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, 
 
 // -----
 
-func.func @dynamic_dim(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %c: tensor<?xf32>) -> tensor<1x4x128x64xbf16> {
+// The dim a region reads must be a constant (the kernel takes the size of
+// each dynamic dim it names as a parameter).
+func.func @computed_dim(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %c: tensor<?xf32>) -> tensor<1x4x128x64xbf16> {
   %o = fa.attention %q, %k, %v : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> captures(%c : tensor<?xf32>) -> tensor<1x4x128x64xbf16> score_mod {
   ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %x: tensor<?xf32>):
-    %c0 = arith.constant 0 : index
-    // expected-error @+1 {{'tensor.dim' op in 'score_mod': convert-fa-to-nvvm: tensor.dim of a capture must name a static dimension}}
-    %n = tensor.dim %x, %c0 : tensor<?xf32>
+    // expected-error @+1 {{'tensor.dim' op in 'score_mod': convert-fa-to-nvvm: tensor.dim of a capture must name a constant dimension for the sm_90a kernels}}
+    %n = tensor.dim %x, %b : tensor<?xf32>
     %ni = arith.index_cast %n : index to i64
     %nf = arith.sitofp %ni : i64 to f32
     %r = arith.addf %s, %nf : f32
     fa.yield %r : f32
+  }
+  return %o : tensor<1x4x128x64xbf16>
+}
+
+// -----
+
+// A constant past the capture's rank names no dim either.
+func.func @dim_past_rank(%q: tensor<1x4x128x64xbf16>, %k: tensor<1x4x128x64xbf16>, %v: tensor<1x4x128x64xbf16>, %c: tensor<?xf32>) -> tensor<1x4x128x64xbf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16>, tensor<1x4x128x64xbf16> captures(%c : tensor<?xf32>) -> tensor<1x4x128x64xbf16> mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index, %x: tensor<?xf32>):
+    %c1 = arith.constant 1 : index
+    // expected-error @+1 {{'tensor.dim' op in 'mask_mod': convert-fa-to-nvvm: tensor.dim of a capture must name a constant dimension}}
+    %n = tensor.dim %x, %c1 : tensor<?xf32>
+    %keep = arith.cmpi slt, %j, %n : index
+    fa.yield %keep : i1
   }
   return %o : tensor<1x4x128x64xbf16>
 }

@@ -159,3 +159,36 @@ func.func @math(%q: tensor<1x2x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1
   }
   return %o, %o2 : tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>
 }
+
+// -----
+
+// A T5-style table of any size, [heads, buckets], indexed by a bucket that
+// may be negative (torch's wrap-around: bucket + buckets): the size of the
+// dynamic dim the region reads is a kernel parameter, size(capture0, dim1),
+// after the capture's strides; the dim it does not read gets none.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: \22operand\22: \22capture0\22
+// CHECK-SAME: \22value\22: \22stride(capture0, dim0)\22
+// CHECK-SAME: \22value\22: \22stride(capture0, dim1)\22
+// CHECK-SAME: \22kind\22: \22i32\22,\0A{{ *}}\22value\22: \22size(capture0, dim1)\22
+// CHECK-NOT: size(capture0, dim0)
+// CHECK: llvm.func @fa_fwd_bf16_d64_bhsd_mod{{[0-9a-f]+}}_{{[^(]*}}({{.*}}: !llvm.ptr {llvm.noalias}, %[[TABLE:[^:]*]]: !llvm.ptr {llvm.noalias}, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %[[BUCKETS:[^:]*]]: i32, %{{[^:]*}}: i32,
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: arith.addi %{{.*}}, %[[BUCKETS]] : i32
+// CHECK: llvm.getelementptr %[[TABLE]]
+func.func @wrapped_bucket(%q: tensor<1x4x?x64xbf16>, %k: tensor<1x4x?x64xbf16>, %v: tensor<1x4x?x64xbf16>, %table: tensor<?x?xf32>) -> tensor<1x4x?x64xbf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16>, tensor<1x4x?x64xbf16> captures(%table : tensor<?x?xf32>) -> tensor<1x4x?x64xbf16> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %tab: tensor<?x?xf32>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %dist = arith.subi %j, %i : index
+    %neg = arith.cmpi slt, %dist, %c0 : index
+    %n = tensor.dim %tab, %c1 : tensor<?x?xf32>
+    %wrapped = arith.addi %dist, %n : index
+    %bucket = arith.select %neg, %wrapped, %dist : index
+    %e = tensor.extract %tab[%h, %bucket] : tensor<?x?xf32>
+    %r = arith.addf %s, %e : f32
+    fa.yield %r : f32
+  }
+  return %o : tensor<1x4x?x64xbf16>
+}
