@@ -49,6 +49,17 @@ struct Plan {
   /// where the low-precision kernel does (Precision in Match.cpp); null
   /// otherwise (then the operands' common type, or f32).
   Type kernelType;
+  /// Q, K and V are one low-precision type T, the program computes in a
+  /// wider type between their extensions and a truncation of the output to
+  /// T, and P is not rounded to T (torch-mlir's sdpa on bf16): the output
+  /// chain up to that truncation, which narrowPromoted (Precision.cpp)
+  /// takes into a T op when the raise's option allows it.
+  struct Promoted {
+    Value final;
+    Access finalAccess;
+    Type type, wide;
+  };
+  std::optional<Promoted> promoted;
   /// The training backward, when P also feeds one.
   std::optional<BackwardMatch> bwd;
   Layout layout = Layout::bhsd;
@@ -95,6 +106,10 @@ FailureOr<Operation *> matchDeferredNormalization(Plan &plan,
 /// program rounds where the bf16 / f16 kernel does; drops it otherwise.
 /// `pOperand` is P as P·V reads it.
 void selectPrecision(Plan &plan, Value pOperand, const OutputChain &chain);
+/// Raises a promoted attention (Plan::promoted) as an op of the inputs'
+/// low-precision type: the op rounds P where the program does not. Returns
+/// false (the plan unchanged) when there is none or with a backward.
+bool narrowPromoted(Plan &plan);
 
 //===- Roles.cpp ----------------------------------------------------------===//
 
