@@ -27,13 +27,18 @@ struct RaiseAttentionOptions {
 /// every near miss emits a remark on the P·V contraction; a near miss is
 /// reported once and not retried. Run it top-down (the forward's P·V before
 /// the backward's contractions).
-/// Also adds populateTMTensorAttentionRaisePatterns's pattern.
+/// Also adds populateTMTensorAttentionRaisePatterns's and
+/// populateIREEAttentionRaisePatterns's patterns.
 void populateFARaiseAttentionPatterns(
     RewritePatternSet &patterns, const RaiseAttentionOptions &options = {});
 
 /// Adds the pattern that replaces torch-mlir's tm_tensor.attention by
 /// fa.attention (Raising/TMTensor.cpp), with a remark on the op.
 void populateTMTensorAttentionRaisePatterns(RewritePatternSet &patterns);
+
+/// Adds the pattern that replaces IREE's iree_linalg_ext.attention by
+/// fa.attention (Raising/IREEAttention.cpp), with a remark on the op.
+void populateIREEAttentionRaisePatterns(RewritePatternSet &patterns);
 
 /// Folds the reshapes and transposes a raise put around fa.attention with
 /// the view ops the program had there (collapse-then-expand pairs,

@@ -106,6 +106,7 @@ void mlir::fa::populateFARaiseAttentionPatterns(
     RewritePatternSet &patterns, const RaiseAttentionOptions &options) {
   patterns.add<RaiseAttentionPattern>(patterns.getContext(), options);
   populateTMTensorAttentionRaisePatterns(patterns);
+  populateIREEAttentionRaisePatterns(patterns);
 }
 
 void mlir::fa::foldFARaiseGlue(Operation *root) {
