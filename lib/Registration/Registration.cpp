@@ -1,12 +1,12 @@
 //===- Registration.cpp - Register everything fa-mlir provides ------------===//
 #include "fa/Registration.h"
 
+#include "fa/Conversion/Passes.h"
 #include "fa/Dialect/FA/IR/FADialect.h"
 #include "fa/Dialect/FA/Transforms/Passes.h"
 #include "fa/Dialect/IREELinalgExt/IR/IREELinalgExt.h"
 #include "fa/Dialect/TMTensor/IR/TMTensor.h"
 #include "fa/Dialect/TMTensor/Transforms/Passes.h"
-#include "fa/Conversion/Passes.h"
 #include "fa/Pipelines/CPUPipeline.h"
 #include "fa/Pipelines/NVVMPipeline.h"
 

@@ -64,10 +64,10 @@ ParseResult AttentionOp::parse(OpAsmParser &p, OperationState &state) {
   if (succeeded(p.parseOptionalArrow()) && p.parseTypeList(resultTypes))
     return failure();
   state.addTypes(resultTypes);
-  state.addAttribute("operandSegmentSizes",
-                     p.getBuilder().getDenseI32ArrayAttr(
-                         {static_cast<int32_t>(ins.size()),
-                          static_cast<int32_t>(outs.size())}));
+  state.addAttribute(
+      "operandSegmentSizes",
+      p.getBuilder().getDenseI32ArrayAttr({static_cast<int32_t>(ins.size()),
+                                           static_cast<int32_t>(outs.size())}));
   llvm::SMLoc loc = p.getCurrentLocation();
   return failure(p.resolveOperands(ins, inTypes, loc, state.operands) ||
                  p.resolveOperands(outs, outTypes, loc, state.operands));
@@ -97,8 +97,8 @@ LogicalResult AttentionOp::verify() {
     return emitOpError("scale (input 3) must be a float scalar, got ")
            << getScale().getType();
   if (getIndexingMaps().size() != n + 1)
-    return emitOpError("expects ") << n + 1 << " indexing maps, got "
-                                   << getIndexingMaps().size();
+    return emitOpError("expects ")
+           << n + 1 << " indexing maps, got " << getIndexingMaps().size();
   static constexpr const char *names[] = {"query", "key", "value", "scale",
                                           "mask"};
   unsigned dims = getMap(0).getNumDims();
@@ -114,7 +114,8 @@ LogicalResult AttentionOp::verify() {
         m.getNumResults() != rank || !m.isProjectedPermutation())
       return emitOpError("indexing map of the ")
              << name << " must be a projected permutation of " << dims
-             << " dims with " << rank << " results, got " << AffineMapAttr::get(m);
+             << " dims with " << rank << " results, got "
+             << AffineMapAttr::get(m);
   }
   Block &body = getRegion().front();
   if (body.getNumArguments() != 1 ||

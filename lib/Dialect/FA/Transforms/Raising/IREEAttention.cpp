@@ -88,8 +88,7 @@ int64_t loopSize(Value v, AffineMap map, unsigned d) {
 std::string regionChanges(ext::AttentionOp op) {
   Block &body = op.getRegion().front();
   Operation *term = body.getTerminator();
-  if (term->getNumOperands() == 1 &&
-      term->getOperand(0) == body.getArgument(0))
+  if (term->getNumOperands() == 1 && term->getOperand(0) == body.getArgument(0))
     return "";
   Operation *first = &body.front();
   return "the op's score region modifies the scores ('" +
@@ -148,9 +147,14 @@ FailureOr<Plan> planIREEAttention(ext::AttentionOp op, AtomTable &atoms,
       a.push_back(loopAtoms[cast<AffineDimExpr>(e).getPosition()]);
     return a;
   };
-  AttentionOperands operands{op.getQuery(), op.getKey(),  op.getValue(),
-                             op.getMask(),  access(0),    access(1),
-                             access(2),     op.getMask() ? access(4) : Access(),
+  AttentionOperands operands{op.getQuery(),
+                             op.getKey(),
+                             op.getValue(),
+                             op.getMask(),
+                             access(0),
+                             access(1),
+                             access(2),
+                             op.getMask() ? access(4) : Access(),
                              scaleAttr.getValueAsDouble()};
   AtomList batchAtoms;
   for (unsigned d : roles.batch)

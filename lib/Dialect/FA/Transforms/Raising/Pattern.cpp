@@ -91,8 +91,8 @@ private:
     llvm::raw_string_ostream(t) << p.type;
     llvm::raw_string_ostream(wide) << p.wide;
     return ", narrowed to " + t + ": the program computes in " + wide +
-           " between its " + t + " inputs and output, the op rounds P to " +
-           t + " (narrow-promoted)";
+           " between its " + t + " inputs and output, the op rounds P to " + t +
+           " (narrow-promoted)";
   }
 
   RaiseAttentionOptions options;

@@ -32,9 +32,9 @@ void mlir::fa::raising::selectPrecision(Plan &plan, Value pOperand,
   if (plan.finalValue == chain.final) {
     bool sameRoots = is(plan.q.value) && is(plan.k.value) && is(plan.v.value);
     if (sameRoots)
-      plan.promoted = Plan::Promoted{
-          chain.final, chain.finalAccess, t,
-          getElementTypeOrSelf(chain.beforeTrunc.getType())};
+      plan.promoted =
+          Plan::Promoted{chain.final, chain.finalAccess, t,
+                         getElementTypeOrSelf(chain.beforeTrunc.getType())};
     plan.finalValue = chain.beforeTrunc;
     plan.outAccess = chain.beforeTruncAccess;
   }

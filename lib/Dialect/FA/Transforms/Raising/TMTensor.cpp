@@ -64,11 +64,15 @@ FailureOr<Plan> planTMAttention(tm_tensor::AttentionOp op, AtomTable &atoms,
     return acc;
   };
   int row = plan.unitRow ? -1 : plan.rowAtom;
-  AttentionOperands operands{op.getQuery(), op.getKey(), op.getValue(),
-                             op.getMask(), with(row, plan.dimAtom),
+  AttentionOperands operands{op.getQuery(),
+                             op.getKey(),
+                             op.getValue(),
+                             op.getMask(),
+                             with(row, plan.dimAtom),
                              with(plan.keyAtom, plan.dimAtom),
                              with(plan.keyAtom, plan.dimVAtom),
-                             with(row, plan.keyAtom), op.getScaleOrDefault()};
+                             with(row, plan.keyAtom),
+                             op.getScaleOrDefault()};
   AtomList batchAtoms;
   for (const AtomList &l : batch)
     for (int a : atoms.leaves(l))
@@ -158,8 +162,8 @@ LogicalResult mlir::fa::raising::replaceAttentionOp(
       op->emitRemark() << "attention not raised: " << why;
     return failure();
   }
-  auto remark = op->emitRemark() << "raised to fa.attention (" << summary
-                                 << ")";
+  auto remark = op->emitRemark()
+                << "raised to fa.attention (" << summary << ")";
   if (!maskNote.empty())
     remark << "; the mask stays an operand: " << maskNote;
   Operation *finalOp = plan->finalValue.getDefiningOp();
@@ -168,9 +172,9 @@ LogicalResult mlir::fa::raising::replaceAttentionOp(
   return success();
 }
 
-
 void mlir::fa::populateTMTensorAttentionRaisePatterns(
     RewritePatternSet &patterns) {
-  patterns.add<RaiseAttentionOpPattern<tm_tensor::AttentionOp, planTMAttention>>(
-      patterns.getContext());
+  patterns
+      .add<RaiseAttentionOpPattern<tm_tensor::AttentionOp, planTMAttention>>(
+          patterns.getContext());
 }
