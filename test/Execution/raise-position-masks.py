@@ -12,7 +12,6 @@ raise_equiv.run_file(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Dialect",
                  "FA", "raise-attention-position-masks.mlir"),
     ["hf_sdpa_causal_padding", "hf_sdpa_sliding_padding",
-     "hf_eager_padding_only", "gemma2_mask_after_softcap"])
-# hf_eager_causal_padding (the mean-of-V rows) declines since the region
-# raise splits its mask into two terms (raise-attention-position-masks.mlir
-# says why); add it back with the fix.
+     "hf_eager_padding_only", "gemma2_mask_after_softcap",
+     # Mostly padding: rows whose every key is hidden (the mean of V).
+     ("hf_eager_causal_padding", {"mask_density": 0.3})])

@@ -6,7 +6,9 @@
 # tm_tensor.scan and GQA (Llama, GPT-2, T5 with its position bias, MQA in
 # GPT-BigCode), bf16 (Qwen2; OPT's causal mask), score_mod regions (T5's
 # bucketed table eager, BLOOM's ALiBi slopes, Llama's eager mask with the
-# packed-sequence ids as a finite-fill score_mod).
+# packed-sequence ids as a finite-fill score_mod), sdpa on bf16 narrowed
+# from f32 (Llama, narrow-promoted), left-padded Llama eager (the rows its
+# finfo.min mask hides entirely: the mean of V).
 # RUN: %python %s | FileCheck %s
 # CHECK: ok bert.sdpa.f32.linalg: raised 2 of 2
 # CHECK: ok vit.sdpa.f32.linalg: raised 2 of 2
@@ -19,6 +21,8 @@
 # CHECK: ok t5.eager.f32.linalg: raised 6 of 6
 # CHECK: ok bloom.eager.f32.linalg: raised 2 of 2
 # CHECK: ok llama.eager.f32.linalg: raised 2 of 2
+# CHECK: ok llama.sdpa.bf16.linalg: raised 2 of 2
+# CHECK: ok llama-padded.eager.f32.linalg: raised 2 of 2
 # CHECK: 0 failed
 import corpus_numerics
 
@@ -34,4 +38,6 @@ corpus_numerics.report([
     "t5.eager.f32.linalg",
     "bloom.eager.f32.linalg",
     "llama.eager.f32.linalg",
+    "llama.sdpa.bf16.linalg",
+    "llama-padded.eager.f32.linalg",
 ])

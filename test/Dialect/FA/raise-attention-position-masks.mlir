@@ -293,14 +293,16 @@ func.func @hf_sdpa_sliding_padding(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8
 // -----
 
 // eager: the same with finfo.min. A row whose keys are all hidden averages V
-// over every key in the original (finfo.min absorbs the scores). The
-// mean-of-V correction (Raising/EmptyRows.cpp) needs the padding and the
-// causal part in one term; since the region raise (ToRegions.cpp) splits
-// masks out of additive terms first, it sees two terms and declines
-// (exact, nothing raised). A known regression of the merge: to be fixed by
-// running the EmptyRows check before the split.
+// over every key in the original (finfo.min absorbs the scores): causal, the
+// padding with that fill, and those rows replaced by the mean of V
+// (Raising/EmptyRows.cpp): a reduction over the keys, no [.., Sq, Sk] result.
 // CHECK-LABEL: func.func @hf_eager_causal_padding
-// CHECK-NOT: fa.attention
+// CHECK: %[[O:.+]] = fa.attention {{.+}} bias(%[[B:.+]] : tensor<2x1x16x16xf32>) {causal, scale = 1.250000e-01 : f32}
+// CHECK: %[[K:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[B]] : tensor<2x1x16x16xf32>) outs(%{{.+}} : tensor<2x2x16xi1>)
+// CHECK: %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.+}} : tensor<2x2x16x8xf32>) outs(%{{.+}} : tensor<2x2x8xf32>)
+// CHECK: linalg.generic {{.+}} ins(%[[O]], %[[K]] : tensor<2x2x16x8xf32>, tensor<2x2x16xi1>)
+// CHECK: tensor.extract %[[S]]
+// CHECK: arith.select
 #mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
 #mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
 #ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
@@ -421,7 +423,7 @@ func.func @hf_eager_causal_padding(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8
   } -> tensor<2x2x16x16xf32>
   %eo = tensor.empty() : tensor<2x2x16x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x2x16x8xf32>) -> tensor<2x2x16x8xf32>
-  // expected-remark @+1 {{attention not raised: a key padding mask with a finite fill (-3.402823e+38) next to a causal or window mask: the positional mask is another term, so a row whose every key is hidden mixes two fills in the original, which fa.attention cannot express}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal, key padding mask)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x16x16xf32>, tensor<2x2x16x8xf32>) outs(%fo : tensor<2x2x16x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32

@@ -684,7 +684,7 @@ func.func @eager_padding_fill_1e9(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8x
   } -> tensor<2x2x16x16xf32>
   %eo = tensor.empty() : tensor<2x2x16x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x2x16x8xf32>) -> tensor<2x2x16x8xf32>
-  // expected-remark @+1 {{attention not raised: a key padding mask with a finite fill (-1.000000e+09) next to a causal or window mask: the positional mask is another term, so a row whose every key is hidden mixes two fills in the original, which fa.attention cannot express}}
+  // expected-remark @+1 {{attention not raised: a key padding mask with a finite fill (-1.000000e+09) next to a causal or window mask: the fill is above -2^100, so a row whose every key is hidden is a softmax of its scores in the original, which fa.attention cannot express}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x16x16xf32>, tensor<2x2x16x8xf32>) outs(%fo : tensor<2x2x16x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32

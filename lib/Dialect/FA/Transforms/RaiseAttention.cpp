@@ -24,9 +24,12 @@ namespace {
 
 struct FARaiseAttentionPass
     : public fa::impl::FARaiseAttentionBase<FARaiseAttentionPass> {
+  using FARaiseAttentionBase::FARaiseAttentionBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    fa::populateFARaiseAttentionPatterns(patterns);
+    fa::RaiseAttentionOptions options;
+    options.narrowPromoted = narrowPromoted;
+    fa::populateFARaiseAttentionPatterns(patterns, options);
     GreedyRewriteConfig config;
     config.setUseTopDownTraversal(true)
         .enableFolding(false)

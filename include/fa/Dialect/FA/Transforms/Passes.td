@@ -145,6 +145,13 @@ def FARaiseAttention : Pass<"fa-raise-attention"> {
     %o = fa.attention %q4, %k4, %v4 : ... {scale = 1.0 : f32} -> ...
     ```
   }];
+  let options = [
+    Option<"narrowPromoted", "narrow-promoted", "bool", /*default=*/"true",
+           "Raise attention computed wider between bf16 / f16 inputs and a "
+           "truncation of its result to the same type as an op of that "
+           "type, which rounds P as FlashAttention does (PyTorch's sdpa "
+           "contract); false keeps the wider type">
+  ];
   let dependentDialects = [
     "::mlir::fa::FADialect", "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"

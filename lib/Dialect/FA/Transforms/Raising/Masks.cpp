@@ -187,6 +187,45 @@ static bool readsDataOfSize(const ExprP &e, int64_t elements,
   });
 }
 
+namespace {
+/// The constant terms folded into the grid, for the bias fallback.
+struct StaticTerm {
+  ExprP e;
+  bool isSelect;
+  bool visibleWhenTrue;
+  double fill;
+  bool afterCap = false;
+  /// The condition of the mask term this positional part was split from
+  /// (causal AND padding in one select); null for a term of its own.
+  ExprP splitFrom = nullptr;
+};
+} // namespace
+
+/// The mask term other than the key padding mask's own (`padCond`, whose
+/// positional parts were split from it) that hides keys too, described;
+/// empty when there is none. The rows the padding term hides entirely are
+/// uniform in the original only when its one fill hides everything hidden.
+static std::string otherMaskTerm(ArrayRef<StaticTerm> staticTerms,
+                                 const ExprP &padCond, const MaskConfig &m,
+                                 ExprBuilder &eb) {
+  for (const StaticTerm &t : staticTerms)
+    if (t.splitFrom != padCond)
+      return "the positional mask is another term";
+  for (const ExprP &t : m.scoreTerms)
+    if (std::optional<SelectTerm> s = maskSelect(t, eb))
+      return "a score_mod mask term (" + describeNode(*eb.derefAll(s->cond)) +
+             ") adds its own fill";
+  if (!m.maskTerms.empty())
+    return "a mask_mod condition (" +
+           describeNode(*eb.derefAll(m.maskTerms.front().first)) +
+           ") hides keys with -inf";
+  if (!m.scoreSelects.empty())
+    return "a score_mod select (" +
+           describeNode(*eb.derefAll(m.scoreSelects.front().cond)) +
+           ") hides keys with its own fill";
+  return "";
+}
+
 LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
                                               int rowAtom, int colAtom,
                                               ArrayRef<int> batchAtoms,
@@ -226,14 +265,6 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
   Grid grid{seqQ, seqK, std::vector<char>(dynamic ? 0 : seqQ * seqK, 1)};
   bool anyStatic = false;
   SmallVector<std::string> parts;
-  /// The constant terms folded into the grid, for the bias fallback.
-  struct StaticTerm {
-    ExprP e;
-    bool isSelect;
-    bool visibleWhenTrue;
-    double fill;
-    bool afterCap = false;
-  };
   SmallVector<StaticTerm> staticTerms;
   // fa.attention has one bias operand: names the term already taken.
   auto secondTerm = [&]() {
@@ -334,7 +365,8 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
     // Recorded like any positional term: the grid says what they are.
     for (auto [k, part] : llvm::enumerate(positional)) {
       hide(part.first, part.second, s.fill);
-      staticTerms.push_back({positionalConds[k], true, part.second, s.fill});
+      staticTerms.push_back(
+          {positionalConds[k], true, part.second, s.fill, false, s.cond});
     }
     out.maskTerms.append(inRegion);
     if (found) {
@@ -556,16 +588,18 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
     // would change that. Alone, the padding keeps the program's own fill.
     if (!std::isinf(padTerm.fill) && grid.hasHidden()) {
       // Exact when that one fill hides everything hidden and absorbs the
-      // scores: such a row is uniform in the original.
-      if (!staticTerms.empty() || padTerm.fill > kAbsorbingFill) {
+      // scores: such a row is uniform in the original. The positional
+      // parts split from the padding's own condition are that term.
+      std::string other = otherMaskTerm(staticTerms, padTerm.cond, out, eb);
+      if (!other.empty() || padTerm.fill > kAbsorbingFill) {
         why = "a key padding mask with a finite fill (" +
               llvm::formatv("{0:e}", padTerm.fill).str() +
               ") next to a causal or window mask: " +
-              (staticTerms.empty()
+              (other.empty()
                    ? "the fill is above -2^100, so a row whose every key is "
                      "hidden is a softmax of its scores in the original"
-                   : "the positional mask is another term, so a row whose "
-                     "every key is hidden mixes two fills in the original") +
+                   : other + ", so a row whose every key is hidden mixes "
+                             "two fills in the original") +
               ", which fa.attention cannot express";
         return failure();
       }

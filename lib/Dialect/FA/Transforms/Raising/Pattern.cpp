@@ -41,8 +41,9 @@ void mlir::fa::raising::eraseDeadFrom(Operation *root, RewriterBase &rw) {
 namespace {
 
 struct RaiseAttentionPattern : RewritePattern {
-  explicit RaiseAttentionPattern(MLIRContext *ctx)
+  RaiseAttentionPattern(MLIRContext *ctx, const RaiseAttentionOptions &options)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx),
+        options(options),
         reported(std::make_shared<llvm::SmallPtrSet<Operation *, 8>>()) {}
 
   LogicalResult matchAndRewrite(Operation *pv,
@@ -58,6 +59,7 @@ struct RaiseAttentionPattern : RewritePattern {
         decline(pv, why);
       return failure();
     }
+    bool narrowed = options.narrowPromoted && narrowPromoted(*plan);
     std::string summary;
     SmallVector<Operation *> backwardRoots;
     FailureOr<Value> replacement =
@@ -66,6 +68,8 @@ struct RaiseAttentionPattern : RewritePattern {
       decline(pv, why);
       return failure();
     }
+    if (narrowed)
+      summary += narrowedRemark(*plan->promoted);
     pv->emitRemark() << "raised to fa.attention (" << summary << ")";
     Operation *finalOp = plan->finalValue.getDefiningOp();
     rw.replaceAllUsesWith(plan->finalValue, *replacement);
@@ -81,15 +85,28 @@ private:
     pv->emitRemark() << "attention not raised: " << why;
   }
 
+  /// What the narrowing of promoted attention changes, for the remark.
+  static std::string narrowedRemark(const Plan::Promoted &p) {
+    std::string t, wide;
+    llvm::raw_string_ostream(t) << p.type;
+    llvm::raw_string_ostream(wide) << p.wide;
+    return ", narrowed to " + t + ": the program computes in " + wide +
+           " between its " + t + " inputs and output, the op rounds P to " + t +
+           " (narrow-promoted)";
+  }
+
+  RaiseAttentionOptions options;
   /// Near misses already reported (shared by copies of the pattern).
   std::shared_ptr<llvm::SmallPtrSet<Operation *, 8>> reported;
 };
 
 } // namespace
 
-void mlir::fa::populateFARaiseAttentionPatterns(RewritePatternSet &patterns) {
-  patterns.add<RaiseAttentionPattern>(patterns.getContext());
+void mlir::fa::populateFARaiseAttentionPatterns(
+    RewritePatternSet &patterns, const RaiseAttentionOptions &options) {
+  patterns.add<RaiseAttentionPattern>(patterns.getContext(), options);
   populateTMTensorAttentionRaisePatterns(patterns);
+  populateIREEAttentionRaisePatterns(patterns);
 }
 
 void mlir::fa::foldFARaiseGlue(Operation *root) {

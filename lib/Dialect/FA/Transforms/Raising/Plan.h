@@ -20,6 +20,9 @@
 
 #include "Raising.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <memory>
 
 namespace mlir::fa::raising {
 
@@ -49,6 +52,17 @@ struct Plan {
   /// where the low-precision kernel does (Precision in Match.cpp); null
   /// otherwise (then the operands' common type, or f32).
   Type kernelType;
+  /// Q, K and V are one low-precision type T, the program computes in a
+  /// wider type between their extensions and a truncation of the output to
+  /// T, and P is not rounded to T (torch-mlir's sdpa on bf16): the output
+  /// chain up to that truncation, which narrowPromoted (Precision.cpp)
+  /// takes into a T op when the raise's option allows it.
+  struct Promoted {
+    Value final;
+    Access finalAccess;
+    Type type, wide;
+  };
+  std::optional<Promoted> promoted;
   /// The training backward, when P also feeds one.
   std::optional<BackwardMatch> bwd;
   Layout layout = Layout::bhsd;
@@ -95,6 +109,10 @@ FailureOr<Operation *> matchDeferredNormalization(Plan &plan,
 /// program rounds where the bf16 / f16 kernel does; drops it otherwise.
 /// `pOperand` is P as P·V reads it.
 void selectPrecision(Plan &plan, Value pOperand, const OutputChain &chain);
+/// Raises a promoted attention (Plan::promoted) as an op of the inputs'
+/// low-precision type: the op rounds P where the program does not. Returns
+/// false (the plan unchanged) when there is none or with a backward.
+bool narrowPromoted(Plan &plan);
 
 //===- Roles.cpp ----------------------------------------------------------===//
 
@@ -160,6 +178,52 @@ struct ModifierBodies {
 FailureOr<ModifierBodies> buildModifierBodies(const Plan &plan,
                                               AtomTable &atoms,
                                               std::string &why);
+
+//===- TMTensor.cpp: attention ops (tm_tensor, iree_linalg_ext) -----------===//
+
+/// A plan that replaces the result of `op`, an op that is attention, up
+/// to the end of its output view chain.
+Plan planReplacingOp(Operation *op, const OutputChain &chain);
+/// Q, K, V and the optional mask of an attention op in the atoms of its
+/// result (rows, keys, head dims fresh), and its scale.
+struct AttentionOperands {
+  Value q, k, v, mask;
+  Access qAccess, kAccess, vAccess, maskAccess;
+  double scale;
+};
+/// Completes `plan` (rows, keys, head dims, output set) for an op that is
+/// attention: traces Q, K, V, gives the batch atoms their roles, analyzes
+/// the mask (kept as the bias operand when it is no causal / window mask;
+/// `maskNote` then says why).
+LogicalResult completeAttentionOpPlan(Plan &plan, const AttentionOperands &o,
+                                      AtomList batchAtoms, AtomTable &atoms,
+                                      std::string &why, std::string &maskNote);
+/// Builds fa.attention for `plan` and replaces the op, with the remark; a
+/// failure is reported once per op (`reported`).
+LogicalResult replaceAttentionOp(Operation *op, FailureOr<Plan> &plan,
+                                 AtomTable &atoms, std::string why,
+                                 const std::string &maskNote, RewriterBase &rw,
+                                 llvm::SmallPtrSetImpl<Operation *> &reported);
+/// The rewrite pattern of an op that is attention: `planOp` plans it,
+/// replaceAttentionOp builds and replaces.
+template <typename OpT, FailureOr<Plan> (*planOp)(OpT, AtomTable &,
+                                                  std::string &, std::string &)>
+struct RaiseAttentionOpPattern : OpRewritePattern<OpT> {
+  explicit RaiseAttentionOpPattern(MLIRContext *ctx)
+      : OpRewritePattern<OpT>(ctx),
+        reported(std::make_shared<llvm::SmallPtrSet<Operation *, 8>>()) {}
+
+  LogicalResult matchAndRewrite(OpT op, PatternRewriter &rw) const override {
+    AtomTable atoms;
+    std::string why, maskNote;
+    FailureOr<Plan> plan = planOp(op, atoms, why, maskNote);
+    return replaceAttentionOp(op, plan, atoms, why, maskNote, rw, *reported);
+  }
+
+private:
+  /// Declines already reported (shared by copies of the pattern).
+  std::shared_ptr<llvm::SmallPtrSet<Operation *, 8>> reported;
+};
 
 //===- Match.cpp ----------------------------------------------------------===//
 

@@ -7,7 +7,9 @@
 // truncated to T) computes the kernel's function, so the truncation of the
 // output becomes part of the raised op and the op is T. Otherwise the
 // truncation stays outside (the op computes in f32 with converts around it,
-// since P is not rounded where the kernel would round it).
+// since P is not rounded where the kernel would round it), unless the
+// raise narrows such promoted attention (RaiseAttentionOptions::
+// narrowPromoted): then the op is T and rounds P as FlashAttention does.
 //
 //===----------------------------------------------------------------------===//
 #include "Plan.h"
@@ -28,7 +30,22 @@ void mlir::fa::raising::selectPrecision(Plan &plan, Value pOperand,
     return;
   }
   if (plan.finalValue == chain.final) {
+    bool sameRoots = is(plan.q.value) && is(plan.k.value) && is(plan.v.value);
+    if (sameRoots)
+      plan.promoted =
+          Plan::Promoted{chain.final, chain.finalAccess, t,
+                         getElementTypeOrSelf(chain.beforeTrunc.getType())};
     plan.finalValue = chain.beforeTrunc;
     plan.outAccess = chain.beforeTruncAccess;
   }
+}
+
+bool mlir::fa::raising::narrowPromoted(Plan &plan) {
+  // The backward's gradients keep the program's precision.
+  if (!plan.promoted || plan.bwd)
+    return false;
+  plan.finalValue = plan.promoted->final;
+  plan.outAccess = plan.promoted->finalAccess;
+  plan.kernelType = plan.promoted->type;
+  return true;
 }

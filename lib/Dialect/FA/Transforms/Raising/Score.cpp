@@ -8,6 +8,7 @@
 #include "Raising.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 #include <limits>
@@ -15,6 +16,24 @@
 using namespace mlir;
 using namespace mlir::fa::raising;
 
+/// The argument of `tanh` as (x, factor) with tanh(x * factor): a constant
+/// multiplying or dividing it is the factor, otherwise the factor is 1.
+static std::pair<ExprP, double> tanhArgument(const ExprP &tanh,
+                                             ExprBuilder &eb) {
+  ExprP inner = eb.deref(tanh->ops[0]);
+  if (inner->kind != Expr::Mul && inner->kind != Expr::Div)
+    return {tanh->ops[0], 1.0};
+  for (unsigned side : {1u, 0u}) {
+    if (side == 0 && inner->kind == Expr::Div)
+      break;
+    ExprP c = eb.deref(inner->ops[side]);
+    if (!c->isConst())
+      continue;
+    double factor = inner->kind == Expr::Mul ? c->fval : 1.0 / c->fval;
+    return {inner->ops[1 - side], factor};
+  }
+  return {tanh->ops[0], 1.0};
+}
 
 LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
                                             ExprBuilder &eb,
@@ -49,13 +68,9 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
     }
     double f = e->kind == Expr::Mul ? c->fval : 1.0 / c->fval;
     ExprP t = eb.deref(a);
-    if (e->kind == Expr::Mul && t->kind == Expr::Tanh) {
-      ExprP inner = eb.deref(t->ops[0]);
-      ExprP ic = inner->ops.size() == 2 ? eb.deref(inner->ops[1]) : nullptr;
-      if (ic && ic->isConst() &&
-          ((inner->kind == Expr::Div && ic->fval == f) ||
-           (inner->kind == Expr::Mul &&
-            std::abs(ic->fval * f - 1.0) < 1e-6))) {
+    if (e->kind == Expr::Mul && t->kind == Expr::Tanh && f > 0) {
+      auto [inner, factor] = tanhArgument(t, eb);
+      if (factor > 0) {
         if (form.softcap) {
           why = "two softcaps";
           return failure();
@@ -67,8 +82,14 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
           why = "a scale applied after the softcap";
           return failure();
         }
+        // f * tanh(x * factor) == f * tanh((factor * f) * x / f): softcap
+        // f, and what of the inner factor is not 1 / f scales the scores
+        // (a reciprocal rounded to bf16, as TOSA writes x / c).
         form.softcap = f;
-        return parseScore(inner->ops[0], form, eb, why);
+        form.scale = factor * f;
+        if (std::abs(form.scale - 1.0) < 1e-6)
+          form.scale = 1.0;
+        return parseScore(inner, form, eb, why);
       }
     }
     form.scale *= f;
@@ -77,7 +98,12 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
   case Expr::Add: {
     // One side leads to Q Kᵀ, the other is a bias.
     if (form.scale != 1.0) {
-      why = "a bias added before the scale (it would be scaled too)";
+      why = form.softcap
+                ? "a bias inside the softcap scaled by " +
+                      llvm::formatv("{0:e}", form.scale).str() +
+                      " (the tanh's factor times the softcap is not 1): "
+                      "fa.attention adds its bias unscaled"
+                : "a bias added before the scale (it would be scaled too)";
       return failure();
     }
     std::string whyFirst;

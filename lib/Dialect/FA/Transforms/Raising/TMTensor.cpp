@@ -35,15 +35,8 @@ FailureOr<Plan> planTMAttention(tm_tensor::AttentionOp op, AtomTable &atoms,
       why = "dynamic shapes are not supported for tm_tensor.attention";
       return failure();
     }
-  Plan plan;
-  plan.pv = op;
   OutputChain chain = findOutputChain(op, atoms);
-  plan.finalValue = chain.final;
-  plan.outAccess = chain.finalAccess;
-  if (chain.truncation) {
-    plan.finalValue = chain.beforeTrunc;
-    plan.outAccess = chain.beforeTruncAccess;
-  }
+  Plan plan = planReplacingOp(op, chain);
   const Access &out = chain.pvAccess;
   unsigned rank = out.size();
   auto q = cast<RankedTensorType>(op.getQuery().getType());
@@ -71,30 +64,60 @@ FailureOr<Plan> planTMAttention(tm_tensor::AttentionOp op, AtomTable &atoms,
     return acc;
   };
   int row = plan.unitRow ? -1 : plan.rowAtom;
-  double scale = op.getScaleOrDefault();
-  auto trace = [&](Value v, const Access &a, double &s) -> Root {
-    auto [root, access] = traceOperand(v, a, atoms, s);
-    return {root, access};
-  };
-  plan.q = trace(op.getQuery(), with(row, plan.dimAtom), scale);
-  plan.k = trace(op.getKey(), with(plan.keyAtom, plan.dimAtom), scale);
-  plan.v = traceValueOperand(op.getValue(), with(plan.keyAtom, plan.dimVAtom),
-                             atoms);
-  plan.scale = scale;
-
+  AttentionOperands operands{op.getQuery(),
+                             op.getKey(),
+                             op.getValue(),
+                             op.getMask(),
+                             with(row, plan.dimAtom),
+                             with(plan.keyAtom, plan.dimAtom),
+                             with(plan.keyAtom, plan.dimVAtom),
+                             with(row, plan.keyAtom),
+                             op.getScaleOrDefault()};
   AtomList batchAtoms;
   for (const AtomList &l : batch)
     for (int a : atoms.leaves(l))
       batchAtoms.push_back(a);
+  if (failed(completeAttentionOpPlan(plan, operands, batchAtoms, atoms, why,
+                                     maskNote)))
+    return failure();
+  return plan;
+}
+
+} // namespace
+
+Plan mlir::fa::raising::planReplacingOp(Operation *op,
+                                        const OutputChain &chain) {
+  Plan plan;
+  plan.pv = op;
+  // A truncation after the op stays outside: the op computes in its type.
+  plan.finalValue = chain.truncation ? chain.beforeTrunc : chain.final;
+  plan.outAccess =
+      chain.truncation ? chain.beforeTruncAccess : chain.finalAccess;
+  return plan;
+}
+
+LogicalResult mlir::fa::raising::completeAttentionOpPlan(
+    Plan &plan, const AttentionOperands &o, AtomList batchAtoms,
+    AtomTable &atoms, std::string &why, std::string &maskNote) {
+  double scale = o.scale;
+  auto trace = [&](Value v, const Access &a, double &s) -> Root {
+    auto [root, access] = traceOperand(v, a, atoms, s);
+    return {root, access};
+  };
+  plan.q = trace(o.q, o.qAccess, scale);
+  plan.k = trace(o.k, o.kAccess, scale);
+  plan.v = traceValueOperand(o.v, o.vAccess, atoms);
+  plan.scale = scale;
+
   batchAtoms = atoms.leaves(batchAtoms);
   AtomList batchOrder;
   if (failed(assignHeadRoles(plan, batchAtoms, atoms, batchOrder, why)))
     return failure();
 
-  if (Value mask = op.getMask()) {
+  if (Value mask = o.mask) {
     ExprBuilder eb{atoms, nullptr, {}};
     ScoreForm form;
-    ExprP leaf = eb.leaf(mask, with(row, plan.keyAtom));
+    ExprP leaf = eb.leaf(mask, o.maskAccess);
     bool boolean = getElementTypeOrSelf(mask.getType()).isInteger(1);
     if (boolean)
       form.selects.push_back(
@@ -110,8 +133,8 @@ FailureOr<Plan> planTMAttention(tm_tensor::AttentionOp op, AtomTable &atoms,
       // The mask as the program holds it (before broadcasts to the heads):
       // exact whatever it is.
       plan.mask = MaskConfig();
-      std::tie(plan.mask.bias, plan.mask.biasAccess) = resolveViews(
-          mask, with(row, plan.keyAtom), atoms, nullptr);
+      std::tie(plan.mask.bias, plan.mask.biasAccess) =
+          resolveViews(mask, o.maskAccess, atoms, nullptr);
       plan.mask.biasIsBoolean = boolean;
       plan.mask.summary = boolean ? "boolean mask as bias" : "bias";
       maskNote = whyMask;
@@ -120,48 +143,38 @@ FailureOr<Plan> planTMAttention(tm_tensor::AttentionOp op, AtomTable &atoms,
     }
   }
   plan.layout = chooseLayout(plan, atoms);
-  return plan;
+  return success();
 }
 
-struct RaiseTMAttention : OpRewritePattern<tm_tensor::AttentionOp> {
-  explicit RaiseTMAttention(MLIRContext *ctx)
-      : OpRewritePattern(ctx),
-        reported(std::make_shared<llvm::SmallPtrSet<Operation *, 8>>()) {}
-
-  LogicalResult matchAndRewrite(tm_tensor::AttentionOp op,
-                                PatternRewriter &rw) const override {
-    AtomTable atoms;
-    std::string why, maskNote;
-    FailureOr<Plan> plan = planTMAttention(op, atoms, why, maskNote);
-    std::string summary;
-    SmallVector<Operation *> noBackward;
-    FailureOr<Value> replacement =
-        succeeded(plan) ? buildAttention(*plan, atoms, rw, why, summary,
-                                         noBackward)
-                        : FailureOr<Value>(failure());
-    if (failed(replacement)) {
-      // Reported once: the greedy driver revisits the op after changes.
-      if (reported->insert(op).second)
-        op->emitRemark() << "attention not raised: " << why;
-      return failure();
-    }
-    auto remark = op->emitRemark() << "raised to fa.attention (" << summary
-                                   << ")";
-    if (!maskNote.empty())
-      remark << "; the mask stays an operand: " << maskNote;
-    Operation *finalOp = plan->finalValue.getDefiningOp();
-    rw.replaceAllUsesWith(plan->finalValue, *replacement);
-    eraseDeadFrom(finalOp, rw);
-    return success();
+LogicalResult mlir::fa::raising::replaceAttentionOp(
+    Operation *op, FailureOr<Plan> &plan, AtomTable &atoms, std::string why,
+    const std::string &maskNote, RewriterBase &rw,
+    llvm::SmallPtrSetImpl<Operation *> &reported) {
+  std::string summary;
+  SmallVector<Operation *> noBackward;
+  FailureOr<Value> replacement =
+      succeeded(plan)
+          ? buildAttention(*plan, atoms, rw, why, summary, noBackward)
+          : FailureOr<Value>(failure());
+  if (failed(replacement)) {
+    // Reported once: the greedy driver revisits the op after changes.
+    if (reported.insert(op).second)
+      op->emitRemark() << "attention not raised: " << why;
+    return failure();
   }
-
-private:
-  std::shared_ptr<llvm::SmallPtrSet<Operation *, 8>> reported;
-};
-
-} // namespace
+  auto remark = op->emitRemark()
+                << "raised to fa.attention (" << summary << ")";
+  if (!maskNote.empty())
+    remark << "; the mask stays an operand: " << maskNote;
+  Operation *finalOp = plan->finalValue.getDefiningOp();
+  rw.replaceAllUsesWith(plan->finalValue, *replacement);
+  eraseDeadFrom(finalOp, rw);
+  return success();
+}
 
 void mlir::fa::populateTMTensorAttentionRaisePatterns(
     RewritePatternSet &patterns) {
-  patterns.add<RaiseTMAttention>(patterns.getContext());
+  patterns
+      .add<RaiseAttentionOpPattern<tm_tensor::AttentionOp, planTMAttention>>(
+          patterns.getContext());
 }
