@@ -438,8 +438,15 @@ def variant_name(model, impl, dtype, dialect):
     return f"{model}.{impl}.{dtype}.{dialect}"
 
 
+def uses_cache(name, spec):
+    """Whether the model's forward takes `use_cache` (set to False: no KV
+    cache in the exported program)."""
+    return spec.get("use_cache", spec["decoder"] or name == "t5")
+
+
 def generate(name, spec, manifest, log):
-    dtypes_ = ["f32", "bf16"] if spec["decoder"] else ["f32"]
+    dtypes_ = spec.get("dtypes", ["f32", "bf16"] if spec["decoder"]
+                       else ["f32"])
     base = get_decomposition_table()
     entry = manifest.setdefault(name, {})
     entry["variants"] = {}
@@ -461,7 +468,7 @@ def generate(name, spec, manifest, log):
                 continue
             inames, itensors, wnames, weights, args = model_arguments(
                 name, spec, model, dtype, rng_seed=7)
-            wrapper = Wrapper(model, inames, wnames, spec["decoder"] or name == "t5").eval()
+            wrapper = Wrapper(model, inames, wnames, uses_cache(name, spec)).eval()
             tensors = itensors + weights
             with torch.no_grad():
                 out = wrapper(*tensors)
@@ -475,7 +482,7 @@ def generate(name, spec, manifest, log):
                         t.double() if t.is_floating_point() else t
                         for t in tensors]).numpy()
                 cfg, model = build_model(name, spec, impl, dtype)
-                wrapper = Wrapper(model, inames, wnames, spec["decoder"] or name == "t5").eval()
+                wrapper = Wrapper(model, inames, wnames, uses_cache(name, spec)).eval()
             for iname, t in zip(inames, itensors):
                 saved[iname] = t.float().numpy() if t.is_floating_point() \
                     else t.numpy()
