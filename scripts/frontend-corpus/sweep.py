@@ -113,6 +113,7 @@ ARCHS = {
                dict(embedding_size=32)),
     "deberta_v2": ("DebertaV2Config", "DebertaV2Model", "encoder",
                    dict(relative_attention=True, position_buckets=8,
+                        pos_att_type=["p2c", "c2p"],
                         max_relative_positions=16)),
     "xlm_roberta": ("XLMRobertaConfig", "XLMRobertaModel", "encoder", {}),
     "mpnet": ("MPNetConfig", "MPNetModel", "encoder", {}),
@@ -180,13 +181,19 @@ def attention_layers(model):
             if not any(o != n and o.startswith(n + ".") for o in names)]
 
 
+def arch_of(name):
+    """`<arch>` or `<arch>-padded` (an attention_mask with padding: left in
+    decoders, right in encoders, as generate.py pads) -> `<arch>`."""
+    return name[:-len("-padded")] if name.endswith("-padded") else name
+
+
 def spec_for(name):
     import numpy as np
     import torch
     import transformers
     import generate as g
 
-    cfg_name, model_name, kind, extra = ARCHS[name]
+    cfg_name, model_name, kind, extra = ARCHS[arch_of(name)]
     cfg_cls = getattr(transformers, cfg_name)
     model_cls = getattr(transformers, model_name)
 
@@ -218,7 +225,7 @@ def spec_for(name):
                   seq2seq=seq2seq_inputs, vision=g.vit_inputs,
                   speech=speech_inputs)[kind]
     return dict(build=build, inputs=inputs, expect=expect,
-                decoder=kind == "decoder",
+                decoder=kind == "decoder", padded=name.endswith("-padded"),
                 use_cache=kind in ("decoder", "seq2seq", "speech"))
 
 
@@ -231,7 +238,7 @@ def run_one(name, out, dtypes):
     manifest = json.load(open(mpath)) if os.path.exists(mpath) else {}
     log = []
     g.generate(name, spec, manifest, log)
-    manifest[name]["arch"] = ARCHS[name][1]
+    manifest[name]["arch"] = ARCHS[arch_of(name)][1]
     with open(mpath, "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
     print("\n".join(log), flush=True)
@@ -240,7 +247,7 @@ def run_one(name, out, dtypes):
 def record_failure(out, name, why):
     mpath = os.path.join(out, "manifest.json")
     manifest = json.load(open(mpath)) if os.path.exists(mpath) else {}
-    manifest[name] = dict(arch=ARCHS[name][1], layers=[], failed=why,
+    manifest[name] = dict(arch=ARCHS[arch_of(name)][1], layers=[], failed=why,
                           variants={})
     with open(mpath, "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
@@ -330,7 +337,8 @@ def main():
             tail = (p.stdout + p.stderr).strip().splitlines()
             ok = p.returncode == 0
             print(f"{name}: {'ok' if ok else 'failed'}: "
-                  + " / ".join(tail[-6:] if ok else tail[-2:]), flush=True)
+                  + " / ".join(l[:200] for l in
+                               (tail[-6:] if ok else tail[-2:])), flush=True)
             if not ok:
                 record_failure(a.out, name, tail[-1][:300] if tail else "")
         except subprocess.TimeoutExpired:

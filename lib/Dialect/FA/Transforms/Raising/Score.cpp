@@ -15,6 +15,23 @@
 using namespace mlir;
 using namespace mlir::fa::raising;
 
+/// `bias * scale`: a bias added under a scale is scaled with the scores,
+/// (qk + b) * c = c * qk + c * b (Falcon's ALiBi under its norm factor).
+/// The product is a tree of its own (no origin), so that the bias operand
+/// is rebuilt from it, or score_mod computes it.
+static ExprP scaledBias(const ExprP &bias, double scale) {
+  // Not expanded here: the bias's ops may be shared between layers.
+  Type t = bias->type;
+  auto c = std::make_shared<Expr>();
+  c->kind = Expr::Const;
+  c->fval = roundToType(scale, t);
+  c->type = t;
+  auto product = std::make_shared<Expr>();
+  product->kind = Expr::Mul;
+  product->ops = {bias, c};
+  product->type = t;
+  return product;
+}
 
 LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
                                             ExprBuilder &eb,
@@ -75,17 +92,16 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
     return parseScore(a, form, eb, why);
   }
   case Expr::Add: {
-    // One side leads to Q Kᵀ, the other is a bias.
-    if (form.scale != 1.0) {
-      why = "a bias added before the scale (it would be scaled too)";
-      return failure();
-    }
+    // One side leads to Q Kᵀ, the other is a bias (scaled by the scales
+    // applied after it).
     std::string whyFirst;
     for (unsigned i = 0; i < 2; ++i) {
       ScoreForm trial = form;
       // Recorded before the inner side is parsed, so that a softcap inside
       // sees that this bias is added after it.
-      trial.biases.push_back(e->ops[1 - i]);
+      trial.biases.push_back(form.scale == 1.0
+                                 ? e->ops[1 - i]
+                                 : scaledBias(e->ops[1 - i], form.scale));
       OpSet saved;
       if (eb.record)
         saved = *eb.record;

@@ -1,0 +1,155 @@
+// RUN: fa-opt %s --fa-raise-attention -split-input-file -verify-diagnostics | FileCheck %s
+
+// Forms first seen in architectures outside the frontend corpus
+// (scripts/frontend-corpus/sweep.py); test/Execution/raise-unseen.py runs
+// each function against the original on the CPU.
+
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row4 = affine_map<(b, h, i, j) -> (b, h, i)>
+#head4 = affine_map<(b, h, i, j) -> (h)>
+// (qk + bias) * 0.125 = 0.125 qk + 0.125 bias (Falcon's ALiBi under its
+// norm factor): the bias is scaled with the scores, rebuilt as a tensor
+// (it is an input of the program's own).
+// CHECK-LABEL: func.func @bias_before_scale
+// CHECK: linalg.generic
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: fa.attention {{.*}} bias(
+// CHECK-SAME: scale = 1.250000e-01
+func.func @bias_before_scale(%q: tensor<2x2x8x4xf32>, %k: tensor<2x2x8x4xf32>, %v: tensor<2x2x8x4xf32>, %bias: tensor<2x2x8x8xf32>) -> tensor<2x2x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e_s = tensor.empty() : tensor<2x2x8x8xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<2x2x8x8xf32>) -> tensor<2x2x8x8xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x2x8x4xf32>, tensor<2x2x8x4xf32>) outs(%f_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk, %bias : tensor<2x2x8x8xf32>, tensor<2x2x8x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %c = arith.constant 0.125 : f32
+    %a = arith.addf %in, %b : f32
+    %r = arith.mulf %a, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %e_r = tensor.empty() : tensor<2x2x8xf32>
+  %f_m = linalg.fill ins(%ninf : f32) outs(%e_r : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<2x2x8x8xf32>) outs(%f_m : tensor<2x2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x2x8x8xf32>, tensor<2x2x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %f_l = linalg.fill ins(%zero : f32) outs(%e_r : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
+  %l = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<2x2x8x8xf32>) outs(%f_l : tensor<2x2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x2x8x8xf32>, tensor<2x2x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %e_o = tensor.empty() : tensor<2x2x8x4xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<2x2x8x4xf32>) -> tensor<2x2x8x4xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, bias)}}
+  %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x8x8xf32>, tensor<2x2x8x4xf32>) outs(%f_o : tensor<2x2x8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x4xf32>
+  return %o : tensor<2x2x8x4xf32>
+}
+
+// -----
+
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row4 = affine_map<(b, h, i, j) -> (b, h, i)>
+#head4 = affine_map<(b, h, i, j) -> (h)>
+// The same with a bias that is a function of the positions (slope[h] * j,
+// ALiBi): computed in score_mod, times the scale, nothing [S, S] stored.
+// CHECK-LABEL: func.func @position_bias_before_scale
+// CHECK: fa.attention
+// CHECK-NOT: bias(
+// CHECK-SAME: scale = 1.250000e-01
+// CHECK: score_mod
+// CHECK: arith.mulf
+func.func @position_bias_before_scale(%q: tensor<2x2x8x4xf32>, %k: tensor<2x2x8x4xf32>, %v: tensor<2x2x8x4xf32>) -> tensor<2x2x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %slopes = arith.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %e_s = tensor.empty() : tensor<2x2x8x8xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<2x2x8x8xf32>) -> tensor<2x2x8x8xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x2x8x4xf32>, tensor<2x2x8x4xf32>) outs(%f_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #head4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk, %slopes : tensor<2x2x8x8xf32>, tensor<2xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %sl: f32, %out: f32):
+    %c = arith.constant 0.125 : f32
+    %jj = linalg.index 3 : index
+    %ji = arith.index_cast %jj : index to i64
+    %jf = arith.sitofp %ji : i64 to f32
+    %b = arith.mulf %sl, %jf : f32
+    %a = arith.addf %in, %b : f32
+    %r = arith.mulf %a, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %e_r = tensor.empty() : tensor<2x2x8xf32>
+  %f_m = linalg.fill ins(%ninf : f32) outs(%e_r : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<2x2x8x8xf32>) outs(%f_m : tensor<2x2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x2x8x8xf32>, tensor<2x2x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %f_l = linalg.fill ins(%zero : f32) outs(%e_r : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
+  %l = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<2x2x8x8xf32>) outs(%f_l : tensor<2x2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x2x8x8xf32>, tensor<2x2x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %e_o = tensor.empty() : tensor<2x2x8x4xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<2x2x8x4xf32>) -> tensor<2x2x8x4xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, score_mod)}}
+  %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x8x8xf32>, tensor<2x2x8x4xf32>) outs(%f_o : tensor<2x2x8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x4xf32>
+  return %o : tensor<2x2x8x4xf32>
+}
+
