@@ -4,6 +4,7 @@
 # RUN: %python %s | FileCheck %s
 # CHECK: ok bias_before_scale
 # CHECK: ok position_bias_before_scale
+# CHECK: ok resource_buffer_causal
 # CHECK: 0 failed
 import os
 
@@ -13,4 +14,5 @@ here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                     "Dialect", "FA")
 
 raise_equiv.run_file(os.path.join(here, "raise-attention-unseen.mlir"),
-                     ["bias_before_scale", "position_bias_before_scale"])
+                     ["bias_before_scale", "position_bias_before_scale",
+                      "resource_buffer_causal"])

@@ -153,3 +153,86 @@ func.func @position_bias_before_scale(%q: tensor<2x2x8x4xf32>, %k: tensor<2x2x8x
   return %o : tensor<2x2x8x4xf32>
 }
 
+// -----
+
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row4 = affine_map<(b, h, i, j) -> (b, h, i)>
+#pos4 = affine_map<(b, h, i, j) -> (i, j)>
+// GPT-Neo's causal buffer as torch-mlir prints it: a dense_resource blob
+// (i8, row-major), read through `!= 0` and a finfo.min select. The blob's
+// elements are evaluated like a dense constant: causal, no bias.
+// CHECK-LABEL: func.func @resource_buffer_causal
+// CHECK: fa.attention
+// CHECK-NOT: bias(
+// CHECK-SAME: causal
+func.func @resource_buffer_causal(%q: tensor<2x2x8x4xf32>, %k: tensor<2x2x8x4xf32>, %v: tensor<2x2x8x4xf32>) -> tensor<2x2x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %fill = arith.constant -3.40282347E+38 : f32
+  %c0_i8 = arith.constant 0 : i8
+  %buf = arith.constant dense_resource<tril_8x8> : tensor<8x8xi8>
+  %e_s = tensor.empty() : tensor<2x2x8x8xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<2x2x8x8xf32>) -> tensor<2x2x8x8xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x2x8x4xf32>, tensor<2x2x8x4xf32>) outs(%f_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #pos4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk, %buf : tensor<2x2x8x8xf32>, tensor<8x8xi8>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %b: i8, %out: f32):
+    %c = arith.constant 0.5 : f32
+    %s = arith.mulf %in, %c : f32
+    %keep = arith.cmpi ne, %b, %c0_i8 : i8
+    %r = arith.select %keep, %s, %fill : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %e_r = tensor.empty() : tensor<2x2x8xf32>
+  %f_m = linalg.fill ins(%ninf : f32) outs(%e_r : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<2x2x8x8xf32>) outs(%f_m : tensor<2x2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x2x8x8xf32>, tensor<2x2x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %f_l = linalg.fill ins(%zero : f32) outs(%e_r : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
+  %l = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<2x2x8x8xf32>) outs(%f_l : tensor<2x2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x2x8x8xf32>, tensor<2x2x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %e_o = tensor.empty() : tensor<2x2x8x4xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<2x2x8x4xf32>) -> tensor<2x2x8x4xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 5.000000e-01, causal)}}
+  %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x8x8xf32>, tensor<2x2x8x4xf32>) outs(%f_o : tensor<2x2x8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x4xf32>
+  return %o : tensor<2x2x8x4xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      tril_8x8: "0x0100000001000000000000000101000000000000010101000000000001010101000000000101010101000000010101010101000001010101010101000101010101010101"
+    }
+  }
+#-}

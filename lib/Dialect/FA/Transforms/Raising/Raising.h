@@ -219,6 +219,9 @@ bool splitQuotient(const ExprP &e, ExprBuilder &eb, ExprP &num, ExprP &den);
 double roundToType(double v, Type t);
 /// The float value of a splat constant, if `v` is one.
 std::optional<double> splatValue(Value v);
+/// The elements of a constant tensor (`arith.constant`, `tosa.const`),
+/// dense or a `dense_resource` blob (Constants.cpp); null otherwise.
+DenseElementsAttr constantElements(Value v);
 /// A splat constant as a typed Const (float) or IConst (integer, index,
 /// boolean) node, exactly as the IR holds it; null if `v` is none.
 ExprP splatExpr(Value v);
