@@ -236,3 +236,158 @@ func.func @resource_buffer_causal(%q: tensor<2x2x8x4xf32>, %k: tensor<2x2x8x4xf3
     }
   }
 #-}
+
+// -----
+
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row4 = affine_map<(b, h, i, j) -> (b, h, i)>
+// XGLM's clamp of the masked scores, max(s + mask, finfo.min), spelled
+// select(x > c, x, c): an identity, since the finfo.min mask stays at or
+// above the clamp: dropped, the mask is causal.
+// CHECK-LABEL: func.func @score_floor_causal
+// CHECK: fa.attention
+// CHECK-NOT: bias(
+// CHECK-SAME: causal
+func.func @score_floor_causal(%q: tensor<2x2x8x4xf32>, %k: tensor<2x2x8x4xf32>, %v: tensor<2x2x8x4xf32>) -> tensor<2x2x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %fill = arith.constant -3.40282347E+38 : f32
+  %e_s = tensor.empty() : tensor<2x2x8x8xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<2x2x8x8xf32>) -> tensor<2x2x8x8xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x2x8x4xf32>, tensor<2x2x8x4xf32>) outs(%f_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk : tensor<2x2x8x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.constant 0.5 : f32
+    %zf = arith.constant 0.0 : f32
+    %s = arith.mulf %in, %c : f32
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %vis = arith.cmpi ule, %j, %i : index
+    %m = arith.select %vis, %zf, %fill : f32
+    %x = arith.addf %s, %m : f32
+    %gt = arith.cmpf ogt, %x, %fill : f32
+    %r = arith.select %gt, %x, %fill : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %e_r = tensor.empty() : tensor<2x2x8xf32>
+  %f_m = linalg.fill ins(%ninf : f32) outs(%e_r : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<2x2x8x8xf32>) outs(%f_m : tensor<2x2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x2x8x8xf32>, tensor<2x2x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %f_l = linalg.fill ins(%zero : f32) outs(%e_r : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
+  %l = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<2x2x8x8xf32>) outs(%f_l : tensor<2x2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x2x8x8xf32>, tensor<2x2x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %e_o = tensor.empty() : tensor<2x2x8x4xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<2x2x8x4xf32>) -> tensor<2x2x8x4xf32>
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 5.000000e-01, causal)}}
+  %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x8x8xf32>, tensor<2x2x8x4xf32>) outs(%f_o : tensor<2x2x8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x4xf32>
+  return %o : tensor<2x2x8x4xf32>
+}
+
+
+// -----
+
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row4 = affine_map<(b, h, i, j) -> (b, h, i)>
+// The clamp over a -inf mask turns the hidden scores into a finite fill
+// (a fully hidden row would average V): not an identity, declined.
+// CHECK-LABEL: func.func @score_floor_over_ninf
+// CHECK-NOT: fa.attention
+func.func @score_floor_over_ninf(%q: tensor<2x2x8x4xf32>, %k: tensor<2x2x8x4xf32>, %v: tensor<2x2x8x4xf32>) -> tensor<2x2x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %fill = arith.constant -3.40282347E+38 : f32
+  %e_s = tensor.empty() : tensor<2x2x8x8xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<2x2x8x8xf32>) -> tensor<2x2x8x8xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x2x8x4xf32>, tensor<2x2x8x4xf32>) outs(%f_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk : tensor<2x2x8x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.constant 0.5 : f32
+    %ninf_ = arith.constant 0xFF800000 : f32
+    %s = arith.mulf %in, %c : f32
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %vis = arith.cmpi ule, %j, %i : index
+    %x = arith.select %vis, %s, %ninf_ : f32
+    %r = arith.maximumf %x, %fill : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %e_r = tensor.empty() : tensor<2x2x8xf32>
+  %f_m = linalg.fill ins(%ninf : f32) outs(%e_r : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<2x2x8x8xf32>) outs(%f_m : tensor<2x2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x2x8x8xf32>, tensor<2x2x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %f_l = linalg.fill ins(%zero : f32) outs(%e_r : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
+  %l = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<2x2x8x8xf32>) outs(%f_l : tensor<2x2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x2x8x8xf32>, tensor<2x2x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %e_o = tensor.empty() : tensor<2x2x8x4xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<2x2x8x4xf32>) -> tensor<2x2x8x4xf32>
+  // expected-remark @+1 {{attention not raised: the scores are clamped at -3.40282e+38 (max(x, c)), and a mask fill of -inf may go below it}}
+  %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x8x8xf32>, tensor<2x2x8x4xf32>) outs(%f_o : tensor<2x2x8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x4xf32>
+  return %o : tensor<2x2x8x4xf32>
+}
+

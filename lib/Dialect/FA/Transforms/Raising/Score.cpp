@@ -37,6 +37,16 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
                                             ExprBuilder &eb,
                                             std::string &why) {
   e = eb.deref(e);
+  if (std::optional<std::pair<ExprP, double>> fl = matchScoreFloor(e, eb);
+      fl && isMaskFill(fl->second * form.scale)) {
+    if (form.floor || form.softcap) {
+      why = "the scores are clamped (" + describeNode(*e) +
+            ") twice or inside a softcap";
+      return failure();
+    }
+    form.floor = fl->second * form.scale;
+    return parseScore(fl->first, form, eb, why);
+  }
   switch (e->kind) {
   case Expr::Leaf: {
     if (!isContractionOp(e->value.getDefiningOp())) {
