@@ -46,8 +46,10 @@ static bool comparesWith(const ExprP &cond, const ExprP &x, double c,
   return false;
 }
 
-std::optional<std::pair<ExprP, double>>
-mlir::fa::raising::matchScoreFloor(const ExprP &e, ExprBuilder &eb) {
+/// matchScoreFloor without recording the ops it looks at: a select's
+/// condition may be a mask tensor that every layer reads.
+static std::optional<std::pair<ExprP, double>>
+matchFloorQuietly(const ExprP &e, ExprBuilder &eb) {
   auto constant = [&](const ExprP &o) -> std::optional<double> {
     ExprP d = eb.deref(o);
     if (d->isConst())
@@ -71,6 +73,18 @@ mlir::fa::raising::matchScoreFloor(const ExprP &e, ExprBuilder &eb) {
     if (comparesWith(cond, e->ops[2], *c, /*greater=*/false, eb))
       return std::make_pair(e->ops[2], *c);
   return std::nullopt;
+}
+
+std::optional<std::pair<ExprP, double>>
+mlir::fa::raising::matchScoreFloor(const ExprP &e, ExprBuilder &eb) {
+  OpSet *record = eb.record;
+  eb.record = nullptr;
+  std::optional<std::pair<ExprP, double>> m = matchFloorQuietly(e, eb);
+  eb.record = record;
+  // A match's condition reads the scores: its op is part of the attention.
+  if (m && e->kind == Expr::Select)
+    eb.deref(e->ops[0]);
+  return m;
 }
 
 bool mlir::fa::raising::isFloatType(Type t) {
