@@ -36,6 +36,21 @@ static bool kvBatch(const AtomList &leaves, const AtomList &batchOrder, int x,
   return llvm::is_contained(leaves, x) && llvm::is_contained(leaves, y);
 }
 
+/// A traced Q, K or V for remarks: "'tosa.gather' [3, 10, 2, 1, 8]".
+static std::string describeRoot(Value v) {
+  std::string out = v.getDefiningOp() ? "'" + describeOp(v.getDefiningOp()) +
+                                            "'"
+                                      : std::string("a function argument");
+  if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
+    out += " [";
+    for (auto [i, d] : llvm::enumerate(t.getShape()))
+      out += (i ? ", " : "") + (ShapedType::isDynamic(d) ? std::string("?")
+                                                          : std::to_string(d));
+    out += "]";
+  }
+  return out;
+}
+
 LogicalResult mlir::fa::raising::assignHeadRoles(Plan &plan,
                                                  const AtomList &batch,
                                                  const AtomTable &atoms,
@@ -63,7 +78,9 @@ LogicalResult mlir::fa::raising::assignHeadRoles(Plan &plan,
     return failure();
   }
   if (!sameSet(kBatch, vBatch)) {
-    why = "K and V are broadcast differently";
+    why = "K and V are broadcast differently (K traced to " +
+          describeRoot(plan.k.value) + ", V to " +
+          describeRoot(plan.v.value) + ")";
     return failure();
   }
   plan.batchPart.clear();
