@@ -6,6 +6,7 @@
 # CHECK: ok position_bias_before_scale
 # CHECK: ok resource_buffer_causal
 # CHECK: ok score_floor_causal
+# CHECK: ok kv_broadcast_differently
 # CHECK: 0 failed
 import os
 
@@ -16,4 +17,5 @@ here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
 
 raise_equiv.run_file(os.path.join(here, "raise-attention-unseen.mlir"),
                      ["bias_before_scale", "position_bias_before_scale",
-                      "resource_buffer_causal", "score_floor_causal"])
+                      "resource_buffer_causal", "score_floor_causal",
+                      "kv_broadcast_differently"])

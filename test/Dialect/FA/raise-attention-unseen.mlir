@@ -402,10 +402,13 @@ func.func @score_floor_over_ninf(%q: tensor<2x2x8x4xf32>, %k: tensor<2x2x8x4xf32
 #id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
 #row4 = affine_map<(b, h, i, j) -> (b, h, i)>
 #head4 = affine_map<(b, h, i, j) -> (h)>
-// V shared by the heads (broadcast from one kv head), K one per head: no
-// GQA grouping fits both; the remark names what K and V were traced to.
+// V shared by the heads (broadcast from one kv head), K one per head
+// (Falcon's new decoder architecture: K after RoPE per query head): no GQA
+// grouping fits both; V is read as P·V reads it, repeated, and the op is
+// MHA.
 // CHECK-LABEL: func.func @kv_broadcast_differently
-// CHECK-NOT: fa.attention
+// CHECK: %[[V:.*]] = linalg.broadcast
+// CHECK: fa.attention %{{.*}}, %{{.*}}, %[[V]] : tensor<2x2x8x4xf32>, tensor<2x2x8x4xf32>, tensor<2x2x8x4xf32>
 func.func @kv_broadcast_differently(%q: tensor<2x2x8x4xf32>, %k: tensor<2x2x8x4xf32>, %vkv: tensor<2x1x8x4xf32>, %bias: tensor<2x2x8x8xf32>) -> tensor<2x2x8x4xf32> {
   %zero = arith.constant 0.0 : f32
   %e_v = tensor.empty() : tensor<2x2x8x4xf32>
@@ -453,7 +456,80 @@ func.func @kv_broadcast_differently(%q: tensor<2x2x8x4xf32>, %k: tensor<2x2x8x4x
   } -> tensor<2x2x8x8xf32>
   %e_o = tensor.empty() : tensor<2x2x8x4xf32>
   %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<2x2x8x4xf32>) -> tensor<2x2x8x4xf32>
-  // expected-remark @+1 {{attention not raised: K and V are broadcast differently (K traced to a function argument [2, 2, 8, 4], V to a function argument [2, 1, 8, 4])}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, bias)}}
+  %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x8x8xf32>, tensor<2x2x8x4xf32>) outs(%f_o : tensor<2x2x8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x4xf32>
+  return %o : tensor<2x2x8x4xf32>
+}
+
+// -----
+
+#mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#mp = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#mv = affine_map<(b, h, i, e, j) -> (b, h, j, e)>
+#mo = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#row4 = affine_map<(b, h, i, j) -> (b, h, i)>
+#head4 = affine_map<(b, h, i, j) -> (h)>
+// K shared by the heads, V one per head: K is not read untraced (its
+// scaling is in the op's scale); declined, the remark names what K and V
+// were traced to.
+// CHECK-LABEL: func.func @k_shared_v_per_head
+// CHECK-NOT: fa.attention
+func.func @k_shared_v_per_head(%q: tensor<2x2x8x4xf32>, %kkv: tensor<2x1x8x4xf32>, %v: tensor<2x2x8x4xf32>, %bias: tensor<2x2x8x8xf32>) -> tensor<2x2x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e_k = tensor.empty() : tensor<2x2x8x4xf32>
+  %kc = tensor.collapse_shape %kkv [[0, 1], [2], [3]] : tensor<2x1x8x4xf32> into tensor<2x8x4xf32>
+  %k = linalg.broadcast ins(%kc : tensor<2x8x4xf32>) outs(%e_k : tensor<2x2x8x4xf32>) dimensions = [1]
+  %e_s = tensor.empty() : tensor<2x2x8x8xf32>
+  %f_s = linalg.fill ins(%zero : f32) outs(%e_s : tensor<2x2x8x8xf32>) -> tensor<2x2x8x8xf32>
+  %qk = linalg.generic {indexing_maps = [#mq, #mk, #ms], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x2x8x4xf32>, tensor<2x2x8x4xf32>) outs(%f_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk, %bias : tensor<2x2x8x8xf32>, tensor<2x2x8x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %c = arith.constant 0.125 : f32
+    %a = arith.addf %in, %b : f32
+    %r = arith.mulf %a, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %e_r = tensor.empty() : tensor<2x2x8xf32>
+  %f_m = linalg.fill ins(%ninf : f32) outs(%e_r : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<2x2x8x8xf32>) outs(%f_m : tensor<2x2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %mx : tensor<2x2x8x8xf32>, tensor<2x2x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %f_l = linalg.fill ins(%zero : f32) outs(%e_r : tensor<2x2x8xf32>) -> tensor<2x2x8xf32>
+  %l = linalg.generic {indexing_maps = [#id4, #row4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<2x2x8x8xf32>) outs(%f_l : tensor<2x2x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x2x8x8xf32>, tensor<2x2x8xf32>) outs(%e_s : tensor<2x2x8x8xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = arith.divf %in, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8x8xf32>
+  %e_o = tensor.empty() : tensor<2x2x8x4xf32>
+  %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<2x2x8x4xf32>) -> tensor<2x2x8x4xf32>
+  // expected-remark @+1 {{attention not raised: K and V are broadcast differently (K traced to a function argument [2, 1, 8, 4], V to a function argument [2, 2, 8, 4])}}
   %o = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x8x8xf32>, tensor<2x2x8x4xf32>) outs(%f_o : tensor<2x2x8x4xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32

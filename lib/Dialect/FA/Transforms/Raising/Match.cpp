@@ -394,6 +394,7 @@ void Matcher::traceRoots(Side &s, Plan &plan) {
   plan.k = trace(s.kIsLhs ? qk.lhs : qk.rhs,
                  s.kIsLhs ? qk.lhsAccess : qk.rhsAccess, scale);
   plan.v = traceValueOperand(s.vOperand, s.vAccess, atoms);
+  plan.vRead = {s.vOperand, s.vAccess};
   plan.scale = scale;
 }
 

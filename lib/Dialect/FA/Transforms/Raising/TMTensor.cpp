@@ -80,6 +80,7 @@ FailureOr<Plan> planTMAttention(tm_tensor::AttentionOp op, AtomTable &atoms,
   plan.k = trace(op.getKey(), with(plan.keyAtom, plan.dimAtom), scale);
   plan.v = traceValueOperand(op.getValue(), with(plan.keyAtom, plan.dimVAtom),
                              atoms);
+  plan.vRead = {op.getValue(), with(plan.keyAtom, plan.dimVAtom)};
   plan.scale = scale;
 
   AtomList batchAtoms;
