@@ -249,6 +249,75 @@ def vit_inputs(rng, padded):
         rng.standard_normal((BATCH, 3, 16, 16)).astype(np.float32)))
 
 
+def falcon_alibi(impl):
+    c = SMALL
+    return transformers.FalconConfig(
+        vocab_size=VOCAB, hidden_size=c["hidden"],
+        num_hidden_layers=c["layers"], num_attention_heads=c["heads"],
+        alibi=True, max_position_embeddings=64, bos_token_id=0,
+        eos_token_id=0, pad_token_id=0,
+        attn_implementation=impl), transformers.FalconModel
+
+
+def gpt_neo(impl):
+    c = SMALL
+    # A global and a local (windowed) layer; GPT-Neo does not scale.
+    return transformers.GPTNeoConfig(
+        vocab_size=VOCAB, hidden_size=c["hidden"],
+        num_layers=c["layers"], num_heads=c["heads"],
+        intermediate_size=c["inter"], max_position_embeddings=64,
+        attention_types=[[["global", "local"], 1]],
+        window_size=c["window"], bos_token_id=0, eos_token_id=0,
+        pad_token_id=0, attn_implementation=impl), transformers.GPTNeoModel
+
+
+def gpt_neo_expect(cfg):
+    return [dict(causal=True,
+                 window=[cfg.window_size - 1, 0] if t == "local" else None,
+                 heads=cfg.num_heads, kv_heads=cfg.num_heads)
+            for t in cfg.attention_layers]
+
+
+def xglm(impl):
+    c = SMALL
+    return transformers.XGLMConfig(
+        vocab_size=VOCAB, d_model=c["hidden"], num_layers=c["layers"],
+        attention_heads=c["heads"], ffn_dim=c["inter"],
+        max_position_embeddings=64, bos_token_id=0, eos_token_id=0,
+        pad_token_id=0, attn_implementation=impl), transformers.XGLMModel
+
+
+def mpt(impl):
+    c = SMALL
+    return transformers.MptConfig(
+        vocab_size=VOCAB, d_model=c["hidden"], n_layers=c["layers"],
+        n_heads=c["heads"], max_seq_len=64,
+        attn_implementation=impl), transformers.MptModel
+
+
+def modernbert(impl):
+    c = SMALL
+    # Layer 0 global, layer 1 local: a bidirectional window of 4 keys.
+    return transformers.ModernBertConfig(
+        vocab_size=VOCAB, hidden_size=c["hidden"],
+        num_hidden_layers=c["layers"], num_attention_heads=c["heads"],
+        intermediate_size=c["inter"], max_position_embeddings=64,
+        local_attention=c["window"], global_attn_every_n_layers=2,
+        pad_token_id=0, bos_token_id=0, eos_token_id=0, cls_token_id=0,
+        sep_token_id=0, attn_implementation=impl), \
+        transformers.ModernBertModel
+
+
+def modernbert_expect(cfg):
+    half = cfg.local_attention // 2
+    return [dict(causal=False,
+                 window=None if i % cfg.global_attn_every_n_layers == 0
+                 else [half, half],
+                 heads=cfg.num_attention_heads,
+                 kv_heads=cfg.num_attention_heads)
+            for i in range(cfg.num_hidden_layers)]
+
+
 MODELS = {
     "gpt2": dict(build=gpt2, inputs=decoder_inputs, expect=gpt2_expect,
                  decoder=True),
@@ -321,6 +390,28 @@ MODELS = {
     # 4 patches and the class token.
     "vit": dict(build=vit, inputs=vit_inputs, expect=_expect_encoder(),
                 decoder=False, seq=5),
+    # Found by sweep.py (architectures outside the corpus), f32 only.
+    # Falcon with ALiBi: the bias added before the norm factor, one kv head.
+    "falcon": dict(build=falcon_alibi, inputs=decoder_inputs,
+                   expect=_expect_causal("num_hidden_layers",
+                                         "num_attention_heads",
+                                         lambda c: 1),
+                   decoder=True, dtypes=["f32"], position_bias=True),
+    # Causal and local buffers printed as dense_resource blobs; scale 1.
+    "gpt_neo": dict(build=gpt_neo, inputs=decoder_inputs,
+                    expect=gpt_neo_expect, decoder=True, dtypes=["f32"],
+                    scale=lambda c: 1.0),
+    # Scores clamped at finfo.min after the mask.
+    "xglm": dict(build=xglm, inputs=decoder_inputs,
+                 expect=_expect_causal("num_layers", "attention_heads"),
+                 decoder=True, dtypes=["f32"]),
+    # ALiBi, and a boolean causal mask every layer selects with.
+    "mpt": dict(build=mpt, inputs=decoder_inputs,
+                expect=_expect_causal("n_layers", "n_heads"), decoder=True,
+                dtypes=["f32"], position_bias=True),
+    # An encoder with a bidirectional sliding window on alternate layers.
+    "modernbert": dict(build=modernbert, inputs=encoder_inputs,
+                       expect=modernbert_expect, decoder=False),
 }
 
 
@@ -438,8 +529,15 @@ def variant_name(model, impl, dtype, dialect):
     return f"{model}.{impl}.{dtype}.{dialect}"
 
 
+def uses_cache(name, spec):
+    """Whether the model's forward takes `use_cache` (set to False: no KV
+    cache in the exported program)."""
+    return spec.get("use_cache", spec["decoder"] or name == "t5")
+
+
 def generate(name, spec, manifest, log):
-    dtypes_ = ["f32", "bf16"] if spec["decoder"] else ["f32"]
+    dtypes_ = spec.get("dtypes", ["f32", "bf16"] if spec["decoder"]
+                       else ["f32"])
     base = get_decomposition_table()
     entry = manifest.setdefault(name, {})
     entry["variants"] = {}
@@ -461,7 +559,7 @@ def generate(name, spec, manifest, log):
                 continue
             inames, itensors, wnames, weights, args = model_arguments(
                 name, spec, model, dtype, rng_seed=7)
-            wrapper = Wrapper(model, inames, wnames, spec["decoder"] or name == "t5").eval()
+            wrapper = Wrapper(model, inames, wnames, uses_cache(name, spec)).eval()
             tensors = itensors + weights
             with torch.no_grad():
                 out = wrapper(*tensors)
@@ -475,7 +573,7 @@ def generate(name, spec, manifest, log):
                         t.double() if t.is_floating_point() else t
                         for t in tensors]).numpy()
                 cfg, model = build_model(name, spec, impl, dtype)
-                wrapper = Wrapper(model, inames, wnames, spec["decoder"] or name == "t5").eval()
+                wrapper = Wrapper(model, inames, wnames, uses_cache(name, spec)).eval()
             for iname, t in zip(inames, itensors):
                 saved[iname] = t.float().numpy() if t.is_floating_point() \
                     else t.numpy()

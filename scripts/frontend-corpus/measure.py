@@ -34,25 +34,23 @@ def raise_file(fa_opt, path):
     return raised, declined, error
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--fa-opt", default=os.path.join(ROOT, "build", "bin",
-                                                     "fa-opt"))
-    a = ap.parse_args()
-    manifest = json.load(open(os.path.join(CORPUS, "manifest.json")))
+def table(fa_opt, corpus, manifest):
+    """(Markdown rows of raised/layers per model, element type and column;
+    Counter of decline remarks and errors; {remark: [variants]})."""
     reasons = collections.Counter()
+    where = collections.defaultdict(list)
     totals = collections.Counter()
     header = "| model | type | " + " | ".join(
         f"{i} {d}" for i, d in COLUMNS) + " |"
     rows = [header, "|" + "---|" * (len(COLUMNS) + 2)]
     for model in sorted(manifest):
         entry = manifest[model]
-        layers = len(entry["layers"])
+        layers = len(entry.get("layers", []))
         for dtype in ("f32", "bf16"):
             cells, any_ = [], False
             for impl, dialect in COLUMNS:
                 v = f"{model}.{impl}.{dtype}.{dialect}"
-                info = entry["variants"].get(v)
+                info = entry.get("variants", {}).get(v)
                 if info is None:
                     cells.append("")
                     continue
@@ -61,29 +59,47 @@ def main():
                     cells.append("no export")
                     continue
                 raised, declined, error = raise_file(
-                    a.fa_opt, os.path.join(CORPUS, v + ".mlir"))
+                    fa_opt, os.path.join(corpus, v + ".mlir"))
                 key = (impl, dialect)
                 totals[key + ("layers",)] += layers
                 totals[key + ("raised",)] += raised if not error else 0
                 if error:
                     cells.append("error")
                     reasons[f"error: {error}"] += 1
+                    where[f"error: {error}"].append(v)
                     continue
                 cells.append(f"{raised}/{layers}")
                 for r in declined:
                     reasons[r] += 1
+                    where[r].append(v)
             if any_:
                 rows.append(f"| {model} | {dtype} | " + " | ".join(cells) +
                             " |")
     rows.append("| **all** | | " + " | ".join(
         f"**{totals[(i, d, 'raised')]}/{totals[(i, d, 'layers')]}**"
         for i, d in COLUMNS) + " |")
+    return rows, reasons, where
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fa-opt", default=os.path.join(ROOT, "build", "bin",
+                                                     "fa-opt"))
+    ap.add_argument("--corpus", default=CORPUS,
+                    help="a directory with manifest.json and the IR files")
+    ap.add_argument("--where", action="store_true",
+                    help="list the files of each remark")
+    a = ap.parse_args()
+    manifest = json.load(open(os.path.join(a.corpus, "manifest.json")))
+    rows, reasons, where = table(a.fa_opt, a.corpus, manifest)
     print("\n".join(rows))
     print()
     print("| count | decline remark or error (files with errors count once) |")
     print("|---|---|")
     for r, n in reasons.most_common():
         print(f"| {n} | {r.replace('|', '/')} |")
+        if a.where:
+            print("|  | " + ", ".join(sorted(set(where[r]))) + " |")
 
 
 if __name__ == "__main__":

@@ -216,11 +216,7 @@ LogicalResult GridEvaluator::loadConstant(Value v, const Access &l, Table &t) {
     offsets = moved;
     v = slice.getSource();
   }
-  DenseElementsAttr dense;
-  if (auto c = v.getDefiningOp<tosa::ConstOp>())
-    dense = dyn_cast<DenseElementsAttr>(c.getValues());
-  else
-    matchPattern(v, m_Constant(&dense));
+  DenseElementsAttr dense = constantElements(v);
   if (!dense) {
     // A tensor the program computes from constants (position ids, aranges).
     FailureOr<DenseElementsAttr> folded = foldPositionTensor(v, eb, why);

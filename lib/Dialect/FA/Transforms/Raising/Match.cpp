@@ -92,6 +92,8 @@ private:
   LogicalResult matchScores(Side &s, Plan &plan, std::string &why);
   LogicalResult checkBatch(Side &s, Plan &plan, std::string &why);
   LogicalResult checkEscapes(Side &s, std::string &why);
+  LogicalResult checkFloor(const ScoreForm &form, const Plan &plan,
+                           std::string &why);
   void traceRoots(Side &s, Plan &plan);
   LogicalResult matchTrainingBackward(Side &s, Plan &plan, std::string &why);
   void explainMiss(Value operand, const Access &access, std::string &why,
@@ -231,6 +233,7 @@ LogicalResult Matcher::matchSide(Side &s, Plan &plan, std::string &why,
       failed(analyzeMasks(s.form, plan.rowAtom, plan.keyAtom, plan.batchPart,
                           plan.allHeads(), atoms.size(plan.rowAtom), atoms.size(plan.keyAtom),
                           atoms, plan.mask, why)) ||
+      failed(checkFloor(s.form, plan, why)) ||
       failed(checkBiasRoles(plan, batchOrder, atoms, why)))
     return failure();
   selectPrecision(plan, pOperand, chain);
@@ -238,6 +241,19 @@ LogicalResult Matcher::matchSide(Side &s, Plan &plan, std::string &why,
     return failure();
   plan.layout = chooseLayout(plan, atoms);
   return success();
+}
+
+/// A clamp of the scores at a mask fill must be an identity
+/// (ScoreFloor.cpp): checked over the plan's batch, heads, rows and keys.
+LogicalResult Matcher::checkFloor(const ScoreForm &form, const Plan &plan,
+                                  std::string &why) {
+  if (!form.floor)
+    return success();
+  AtomList grid = plan.batchPart;
+  grid.append(plan.allHeads());
+  grid.push_back(plan.rowAtom);
+  grid.push_back(plan.keyAtom);
+  return checkScoreFloor(form, grid, atoms, why);
 }
 
 /// The scores: parsed down to Q Kᵀ, whose free atoms give rows and keys.
@@ -378,6 +394,7 @@ void Matcher::traceRoots(Side &s, Plan &plan) {
   plan.k = trace(s.kIsLhs ? qk.lhs : qk.rhs,
                  s.kIsLhs ? qk.lhsAccess : qk.rhsAccess, scale);
   plan.v = traceValueOperand(s.vOperand, s.vAccess, atoms);
+  plan.vRead = {s.vOperand, s.vAccess};
   plan.scale = scale;
 }
 

@@ -36,6 +36,9 @@ struct Root {
 struct Plan {
   Operation *pv = nullptr;
   Root q, k, v;
+  /// V as P·V reads it, before tracing: what the op reads when K holds
+  /// heads that the traced V lacks (Roles.cpp).
+  Root vRead;
   double scale = 1.0;
   std::optional<double> softcap;
   MaskConfig mask;

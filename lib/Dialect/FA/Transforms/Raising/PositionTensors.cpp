@@ -216,12 +216,9 @@ DenseElementsAttr TensorFolder::fold(Value v) {
 }
 
 DenseElementsAttr TensorFolder::foldNew(Value v, RankedTensorType type) {
-  DenseElementsAttr dense;
-  if (matchPattern(v, m_Constant(&dense)))
+  if (DenseElementsAttr dense = constantElements(v))
     return dense;
   Operation *op = v.getDefiningOp();
-  if (auto c = dyn_cast<tosa::ConstOp>(op))
-    return dyn_cast<DenseElementsAttr>(c.getValues());
   if (auto l = dyn_cast<linalg::LinalgOp>(op))
     return foldLinalg(l, cast<OpResult>(v));
   if (auto scan = dyn_cast<tm_tensor::ScanOp>(op))

@@ -219,6 +219,9 @@ bool splitQuotient(const ExprP &e, ExprBuilder &eb, ExprP &num, ExprP &den);
 double roundToType(double v, Type t);
 /// The float value of a splat constant, if `v` is one.
 std::optional<double> splatValue(Value v);
+/// The elements of a constant tensor (`arith.constant`, `tosa.const`),
+/// dense or a `dense_resource` blob (Constants.cpp); null otherwise.
+DenseElementsAttr constantElements(Value v);
 /// A splat constant as a typed Const (float) or IConst (integer, index,
 /// boolean) node, exactly as the IR holds it; null if `v` is none.
 ExprP splatExpr(Value v);
@@ -342,9 +345,24 @@ struct ScoreForm {
   /// The QK contraction result and its access.
   Value qk;
   Access qkAccess;
+  /// max(x, floor) around the masked scores (ScoreFloor.cpp), in the
+  /// scores' final units; dropped as an identity once checkScoreFloor
+  /// shows that nothing under it goes below.
+  std::optional<double> floor;
 };
 LogicalResult parseScore(ExprP e, ScoreForm &form, ExprBuilder &eb,
                          std::string &why);
+
+//===- ScoreFloor.cpp -----------------------------------------------------===//
+
+/// `max(x, c)`, `select(x > c, x, c)` or `select(x < c, c, x)`: (x, c).
+std::optional<std::pair<ExprP, double>> matchScoreFloor(const ExprP &e,
+                                                        ExprBuilder &eb);
+/// Whether the floor of `form` is an identity: every fill and every sum of
+/// biases, on the atoms `grid` (batch, heads, row, key), at or above it.
+LogicalResult checkScoreFloor(const ScoreForm &form, ArrayRef<int> grid,
+                              AtomTable &atoms, std::string &why);
+bool isFloatType(Type t);
 
 /// Splits a mask condition into the conditions that must all hold for a
 /// position to be visible: `cond` visible when `visibleWhenTrue`, through

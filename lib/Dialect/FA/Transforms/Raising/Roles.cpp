@@ -36,6 +36,41 @@ static bool kvBatch(const AtomList &leaves, const AtomList &batchOrder, int x,
   return llvm::is_contained(leaves, x) && llvm::is_contained(leaves, y);
 }
 
+/// K holds heads that the traced V lacks (Falcon's new decoder
+/// architecture: K computed per query head after RoPE, V a gather of the kv
+/// heads broadcast to them): V is read as P·V reads it, one per query head,
+/// and the op is MHA over the repeated V. Only V: a constant scaling on
+/// the way to K is already in the plan's scale, V's is not folded.
+static LogicalResult readValueAsStored(Plan &plan, const AtomList &batchOrder,
+                                       const AtomTable &atoms,
+                                       AtomList &kBatch, AtomList &vBatch) {
+  if (!plan.vRead.value)
+    return failure();
+  AtomList vb;
+  if (!kvBatch(atoms.flatLeaves(plan.vRead.access), batchOrder, plan.keyAtom,
+               plan.dimVAtom, vb) ||
+      !sameSet(kBatch, vb))
+    return failure();
+  plan.v = plan.vRead;
+  vBatch = vb;
+  return success();
+}
+
+/// A traced Q, K or V for remarks: "'tosa.gather' [3, 10, 2, 1, 8]".
+static std::string describeRoot(Value v) {
+  std::string out = v.getDefiningOp() ? "'" + describeOp(v.getDefiningOp()) +
+                                            "'"
+                                      : std::string("a function argument");
+  if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
+    out += " [";
+    for (auto [i, d] : llvm::enumerate(t.getShape()))
+      out += (i ? ", " : "") + (ShapedType::isDynamic(d) ? std::string("?")
+                                                          : std::to_string(d));
+    out += "]";
+  }
+  return out;
+}
+
 LogicalResult mlir::fa::raising::assignHeadRoles(Plan &plan,
                                                  const AtomList &batch,
                                                  const AtomTable &atoms,
@@ -62,8 +97,11 @@ LogicalResult mlir::fa::raising::assignHeadRoles(Plan &plan,
     why = "K or V is not indexed by the keys and the head dimension";
     return failure();
   }
-  if (!sameSet(kBatch, vBatch)) {
-    why = "K and V are broadcast differently";
+  if (!sameSet(kBatch, vBatch) &&
+      failed(readValueAsStored(plan, batchOrder, atoms, kBatch, vBatch))) {
+    why = "K and V are broadcast differently (K traced to " +
+          describeRoot(plan.k.value) + ", V to " +
+          describeRoot(plan.v.value) + ")";
     return failure();
   }
   plan.batchPart.clear();

@@ -33,12 +33,39 @@ static std::pair<ExprP, double> tanhArgument(const ExprP &tanh,
     return {inner->ops[1 - side], factor};
   }
   return {tanh->ops[0], 1.0};
+
+/// `bias * scale`: a bias added under a scale is scaled with the scores,
+/// (qk + b) * c = c * qk + c * b (Falcon's ALiBi under its norm factor).
+/// The product is a tree of its own (no origin), so that the bias operand
+/// is rebuilt from it, or score_mod computes it.
+static ExprP scaledBias(const ExprP &bias, double scale) {
+  // Not expanded here: the bias's ops may be shared between layers.
+  Type t = bias->type;
+  auto c = std::make_shared<Expr>();
+  c->kind = Expr::Const;
+  c->fval = roundToType(scale, t);
+  c->type = t;
+  auto product = std::make_shared<Expr>();
+  product->kind = Expr::Mul;
+  product->ops = {bias, c};
+  product->type = t;
+  return product;
 }
 
 LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
                                             ExprBuilder &eb,
                                             std::string &why) {
   e = eb.deref(e);
+  if (std::optional<std::pair<ExprP, double>> fl = matchScoreFloor(e, eb);
+      fl && isMaskFill(fl->second * form.scale)) {
+    if (form.floor || form.softcap) {
+      why = "the scores are clamped (" + describeNode(*e) +
+            ") twice or inside a softcap";
+      return failure();
+    }
+    form.floor = fl->second * form.scale;
+    return parseScore(fl->first, form, eb, why);
+  }
   switch (e->kind) {
   case Expr::Leaf: {
     if (!isContractionOp(e->value.getDefiningOp())) {
@@ -96,14 +123,14 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
     return parseScore(a, form, eb, why);
   }
   case Expr::Add: {
-    // One side leads to Q Kᵀ, the other is a bias.
-    if (form.scale != 1.0) {
-      why = form.softcap
-                ? "a bias inside the softcap scaled by " +
-                      llvm::formatv("{0:e}", form.scale).str() +
-                      " (the tanh's factor times the softcap is not 1): "
-                      "fa.attention adds its bias unscaled"
-                : "a bias added before the scale (it would be scaled too)";
+    // One side leads to Q Kᵀ, the other is a bias (scaled by the scales
+    // applied after it). Inside a softcap whose tanh factor is not its
+    // reciprocal the scale is not one the bias can carry.
+    if (form.softcap && form.scale != 1.0) {
+      why = "a bias inside the softcap scaled by " +
+            llvm::formatv("{0:e}", form.scale).str() +
+            " (the tanh's factor times the softcap is not 1): "
+            "fa.attention adds its bias unscaled";
       return failure();
     }
     std::string whyFirst;
@@ -111,7 +138,9 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
       ScoreForm trial = form;
       // Recorded before the inner side is parsed, so that a softcap inside
       // sees that this bias is added after it.
-      trial.biases.push_back(e->ops[1 - i]);
+      trial.biases.push_back(form.scale == 1.0
+                                 ? e->ops[1 - i]
+                                 : scaledBias(e->ops[1 - i], form.scale));
       OpSet saved;
       if (eb.record)
         saved = *eb.record;

@@ -107,6 +107,7 @@ LogicalResult mlir::fa::raising::completeAttentionOpPlan(
   plan.q = trace(o.q, o.qAccess, scale);
   plan.k = trace(o.k, o.kAccess, scale);
   plan.v = traceValueOperand(o.v, o.vAccess, atoms);
+  plan.vRead = {o.v, o.vAccess};
   plan.scale = scale;
 
   batchAtoms = atoms.leaves(batchAtoms);

@@ -1,0 +1,21 @@
+# fa-raise-attention on forms first seen in architectures outside the
+# frontend corpus (raise-attention-unseen.mlir): each function, original vs
+# raised, on the CPU.
+# RUN: %python %s | FileCheck %s
+# CHECK: ok bias_before_scale
+# CHECK: ok position_bias_before_scale
+# CHECK: ok resource_buffer_causal
+# CHECK: ok score_floor_causal
+# CHECK: ok kv_broadcast_differently
+# CHECK: 0 failed
+import os
+
+import raise_equiv
+
+here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                    "Dialect", "FA")
+
+raise_equiv.run_file(os.path.join(here, "raise-attention-unseen.mlir"),
+                     ["bias_before_scale", "position_bias_before_scale",
+                      "resource_buffer_causal", "score_floor_causal",
+                      "kv_broadcast_differently"])
