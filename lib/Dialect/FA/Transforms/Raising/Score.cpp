@@ -33,6 +33,7 @@ static std::pair<ExprP, double> tanhArgument(const ExprP &tanh,
     return {inner->ops[1 - side], factor};
   }
   return {tanh->ops[0], 1.0};
+}
 
 /// `bias * scale`: a bias added under a scale is scaled with the scores,
 /// (qk + b) * c = c * qk + c * b (Falcon's ALiBi under its norm factor).
