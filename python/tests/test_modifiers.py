@@ -506,3 +506,31 @@ def test_what_cannot_be_keyed_is_traced_every_time():
     shift.by = 2.0
     after = modifiers.trace("t", shift, None).score_mod
     assert "0x3F800000" in before and "0x40000000" in after
+
+
+SLOPES_GLOBAL = torch.tensor([0.5, 0.25])
+
+
+def _global_alibi(score, b, h, q_idx, kv_idx):
+    return score + SLOPES_GLOBAL[h] * (kv_idx - q_idx)
+
+
+def test_trace_for_a_device_rebuilds_the_function_and_keeps_the_captures():
+    # A call on a GPU traces a copy of the function that reads host copies of
+    # its device tensors (closure cells and globals); the region is the one
+    # the host trace writes and the captures are the caller's own tensors.
+    slopes = torch.tensor([1.0, 0.5, 0.25])
+    docs = torch.zeros(2, 8, dtype=torch.int32)
+
+    def score_mod(score, b, h, q_idx, kv_idx):
+        return score + slopes[h] * (kv_idx - q_idx)
+
+    def mask_mod(b, h, q_idx, kv_idx):
+        return docs[b, q_idx] == docs[b, kv_idx]
+
+    for fns in ((score_mod, mask_mod), (_global_alibi, None)):
+        host = modifiers._trace("t", *fns, torch.device("cpu"))
+        dev = modifiers._trace("t", *fns, torch.device("cuda"))
+        assert (dev.score_mod, dev.mask_mod) == (host.score_mod, host.mask_mod)
+        assert len(dev.captures) == len(host.captures)
+        assert all(a is b for a, b in zip(dev.captures, host.captures))

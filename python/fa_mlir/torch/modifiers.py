@@ -62,17 +62,62 @@ def trace(where, score_mod, mask_mod, device=None):
 def _trace(where, score_mod, mask_mod, device):
     captures = _Captures()
     texts = {}
+    originals = {}
     for role, fn, args in (("score_mod", score_mod, SCORE_ARGS),
                            ("mask_mod", mask_mod, MASK_ARGS)):
         if fn is None:
             continue
         _check_callable(where, role, fn, len(args))
-        texts[role] = _trace_one(where, role, fn, len(args), captures, device)
+        if device.type != "cpu":
+            fn = _with_host_copies(fn, originals)
+        texts[role] = _trace_one(where, role, fn, len(args), captures,
+                                 torch.device("cpu"))
     types = tuple(captures.types())
+    tensors = tuple(originals.get(id(t), t) for t in captures.tensors)
     return Modifiers(
         *(_with_header(texts.get(role), role, types)
           for role in ("score_mod", "mask_mod")), types,
-        tuple(captures.tensors), tuple(captures.readers))
+        tensors, tuple(captures.readers))
+
+
+def _with_host_copies(fn, originals):
+    """`fn` reading CPU copies of the device tensors its closure cells and
+    global names hold: make_fx indexes a device tensor with its fake index
+    through a data-dependent item() (stage 5 on an H100, 2026-12-06), a CPU
+    one it traces. `originals` maps each copy (by id) back to its tensor,
+    which the call passes as the capture. Tensors reached otherwise (an
+    attribute, a list) stay as they are."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return fn
+
+    def host(value):
+        if isinstance(value, torch.Tensor) and value.device.type != "cpu":
+            copy = value.detach().cpu()
+            originals[id(copy)] = value
+            return copy
+        return value
+
+    import types
+    cells = tuple(types.CellType(host(c.cell_contents)) if _filled(c) else c
+                  for c in (fn.__closure__ or ()))
+    names = {n: host(fn.__globals__[n]) for n in code.co_names
+             if n in fn.__globals__}
+    changed = any(v is not fn.__globals__[n] for n, v in names.items())
+    scope = {**fn.__globals__, **names} if changed else fn.__globals__
+    copy = types.FunctionType(code, scope, fn.__name__, fn.__defaults__,
+                              cells or None)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__qualname__ = fn.__qualname__
+    return copy
+
+
+def _filled(cell):
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:  # an empty cell (a name not bound yet)
+        return False
 
 
 def _trace_one(where, role, fn, arity, captures, device):
