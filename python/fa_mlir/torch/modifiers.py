@@ -80,6 +80,25 @@ def _trace(where, score_mod, mask_mod, device):
         tensors, tuple(captures.readers))
 
 
+class _TensorIndexing(torch.overrides.TorchFunctionMode):
+    """`captured[i, j]` with traced 0-d integer indices as aten.index (a
+    gather), not as item() and select: torch 2.11's make_fx guards select's
+    bounds on the unbacked item() and fails (stage 5 on an H100,
+    2026-12-06); 2.15 traces either. Other indexing is left as it is."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func is torch.Tensor.__getitem__ and len(args) == 2:
+            items = args[1] if isinstance(args[1], tuple) else (args[1],)
+            if items and all(_traced_index(i) for i in items):
+                return torch.ops.aten.index.Tensor(args[0], list(items))
+        return func(*args, **(kwargs or {}))
+
+
+def _traced_index(i):
+    return (isinstance(i, torch.Tensor) and i.dim() == 0 and
+            not i.is_floating_point() and i.dtype != torch.bool)
+
+
 def _with_host_copies(fn, originals):
     """`fn` reading CPU copies of the device tensors its closure cells and
     global names hold: make_fx indexes a device tensor with its fake index
@@ -174,8 +193,9 @@ def _make_graph(where, role, fn, arity, device):
     is reported naming the function and its line."""
     from torch.fx.experimental.proxy_tensor import make_fx
     try:
-        return make_fx(fn, tracing_mode="fake", _allow_non_fake_inputs=True
-                       )(*_example_args(arity, device))
+        with _TensorIndexing():
+            return make_fx(fn, tracing_mode="fake", _allow_non_fake_inputs=True
+                           )(*_example_args(arity, device))
     except Exception as e:  # noqa: BLE001  (reported with the function)
         raise ModifierError(
             f"{where}: {role} {describe(fn)} cannot be traced{_user_line(e)}: "
