@@ -72,7 +72,19 @@ std::optional<int64_t> SymbolTable::size(const std::string &operand,
 }
 
 enum class Op {
-  Int, Float, Sym, Stride, Size, Neg, Add, Sub, Mul, Div, CeilDiv, Min, Max
+  Int,
+  Float,
+  Sym,
+  Stride,
+  Size,
+  Neg,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  CeilDiv,
+  Min,
+  Max
 };
 
 /// One step of the postfix program: a leaf pushes a value, Neg replaces the
@@ -387,8 +399,8 @@ private:
       std::vector<std::string> dims = scope_->dimsOf(args[0]);
       if (dims.empty()) {
         pos_ = argPos[0];
-        return fail(fn + ": unknown operand '" + args[0] + "' (known: " +
-                    scope_->known + ")");
+        return fail(fn + ": unknown operand '" + args[0] +
+                    "' (known: " + scope_->known + ")");
       }
       if (std::find(dims.begin(), dims.end(), args[1]) == dims.end()) {
         pos_ = argPos[1];

@@ -413,17 +413,23 @@ TEST(BundleSpec, bundle_stride_expressions) {
              "params": [{"kind": "f32", "value": "stride(partial, tile) * 0.5"},)~"),
       "");
   EXPECT_OK(spec);
-  EXPECT_EQ(requiredOf(spec), std::string("query,key,value,output,lse,tile_counts,partial,"));
+  EXPECT_EQ(requiredOf(spec),
+            std::string("query,key,value,output,lse,tile_counts,partial,"));
 
   // Load-time errors name the field.
   auto withValue = [&](const std::string &value) {
     return specWith(seqK, R"~({"kind": "i64", "value": ")~" + value + R"~("})~");
   };
-  EXPECT_ERROR(withValue("stride(bais, batch)"), kInvalid,
-              "params[5].value: expression \"stride(bais, batch)\": stride(): unknown "
-              "operand 'bais' (known: query, key, value, output, lse, bias, grad_output, "
-              "grad_query, grad_key, grad_value, grad_bias, sinks, grad_sinks, query_descale, key_descale, "
-              "value_descale, cache_seqlens, key_cache, value_cache, block_table, key_new, value_new, cu_seqlens_q, cu_seqlens_k, partial_output, partial_lse) at column 8");
+  EXPECT_ERROR(
+      withValue("stride(bais, batch)"), kInvalid,
+      "params[5].value: expression \"stride(bais, batch)\": stride(): unknown "
+      "operand 'bais' (known: query, key, value, output, lse, bias, "
+      "grad_output, "
+      "grad_query, grad_key, grad_value, grad_bias, sinks, grad_sinks, "
+      "query_descale, key_descale, "
+      "value_descale, cache_seqlens, key_cache, value_cache, block_table, "
+      "key_new, value_new, cu_seqlens_q, cu_seqlens_k, partial_output, "
+      "partial_lse) at column 8");
   EXPECT_ERROR(withValue("stride(bias, seq)"), kInvalid,
               "params[5].value: expression \"stride(bias, seq)\": stride(): operand 'bias' "
               "has no dimension 'seq' (its dims: batch, head, seq_q, seq_k) at column 14");
@@ -457,14 +463,19 @@ TEST(BundleSpec, bundle_stride_expressions) {
                           "params": [)~"),
               kInvalid, "scratch[0].shape[0]: expression \"stride(acc, col)\": stride(): "
                         "operand 'acc' has no dimension 'col' (its dims: row)");
-  EXPECT_ERROR(specWith(R"~("params": [)~",
-                       R"~("scratch": [{"name": "acc", "dtype": "f32", "dims": ["row"],
+  EXPECT_ERROR(
+      specWith(R"~("params": [)~",
+               R"~("scratch": [{"name": "acc", "dtype": "f32", "dims": ["row"],
                                        "shape": ["stride(acc2, row)"]}],
                           "params": [)~"),
-              kInvalid, "scratch[0].shape[0]: expression \"stride(acc2, row)\": stride(): "
-                        "unknown operand 'acc2' (known: query, key, value, output, lse, "
-                        "bias, grad_output, grad_query, grad_key, grad_value, grad_bias, "
-                        "sinks, grad_sinks, query_descale, key_descale, value_descale, cache_seqlens, key_cache, value_cache, block_table, key_new, value_new, cu_seqlens_q, cu_seqlens_k, partial_output, partial_lse, acc (scratch)) at column 8");
+      kInvalid,
+      "scratch[0].shape[0]: expression \"stride(acc2, row)\": stride(): "
+      "unknown operand 'acc2' (known: query, key, value, output, lse, "
+      "bias, grad_output, grad_query, grad_key, grad_value, grad_bias, "
+      "sinks, grad_sinks, query_descale, key_descale, value_descale, "
+      "cache_seqlens, key_cache, value_cache, block_table, key_new, value_new, "
+      "cu_seqlens_q, cu_seqlens_k, partial_output, partial_lse, acc (scratch)) "
+      "at column 8");
   // size() makes its operand required and is checked like stride().
   spec = parseBundleSpec(
       replaceOnce(exampleBundleText(), seqK,
@@ -472,12 +483,15 @@ TEST(BundleSpec, bundle_stride_expressions) {
       "");
   EXPECT_OK(spec);
   EXPECT_EQ(requiredOf(spec), std::string("query,key,value,output,lse,bias,"));
-  EXPECT_ERROR(withValue("size(bias, seq)"), kInvalid,
-              "params[5].value: expression \"size(bias, seq)\": size(): operand 'bias' "
-              "has no dimension 'seq' (its dims: batch, head, seq_q, seq_k) at column 12");
+  EXPECT_ERROR(
+      withValue("size(bias, seq)"), kInvalid,
+      "params[5].value: expression \"size(bias, seq)\": size(): operand 'bias' "
+      "has no dimension 'seq' (its dims: batch, head, seq_q, seq_k) at column "
+      "12");
   EXPECT_ERROR(withValue("size(biass, seq)"), kInvalid,
-              "params[5].value: expression \"size(biass, seq)\": size(): unknown operand "
-              "'biass'");
+               "params[5].value: expression \"size(biass, seq)\": size(): "
+               "unknown operand "
+               "'biass'");
   // stride() is an integer: a float only with a float literal.
   EXPECT_ERROR(withValue("stride(bias, seq_q) * 0.5"), kInvalid,
               "params[5].value: expression \"stride(bias, seq_q) * 0.5\" has a float value");

@@ -270,8 +270,9 @@ TEST(Expr, expr_stride_errors) {
     EXPECT_ERROR(parse("stride((bias), batch)"), bad, "expected an operand name");
     EXPECT_ERROR(parse("stride * 2"), bad, "unknown symbol 'stride'");
   }
-  EXPECT_ERROR(Expr::parse("strides(bias, batch)"), bad,
-              "unknown function 'strides' (known: ceildiv, min, max, stride, size)");
+  EXPECT_ERROR(
+      Expr::parse("strides(bias, batch)"), bad,
+      "unknown function 'strides' (known: ceildiv, min, max, stride, size)");
   // With a scope, the names are checked and the message points at them.
   EXPECT_OK(Expr::parse("stride(bais, batch)")); // unchecked without a scope
   EXPECT_ERROR(Expr::parse("stride(bais, batch)", biasScope()), bad,
@@ -306,17 +307,21 @@ TEST(Expr, expr_size_values_and_errors) {
   SymbolTable t = sampleSymbols();
   // A bias [1, 16, 1000, 333]: size() reads the sizes as passed, a size-1
   // dim included (its stride reads 0).
-  t.setOperand("bias", kBiasDims, {1, 16, 1000, 333}, {12345, 1000 * 333, 333, 1});
+  t.setOperand("bias", kBiasDims, {1, 16, 1000, 333},
+               {12345, 1000 * 333, 333, 1});
   EXPECT_EQ(evalStride("size(bias, batch)", t), 1);
   EXPECT_EQ(evalStride("size(bias, head)", t), 16);
   EXPECT_EQ(evalStride(" size ( bias , seq_k ) - 1", t), 332);
-  EXPECT_EQ(evalStride("size(bias, seq_q) * stride(bias, seq_q) + stride(bias, batch)", t),
-           1000 * 333);
+  EXPECT_EQ(
+      evalStride(
+          "size(bias, seq_q) * stride(bias, seq_q) + stride(bias, batch)", t),
+      1000 * 333);
   EXPECT_TRUE(t.size("bias", "seq_q") == 1000 && !t.size("bias", "seq") &&
               !t.size("query", "seq"));
 
   // The references, each once, apart from stride()'s.
-  Expected<Expr> e = Expr::parse("size(bias, seq_k) + stride(bias, seq_k) * size(bias, seq_k)");
+  Expected<Expr> e = Expr::parse(
+      "size(bias, seq_k) + stride(bias, seq_k) * size(bias, seq_k)");
   EXPECT_OK(e);
   std::vector<StrideRef> sizes = e->sizes();
   EXPECT_EQ(sizes.size(), size_t(1));
@@ -328,24 +333,29 @@ TEST(Expr, expr_size_values_and_errors) {
   // Load time: the same rules and messages as stride(), naming size().
   const ErrorCode bad = ErrorCode::InvalidBundle;
   EXPECT_ERROR(Expr::parse("size(bias)"), bad,
-              "size() takes 2 arguments, an operand and one of its dimensions; got 1 at "
-              "column 10");
+               "size() takes 2 arguments, an operand and one of its "
+               "dimensions; got 1 at "
+               "column 10");
   EXPECT_ERROR(Expr::parse("size(bias, 2 * seq_q)"), bad,
-              "size() takes names (an operand and one of its dimensions), not expressions; "
-              "expected a dimension name at column 12");
+               "size() takes names (an operand and one of its dimensions), not "
+               "expressions; "
+               "expected a dimension name at column 12");
   EXPECT_ERROR(Expr::parse("size(bais, batch)", biasScope()), bad,
-              "expression \"size(bais, batch)\": size(): unknown operand 'bais' (known: "
-              "query, bias) at column 6");
+               "expression \"size(bais, batch)\": size(): unknown operand "
+               "'bais' (known: "
+               "query, bias) at column 6");
   EXPECT_ERROR(Expr::parse("1 + size(bias, seq)", biasScope()), bad,
-              "size(): operand 'bias' has no dimension 'seq' (its dims: batch, head, seq_q, "
-              "seq_k) at column 16");
+               "size(): operand 'bias' has no dimension 'seq' (its dims: "
+               "batch, head, seq_q, "
+               "seq_k) at column 16");
   EXPECT_ERROR(Expr::parse("size * 2"), bad, "unknown symbol 'size'");
 
   // Launch time: the operand must have been passed.
   const ErrorCode ev = ErrorCode::Expression;
   EXPECT_ERROR(Expr::parse("size(query, seq)", biasScope())->evalInt(t), ev,
-              "expression \"size(query, seq)\": size(query, seq): operand 'query' is not "
-              "passed at this launch");
+               "expression \"size(query, seq)\": size(query, seq): operand "
+               "'query' is not "
+               "passed at this launch");
   EXPECT_ERROR(Expr::parse("size(bias, seq)")->evalInt(t), ev,
-              "size(bias, seq): operand 'bias' has no dimension 'seq'");
+               "size(bias, seq): operand 'bias' has no dimension 'seq'");
 }

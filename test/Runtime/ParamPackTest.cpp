@@ -320,7 +320,8 @@ TEST(ParamPack, pack_size_params) {
   if (!bundle.ok())
     return;
   std::vector<TensorArg> tensors = exampleTensors();
-  tensors.push_back(tensor("bias", DType::BF16, {1, 16, 1000, 333}, 0x60000000));
+  tensors.push_back(
+      tensor("bias", DType::BF16, {1, 16, 1000, 333}, 0x60000000));
   tensors.back().strides = {99, 1000 * 333, 333, 1};
   FakeEncoder enc;
   Expected<LaunchPlan> plan = (*bundle)->plan(tensors, 132, enc.fn());
@@ -333,7 +334,7 @@ TEST(ParamPack, pack_size_params) {
   // Without the operand it reads, the launch is refused before packing.
   tensors.pop_back();
   EXPECT_ERROR((*bundle)->plan(tensors, 132, enc.fn()), ErrorCode::Tensor,
-              "missing operand 'bias'");
+               "missing operand 'bias'");
 }
 
 TEST(ParamPack, pack_stride_params) {

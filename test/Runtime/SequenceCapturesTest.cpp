@@ -30,10 +30,13 @@ const char *const kTable =
 /// through a pointer and its first stride.
 std::string withCapture(std::string text, const std::string &capture,
                         const std::string &name = "capture0") {
-  text = replaceOnce(text, "\"params\": [", "\"captures\": [" + capture + "],\n  \"params\": [");
+  text = replaceOnce(text, "\"params\": [",
+                     "\"captures\": [" + capture + "],\n  \"params\": [");
   return replaceOnce(text, kMainParamsEnd,
-                     std::string(kMainParamsEnd) + R"J(, {"kind": "ptr", "operand": ")J" + name +
-                         R"J("}, {"kind": "i64", "value": "stride()J" + name + R"J(, dim0)"})J");
+                     std::string(kMainParamsEnd) +
+                         R"J(, {"kind": "ptr", "operand": ")J" + name +
+                         R"J("}, {"kind": "i64", "value": "stride()J" + name +
+                         R"J(, dim0)"})J");
 }
 
 /// The sequence of Inputs/bwd.json with its kernels in the order pre, post,
@@ -41,32 +44,39 @@ std::string withCapture(std::string text, const std::string &capture,
 /// when given. Returns the sequence's path.
 std::string capturesSequence(const TempDir &dir, const std::string &main,
                              const std::string &pre = "") {
-  std::string seq = replaceOnce(readInput("bwd.json"),
-                                R"J(["bwd_pre.json", "bwd_main.json", "bwd_post.json"])J",
-                                R"J(["bwd_pre.json", "bwd_post.json", "bwd_main.json"])J");
+  std::string seq =
+      replaceOnce(readInput("bwd.json"),
+                  R"J(["bwd_pre.json", "bwd_main.json", "bwd_post.json"])J",
+                  R"J(["bwd_pre.json", "bwd_post.json", "bwd_main.json"])J");
   std::ofstream(dir.path() + "/bwd.json") << seq;
   std::ofstream(dir.path() + "/bwd_main.json") << main;
-  std::ofstream(dir.path() + "/bwd_pre.json") << (pre.empty() ? readInput("bwd_pre.json") : pre);
+  std::ofstream(dir.path() + "/bwd_pre.json")
+      << (pre.empty() ? readInput("bwd_pre.json") : pre);
   std::ofstream(dir.path() + "/bwd_post.json") << readInput("bwd_post.json");
   std::ofstream(dir.path() + "/stub_kernels.cubin", std::ios::binary)
       << readInput("stub_kernels.cubin");
   return dir.path() + "/bwd.json";
 }
 
-std::string mainWithTable() { return withCapture(readInput("bwd_main.json"), kTable); }
+std::string mainWithTable() {
+  return withCapture(readInput("bwd_main.json"), kTable);
+}
 
 } // namespace
 
 TEST(SequenceCaptures, captures_required_and_checked) {
   TempDir dir;
-  Expected<std::unique_ptr<Sequence>> s = Sequence::load(capturesSequence(dir, mainWithTable()));
+  Expected<std::unique_ptr<Sequence>> s =
+      Sequence::load(capturesSequence(dir, mainWithTable()));
   ASSERT_OK(s);
   // The op's operands, then the capture the main kernel reads.
-  EXPECT_EQ(joined((*s)->requiredOperands()),
-            std::string("query,key,value,output,lse,grad_output,grad_query,grad_key,"
-                        "grad_value,capture0"));
+  EXPECT_EQ(
+      joined((*s)->requiredOperands()),
+      std::string("query,key,value,output,lse,grad_output,grad_query,grad_key,"
+                  "grad_value,capture0"));
   std::vector<TensorArg> t = backwardTensors();
-  EXPECT_ERROR(checkStatus(**s, t), ErrorCode::Tensor, "missing operand 'capture0'");
+  EXPECT_ERROR(checkStatus(**s, t), ErrorCode::Tensor,
+               "missing operand 'capture0'");
   t.push_back(tensor("capture0", DType::F32, {4, 16}, 0x70000000));
   EXPECT_OK(checkStatus(**s, t));
   // Checked at the sequence as a bundle checks it: dtype and rank.
@@ -80,7 +90,8 @@ TEST(SequenceCaptures, capture_reaches_its_kernel) {
   fake->kernelParamSizes[7] = 8; // the capture's pointer and stride
   fake->kernelParamSizes[8] = 8;
   TempDir dir;
-  Expected<std::unique_ptr<Sequence>> s = Sequence::load(capturesSequence(dir, mainWithTable()));
+  Expected<std::unique_ptr<Sequence>> s =
+      Sequence::load(capturesSequence(dir, mainWithTable()));
   ASSERT_OK(s);
   std::vector<TensorArg> t = backwardTensors();
   TensorArg table = tensor("capture0", DType::F32, {4, 16}, 0x70000000);
@@ -102,7 +113,8 @@ TEST(SequenceCaptures, capture_shared_by_kernels_must_agree) {
   "params": [{"kind": "ptr", "operand": "capture0"},)J");
   EXPECT_ERROR(Sequence::load(capturesSequence(dir, mainWithTable(), pre)),
                ErrorCode::InvalidBundle,
-               "kernels[2]: capture 'capture0' differs from an earlier kernel's: dtype f32 vs i32");
+               "kernels[2]: capture 'capture0' differs from an earlier "
+               "kernel's: dtype f32 vs i32");
 }
 
 TEST(SequenceCaptures, capture_named_like_workspace) {
@@ -110,15 +122,22 @@ TEST(SequenceCaptures, capture_named_like_workspace) {
   // A main kernel without the semaphore, reading a capture of that name:
   // the sequence allocates a workspace buffer so named for another kernel.
   std::string main = readInput("bwd_main.json");
-  main = replaceOnce(main, R"J({"name": "dq_semaphore", "dtype": "i32", "dims": ["batch", "head", "seq"],
-     "shape": ["batch", "heads_q", "ceildiv(seq_q, 64)"]},)J", "");
-  main = replaceOnce(main, R"J({"kind": "ptr", "operand": "dq_semaphore"},)J", "");
-  main = withCapture(main, R"J({"name": "dq_semaphore", "dtype": "i32", "dims": ["dim0"]})J",
-                     "dq_semaphore");
+  main = replaceOnce(
+      main,
+      R"J({"name": "dq_semaphore", "dtype": "i32", "dims": ["batch", "head", "seq"],
+     "shape": ["batch", "heads_q", "ceildiv(seq_q, 64)"]},)J",
+      "");
+  main =
+      replaceOnce(main, R"J({"kind": "ptr", "operand": "dq_semaphore"},)J", "");
+  main = withCapture(
+      main, R"J({"name": "dq_semaphore", "dtype": "i32", "dims": ["dim0"]})J",
+      "dq_semaphore");
   std::string pre = replaceOnce(
       readInput("bwd_pre.json"), "\"scratch\": [",
       R"J("scratch": [{"name": "dq_semaphore", "dtype": "i32", "dims": ["batch", "head", "seq"],
      "shape": ["batch", "heads_q", "ceildiv(seq_q, 64)"]},)J");
-  EXPECT_ERROR(Sequence::load(capturesSequence(dir, main, pre)), ErrorCode::InvalidBundle,
-               "capture 'dq_semaphore' is also a workspace buffer of the sequence");
+  EXPECT_ERROR(
+      Sequence::load(capturesSequence(dir, main, pre)),
+      ErrorCode::InvalidBundle,
+      "capture 'dq_semaphore' is also a workspace buffer of the sequence");
 }

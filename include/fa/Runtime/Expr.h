@@ -149,8 +149,8 @@ public:
   std::vector<StrideRef> sizes() const;
 
   /// Integer value; errors (code Expression) on division by zero, overflow,
-  /// unset symbols, a stride() or size() of an operand not passed, or a float-typed
-  /// expression.
+  /// unset symbols, a stride() or size() of an operand not passed, or a
+  /// float-typed expression.
   Expected<int64_t> evalInt(const SymbolTable &symbols) const;
   /// Value as a double (integer expressions are converted).
   Expected<double> evalFloat(const SymbolTable &symbols) const;

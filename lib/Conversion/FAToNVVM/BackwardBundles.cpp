@@ -76,8 +76,8 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
                {"dims", Array{"batch", "head", "seq"}},
                {"shape", Array{workspaceBatch(cfg), sym::HeadsQ, workspaceRows(cfg)}}};
   if (withInit)
-    o["init"] = (name == "lse_log2" || name == "softmax_d" || name == "dsinks_partial") ? "none"
-                                                                                        : "zero";
+    o["init"] =
+        (name == "lse_log2" || name == "softmax_d" || name == "dsinks_partial") ? "none" : "zero";
   return o;
 }
 
@@ -181,7 +181,7 @@ KernelJson biasGradKernel(const BK &cfg) {
 /// One CTA per query head: grad_sinks from the pre-kernel's partials (its
 /// shared memory: the eight warps' sums, after the 1024-byte alignment).
 KernelJson sinkGradKernel() {
-  KernelJson k{"_dsinks",        "attention_bwd_dsinks", {}, {}, {"dsinks_partial"},
+  KernelJson k{"_dsinks",       "attention_bwd_dsinks",         {}, {}, {"dsinks_partial"},
                BK::kAuxThreads, 1024 + BK::kAuxThreads / 32 * 4};
   SinkGradArgs unbound;
   k.params = backwardSinkGradSignature(unbound).bundleParams();

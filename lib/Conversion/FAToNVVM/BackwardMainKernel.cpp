@@ -238,13 +238,13 @@ private:
 };
 
 KeyBlockConsumer::KeyBlockConsumer(BackwardMainKernel &k, const ConsumerThread &me)
-    : k(k), kb(k.kb), cfg(k.cfg), me(me), DK(cfg.qkDim()), DV(cfg.vDim()), nK(DK / 2),
-      nV(DV / 2), nS(BK::kBlockM / 2), lookahead(DK <= BK::kBox && DV <= BK::kBox),
+    : k(k), kb(k.kb), cfg(k.cfg), me(me), DK(cfg.qkDim()), DV(cfg.vDim()), nK(DK / 2), nV(DV / 2),
+      nS(BK::kBlockM / 2), lookahead(DK <= BK::kBox && DV <= BK::kBox),
       slab0(kb.add(k.n0, kb.mul(me.c, kb.c32(64)))), keyRow0(me.fragmentRow(kb, slab0)),
       laneCol(me.laneColumn(kb)), modifiers(cfg.semantics, k.args.captures),
       semantics(KernelModifiers::withTarget(cfg.semantics, &modifiers)),
-      log2Score(semantics, /*hasBias=*/cfg.bias.has_value()),
-      linear(log2Score.linearFactor()), factor(kb.cf32(linear ? *linear : 1.0)) {
+      log2Score(semantics, /*hasBias=*/cfg.bias.has_value()), linear(log2Score.linearFactor()),
+      factor(kb.cf32(linear ? *linear : 1.0)) {
   slabOffset = kb.mul(me.c, kb.c32(64 * 128));
   kDesc = wgmmaDescriptor(kb, kb.sharedAt(k.base, slabOffset), 16, 1024);
   vDesc = wgmmaDescriptor(kb, kb.sharedAt(k.base, kb.add(slabOffset, kb.c32(cfg.vOffset()))),
@@ -370,9 +370,8 @@ KeyBlockConsumer::probabilities(const QueryStep &s, Value stats, SmallVector<Val
   return {p, ds};
 }
 
-SmallVector<Value>
-KeyBlockConsumer::applyScoreMod(const QueryStep &s, SmallVectorImpl<Value> &sT,
-                                const std::function<Value(int64_t)> &loadBias) {
+SmallVector<Value> KeyBlockConsumer::applyScoreMod(const QueryStep &s, SmallVectorImpl<Value> &sT,
+                                                   const std::function<Value(int64_t)> &loadBias) {
   // The score function in two parts, as the forward composes it: the
   // scale, the bias and score_mod with its derivative (the shared
   // evaluator's forward mode), then the rest of it, the softcap and
@@ -386,12 +385,12 @@ KeyBlockConsumer::applyScoreMod(const QueryStep &s, SmallVectorImpl<Value> &sT,
   SmallVector<Value> scoreGrad;
   auto tanh = [&](Value v) { return kb.tanh(v); };
   for (int64_t i = 0; i < nS; ++i) {
-    auto [score, d] = modPart.emitScoreAndDerivative(
-        kb.b, sT[i], loadBias ? loadBias(i) : Value(), k.regionPosition(s, keyRow0, laneCol, i));
+    auto [score, d] = modPart.emitScoreAndDerivative(kb.b, sT[i], loadBias ? loadBias(i) : Value(),
+                                                     k.regionPosition(s, keyRow0, laneCol, i));
     sT[i] = restLog2.emit(kb.b, score, Value(), tanh);
     if (semantics.softcap)
-      d = kb.fmul(d, semantics.emitScoreDerivative(
-                         kb.b, kb.fmul(sT[i], kb.cf32(llvm::numbers::ln2))));
+      d = kb.fmul(d,
+                  semantics.emitScoreDerivative(kb.b, kb.fmul(sT[i], kb.cf32(llvm::numbers::ln2))));
     scoreGrad.push_back(d);
   }
   return scoreGrad;
@@ -402,9 +401,8 @@ void KeyBlockConsumer::applyMaskMod(const QueryStep &s, SmallVectorImpl<Value> &
   // finite where the region is).
   Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
   for (int64_t i = 0; i < nS; ++i)
-    sT[i] = kb.select(
-        semantics.emitMaskModHides(kb.b, k.regionPosition(s, keyRow0, laneCol, i)), negInf,
-        sT[i]);
+    sT[i] = kb.select(semantics.emitMaskModHides(kb.b, k.regionPosition(s, keyRow0, laneCol, i)),
+                      negInf, sT[i]);
 }
 
 Value KeyBlockConsumer::storeDsTransposed(Value t, ArrayRef<Value> dsRegs) {
@@ -577,8 +575,8 @@ SmallVector<Value> BackwardMainKernel::maskTransposed(Value m0, Value slab0, Val
       [&]() { return sT; });
 }
 
-ScorePosition BackwardMainKernel::regionPosition(const QueryStep &s, Value keyRow0,
-                                                 Value laneCol, int64_t i) {
+ScorePosition BackwardMainKernel::regionPosition(const QueryStep &s, Value keyRow0, Value laneCol,
+                                                 int64_t i) {
   Value key = kb.add(keyRow0, kb.c32(8 * fragRowHalf(i)));
   Value query = kb.add(kb.add(s.m0, laneCol), kb.c32(fragColOffset(i)));
   if (readsCaptureBy(cfg.semantics, /*key=*/false))

@@ -84,10 +84,10 @@ void mlir::fa::nvvm_kernel::emitSinkGradPartial(KernelBuilder &kb, const Backwar
     // [batch, heads_q, blocks x 8]: the CTA's block is blockIdx.x.
     Value plane = kb.add(kb.mul(row.batch, row.numHeads), row.head);
     Value blocks = kb.gridDimX();
-    Value at = kb.add(kb.mul(kb.add(kb.mul(kb.ext64(plane), kb.ext64(blocks)),
-                                    kb.ext64(kb.blockIdX())),
-                             kb.c64(kPartialsPerBlock)),
-                      kb.ext64(warp));
+    Value at =
+        kb.add(kb.mul(kb.add(kb.mul(kb.ext64(plane), kb.ext64(blocks)), kb.ext64(kb.blockIdX())),
+                      kb.c64(kPartialsPerBlock)),
+               kb.ext64(warp));
     LLVM::StoreOp::create(kb.b, warpSum, kb.globalAt(a.sinksPartial, at, kb.f32), 4);
   });
 }
@@ -112,8 +112,8 @@ static void emitSinkGradKernel(KernelBuilder &kb, const SinkGradArgs &a, StringR
   Value perPlane = kb.mul(blocks, kb.c32(kPartialsPerBlock));
   Value perStep = kb.c32(kUnroll * kThreads);
   Value steps = kb.divUI(kb.add(perPlane, kb.c32(kUnroll * kThreads - 1)), perStep);
-  SmallVector<Value> acc = kb.forLoop(
-      kb.c32(0), a.batch, {kb.cf32(0.0)}, [&](Value b, ValueRange outer) {
+  SmallVector<Value> acc =
+      kb.forLoop(kb.c32(0), a.batch, {kb.cf32(0.0)}, [&](Value b, ValueRange outer) {
         Value plane = kb.mul(kb.add(kb.mul(kb.ext64(b), kb.ext64(numHeads)), kb.ext64(head)),
                              kb.ext64(perPlane));
         return kb.forLoop(kb.c32(0), steps, outer, [&](Value step, ValueRange inner) {
@@ -122,9 +122,8 @@ static void emitSinkGradKernel(KernelBuilder &kb, const SinkGradArgs &a, StringR
             Value k = kb.add(kb.mul(step, perStep), kb.add(kb.c32(u * kThreads), tid));
             Value in = kb.cmp(arith::CmpIPredicate::slt, k, perPlane);
             Value at = kb.add(plane, kb.ext64(kb.select(in, k, kb.c32(0))));
-            loads.push_back({LLVM::LoadOp::create(kb.b, kb.f32,
-                                                  kb.globalAt(a.partial, at, kb.f32), 4),
-                             in});
+            loads.push_back(
+                {LLVM::LoadOp::create(kb.b, kb.f32, kb.globalAt(a.partial, at, kb.f32), 4), in});
           }
           Value sum = inner[0];
           for (auto [v, in] : loads)

@@ -156,13 +156,13 @@ TileFacts evaluateTile(KernelBuilder &kb, const AttentionKernelConfig &cfg,
                        const BlockMapKernelArgs &a, const AttentionConfig &semantics,
                        MaskRule &rule, const ThreadElements &me, Value batch, Value head,
                        Value row0, Value keyTile) {
-  const int64_t BM = cfg.blockM(), C = ThreadElements::kColumns;
+  const int64_t blockM = cfg.blockM(), columns = ThreadElements::kColumns;
   Value yes = arith::ConstantIntOp::create(kb.b, 1, 1);
   Value no = arith::ConstantIntOp::create(kb.b, 0, 1);
   Value lastRow = kb.sub(a.seqQ, kb.c32(1)), lastCol = kb.sub(a.seqK, kb.c32(1));
   Value col0 = kb.add(kb.mul(keyTile, kb.c32(cfg.blockN)), me.column0);
   SmallVector<Value> cols, colIn, readCols;
-  for (int64_t c = 0; c < C; ++c) {
+  for (int64_t c = 0; c < columns; ++c) {
     cols.push_back(kb.add(col0, kb.c32(c)));
     colIn.push_back(kb.andi(me.active, kb.cmp(arith::CmpIPredicate::slt, cols[c], a.seqK)));
     // Reads of captures stay inside them (as FragmentScores::position).
@@ -172,11 +172,11 @@ TileFacts evaluateTile(KernelBuilder &kb, const AttentionKernelConfig &cfg,
       kb.forLoop(kb.c32(0), kb.c32(me.passes), {no, yes}, [&](Value p, ValueRange acc) {
         Value r = kb.add(me.firstRow, kb.mul(p, kb.c32(me.rowLanes)));
         Value row = kb.add(row0, r);
-        Value rowIn = kb.andi(kb.cmp(arith::CmpIPredicate::slt, r, kb.c32(BM)),
+        Value rowIn = kb.andi(kb.cmp(arith::CmpIPredicate::slt, r, kb.c32(blockM)),
                               kb.cmp(arith::CmpIPredicate::slt, row, a.seqQ));
         Value readRow = kb.maxSI(kb.minSI(row, lastRow), kb.c32(0));
         Value visible = acc[0], kept = acc[1];
-        for (int64_t c = 0; c < C; ++c) {
+        for (int64_t c = 0; c < columns; ++c) {
           Value counts = kb.andi(rowIn, colIn[c]);
           if (Value bandHides = rule.isMasked(row, cols[c]))
             counts = kb.andi(counts, kb.xori(bandHides, yes));

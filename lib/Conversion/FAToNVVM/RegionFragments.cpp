@@ -58,8 +58,7 @@ static bool namesADim(tensor::DimOp dim) {
 
 /// The dynamic dims of capture `capture` that `semantics`' regions read with
 /// tensor.dim, ascending.
-static SmallVector<int64_t> dynamicDimsRead(const AttentionConfig &semantics,
-                                            unsigned capture) {
+static SmallVector<int64_t> dynamicDimsRead(const AttentionConfig &semantics, unsigned capture) {
   auto t = cast<RankedTensorType>(semantics.captures[capture].getType());
   llvm::SmallSetVector<int64_t, 4> read;
   for (Region *region : {semantics.scoreMod, semantics.maskMod}) {

@@ -231,8 +231,8 @@ LogicalResult Matcher::matchSide(Side &s, Plan &plan, std::string &why,
   AtomList batchOrder;
   if (failed(assignHeadRoles(plan, batch, atoms, batchOrder, why)) ||
       failed(analyzeMasks(s.form, plan.rowAtom, plan.keyAtom, plan.batchPart,
-                          plan.allHeads(), atoms.size(plan.rowAtom), atoms.size(plan.keyAtom),
-                          atoms, plan.mask, why)) ||
+                          plan.allHeads(), atoms.size(plan.rowAtom),
+                          atoms.size(plan.keyAtom), atoms, plan.mask, why)) ||
       failed(checkFloor(s.form, plan, why)) ||
       failed(checkBiasRoles(plan, batchOrder, atoms, why)))
     return failure();

@@ -42,8 +42,8 @@ static bool kvBatch(const AtomList &leaves, const AtomList &batchOrder, int x,
 /// and the op is MHA over the repeated V. Only V: a constant scaling on
 /// the way to K is already in the plan's scale, V's is not folded.
 static LogicalResult readValueAsStored(Plan &plan, const AtomList &batchOrder,
-                                       const AtomTable &atoms,
-                                       AtomList &kBatch, AtomList &vBatch) {
+                                       const AtomTable &atoms, AtomList &kBatch,
+                                       AtomList &vBatch) {
   if (!plan.vRead.value)
     return failure();
   AtomList vb;
@@ -58,14 +58,14 @@ static LogicalResult readValueAsStored(Plan &plan, const AtomList &batchOrder,
 
 /// A traced Q, K or V for remarks: "'tosa.gather' [3, 10, 2, 1, 8]".
 static std::string describeRoot(Value v) {
-  std::string out = v.getDefiningOp() ? "'" + describeOp(v.getDefiningOp()) +
-                                            "'"
-                                      : std::string("a function argument");
+  std::string out = v.getDefiningOp()
+                        ? "'" + describeOp(v.getDefiningOp()) + "'"
+                        : std::string("a function argument");
   if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
     out += " [";
     for (auto [i, d] : llvm::enumerate(t.getShape()))
-      out += (i ? ", " : "") + (ShapedType::isDynamic(d) ? std::string("?")
-                                                          : std::to_string(d));
+      out += (i ? ", " : "") +
+             (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d));
     out += "]";
   }
   return out;
@@ -100,8 +100,8 @@ LogicalResult mlir::fa::raising::assignHeadRoles(Plan &plan,
   if (!sameSet(kBatch, vBatch) &&
       failed(readValueAsStored(plan, batchOrder, atoms, kBatch, vBatch))) {
     why = "K and V are broadcast differently (K traced to " +
-          describeRoot(plan.k.value) + ", V to " +
-          describeRoot(plan.v.value) + ")";
+          describeRoot(plan.k.value) + ", V to " + describeRoot(plan.v.value) +
+          ")";
     return failure();
   }
   plan.batchPart.clear();

@@ -29,10 +29,10 @@ static bool comparesWith(const ExprP &cond, const ExprP &x, double c,
     return false;
   using P = arith::CmpFPredicate;
   auto pred = static_cast<P>(cond->pred);
-  bool gt = pred == P::OGT || pred == P::OGE || pred == P::UGT ||
-            pred == P::UGE;
-  bool lt = pred == P::OLT || pred == P::OLE || pred == P::ULT ||
-            pred == P::ULE;
+  bool gt =
+      pred == P::OGT || pred == P::OGE || pred == P::UGT || pred == P::UGE;
+  bool lt =
+      pred == P::OLT || pred == P::OLE || pred == P::ULT || pred == P::ULE;
   for (unsigned i = 0; i < 2; ++i) {
     ExprP k = eb.deref(cond->ops[1 - i]);
     if (!k->isConst() || k->fval != c ||
@@ -87,9 +87,7 @@ mlir::fa::raising::matchScoreFloor(const ExprP &e, ExprBuilder &eb) {
   return m;
 }
 
-bool mlir::fa::raising::isFloatType(Type t) {
-  return t && isa<FloatType>(t);
-}
+bool mlir::fa::raising::isFloatType(Type t) { return isa_and_nonnull<FloatType>(t); }
 
 static std::string fmt(double v) {
   char buf[32];
@@ -103,8 +101,8 @@ LogicalResult mlir::fa::raising::checkScoreFloor(const ScoreForm &form,
                                                  std::string &why) {
   double floor = *form.floor;
   auto clampWhy = [&](const std::string &what) {
-    why = "the scores are clamped at " + fmt(floor) +
-          " (max(x, c)), and " + what + " may go below it";
+    why = "the scores are clamped at " + fmt(floor) + " (max(x, c)), and " +
+          what + " may go below it";
     return failure();
   };
   double lowest = 0.0;
@@ -132,7 +130,7 @@ LogicalResult mlir::fa::raising::checkScoreFloor(const ScoreForm &form,
   }
   for (double n : negative)
     if (!(lowest + n >= floor))
-      return clampWhy("the sum of its masks and biases (" +
-                      fmt(lowest + n) + ")");
+      return clampWhy("the sum of its masks and biases (" + fmt(lowest + n) +
+                      ")");
   return success();
 }
