@@ -87,7 +87,9 @@ mlir::fa::raising::matchScoreFloor(const ExprP &e, ExprBuilder &eb) {
   return m;
 }
 
-bool mlir::fa::raising::isFloatType(Type t) { return isa_and_nonnull<FloatType>(t); }
+bool mlir::fa::raising::isFloatType(Type t) {
+  return isa_and_nonnull<FloatType>(t);
+}
 
 static std::string fmt(double v) {
   char buf[32];
