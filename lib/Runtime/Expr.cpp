@@ -408,7 +408,8 @@ private:
                     args[1] + "' (its dims: " + join(dims) + ")");
       }
     }
-    Instr n{op};
+    Instr n;
+    n.op = op;
     n.operand = args[0];
     n.dim = args[1];
     code_.push_back(std::move(n));
