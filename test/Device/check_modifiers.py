@@ -172,17 +172,27 @@ def attention(cfg, q, k, v, caps, dtype, scale):
     return o.to(dtype) if low else o, lse
 
 
+def case_inputs(cfg, b, hq, hkv, sq, sk, single_docs, seed, grad_output=False):
+    """A case's Q, K, V ([B, H, S, D] in the config's dtype), dO when asked,
+    and captures, drawn in that order from one generator seeded by the case."""
+    dtype = cd.DTYPES[cfg.dtype]
+    d = cfg.head_dim
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(seed + sq * 3 + sk + hq)
+    shapes = [(b, hq, sq, d), (b, hkv, sk, d), (b, hkv, sk, d)]
+    if grad_output:
+        shapes.append((b, hq, sq, d))
+    drawn = [torch.randn(*s, device=dev, generator=g).to(dtype) for s in shapes]
+    return (*drawn, captures_for(cfg, b, hq, max(sq, sk), g, dev, single_docs))
+
+
 def run_case(path, cfg, b, hq, hkv, sq, sk, single_docs=False, seed=5):
     bundle = gpu_runtime.RuntimeBundle(path)
     meta = json.load(open(path))
     dtype = cd.DTYPES[cfg.dtype]
     d = cfg.head_dim
     dev = "cuda"
-    g = torch.Generator(device=dev).manual_seed(seed + sq * 3 + sk + hq)
-    q = torch.randn(b, hq, sq, d, device=dev, generator=g).to(dtype)
-    k = torch.randn(b, hkv, sk, d, device=dev, generator=g).to(dtype)
-    v = torch.randn(b, hkv, sk, d, device=dev, generator=g).to(dtype)
-    caps = captures_for(cfg, b, hq, max(sq, sk), g, dev, single_docs)
+    q, k, v, caps = case_inputs(cfg, b, hq, hkv, sq, sk, single_docs, seed)
     o = torch.full((b, hq, sq, d), float("nan"), device=dev, dtype=dtype)
     lse = torch.full((b, hq, sq), float("nan"), device=dev)
     ops = {"query": q, "key": k, "value": v, "output": o, "lse": lse}
@@ -226,13 +236,8 @@ def run_backward_case(folder, cfg, b, hq, hkv, sq, sk, single_docs=False, seed=7
     seq = cb.Sequence(folder)
     dtype = cd.DTYPES[cfg.dtype]
     d = cfg.head_dim
-    dev = "cuda"
-    g = torch.Generator(device=dev).manual_seed(seed + sq * 3 + sk + hq)
-    q = torch.randn(b, hq, sq, d, device=dev, generator=g).to(dtype)
-    k = torch.randn(b, hkv, sk, d, device=dev, generator=g).to(dtype)
-    v = torch.randn(b, hkv, sk, d, device=dev, generator=g).to(dtype)
-    do = torch.randn(b, hq, sq, d, device=dev, generator=g).to(dtype)
-    caps = captures_for(cfg, b, hq, max(sq, sk), g, dev, single_docs)
+    q, k, v, do, caps = case_inputs(cfg, b, hq, hkv, sq, sk, single_docs, seed,
+                                    grad_output=True)
     scale = seq.meta["config"].get("scale") or 1.0 / math.sqrt(d)
     o64, lse64 = attention(cfg, q, k, v, caps, torch.float64, scale)
     o, lse = o64.to(dtype).contiguous(), lse64.float().contiguous()
