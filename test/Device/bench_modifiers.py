@@ -39,6 +39,7 @@ list of flex, fa4).
 """
 import csv
 import glob
+import inspect
 import json
 import os
 import sys
@@ -248,6 +249,12 @@ def fa4_mods():
             dist[0] = (scalar(kv_idx) - scalar(q_idx)).to(cutlass.Float32)
             return score + slope.load() * dist.load()
 
+        # FA4's backward takes the derivative as its own function: ALiBi adds
+        # a constant per (h, q, k), so d score_mod / d score is 1.
+        @cute.jit
+        def alibi_bwd(grad, score, b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
+            return grad
+
         # A mask_mod returns a TensorSSA (FA4 indexes its result; a
         # Boolean scalar failed with "'Boolean' object is not subscriptable"
         # in 2026-12-06's runs): comparisons of the index TensorSSAs and of
@@ -263,31 +270,32 @@ def fa4_mods():
 
         @cute.jit
         def document(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
-            return same_doc(b_idx, q_idx, kv_idx, aux_tensors[0])
+            return same_doc(b_idx, q_idx, kv_idx, aux_tensors[len(aux_tensors) - 1])
 
         @cute.jit
         def document_causal(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
-            return (kv_idx <= q_idx) & same_doc(b_idx, q_idx, kv_idx, aux_tensors[0])
+            return (kv_idx <= q_idx) & same_doc(b_idx, q_idx, kv_idx,
+                                                aux_tensors[len(aux_tensors) - 1])
 
         @cute.jit
         def prefix(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
-            return (kv_idx <= q_idx) | (kv_idx < ssa(aux_tensors[0][scalar(b_idx)]))
+            return (kv_idx <= q_idx) | (kv_idx < ssa(aux_tensors[len(aux_tensors) - 1][scalar(b_idx)]))
 
         @cute.jit
         def causal(b_idx, h_idx, q_idx, kv_idx, seqlen_info, aux_tensors):
             return kv_idx <= q_idx
 
-        _fa4_mods.update(alibi=alibi, document=document, document_causal=document_causal,
+        _fa4_mods.update(alibi=alibi, alibi_bwd=alibi_bwd, document=document, document_causal=document_causal,
                          prefix=prefix, causal=causal)
     return _fa4_mods
 
 
 def fa4_block_sparsity(f, mask, caps, q):
     """FA4's block-sparse tensors for `mask` from Flex's BlockMask (128x128
-    blocks), where FA4's interface takes them; None otherwise (then FA4
-    evaluates every tile, and the row's note says so). A block size that
-    does not match FA4's tile shows up as a wrong result in the diff."""
-    import inspect
+    blocks), where FA4's interface takes them: (forward's KV-direction,
+    backward's Q-direction); None otherwise (then FA4 evaluates every tile,
+    and the row's note says so). A block size that does not match FA4's
+    tile shows up as a wrong result in the diff."""
     keep = keep_fn(mask, caps) if mask != "causal" else None
     if keep is None or "block_sparse_tensors" not in inspect.signature(f).parameters:
         return None
@@ -298,16 +306,20 @@ def fa4_block_sparsity(f, mask, caps, q):
     from torch.nn.attention.flex_attention import create_block_mask
     b, _, n, _ = q.shape
     bm = create_block_mask(keep, b, None, n, n, device="cuda", BLOCK_SIZE=128)
+    kw = {}
+    if "block_size" in BlockSparseTensorsTorch._fields:  # FA4 asks for it
+        kw["block_size"] = (128, 128)
     try:
-        kw = {}
-        if "block_size" in BlockSparseTensorsTorch._fields:  # FA4 asks for it
-            kw["block_size"] = (128, 128)
-        return BlockSparseTensorsTorch(
+        fwd = BlockSparseTensorsTorch(
             mask_block_cnt=bm.kv_num_blocks, mask_block_idx=bm.kv_indices,
             full_block_cnt=bm.full_kv_num_blocks, full_block_idx=bm.full_kv_indices, **kw)
+        bwd = BlockSparseTensorsTorch(
+            mask_block_cnt=bm.q_num_blocks, mask_block_idx=bm.q_indices,
+            full_block_cnt=bm.full_q_num_blocks, full_block_idx=bm.full_q_indices, **kw)
     except TypeError as ex:  # another FA4 version's fields
         print(f"# fa4 block sparsity not passed: {ex}")
         return None
+    return fwd, bwd
 
 
 def fa4(mask, score, q, k, v, caps):
@@ -315,19 +327,25 @@ def fa4(mask, score, q, k, v, caps):
     qs, ks, vs = (t.transpose(1, 2).contiguous() for t in (q, k, v))
     mods = fa4_mods()
     kw = {}
-    if score == "alibi" and mask == "document":
-        raise peers.Unavailable("unsupported: one aux_tensors list for both modifiers")
+    aux = []  # ALiBi reads aux 0, a mask_mod the last one
     if score == "alibi":
-        kw.update(score_mod=mods["alibi"], aux_tensors=[caps["slopes"]])
+        kw.update(score_mod=mods["alibi"], score_mod_bwd=mods["alibi_bwd"])
+        aux.append(caps["slopes"])
     if mask in ("document", "document_causal"):
-        kw.update(mask_mod=mods[mask], aux_tensors=[caps["docs"]])
+        kw.update(mask_mod=mods[mask])
+        aux.append(caps["docs"])
     elif mask == "prefix":
-        kw.update(mask_mod=mods["prefix"], aux_tensors=[caps["prefix"]])
+        kw.update(mask_mod=mods["prefix"])
+        aux.append(caps["prefix"])
     elif mask == "causal":
         kw.update(causal=True)  # FA4's own causal: its fastest form of this row
+    if aux:
+        kw.update(aux_tensors=aux)
     sparse = fa4_block_sparsity(f, mask, caps, q)
     if sparse is not None:
-        kw.update(block_sparse_tensors=sparse)
+        kw.update(block_sparse_tensors=sparse[0])
+        if "block_sparse_tensors_bwd" in inspect.signature(f).parameters:
+            kw.update(block_sparse_tensors_bwd=sparse[1])
     o = {}
 
     def call():

@@ -87,6 +87,18 @@ def max_err(ours, ref):
     return (ours.double() - ref.double()).abs().max().item() if ours.numel() else 0.0
 
 
+def sinks_grad_from_stored_o(sinks, lse, o, do):
+    """float64 -sum_rows exp(sink - LSE) * rowsum(dO * O) over the stored bf16 O: what any
+    FlashAttention backward computes, whose D comes from the rounded output."""
+    d = (do.double() * o.double()).sum(-1)
+    p_sink = torch.exp(sinks.double()[None, :, None] - lse.double())
+    return -(p_sink * d).sum(dim=(0, 2))
+
+
+# [ours vs the stored-O value, the float64 reference vs it] of the last case (printed)
+errs_from_stored_o = [float("nan"), float("nan")]
+
+
 def run_case(paths, cfg, b, hq, hkv, sq, sk, seed=5):
     dtype = cd.DTYPES[cfg.dtype]
     d, dev = cfg.head_dim, "cuda"
@@ -141,6 +153,9 @@ def run_case(paths, cfg, b, hq, hkv, sq, sk, seed=5):
     ours = ograds + ([bops["grad_sinks"]] if cfg.sinks else [])
     for name, x, r, p in zip(("dQ", "dK", "dV", "dSinks"), ours, want, have):
         errs[name] = (max_err(x, r), max_err(p, r))
+    if cfg.sinks:  # a diagnostic, not the criterion: dSinks as FA computes it, from the stored O
+        errs_from_stored_o[0] = max_err(bops["grad_sinks"], sinks_grad_from_stored_o(sinks, lse, o, do))
+        errs_from_stored_o[1] = max_err(want[3], sinks_grad_from_stored_o(sinks, lse, o, do))
     for name, (err, base) in errs.items():
         if not math.isfinite(err) or err > 2 * base + 1e-5:
             why.append(f"{name} error {err:.3g} > 2 x {base:.3g} + 1e-5")
@@ -192,6 +207,9 @@ def main(argv):
                         default=("-", (float("nan"), float("nan"))))
             rows.append([cfg.name, label, ok, f"{worst[1][0]:.3g}", f"{worst[1][1]:.3g}", why])
             detail = " ".join(f"{n} {e:.3g}/{b:.3g}" for n, (e, b) in errs.items())
+            if cfg.sinks:
+                detail += " (dSinks from the stored O: ours {:.3g}, float64 {:.3g})".format(
+                    *errs_from_stored_o)
             print(f"{'PASS' if ok else 'FAIL'} {cfg.name} {label} rows-without-keys {empty} "
                   f"err/base {detail} {why}", flush=True)
     return cd.report(argv, rows, failed, "sinks check", count, "configurations")
