@@ -82,7 +82,8 @@ def test_backward_workspace_has_the_sinks_partials(built):
     bundle = load_bundle(built["backward"])
     assert bundle.runtime.num_kernels == 4  # pre, main, post, dsinks
     shapes = bundle.workspace_shapes(SIZES)
-    assert shapes["dsinks_partial"] == ((B, HQ, -(-SQ // 64) * 8), "f32")
+    # one per consumer warp (8) of each 128-key block of the main kernel
+    assert shapes["dsinks_partial"] == ((B, HQ, -(-SK // 128) * 8), "f32")
     ops = runtime_operands(CONFIG.with_(op="backward"), SIZES)
     want = sum(4 * n for n in (
         s[0][0] * s[0][1] * s[0][2] * (s[0][3] if len(s[0]) > 3 else 1)
@@ -123,7 +124,7 @@ def test_attention_with_sinks_launches_them(monkeypatch, built):
     launched = routed.launched[1]
     assert launched["sinks"].data_ptr() == sinks.data_ptr()
     assert launched["grad_sinks"].shape == (HQ,)
-    assert launched["dsinks_partial"].shape == (B, HQ, 16)
+    assert launched["dsinks_partial"].shape == (B, HQ, -(-SK // 128) * 8)
     assert dsinks.data_ptr() == launched["grad_sinks"].data_ptr()
     # libfa_runtime's check passed for both (the forward's grid, the pre
     # kernel's).

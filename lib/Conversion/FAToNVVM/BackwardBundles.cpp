@@ -59,11 +59,11 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
                {"dtype", "f32"},
                {"dims", Array{"batch", "head", "seq_q", "seq_k"}},
                {"shape", Array{biasBatches(cfg), biasHeads(cfg), sym::SeqQ, sym::SeqK}}};
-  else if (name == "dsinks_partial") // one per warp of each pre-kernel CTA
+  else if (name == "dsinks_partial") // one per consumer warp of each main-kernel CTA
     o = Object{{"name", name.str()},
                {"dtype", "f32"},
                {"dims", Array{"batch", "head", "part"}},
-               {"shape", Array{sym::Batch, sym::HeadsQ, ceilDiv(sym::SeqQ, 64) * 8}}};
+               {"shape", Array{sym::Batch, sym::HeadsQ, ceilDiv(sym::SeqK, BK::kBlockN) * 8}}};
   else if (name == "dq_semaphore")
     o = Object{{"name", name.str()},
                {"dtype", "i32"},
@@ -76,8 +76,7 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
                {"dims", Array{"batch", "head", "seq"}},
                {"shape", Array{workspaceBatch(cfg), sym::HeadsQ, workspaceRows(cfg)}}};
   if (withInit)
-    o["init"] =
-        (name == "lse_log2" || name == "softmax_d" || name == "dsinks_partial") ? "none" : "zero";
+    o["init"] = (name == "lse_log2" || name == "softmax_d") ? "none" : "zero";
   return o;
 }
 
@@ -140,12 +139,9 @@ Array rowGrid(const BK &cfg) {
 }
 
 KernelJson preKernel(const BK &cfg) {
-  KernelJson k{"_pre", "attention_bwd_pre", {}, {}, {"lse_log2", "softmax_d"},
-               BK::kAuxThreads, 0};
-  if (cfg.sinks())
-    k.scratch.push_back("dsinks_partial");
+  KernelJson k{"_pre", "attention_bwd_pre", {}, {}, {"lse_log2", "softmax_d"}, BK::kAuxThreads, 0};
   BackwardRowArgs unbound;
-  k.params = backwardPreSignature(unbound, cfg.varlen, cfg.sinks()).bundleParams();
+  k.params = backwardPreSignature(unbound, cfg.varlen).bundleParams();
   k.grid = rowGrid(cfg);
   return k;
 }
@@ -178,7 +174,7 @@ KernelJson biasGradKernel(const BK &cfg) {
   return k;
 }
 
-/// One CTA per query head: grad_sinks from the pre-kernel's partials (its
+/// One CTA per query head: grad_sinks from the main kernel's partials (its
 /// shared memory: the eight warps' sums, after the 1024-byte alignment).
 KernelJson sinkGradKernel() {
   KernelJson k{"_dsinks",       "attention_bwd_dsinks",         {}, {}, {"dsinks_partial"},

@@ -91,6 +91,8 @@ private:
   /// The f32 statistic at byte `offset` of the slot's statistics for each
   /// accumulator register of an m64n64 fragment (columns 8 j + laneCol + e).
   SmallVector<Value> loadRowStats(Value stats, int64_t offset, Value laneCol);
+  /// Columns 8 j + laneCol + {0, 1} of the row statistic at `offset`.
+  std::array<Value, 2> loadRowStatPair(Value stats, int64_t offset, Value laneCol, int64_t j);
   /// Where S^T register i of step `s` sits, as the regions take it (i32):
   /// batch, query head, query (the fragment's column), key (its row).
   /// Queries past seq_q and keys past seq_k are clamped into the operands
@@ -209,6 +211,9 @@ private:
                                    const std::function<Value(int64_t)> &loadBias);
   /// -inf where mask_mod hides a score of step `s`.
   void applyMaskMod(const QueryStep &s, SmallVectorImpl<Value> &sT);
+  /// With sinks: this warp's share of step `s`'s dSinks into its partial
+  /// (once dP^T is complete).
+  void addSinkGrad(const QueryStep &s, Value stats, ArrayRef<Value> p, ArrayRef<Value> dpT);
   /// dS^T fragments -> dS [query][key] in buffer t % 2 of shared memory.
   Value storeDsTransposed(Value t, ArrayRef<Value> dsRegs);
   /// dQ partial [64 queries x 64 columns] = dS[:, keys] K[keys, cols]
@@ -365,6 +370,9 @@ KeyBlockConsumer::probabilities(const QueryStep &s, Value stats, SmallVector<Val
     if (!scoreGrad.empty())
       ds[i] = kb.fmul(ds[i], scoreGrad[i]);
   }
+  // After dS, when D and the score derivative are dead (registers).
+  if (cfg.sinks())
+    addSinkGrad(s, stats, p, dpT);
   if (cfg.bias)
     k.storeBiasGrad(s, slab0, keyRow0, laneCol, ds);
   return {p, ds};
@@ -403,6 +411,19 @@ void KeyBlockConsumer::applyMaskMod(const QueryStep &s, SmallVectorImpl<Value> &
   for (int64_t i = 0; i < nS; ++i)
     sT[i] = kb.select(semantics.emitMaskModHides(kb.b, k.regionPosition(s, keyRow0, laneCol, i)),
                       negInf, sT[i]);
+}
+
+void KeyBlockConsumer::addSinkGrad(const QueryStep &s, Value stats, ArrayRef<Value> p,
+                                   ArrayRef<Value> dpT) {
+  // The LSE is read again, a column pair at a time, rather than kept from
+  // P (registers, as above).
+  auto lse2 = [&](int64_t j) { return k.loadRowStatPair(stats, 0, laneCol, j); };
+  // dsinks_partial [batch, heads_q, key blocks x 8]: this CTA's block, the
+  // consumer warp c * 4 + warp.
+  Value plane = kb.ext64(kb.add(kb.mul(k.batch, k.numHeadsQ), s.qHead));
+  Value part = kb.add(kb.mul(k.nBlock, kb.c32(8)), kb.add(kb.mul(me.c, kb.c32(4)), me.warp));
+  Value slot = kb.add(kb.mul(plane, kb.mul(kb.ext64(kb.gridDimX()), kb.c64(8))), kb.ext64(part));
+  addSinkGradStep(kb, {k.args.sinks, k.args.sinksPartial, s.qHead, slot, me.lane, p, dpT}, lse2);
 }
 
 Value KeyBlockConsumer::storeDsTransposed(Value t, ArrayRef<Value> dsRegs) {
@@ -531,19 +552,23 @@ void BackwardMainKernel::emitConsumer() {
   KeyBlockConsumer(*this, me).run();
 }
 
+std::array<Value, 2> BackwardMainKernel::loadRowStatPair(Value stats, int64_t offset, Value laneCol,
+                                                         int64_t j) {
+  Value col = kb.add(kb.c32(8 * j), laneCol);
+  Value at = kb.sharedAt(stats, kb.add(kb.mul(col, kb.c32(4)), kb.c32(offset)));
+  Value pair = LLVM::LoadOp::create(kb.b, VectorType::get({2}, kb.f32), at, /*alignment=*/8);
+  return {LLVM::ExtractElementOp::create(kb.b, pair, kb.c32(0)),
+          LLVM::ExtractElementOp::create(kb.b, pair, kb.c32(1))};
+}
+
 SmallVector<Value> BackwardMainKernel::loadRowStats(Value stats, int64_t offset, Value laneCol) {
-  auto v2 = VectorType::get({2}, kb.f32);
   SmallVector<Value> out(BK::kBlockM / 2);
   for (int64_t j = 0; j < BK::kBlockM / 8; ++j) {
-    Value col = kb.add(kb.c32(8 * j), laneCol);
-    Value at = kb.sharedAt(stats, kb.add(kb.mul(col, kb.c32(4)), kb.c32(offset)));
-    Value pair = LLVM::LoadOp::create(kb.b, v2, at, /*alignment=*/8);
-    for (int64_t e = 0; e < 2; ++e) {
-      Value x = LLVM::ExtractElementOp::create(kb.b, pair, kb.c32(e));
-      // Registers 4 j + 2 h + e hold column 8 j + e of rows h = 0, 1.
+    std::array<Value, 2> x = loadRowStatPair(stats, offset, laneCol, j);
+    // Registers 4 j + 2 h + e hold column 8 j + e of rows h = 0, 1.
+    for (int64_t e = 0; e < 2; ++e)
       for (int64_t h = 0; h < 2; ++h)
-        out[4 * j + 2 * h + e] = x;
-    }
+        out[4 * j + 2 * h + e] = x[e];
   }
   return out;
 }
@@ -908,6 +933,10 @@ KernelSignature mlir::fa::nvvm_kernel::backwardMainSignature(const BK &cfg,
       sig.ptr(&a.dbiasAccum, "dbias_accum");
     else
       strided(&g.ptr, gradStrides, "grad_bias", "seq_q");
+  }
+  if (cfg.sinks()) {
+    sig.ptr(&a.sinks, "sinks");
+    sig.ptr(&a.sinksPartial, "dsinks_partial");
   }
   sig.i32(&a.seqQ, sym::SeqQ);
   sig.i32(&a.seqK, sym::SeqK);

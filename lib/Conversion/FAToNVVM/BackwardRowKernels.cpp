@@ -137,8 +137,7 @@ static void declareSequences(KernelSignature &sig, BackwardRowArgs &a, bool varl
   sig.i32(&a.numSeqs, sym::NumSeqs);
 }
 
-KernelSignature mlir::fa::nvvm_kernel::backwardPreSignature(BackwardRowArgs &a, bool varlen,
-                                                            bool sinks) {
+KernelSignature mlir::fa::nvvm_kernel::backwardPreSignature(BackwardRowArgs &a, bool varlen) {
   KernelSignature sig;
   declareStrided(sig, a.out, "output");
   declareStrided(sig, a.gradOut, "grad_output");
@@ -147,10 +146,6 @@ KernelSignature mlir::fa::nvvm_kernel::backwardPreSignature(BackwardRowArgs &a, 
   sig.ptr(&a.softmaxD, "softmax_d");
   sig.i32(&a.seqQ, sym::SeqQ);
   declareSequences(sig, a, varlen);
-  if (sinks) {
-    sig.ptr(&a.sinks, "sinks");
-    sig.ptr(&a.sinksPartial, "dsinks_partial");
-  }
   return sig;
 }
 
@@ -232,8 +227,6 @@ static void emitPreRows(KernelBuilder &kb, const BackwardRowArgs &a,
     storeF32(kb, lse2[0], lse2Ptr, w);
     storeF32(kb, sum, dPtr, w);
   });
-  if (cfg.sinks())
-    emitSinkGradPartial(kb, a, {t.batch, t.head, t.numHeads, t.row, t.valid, sum});
 }
 
 static void emitPreKernel(KernelBuilder &kb, const BackwardRowArgs &a,
@@ -250,7 +243,7 @@ void mlir::fa::nvvm_kernel::buildBackwardPreKernel(OpBuilder &builder, Location 
                                                    const BackwardKernelConfig &cfg) {
   buildRowKernel(
       builder, loc, moduleBody, cfg.name() + "_pre",
-      [&](BackwardRowArgs &a) { return backwardPreSignature(a, cfg.varlen, cfg.sinks()); },
+      [&](BackwardRowArgs &a) { return backwardPreSignature(a, cfg.varlen); },
       [&](KernelBuilder &kb, const BackwardRowArgs &a) { emitPreKernel(kb, a, cfg); });
 }
 

@@ -6,6 +6,9 @@
 #include "KernelSignature.h"
 #include "RegionFragments.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <array>
 #include <vector>
 
 namespace mlir::fa::nvvm_kernel {
@@ -22,6 +25,8 @@ struct BackwardMainArgs {
   Value dbiasAccum;
   BiasArgs gradBias;
   Value seqQ, seqK, group;
+  /// Attention sinks [heads_q] and the dSinks partials (with sinks only).
+  Value sinks, sinksPartial;
   /// A ragged batch (seq_q and seq_k are then the packed totals).
   Value cuSeqlensQ, cuSeqlensK, numSeqs;
   /// score_mod/mask_mod's captures, one entry per capture (the forward's
@@ -48,26 +53,29 @@ struct BackwardRowArgs {
   StridedArgs grad;              // post: grad_query; dbias: grad_bias
   Value seqQ, seqK;              // seq_k: dbias only
   Value cuSeqlensQ, numSeqs;     // a ragged batch's pre and post
-  Value sinks, sinksPartial;     // pre with sinks (BackwardSinks.cpp)
 };
 /// The pre, post and dbias kernels' parameters in order, declared once.
-KernelSignature backwardPreSignature(BackwardRowArgs &args, bool varlen = false,
-                                     bool sinks = false);
+KernelSignature backwardPreSignature(BackwardRowArgs &args, bool varlen = false);
 KernelSignature backwardPostSignature(BackwardRowArgs &args, bool varlen = false);
 KernelSignature backwardBiasGradSignature(BackwardRowArgs &args);
 
-/// A pre-kernel thread's row, as the sinks' gradient needs it (i32; `valid`
-/// whether it is below seq_q; `softmaxD` its D, equal in the row's quad).
-struct SinkGradRow {
-  Value batch, head, numHeads, row, valid, softmaxD;
+/// One query step of a main-kernel consumer warp, as the sinks' gradient
+/// needs it: P^T and dP^T of the thread's fragment (registers 4 j + 2 h + e:
+/// column 8 j + e for rows h = 0, 1); `slot` the warp's partial in
+/// dsinks_partial (i64).
+struct SinkGradStep {
+  Value sinks, partial, head, slot, lane;
+  ArrayRef<Value> p, dp;
 };
-/// In the pre-kernel with sinks, by every thread: each warp's partial of
-/// dSinks (its 8 rows) into dsinks_partial (BackwardSinks.cpp).
-void emitSinkGradPartial(KernelBuilder &kb, const BackwardRowArgs &a, const SinkGradRow &row);
+/// In the main kernel with sinks, by every consumer thread after a query
+/// step: the warp's share of dSinks added into its own partial
+/// (BackwardSinks.cpp). `lse2(j)` loads the LSE (log2) of columns 8 j + e.
+void addSinkGradStep(KernelBuilder &kb, const SinkGradStep &step,
+                     llvm::function_ref<std::array<Value, 2>(int64_t)> lse2);
 /// The dsinks kernel's parameters: the partials, grad_sinks [heads_q] and
 /// the sizes that say how many partials a head has.
 struct SinkGradArgs {
-  Value partial, gradSinks, batch, seqQ;
+  Value partial, gradSinks, batch, seqK;
 };
 KernelSignature backwardSinkGradSignature(SinkGradArgs &args);
 

@@ -5,17 +5,23 @@
 //
 //   dSinks[h] = - sum over (b, q) of exp(sink[h] - LSE[b, h, q]) * D[b, h, q]
 //
-// (docs/Modifiers.md, "Attention sinks"), summed in two fixed-order steps:
+// (docs/Modifiers.md, "Attention sinks"). D here is sum_j P[q, j] dP[q, j]
+// from the main kernel's fp32 products, not the pre-kernel's rowsum(dO * O):
+// that one reads the output rounded to bf16/f16, whose error summed over
+// every row of a head exceeded twice the plain low-precision
+// implementation's (stage 13, causal d128 1000 x 1000). Summed in two
+// fixed-order steps:
 //
-//   pre     the backward's pre-kernel, which has D and reads the LSE: each
-//           warp adds its 8 rows' terms into one partial of the workspace
-//           dsinks_partial [batch, heads_q, ceildiv(seq_q, 64) x 8]
+//   main    after each query step, each consumer warp adds its fragment's
+//           terms into its own partial of the workspace dsinks_partial
+//           [batch, heads_q, ceildiv(seq_k, 128) x 8] (zeroed by the
+//           runtime; a CTA without query steps leaves its partials 0)
 //   dsinks  one CTA per query head adds that head's partials and writes
 //           grad_sinks[h]
 //
-// No atomics: the order of every addition is the same at each launch, so
-// the deterministic backward stays bitwise reproducible, and every partial
-// is written, so the workspace needs no zeroing.
+// No atomics: one lane owns each partial and the order of every addition
+// is the same at each launch, so the deterministic backward stays bitwise
+// reproducible.
 //
 //===----------------------------------------------------------------------===//
 #include "BackwardSignature.h"
@@ -30,9 +36,8 @@ namespace {
 
 constexpr double kLog2E = 1.4426950408889634;
 constexpr int64_t kWarps = BackwardKernelConfig::kAuxThreads / 32;
-/// Partials per pre-kernel CTA: one per warp (8 rows each).
-constexpr int64_t kPartialsPerBlock = BackwardKernelConfig::kBlockM / 8;
-static_assert(kPartialsPerBlock == kWarps, "a warp of the pre-kernel holds 8 rows");
+/// Partials per main-kernel CTA: one per consumer warp.
+constexpr int64_t kPartialsPerBlock = BackwardKernelConfig::kThreads / 32 - 4;
 
 Value shuffleXorF32(KernelBuilder &kb, Value v, int64_t offset) {
   return NVVM::ShflOp::create(kb.b, kb.f32, kb.c32(-1), v, kb.c32(offset), kb.c32(0x1f),
@@ -56,39 +61,30 @@ Value sumOverWarp(KernelBuilder &kb, Value v) {
 
 } // namespace
 
-void mlir::fa::nvvm_kernel::emitSinkGradPartial(KernelBuilder &kb, const BackwardRowArgs &a,
-                                                const SinkGradRow &row) {
-  Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
+void mlir::fa::nvvm_kernel::addSinkGradStep(
+    KernelBuilder &kb, const SinkGradStep &st,
+    llvm::function_ref<std::array<Value, 2>(int64_t)> lse2) {
   Value sink2 = kb.fmul(
-      LLVM::LoadOp::create(kb.b, kb.f32, kb.globalAt(a.sinks, kb.ext64(row.head), kb.f32), 4),
+      LLVM::LoadOp::create(kb.b, kb.f32, kb.globalAt(st.sinks, kb.ext64(st.head), kb.f32), 4),
       kb.cf32(kLog2E));
-  // -exp(sink - LSE) D of the thread's row (its quad has equal values); 0
-  // past seq_q and where the LSE is -inf (a sink of -inf on a row without
-  // keys: no probability anywhere).
-  SmallVector<Value> term = kb.ifThenElseValues(
-      row.valid, {kb.f32},
-      [&]() -> SmallVector<Value> {
-        Value at = a.lse.rowOffset(kb, row.batch, row.head, row.row);
-        Value lse = LLVM::LoadOp::create(kb.b, kb.f32, kb.globalAt(a.lse.ptr, at, kb.f32), 4);
-        Value none = kb.fcmp(arith::CmpFPredicate::OEQ, lse, negInf);
-        Value lse2 = kb.fmul(lse, kb.cf32(kLog2E));
-        Value share = kb.exp2(arith::SubFOp::create(kb.b, sink2, lse2));
-        Value t = kb.fmul(share, row.softmaxD);
-        return {kb.select(none, kb.cf32(0.0), arith::NegFOp::create(kb.b, t).getResult())};
-      },
-      [&]() -> SmallVector<Value> { return {kb.cf32(0.0)}; });
-  Value warpSum = sumOverQuads(kb, term[0]);
-  Value tid = kb.threadIdX();
-  Value warp = kb.shru(tid, kb.c32(5));
-  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, kb.andi(tid, kb.c32(31)), kb.c32(0)), [&] {
-    // [batch, heads_q, blocks x 8]: the CTA's block is blockIdx.x.
-    Value plane = kb.add(kb.mul(row.batch, row.numHeads), row.head);
-    Value blocks = kb.gridDimX();
-    Value at =
-        kb.add(kb.mul(kb.add(kb.mul(kb.ext64(plane), kb.ext64(blocks)), kb.ext64(kb.blockIdX())),
-                      kb.c64(kPartialsPerBlock)),
-               kb.ext64(warp));
-    LLVM::StoreOp::create(kb.b, warpSum, kb.globalAt(a.sinksPartial, at, kb.f32), 4);
+  // -exp(sink - LSE_q) P_qj dP_qj over the thread's fragment, the weight
+  // once per column (registers 4 j + e and 4 j + 2 + e share it). An LSE of
+  // +inf (rows past seq_q, rows without any probability) gives weight 0.
+  Value term = kb.cf32(0.0);
+  for (size_t i = 0; i < st.p.size(); i += 4) {
+    std::array<Value, 2> columns = lse2(static_cast<int64_t>(i / 4));
+    for (size_t e = 0; e < 2; ++e) {
+      Value share = kb.exp2(arith::SubFOp::create(kb.b, sink2, columns[e]));
+      Value both = kb.fma(st.p[i + 2 + e], st.dp[i + 2 + e], kb.fmul(st.p[i + e], st.dp[i + e]));
+      term = kb.fma(share, both, term);
+    }
+  }
+  Value warpSum = sumOverWarp(kb, term);
+  // Lane 0 alone owns the warp's partial: read, add, write, in step order.
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, st.lane, kb.c32(0)), [&] {
+    Value at = kb.globalAt(st.partial, st.slot, kb.f32);
+    Value old = LLVM::LoadOp::create(kb.b, kb.f32, at, 4);
+    LLVM::StoreOp::create(kb.b, arith::SubFOp::create(kb.b, old, warpSum), at, 4);
   });
 }
 
@@ -97,7 +93,7 @@ KernelSignature mlir::fa::nvvm_kernel::backwardSinkGradSignature(SinkGradArgs &a
   sig.ptr(&a.partial, "dsinks_partial");
   sig.ptr(&a.gradSinks, "grad_sinks");
   sig.i32(&a.batch, sym::Batch);
-  sig.i32(&a.seqQ, sym::SeqQ);
+  sig.i32(&a.seqK, sym::SeqK);
   return sig;
 }
 
@@ -107,8 +103,8 @@ KernelSignature mlir::fa::nvvm_kernel::backwardSinkGradSignature(SinkGradArgs &a
 static void emitSinkGradKernel(KernelBuilder &kb, const SinkGradArgs &a, StringRef smem) {
   constexpr int64_t kUnroll = 4, kThreads = BackwardKernelConfig::kAuxThreads;
   Value head = kb.blockIdX(), numHeads = kb.gridDimX(), tid = kb.threadIdX();
-  Value blocks = kb.divUI(kb.add(a.seqQ, kb.c32(BackwardKernelConfig::kBlockM - 1)),
-                          kb.c32(BackwardKernelConfig::kBlockM));
+  Value blocks = kb.divUI(kb.add(a.seqK, kb.c32(BackwardKernelConfig::kBlockN - 1)),
+                          kb.c32(BackwardKernelConfig::kBlockN));
   Value perPlane = kb.mul(blocks, kb.c32(kPartialsPerBlock));
   Value perStep = kb.c32(kUnroll * kThreads);
   Value steps = kb.divUI(kb.add(perPlane, kb.c32(kUnroll * kThreads - 1)), perStep);
