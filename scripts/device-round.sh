@@ -9,7 +9,8 @@
 #   bash scripts/device-round.sh run        # on the GPU machine (device tool,
 #       carry [".devbuild"]); no MLIR there. Stages, each time-boxed:
 #       1 SASS: HGMMA present, no local-memory spills (cuobjdump), plus the
-#         ptxas report made by prepare
+#         ptxas report made by prepare and where the spills are, producer
+#         or consumer warps (test/Device/spill_sites.py -> $OUT/spill_sites.txt)
 #       2 correctness over the matrix through libfa_runtime against SDPA and
 #         float64 (test/Device/check_attention.py), and, at the same time,
 #         compute-sanitizer memcheck on small shapes and racecheck on tiny
@@ -350,6 +351,9 @@ run() {
   awk '{split($2,h,"="); split($6,l,"="); if (h[2]==0) nh++; sp+=l[2]} END {printf "SASS: %d kernels, %d without HGMMA, %d LDL/STL in all\n", NR, nh, sp}' "$OUT/sass.txt"
   awk '{n++; if ($4 != "spill=0/0" || $3 != "stack=0") bad++} END {printf "ptxas (from prepare): %d kernels, %d with stack or spills; registers: ", n, bad}' "$K/ptxas-summary.txt"
   awk '{print $2}' "$K/ptxas-summary.txt" | sort | uniq -c | tr '\n' ' '; echo
+  # which warps spill: the producer (after setmaxnreg.dec) or the consumers
+  python3 test/Device/spill_sites.py cuobjdump "$K"/*.cubin > "$OUT/spill_sites.txt" 2>&1
+  tail -1 "$OUT/spill_sites.txt"
 
   fi
   if stage_on 2; then
