@@ -31,7 +31,7 @@ namespace {
 constexpr double kLog2E = 1.4426950408889634;
 constexpr int64_t kWarps = BackwardKernelConfig::kAuxThreads / 32;
 /// Partials per pre-kernel CTA: one per warp (8 rows each).
-constexpr int64_t kPartialsPerBlock = BackwardKernelConfig::kBlockM / 8;
+constexpr int64_t kPartialsPerBlock = BackwardKernelConfig::kRowTile / 8;
 static_assert(kPartialsPerBlock == kWarps, "a warp of the pre-kernel holds 8 rows");
 
 Value shuffleXorF32(KernelBuilder &kb, Value v, int64_t offset) {
@@ -104,11 +104,11 @@ KernelSignature mlir::fa::nvvm_kernel::backwardSinkGradSignature(SinkGradArgs &a
 /// One CTA per query head (blockIdx.x): its threads stride over the head's
 /// partials, batch by batch, four loads in flight, then a warp tree and the
 /// eight warps' sums in order through shared memory.
-static void emitSinkGradKernel(KernelBuilder &kb, const SinkGradArgs &a, StringRef smem) {
+static void emitSinkGradKernel(KernelBuilder &kb, const SinkGradArgs &a,
+                               const BackwardKernelConfig &cfg, StringRef smem) {
   constexpr int64_t kUnroll = 4, kThreads = BackwardKernelConfig::kAuxThreads;
   Value head = kb.blockIdX(), numHeads = kb.gridDimX(), tid = kb.threadIdX();
-  Value blocks = kb.divUI(kb.add(a.seqQ, kb.c32(BackwardKernelConfig::kBlockM - 1)),
-                          kb.c32(BackwardKernelConfig::kBlockM));
+  Value blocks = workspaceRowTiles(kb, a.seqQ, cfg);
   Value perPlane = kb.mul(blocks, kb.c32(kPartialsPerBlock));
   Value perStep = kb.c32(kUnroll * kThreads);
   Value steps = kb.divUI(kb.add(perPlane, kb.c32(kUnroll * kThreads - 1)), perStep);
@@ -156,6 +156,6 @@ void mlir::fa::nvvm_kernel::buildBackwardSinkGradKernel(OpBuilder &builder, Loca
                       /*noAliasPointers=*/false, [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) {
                         SinkGradArgs args;
                         backwardSinkGradSignature(args).bind(fn);
-                        emitSinkGradKernel(kb, args, name + "_smem");
+                        emitSinkGradKernel(kb, args, cfg, name + "_smem");
                       });
 }
