@@ -55,12 +55,13 @@ func.func @forward_plain(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>,
 // partial per warp (-exp2(s2 - LSE2) D over its 8 rows: butterflies 4, 8,
 // 16) into the workspace dsinks_partial, written whole ("init": "none"); a
 // fifth kernel, _dsinks (a CTA per query head), adds a head's partials in
-// a fixed order and writes grad_sinks. No atomics anywhere.
-// CHECK-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2 = {fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2 = "
+// a fixed order and writes grad_sinks. No atomics anywhere. (d64: the
+// 128-query tile, so 8 partials per 64 of the rows padded to 128.)
+// CHECK-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2 = {fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2 = "
 // CHECK-SAME: \22sinks\22: true
-// CHECK-SAME: \22fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_post.json\22,\0A    \22fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_dsinks.json\22\0A  ]
-// CHECK-SAME: \22init\22: \22none\22,\0A      \22name\22: \22dsinks_partial\22,\0A      \22shape\22: [\0A        \22batch\22,\0A        \22heads_q\22,\0A        \22ceildiv(seq_q, 64) * 8\22
-// CHECK-SAME: fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_dsinks = "
+// CHECK-SAME: \22fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_post.json\22,\0A    \22fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_dsinks.json\22\0A  ]
+// CHECK-SAME: \22init\22: \22none\22,\0A      \22name\22: \22dsinks_partial\22,\0A      \22shape\22: [\0A        \22batch\22,\0A        \22heads_q\22,\0A        \22ceildiv(seq_q, 128) * 2 * 8\22
+// CHECK-SAME: fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_dsinks = "
 // CHECK-SAME: \22grid\22: [\0A    \22heads_q\22,\0A    1,\0A    1\0A  ]
 // CHECK-SAME: \22op\22: \22attention_bwd_dsinks\22
 // CHECK-SAME: \22operand\22: \22dsinks_partial\22
@@ -68,11 +69,11 @@ func.func @forward_plain(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>,
 // CHECK-SAME: \22value\22: \22batch\22
 // CHECK-SAME: \22value\22: \22seq_q\22
 // CHECK-SAME: \22shared_memory_bytes\22: 1056
-// CHECK-SAME: fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_pre = "
+// CHECK-SAME: fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_pre = "
 // CHECK-SAME: \22operand\22: \22softmax_d\22
 // CHECK-SAME: \22operand\22: \22sinks\22
 // CHECK-SAME: \22operand\22: \22dsinks_partial\22
-// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_pre(
+// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_pre(
 // CHECK-SAME: %arg14: i32, %arg15: !llvm.ptr, %arg16: !llvm.ptr)
 // CHECK: llvm.getelementptr %arg15[{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
@@ -82,9 +83,9 @@ func.func @forward_plain(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>,
 // CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c16_i32
 // CHECK: llvm.getelementptr %arg16[{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // The main kernel's parameters are those without sinks (dq_accum, then sizes).
-// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_main(
+// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_main(
 // CHECK-SAME: %arg14: !llvm.ptr, %arg15: i32, %arg16: i32, %arg17: i32)
-// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_dsinks(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: i32, %arg3: i32)
+// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_dsinks(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: i32, %arg3: i32)
 // CHECK-NOT: red.global
 // CHECK: nvvm.barrier0
 // CHECK: llvm.getelementptr %arg1[{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
