@@ -20,7 +20,8 @@
 //                dS [64 queries x 128 keys]; then
 //                  dQ_i += dS K              (SS, K MN-major)
 //                each warpgroup one 64-column box of dQ (head dim 128), or
-//                its half of the keys (head dim 64), staged in shared
+//                its half of the keys (head dim 64, 64-query tile), or its
+//                64 rows of the 128-query tile (cfg.blockM), staged in shared
 //                memory and added into the f32 accumulator by one bulk
 //                reduce (in key-block order through a semaphore when
 //                deterministic). Without lookahead dK is issued after dQ,
