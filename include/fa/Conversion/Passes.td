@@ -84,8 +84,8 @@ def ConvertFAToNVVM : Pass<"convert-fa-to-nvvm", "ModuleOp"> {
     Option<"bwdQueryTile", "bwd-query-tile", "unsigned", /*default=*/"0",
            "fa.attention_grad: the main kernel's query rows per iteration, 64 or "
            "128 (128 where the head dims are at most 64); 0 chooses (128 where "
-           "the head dims are at most 64 and there is no bias, softcap or "
-           "score_mod). An A/B knob: docs/HopperBackward.md">,
+           "the head dims are at most 64 and there is no bias, softcap, "
+           "score_mod or mask_mod). An A/B knob: docs/HopperBackward.md">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",

@@ -32,10 +32,10 @@ void BackwardKernelConfig::chooseQueryTile(unsigned forced) {
   // 240 registers at head dims up to 64 only. A ragged batch's padded
   // blocks are 64 rows (VarlenBackward.cpp).
   bool fits = qkDim() == kBox && vDim() == kBox && !varlen;
-  // score_mod, a bias or a softcap keep more per-score values live (the
-  // derivative, the bias's addresses): measured by ptxas, see
-  // docs/HopperBackward.md.
-  bool preferred = fits && !semantics.scoreMod && !bias && !semantics.softcap;
+  // Regions, a bias or a softcap keep more per-score values live (the
+  // derivative, the bias's addresses, capture reads): they spill at 128
+  // (ptxas, docs/HopperBackward.md).
+  bool preferred = fits && !semantics.hasModifiers() && !bias && !semantics.softcap;
   bool wide = forced == 0 ? preferred : (forced == 2 * kRowTile && fits);
   blockM = wide ? 2 * kRowTile : kRowTile;
 }
