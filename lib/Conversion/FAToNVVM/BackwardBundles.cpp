@@ -77,8 +77,11 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
                {"dims", Array{"batch", "head", "seq"}},
                {"shape", Array{workspaceBatch(cfg), sym::HeadsQ, workspaceRows(cfg)}}};
   if (withInit)
-    o["init"] =
-        (name == "lse_log2" || name == "softmax_d" || name == "dsinks_partial") ? "none" : "zero";
+    // dq_accum is zeroed by the pre kernel.
+    o["init"] = (name == "lse_log2" || name == "softmax_d" || name == "dsinks_partial" ||
+                 name == "dq_accum")
+                    ? "none"
+                    : "zero";
   return o;
 }
 
@@ -141,7 +144,7 @@ Array rowGrid(const BK &cfg) {
 }
 
 KernelJson preKernel(const BK &cfg) {
-  KernelJson k{"_pre", "attention_bwd_pre", {}, {}, {"lse_log2", "softmax_d"},
+  KernelJson k{"_pre", "attention_bwd_pre", {}, {}, {"lse_log2", "softmax_d", "dq_accum"},
                BK::kAuxThreads, 0};
   if (cfg.sinks())
     k.scratch.push_back("dsinks_partial");

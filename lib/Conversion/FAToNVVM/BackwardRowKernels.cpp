@@ -148,6 +148,7 @@ KernelSignature mlir::fa::nvvm_kernel::backwardPreSignature(BackwardRowArgs &a, 
   declareStrided(sig, a.lse, "lse");
   sig.ptr(&a.lse2, "lse_log2");
   sig.ptr(&a.softmaxD, "softmax_d");
+  sig.ptr(&a.accum, "dq_accum");
   sig.i32(&a.seqQ, sym::SeqQ);
   declareSequences(sig, a, varlen);
   if (sinks) {
@@ -239,12 +240,40 @@ static void emitPreRows(KernelBuilder &kb, const BackwardRowArgs &a,
     emitSinkGradPartial(kb, a, {t.batch, t.head, t.numHeads, t.row, t.valid, sum});
 }
 
+/// Zeros the dQ accumulator's blocks of the CTA's 64 workspace rows (every
+/// 64-column box; the post kernel's blocks, DqAccumLayout), which the main
+/// kernel adds into: the runtime no longer zeroes the workspace with a
+/// memset of its own (FA3 zeroes it in its pre-kernel too).
+static void zeroDqAccum(KernelBuilder &kb, const BackwardRowArgs &a,
+                        const BackwardKernelConfig &cfg, const RowThread &t) {
+  const int64_t boxes = cfg.qkDim() / BackwardKernelConfig::kBox;
+  const int64_t threads = BackwardKernelConfig::kAuxThreads;
+  Value tiles = kb.divUI(t.seqPad, kb.c32(BackwardKernelConfig::kRowTile));
+  Value first = kb.mul(kb.add(kb.mul(kb.add(kb.mul(t.batch, t.numHeads), t.head), tiles),
+                              kb.blockIdX()),
+                       kb.c32(boxes));
+  auto v4 = VectorType::get({4}, kb.f32);
+  Value zero = arith::ConstantOp::create(kb.b, v4, kb.b.getZeroAttr(v4));
+  Value tid4 = kb.ext64(kb.mul(kb.threadIdX(), kb.c32(4)));
+  Value base = kb.mul(kb.ext64(first), kb.c64(DqAccumLayout::kBlockFloats));
+  // Consecutive threads store consecutive 16 bytes.
+  for (int64_t i = 0; i < boxes * DqAccumLayout::kBlockFloats / (4 * threads); ++i) {
+    Value at = kb.add(base, kb.add(kb.c64(i * 4 * threads), tid4));
+    LLVM::StoreOp::create(kb.b, zero, kb.globalAt(a.accum, at, kb.f32), /*alignment=*/16);
+  }
+}
+
 static void emitPreKernel(KernelBuilder &kb, const BackwardRowArgs &a,
                           const BackwardKernelConfig &cfg) {
-  if (!cfg.varlen)
-    return emitPreRows(kb, a, cfg, RowThread::get(kb, a.seqQ, cfg));
-  // Padded blocks of no sequence are never read: nothing to write.
+  if (!cfg.varlen) {
+    RowThread t = RowThread::get(kb, a.seqQ, cfg);
+    zeroDqAccum(kb, a, cfg, t);
+    return emitPreRows(kb, a, cfg, t);
+  }
+  // Padded blocks of no sequence are never read: nothing to write but the
+  // accumulator (the post kernel reads the trailing tokens' rows too).
   RowThread t = RowThread::getPadded(kb, a, /*withTail=*/false);
+  zeroDqAccum(kb, a, cfg, t);
   kb.ifThen(t.owned, [&] { emitPreRows(kb, a, cfg, t); });
 }
 

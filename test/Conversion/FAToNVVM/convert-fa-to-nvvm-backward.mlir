@@ -11,7 +11,7 @@
 // CHECK: fa.kernel_bundles = {fa_bwd_bf16_d64_bhsd_causal_m128n128s2 = {fa_bwd_bf16_d64_bhsd_causal_m128n128s2 = "
 // CHECK-SAME: \22format\22: \22fa-kernel-sequence\22
 // CHECK-SAME: \22kernels\22: [\0A    \22fa_bwd_bf16_d64_bhsd_causal_m128n128s2_pre.json\22,\0A    \22fa_bwd_bf16_d64_bhsd_causal_m128n128s2_main.json\22,\0A    \22fa_bwd_bf16_d64_bhsd_causal_m128n128s2_post.json\22
-// CHECK-SAME: \22init\22: \22zero\22,\0A      \22name\22: \22dq_accum\22,\0A      \22shape\22: [\0A        \22batch\22,\0A        \22heads_q\22,\0A        \22ceildiv(seq_q, 128) * 128\22,\0A        \2264\22
+// CHECK-SAME: \22init\22: \22none\22,\0A      \22name\22: \22dq_accum\22,\0A      \22shape\22: [\0A        \22batch\22,\0A        \22heads_q\22,\0A        \22ceildiv(seq_q, 128) * 128\22,\0A        \2264\22
 // CHECK-SAME: fa_bwd_bf16_d64_bhsd_causal_m128n128s2_main = "
 // CHECK-SAME: \22ceildiv(seq_k, 128)\22,\0A    \22heads_kv\22
 // Q and dO boxes of 128 rows, LSE2 and D boxes of 128.
@@ -24,8 +24,12 @@
 // CHECK-SAME: \22ceildiv(seq_q, 128) * 2\22,\0A    \22heads_q\22
 // CHECK: fa.attention_grad {{.*}}fa.kernel = @fa_bwd_bf16_d64_bhsd_causal_m128n128s2::@fa_bwd_bf16_d64_bhsd_causal_m128n128s2
 // CHECK: gpu.module @fa_bwd_bf16_d64_bhsd_causal_m128n128s2 [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx81">]
-// Pre-kernel: pointers and strides of O, dO, LSE; the workspace rows.
-// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_m128n128s2_pre({{.*}}) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>
+// Pre-kernel: pointers and strides of O, dO, LSE; the workspace rows; it
+// zeros the dQ accumulator's 64-row block (the workspace's "init" is
+// "none": no memset by the runtime), 16 bytes per store.
+// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_m128n128s2_pre({{.*}}, %{{.+}}: !llvm.ptr, %{{.+}}: i32) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>
+// CHECK: arith.constant dense<0.000000e+00> : vector<4xf32>
+// CHECK-COUNT-4: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
 // CHECK: nvvm.shfl.sync bfly
 // Main kernel: Q, K, V, dO, LSE2, D by TMA (six grid-constant tensor maps).
 // CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_m128n128s2_main(%{{.+}}: !llvm.ptr {{{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr {{{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr {{{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr {{{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr {{{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr {{{.*}}nvvm.grid_constant}, %{{.+}}: !llvm.ptr,

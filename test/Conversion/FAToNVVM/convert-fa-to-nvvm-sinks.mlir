@@ -74,14 +74,14 @@ func.func @forward_plain(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>,
 // CHECK-SAME: \22operand\22: \22sinks\22
 // CHECK-SAME: \22operand\22: \22dsinks_partial\22
 // CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_pre(
-// CHECK-SAME: %arg14: i32, %arg15: !llvm.ptr, %arg16: !llvm.ptr)
-// CHECK: llvm.getelementptr %arg15[{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-SAME: %arg15: i32, %arg16: !llvm.ptr, %arg17: !llvm.ptr)
+// CHECK: llvm.getelementptr %arg16[{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: arith.negf
 // CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c4_i32
 // CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c8_i32
 // CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c16_i32
-// CHECK: llvm.getelementptr %arg16[{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: llvm.getelementptr %arg17[{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // The main kernel's parameters are those without sinks (dq_accum, then sizes).
 // CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_main(
 // CHECK-SAME: %arg14: !llvm.ptr, %arg15: i32, %arg16: i32, %arg17: i32)
