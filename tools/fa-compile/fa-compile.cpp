@@ -44,11 +44,12 @@ static cl::opt<bool> pingPong("pingpong", cl::desc("Consumer warpgroups take tur
 static cl::opt<bool> deterministic(
     "deterministic", cl::desc("Backward: bitwise reproducible dQ (fixed accumulation order)"),
     cl::init(false), cl::cat(faCompileCategory));
-static cl::opt<unsigned> bwdQueryTile(
-    "bwd-query-tile",
-    cl::desc("Backward: query rows per main-kernel iteration, 64 or 128 (0: choose; 128 "
-             "needs head dims <= 64)"),
-    cl::init(0), cl::cat(faCompileCategory));
+static cl::opt<unsigned>
+    bwdQueryTile("bwd-query-tile",
+                 cl::desc("Backward: query rows per main-kernel iteration, 64 "
+                          "or 128 (0: choose; 128 "
+                          "needs head dims <= 64)"),
+                 cl::init(0), cl::cat(faCompileCategory));
 static cl::opt<std::string> ptxasOptions("ptxas-options", cl::desc("Extra ptxas options"),
                                          cl::init(""), cl::cat(faCompileCategory));
 static cl::opt<bool> printIR("print-ir", cl::desc("Print the module after the pipeline"),

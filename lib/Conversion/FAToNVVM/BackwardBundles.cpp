@@ -144,8 +144,9 @@ Array rowGrid(const BK &cfg) {
 }
 
 KernelJson preKernel(const BK &cfg) {
-  KernelJson k{"_pre", "attention_bwd_pre", {}, {}, {"lse_log2", "softmax_d", "dq_accum"},
-               BK::kAuxThreads, 0};
+  KernelJson k{
+      "_pre", "attention_bwd_pre", {}, {}, {"lse_log2", "softmax_d", "dq_accum"}, BK::kAuxThreads,
+      0};
   if (cfg.sinks())
     k.scratch.push_back("dsinks_partial");
   BackwardRowArgs unbound;

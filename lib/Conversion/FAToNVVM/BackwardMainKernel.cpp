@@ -440,8 +440,7 @@ std::pair<SmallVector<Value>, Value> KeyBlockConsumer::issueDq(Value dsBuf) {
         wgmmaDescriptor(kb, kb.sharedAt(dsBuf, kb.mul(me.c, kb.c32(64 * 128))), 16, 1024);
     Value kBox = opaqueCopy(kb, wgmmaDescriptor(kb, k.base, BN * 128, 1024));
     for (int64_t kk = 0; kk < BN / 16; ++kk)
-      dq = wgmmaSS(kb, dq,
-                   wgmmaDescriptorAdd(kb, dsDesc, (kk / 4) * BM * 128 + (kk % 4) * 32),
+      dq = wgmmaSS(kb, dq, wgmmaDescriptorAdd(kb, dsDesc, (kk / 4) * BM * 128 + (kk % 4) * 32),
                    wgmmaDescriptorAdd(kb, kBox, kk * 16 * 128), 64, kk > 0,
                    /*bMNMajor=*/true, cfg.elem);
     dqBox = kb.c32(0);
@@ -676,9 +675,9 @@ void BackwardMainKernel::storeBiasGrad(const QueryStep &s, Value slab0, Value ke
     }
   };
   // Interior tiles (all but the tails) store without bounds tests.
-  Value interior = kb.andi(
-      kb.cmp(arith::CmpIPredicate::sle, kb.add(s.m0, kb.c32(cfg.blockM)), args.seqQ),
-      kb.cmp(arith::CmpIPredicate::sle, kb.add(slab0, kb.c32(64)), args.seqK));
+  Value interior =
+      kb.andi(kb.cmp(arith::CmpIPredicate::sle, kb.add(s.m0, kb.c32(cfg.blockM)), args.seqQ),
+              kb.cmp(arith::CmpIPredicate::sle, kb.add(slab0, kb.c32(64)), args.seqK));
   kb.ifThenElse(interior, [&] { emitStores(false); }, [&] { emitStores(true); });
 }
 

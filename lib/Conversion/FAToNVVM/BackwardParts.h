@@ -54,7 +54,7 @@ struct BackwardKernelConfig {
   /// workspace rows are padded to it; the pre and post kernels and the dQ
   /// accumulator's blocks stay in 64-row tiles (kRowTile).
   int64_t blockM = 64;
-  static constexpr int64_t kRowTile = 64;  // rows of a pre/post CTA and a dQ block
+  static constexpr int64_t kRowTile = 64; // rows of a pre/post CTA and a dQ block
   static constexpr int64_t kBlockN = 128; // keys per CTA (64 per consumer)
   static constexpr int64_t kStages = 2;
   static constexpr int64_t kThreads = 384;

@@ -249,9 +249,9 @@ static void zeroDqAccum(KernelBuilder &kb, const BackwardRowArgs &a,
   const int64_t boxes = cfg.qkDim() / BackwardKernelConfig::kBox;
   const int64_t threads = BackwardKernelConfig::kAuxThreads;
   Value tiles = kb.divUI(t.seqPad, kb.c32(BackwardKernelConfig::kRowTile));
-  Value first = kb.mul(kb.add(kb.mul(kb.add(kb.mul(t.batch, t.numHeads), t.head), tiles),
-                              kb.blockIdX()),
-                       kb.c32(boxes));
+  Value first =
+      kb.mul(kb.add(kb.mul(kb.add(kb.mul(t.batch, t.numHeads), t.head), tiles), kb.blockIdX()),
+             kb.c32(boxes));
   auto v4 = VectorType::get({4}, kb.f32);
   Value zero = arith::ConstantOp::create(kb.b, v4, kb.b.getZeroAttr(v4));
   Value tid4 = kb.ext64(kb.mul(kb.threadIdX(), kb.c32(4)));

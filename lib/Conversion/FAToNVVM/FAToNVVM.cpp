@@ -358,8 +358,7 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
     return fail("only chip=sm_90a is supported, got " + opts.chip);
   cfg.deterministic = opts.deterministic;
   if (opts.bwdQueryTile != 0 && opts.bwdQueryTile != 64 && opts.bwdQueryTile != 128)
-    return fail("bwd-query-tile must be 0 (choose), 64 or 128, got " +
-                Twine(opts.bwdQueryTile));
+    return fail("bwd-query-tile must be 0 (choose), 64 or 128, got " + Twine(opts.bwdQueryTile));
   cfg.chooseQueryTile(opts.bwdQueryTile);
   return cfg;
 }
