@@ -164,6 +164,13 @@ prepare() {
   else
     rm -rf "$dev/backward-prev" "$dev/varlen-prev"
   fi
+  # BWD_PREV_FLAGS (e.g. --bwd-query-tile=64): the backward sequences again
+  # from this compiler with these options, as stage 6's "ours_prev" (an A/B
+  # of one compiler option in one process; replaces PREV_FA_COMPILE's).
+  if [[ -n ${BWD_PREV_FLAGS:-} ]]; then
+    FA_COMPILE_FLAGS=$BWD_PREV_FLAGS bash test/Device/build_backward.sh \
+      "$root/$BUILD_DIR/bin/fa-compile" "$dev/backward-prev"
+  fi
   # FA4 and cudnn-frontend for stage 3b, packed once into .anchors/ (ignored)
   grep -qx '/.anchors/' .gitignore || echo '/.anchors/' >> .gitignore
   if [[ -f ../shared/peers/anchor-wheels.sh ]]; then

@@ -5,7 +5,9 @@
 # kernel bundles and cubin, plus cfg.json; a ptxas resource report of all of
 # them in <out>/ptxas.log. A configuration fa-compile rejects is an error,
 # unless SKIP_REJECTED=1 (an earlier compiler for an A/B: what it cannot do
-# is left out and listed in <out>/rejected.txt).
+# is left out and listed in <out>/rejected.txt). FA_COMPILE_FLAGS: options
+# added to every compile (the A/B of scripts/device-round.sh passes
+# --bwd-query-tile=64 for the 64-query tile).
 #   test/Device/build_backward.sh [fa-compile] [out]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,7 +20,11 @@ python3 "$here/gen_backward_inputs.py" "$out/src"
 : > "$out/ptxas.log"
 for f in "$out"/src/*.mlir; do
   n=$(basename "$f" .mlir)
-  det=(); grep -q '"det": true' "$out/src/$n.cfg.json" && det=(--deterministic)
+  # --deterministic, --bwd-query-tile=N as the configuration says, then
+  # FA_COMPILE_FLAGS (whose --bwd-query-tile replaces the configuration's).
+  flags=$(python3 "$here/gen_backward_inputs.py" flags "$out/src/$n.cfg.json")
+  [[ ${FA_COMPILE_FLAGS:-} == *bwd-query-tile* ]] && flags=$(sed 's/--bwd-query-tile=[0-9]*//' <<< "$flags")
+  read -r -a det <<< "$flags ${FA_COMPILE_FLAGS:-}"
   if [[ ${SKIP_REJECTED:-0} == 1 ]]; then
     "$FC" "$f" -o "$out/$n" "${det[@]}" 2>> "$out/rejected.txt" || { rm -rf "$out/$n"; continue; }
   else

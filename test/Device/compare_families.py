@@ -100,12 +100,12 @@ def combine_module(work):
 
 
 def backward_jobs(work):
+    from gen_backward_inputs import flags
     files = split_dir(work, "backward", "gen_backward_inputs.py")
     jobs = []
     for f in files:
         with open(f[:-len(".mlir")] + ".cfg.json") as cfg:
-            det = '"det": true' in cfg.read()
-        jobs.append((f, ["--deterministic"] if det else []))
+            jobs.append((f, flags(json.load(cfg))))
     return jobs
 
 

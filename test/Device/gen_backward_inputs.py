@@ -12,9 +12,10 @@ from collections import namedtuple
 
 # window (left, right) or None; det: compiled with --deterministic; softcap
 # or None; bias: None or (per_batch, per_head, dtype) of a
-# [B|1, Hq|1, Sq, Sk] bias (dBias is checked too).
-Bwd = namedtuple("Bwd", "dtype d dv layout causal align window det softcap bias",
-                 defaults=(False, None, None))
+# [B|1, Hq|1, Sq, Sk] bias (dBias is checked too); tile: the main kernel's
+# query tile forced with --bwd-query-tile (None: the compiler's choice).
+Bwd = namedtuple("Bwd", "dtype d dv layout causal align window det softcap bias tile",
+                 defaults=(False, None, None, None))
 
 
 def configs():
@@ -51,6 +52,25 @@ def configs():
     # bench_backward_bias.py's: bf16 bias per (batch, head) or per head.
     out += [Bwd("bf16", d, d, "bhsd", False, "top_left", None, bias=(per_batch, True, "bf16"))
             for d in (64, 128) for per_batch in (False, True)]
+    # The 128-query tile (chosen at head dims <= 64 without bias, softcap or
+    # score_mod) forced where the compiler keeps 64 for registers: the
+    # kernels spill, but their results must be right.
+    out += [
+        Bwd("bf16", 64, 64, "bshd", False, "bottom_right", (64, 16), softcap=5.0, tile=128),
+        Bwd("bf16", 64, 64, "bhsd", True, "top_left", None, True, bias=(True, True, "bf16"),
+            tile=128),
+        Bwd("bf16", 64, 64, "bshd", False, "bottom_right", (48, 24), bias=(False, True, "f32"),
+            tile=128),
+    ]
+    return out
+
+
+def flags(c):
+    """fa-compile's options for configuration `c` (a Bwd or its cfg.json dict)."""
+    c = c._asdict() if hasattr(c, "_asdict") else c
+    out = ["--deterministic"] if c.get("det") else []
+    if c.get("tile"):
+        out.append(f"--bwd-query-tile={c['tile']}")
     return out
 
 
@@ -64,6 +84,7 @@ def name(c):
         n += f"_cap{c.softcap:g}"
     if c.bias:
         n += "_bias" + ("B" if c.bias[0] else "1") + ("H" if c.bias[1] else "1") + c.bias[2]
+    n += f"_m{c.tile}" if c.tile else ""
     return n + ("_det" if c.det else "")
 
 
@@ -99,6 +120,10 @@ def mlir(c):
 
 
 def main(argv):
+    if argv[1] == "flags":  # flags CFG_JSON: fa-compile's options, one line
+        with open(argv[2]) as f:
+            print(" ".join(flags(json.load(f))))
+        return
     if argv[1:] == ["list"]:
         for c in configs():
             print(name(c), json.dumps(c._asdict()))

@@ -3,14 +3,14 @@
 // into sm_90a bundles: the forward's and the backward's kernel sequence.
 // RUN: rm -rf %t && fa-opt %s --fa-raise-attention | fa-compile - -o %t --format=isa
 // RUN: ls %t | FileCheck %s
-// CHECK: fa_bwd_bf16_d64_bhsd_m64n128s2.json
-// CHECK-NEXT: fa_bwd_bf16_d64_bhsd_m64n128s2.ptx
-// CHECK-NEXT: fa_bwd_bf16_d64_bhsd_m64n128s2_main.json
-// CHECK-NEXT: fa_bwd_bf16_d64_bhsd_m64n128s2_post.json
-// CHECK-NEXT: fa_bwd_bf16_d64_bhsd_m64n128s2_pre.json
+// CHECK: fa_bwd_bf16_d64_bhsd_m128n128s2.json
+// CHECK-NEXT: fa_bwd_bf16_d64_bhsd_m128n128s2.ptx
+// CHECK-NEXT: fa_bwd_bf16_d64_bhsd_m128n128s2_main.json
+// CHECK-NEXT: fa_bwd_bf16_d64_bhsd_m128n128s2_post.json
+// CHECK-NEXT: fa_bwd_bf16_d64_bhsd_m128n128s2_pre.json
 // CHECK-NEXT: fa_fwd_bf16_d64_bhsd_lse_m192n128s2o.json
 // CHECK-NEXT: fa_fwd_bf16_d64_bhsd_lse_m192n128s2o.ptx
-// RUN: FileCheck %s --check-prefix=SEQ --input-file=%t/fa_bwd_bf16_d64_bhsd_m64n128s2.json
+// RUN: FileCheck %s --check-prefix=SEQ --input-file=%t/fa_bwd_bf16_d64_bhsd_m128n128s2.json
 // SEQ: "scale": 0.125
 // SEQ: "format": "fa-kernel-sequence"
 

@@ -44,6 +44,12 @@ static cl::opt<bool> pingPong("pingpong", cl::desc("Consumer warpgroups take tur
 static cl::opt<bool> deterministic(
     "deterministic", cl::desc("Backward: bitwise reproducible dQ (fixed accumulation order)"),
     cl::init(false), cl::cat(faCompileCategory));
+static cl::opt<unsigned>
+    bwdQueryTile("bwd-query-tile",
+                 cl::desc("Backward: query rows per main-kernel iteration, 64 "
+                          "or 128 (0: choose; 128 "
+                          "needs head dims <= 64)"),
+                 cl::init(0), cl::cat(faCompileCategory));
 static cl::opt<std::string> ptxasOptions("ptxas-options", cl::desc("Extra ptxas options"),
                                          cl::init(""), cl::cat(faCompileCategory));
 static cl::opt<bool> printIR("print-ir", cl::desc("Print the module after the pipeline"),
@@ -104,6 +110,7 @@ int main(int argc, char **argv) {
     convert.overlap = overlap;
     convert.pingPong = pingPong;
     convert.deterministic = deterministic;
+    convert.bwdQueryTile = bwdQueryTile;
     pm.addPass(fa::createConvertFAToNVVM(convert));
     if (failed(pm.run(*module)))
       return 1;
@@ -116,6 +123,7 @@ int main(int argc, char **argv) {
   options.overlap = overlap;
   options.pingPong = pingPong;
   options.deterministic = deterministic;
+  options.bwdQueryTile = bwdQueryTile;
   options.bundleDir = outDir;
   options.ptxasOptions = ptxasOptions;
   fa::buildFANVVMPipeline(pm, options);

@@ -81,6 +81,11 @@ def ConvertFAToNVVM : Pass<"convert-fa-to-nvvm", "ModuleOp"> {
     Option<"deterministic", "deterministic", "bool", /*default=*/"false",
            "fa.attention_grad: add dQ partials in key-block order (a semaphore "
            "per query tile), so that the backward is bitwise reproducible">,
+    Option<"bwdQueryTile", "bwd-query-tile", "unsigned", /*default=*/"0",
+           "fa.attention_grad: the main kernel's query rows per iteration, 64 or "
+           "128 (128 where the head dims are at most 64); 0 chooses (128 where "
+           "the head dims are at most 64 and there is no bias, softcap, "
+           "score_mod or mask_mod). An A/B knob: docs/HopperBackward.md">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",

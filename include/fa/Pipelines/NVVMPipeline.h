@@ -42,6 +42,11 @@ struct FANVVMPipelineOptions : public PassPipelineOptions<FANVVMPipelineOptions>
       *this, "deterministic",
       llvm::cl::desc("Backward: add dQ partials in a fixed order (bitwise reproducible)"),
       llvm::cl::init(false)};
+  PassOptions::Option<unsigned> bwdQueryTile{
+      *this, "bwd-query-tile",
+      llvm::cl::desc("Backward: query rows per main-kernel iteration, 64 or "
+                     "128 (0: choose)"),
+      llvm::cl::init(0)};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("Write each kernel as a bundle (cubin + JSON) into this directory"),

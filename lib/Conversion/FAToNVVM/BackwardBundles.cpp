@@ -29,14 +29,15 @@ void mlir::fa::nvvm_kernel::buildBackwardKernels(OpBuilder &builder, Location lo
 
 namespace {
 
-/// The query rows of the row workspaces: whole 64-row tiles.
-BundleExpr seqPad() { return ceilDiv(sym::SeqQ, 64) * 64; }
+/// The query rows of the row workspaces: whole query tiles of the main
+/// kernel (64 or 128 rows).
+BundleExpr seqPad(const BK &cfg) { return ceilDiv(sym::SeqQ, cfg.blockM) * cfg.blockM; }
 
 /// A ragged batch's padded query blocks (VarlenBackward.cpp): the
 /// workspace's rows per head are 64 times as many, its batch 1.
-BundleExpr paddedQueryBlocks() { return paddedBlocksExpr(sym::SeqQ, BK::kBlockM); }
+BundleExpr paddedQueryBlocks() { return paddedBlocksExpr(sym::SeqQ, BK::kRowTile); }
 BundleExpr workspaceRows(const BK &cfg) {
-  return cfg.varlen ? paddedQueryBlocks() * BK::kBlockM : seqPad();
+  return cfg.varlen ? paddedQueryBlocks() * BK::kRowTile : seqPad(cfg);
 }
 BundleExpr workspaceBatch(const BK &cfg) { return cfg.varlen ? BundleExpr(1) : sym::Batch; }
 
@@ -69,14 +70,15 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
                {"dtype", "i32"},
                {"dims", Array{"batch", "head", "seq"}},
                {"shape", Array{workspaceBatch(cfg), sym::HeadsQ,
-                               cfg.varlen ? paddedQueryBlocks() : ceilDiv(sym::SeqQ, 64)}}};
+                               cfg.varlen ? paddedQueryBlocks() : workspaceRowTilesExpr(cfg)}}};
   else // lse_log2, softmax_d
     o = Object{{"name", name.str()},
                {"dtype", "f32"},
                {"dims", Array{"batch", "head", "seq"}},
                {"shape", Array{workspaceBatch(cfg), sym::HeadsQ, workspaceRows(cfg)}}};
   if (withInit)
-    o["init"] = (name == "lse_log2" || name == "softmax_d") ? "none" : "zero";
+    // dq_accum is zeroed by the pre kernel.
+    o["init"] = (name == "lse_log2" || name == "softmax_d" || name == "dq_accum") ? "none" : "zero";
   return o;
 }
 
@@ -130,16 +132,18 @@ std::string kernelBundle(const BK &cfg, StringRef chip, StringRef cubinFile, Ker
   return printJson(std::move(root));
 }
 
-/// The row kernels' grid: a CTA per 64 query rows of each (head, batch),
-/// or per padded block of a ragged batch.
+/// The row kernels' grid: a CTA per 64 workspace rows of each (head,
+/// batch), or per padded block of a ragged batch.
 Array rowGrid(const BK &cfg) {
   if (cfg.varlen)
     return Array{paddedQueryBlocks(), sym::HeadsQ, 1};
-  return Array{ceilDiv(sym::SeqQ, 64), sym::HeadsQ, sym::Batch};
+  return Array{workspaceRowTilesExpr(cfg), sym::HeadsQ, sym::Batch};
 }
 
 KernelJson preKernel(const BK &cfg) {
-  KernelJson k{"_pre", "attention_bwd_pre", {}, {}, {"lse_log2", "softmax_d"}, BK::kAuxThreads, 0};
+  KernelJson k{
+      "_pre", "attention_bwd_pre", {}, {}, {"lse_log2", "softmax_d", "dq_accum"}, BK::kAuxThreads,
+      0};
   BackwardRowArgs unbound;
   k.params = backwardPreSignature(unbound, cfg.varlen).bundleParams();
   k.grid = rowGrid(cfg);

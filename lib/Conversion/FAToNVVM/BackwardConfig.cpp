@@ -20,8 +20,35 @@ std::string BackwardKernelConfig::name() const {
     if (biasBroadcasts())
       n += std::string("_bc") + (biasBroadcastBatch ? "b" : "") + (biasBroadcastHead ? "h" : "");
   }
-  n += llvm::formatv("_m{0}n{1}s{2}", kBlockM, kBlockN, kStages).str();
+  n += llvm::formatv("_m{0}n{1}s{2}", blockM, kBlockN, kStages).str();
   if (deterministic)
     n += "_det";
   return n + scaleTag(semantics, headDim);
+}
+
+void BackwardKernelConfig::chooseQueryTile(unsigned forced) {
+  // dK and dV of 64 keys x 64 columns (64 registers), S^T and dP^T of 64
+  // keys x 128 queries (128) and the dQ partial (32) fit the consumers'
+  // 240 registers at head dims up to 64 only. A ragged batch's padded
+  // blocks are 64 rows (VarlenBackward.cpp).
+  bool fits = qkDim() == kBox && vDim() == kBox && !varlen;
+  // Regions, a bias or a softcap keep more per-score values live (the
+  // derivative, the bias's addresses, capture reads): they spill at 128
+  // (ptxas, docs/HopperBackward.md).
+  bool preferred = fits && !semantics.hasModifiers() && !bias && !semantics.softcap;
+  bool wide = forced == 0 ? preferred : (forced == 2 * kRowTile && fits);
+  blockM = wide ? 2 * kRowTile : kRowTile;
+}
+
+Value mlir::fa::nvvm_kernel::workspaceRowTiles(KernelBuilder &kb, Value seqQ,
+                                               const BackwardKernelConfig &cfg) {
+  const int64_t m = cfg.blockM, perTile = m / BackwardKernelConfig::kRowTile;
+  Value tiles = kb.divUI(kb.add(seqQ, kb.c32(m - 1)), kb.c32(m));
+  return perTile == 1 ? tiles : kb.mul(tiles, kb.c32(perTile));
+}
+
+BundleExpr mlir::fa::nvvm_kernel::workspaceRowTilesExpr(const BackwardKernelConfig &cfg) {
+  const int64_t m = cfg.blockM, perTile = m / BackwardKernelConfig::kRowTile;
+  BundleExpr tiles = ceilDiv(sym::SeqQ, m);
+  return perTile == 1 ? tiles : tiles * perTile;
 }

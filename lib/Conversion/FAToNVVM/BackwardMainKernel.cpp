@@ -20,7 +20,8 @@
 //                dS [64 queries x 128 keys]; then
 //                  dQ_i += dS K              (SS, K MN-major)
 //                each warpgroup one 64-column box of dQ (head dim 128), or
-//                its half of the keys (head dim 64), staged in shared
+//                its half of the keys (head dim 64, 64-query tile), or its
+//                64 rows of the 128-query tile (cfg.blockM), staged in shared
 //                memory and added into the f32 accumulator by one bulk
 //                reduce (in key-block order through a semaphore when
 //                deterministic). Without lookahead dK is issued after dQ,
@@ -79,8 +80,9 @@ private:
   void placeSequence();
   /// The packed row of row `row` of the sequence (`start`: its first).
   Value packedRow(Value start, Value row) { return cfg.varlen ? kb.add(start, row) : row; }
-  /// The dq_accum block (and semaphore) index of the query tile of step `s`.
-  Value queryTileIndex(const QueryStep &s);
+  /// The dq_accum block (and semaphore) index of the 64-row tile of step
+  /// `s` (with the 128-query tile, its half `rowHalf`; else null).
+  Value queryTileIndex(const QueryStep &s, Value rowHalf);
   void emitProducer();
   void emitConsumer();
   /// S^T of one consumer (rows: keys from keyRow0, columns: queries from
@@ -109,9 +111,10 @@ private:
   /// consumer's keys in the query rows the mask skips.
   void zeroSkippedBiasGrad(Value slab0, Value threadInWg);
   /// The consumer's dQ partial of step `s` (64-column box `box` of the
-  /// tile) staged in shared memory and added into the accumulator by one
-  /// bulk reduce.
-  void addDq(const QueryStep &s, ArrayRef<Value> dq, Value box, Value c, Value threadInWg);
+  /// tile, or of its 64-row half `rowHalf`) staged in shared memory and
+  /// added into the accumulator by one bulk reduce.
+  void addDq(const QueryStep &s, Value rowHalf, ArrayRef<Value> dq, Value box, Value c,
+             Value threadInWg);
   /// dK or dV of this consumer to global memory (rows past seq_k dropped).
   void storeGrad(ArrayRef<Value> acc, Value ptr, Value (&stride)[3], int64_t realCols,
                  Value keyRow0, Value laneCol, Value scale);
@@ -134,7 +137,7 @@ QueryStep BackwardMainKernel::step(Value t) {
   bool headsInner = cfg.biasBroadcastHead;
   Value g = headsInner ? kb.remu(t, args.group) : kb.divUI(t, tileCount);
   Value tile = kb.add(firstTile, headsInner ? kb.divUI(t, args.group) : kb.remu(t, tileCount));
-  return {kb.add(kb.mul(headKV, args.group), g), tile, kb.mul(tile, kb.c32(BK::kBlockM))};
+  return {kb.add(kb.mul(headKV, args.group), g), tile, kb.mul(tile, kb.c32(cfg.blockM))};
 }
 
 void BackwardMainKernel::emitProducer() {
@@ -155,7 +158,7 @@ void BackwardMainKernel::emitProducer() {
       QueryStep s = step(t);
       Value full = pipe.acquire(t, cfg.slotLoadBytes());
       Value slot = pipe.slot(t);
-      const int64_t qBox = BK::kBlockM * 128;
+      const int64_t qBox = cfg.blockM * 128;
       Value queryRow = packedRow(qStart, s.m0);
       for (int64_t i = 0; i < cfg.qkDim() / box; ++i)
         tmaLoad(kb, kb.sharedAt(slot, i * qBox), args.tmQ, full,
@@ -164,7 +167,7 @@ void BackwardMainKernel::emitProducer() {
         tmaLoad(kb, kb.sharedAt(slot, cfg.qBytes() + i * qBox), args.tmDO, full,
                 {kb.c32(box * i), queryRow, s.qHead, batch});
       // A ragged batch's row statistics sit in the padded workspace.
-      Value statRow = cfg.varlen ? kb.add(kb.mul(paddedTile0, kb.c32(BK::kBlockM)), s.m0) : s.m0;
+      Value statRow = cfg.varlen ? kb.add(kb.mul(paddedTile0, kb.c32(cfg.blockM)), s.m0) : s.m0;
       int64_t stats = cfg.qBytes() + cfg.doBytes();
       tmaLoad(kb, kb.sharedAt(slot, stats), args.tmLse2, full, {statRow, s.qHead, batch});
       tmaLoad(kb, kb.sharedAt(slot, stats + cfg.rowStatBytes()), args.tmD, full,
@@ -244,7 +247,7 @@ private:
 
 KeyBlockConsumer::KeyBlockConsumer(BackwardMainKernel &k, const ConsumerThread &me)
     : k(k), kb(k.kb), cfg(k.cfg), me(me), DK(cfg.qkDim()), DV(cfg.vDim()), nK(DK / 2), nV(DV / 2),
-      nS(BK::kBlockM / 2), lookahead(DK <= BK::kBox && DV <= BK::kBox),
+      nS(cfg.blockM / 2), lookahead(DK <= BK::kBox && DV <= BK::kBox && !cfg.wideQueryTile()),
       slab0(kb.add(k.n0, kb.mul(me.c, kb.c32(64)))), keyRow0(me.fragmentRow(kb, slab0)),
       laneCol(me.laneColumn(kb)), modifiers(cfg.semantics, k.args.captures),
       semantics(KernelModifiers::withTarget(cfg.semantics, &modifiers)),
@@ -257,7 +260,7 @@ KeyBlockConsumer::KeyBlockConsumer(BackwardMainKernel &k, const ConsumerThread &
 }
 
 SmallVector<Value> KeyBlockConsumer::issueTransposed(Value aDesc, Value bDesc, int64_t dim) {
-  const int64_t BM = BK::kBlockM, BN = BK::kBlockN;
+  const int64_t BM = cfg.blockM, BN = BK::kBlockN;
   SmallVector<Value> acc;
   for (int64_t kk = 0; kk < dim / 16; ++kk) {
     int64_t inRow = (kk % 4) * 32;
@@ -271,7 +274,7 @@ SmallVector<Value> KeyBlockConsumer::issueTransposed(Value aDesc, Value bDesc, i
 
 SmallVector<Value> KeyBlockConsumer::accumulateRS(SmallVector<Value> acc, ArrayRef<Value> a,
                                                   Value tile, int64_t n) {
-  const int64_t BM = BK::kBlockM;
+  const int64_t BM = cfg.blockM;
   Value bDesc = wgmmaDescriptor(kb, tile, BM * 128, 1024);
   for (int64_t kk = 0; kk < BM / 16; ++kk)
     acc = wgmmaRS(kb, acc, a.slice(4 * kk, 4), wgmmaDescriptorAdd(kb, bDesc, kk * 16 * 128), n,
@@ -427,7 +430,7 @@ void KeyBlockConsumer::addSinkGrad(const QueryStep &s, Value stats, ArrayRef<Val
 }
 
 Value KeyBlockConsumer::storeDsTransposed(Value t, ArrayRef<Value> dsRegs) {
-  const int64_t BM = BK::kBlockM;
+  const int64_t BM = cfg.blockM;
   // The 8 x 8 blocks (queries 8 j.., keys 16 warp + 8 h..) are pair
   // registers 2 j + h; stmatrix q stores j = 2 q, 2 q + 1.
   Value dsBuf = kb.sharedAt(
@@ -448,10 +451,21 @@ Value KeyBlockConsumer::storeDsTransposed(Value t, ArrayRef<Value> dsRegs) {
 }
 
 std::pair<SmallVector<Value>, Value> KeyBlockConsumer::issueDq(Value dsBuf) {
-  const int64_t BM = BK::kBlockM, BN = BK::kBlockN;
+  const int64_t BM = cfg.blockM, BN = BK::kBlockN;
   SmallVector<Value> dq;
   Value dqBox;
-  if (DK / BK::kBox == 2) {
+  if (cfg.wideQueryTile()) {
+    // Rows [64 c, 64 c + 64) of the 128-query tile (dS's rows), all 128
+    // keys, K's only box: the consumers' partials are disjoint.
+    Value dsDesc =
+        wgmmaDescriptor(kb, kb.sharedAt(dsBuf, kb.mul(me.c, kb.c32(64 * 128))), 16, 1024);
+    Value kBox = opaqueCopy(kb, wgmmaDescriptor(kb, k.base, BN * 128, 1024));
+    for (int64_t kk = 0; kk < BN / 16; ++kk)
+      dq = wgmmaSS(kb, dq, wgmmaDescriptorAdd(kb, dsDesc, (kk / 4) * BM * 128 + (kk % 4) * 32),
+                   wgmmaDescriptorAdd(kb, kBox, kk * 16 * 128), 64, kk > 0,
+                   /*bMNMajor=*/true, cfg.elem);
+    dqBox = kb.c32(0);
+  } else if (DK / BK::kBox == 2) {
     Value dsDesc = wgmmaDescriptor(kb, dsBuf, 16, 1024);
     // Columns [64 c, 64 c + 64): all 128 keys, K's box c.
     Value kBox = opaqueCopy(kb, wgmmaDescriptor(
@@ -503,13 +517,15 @@ SmallVector<Value> KeyBlockConsumer::step(Value t, ValueRange acc) {
   // dS is complete for the dQ product: both halves when dQ's box takes all
   // 128 keys, else this consumer's own (the consumers then run decoupled,
   // one's elementwise work under the other's GEMMs).
-  if (DK / BK::kBox == 2)
+  if (DK / BK::kBox == 2 || cfg.wideQueryTile())
     namedBarrierSync(kb, static_cast<int64_t>(BackwardBarrier::DsWritten), 256);
   else
     namedBarrierSync(
         kb, kb.add(kb.c32(static_cast<int64_t>(BackwardBarrier::DsOwnWritten)), me.c), 128);
 
   auto [dq, dqBox] = issueDq(dsBuf);
+  // With the 128-query tile the consumer's partial is its half of the rows.
+  Value rowHalf = cfg.wideQueryTile() ? me.c : Value();
   if (!lookahead) {
     // Without lookahead, dK goes after dQ, so that the dQ partial is
     // staged and reduced while dK runs on the tensor cores (as FA3 orders
@@ -521,7 +537,7 @@ SmallVector<Value> KeyBlockConsumer::step(Value t, ValueRange acc) {
   next.append(dV.begin(), dV.end());
   if (!lookahead) {
     wgmmaWait(kb, 1); // dV and dQ are done, dK may still run
-    k.addDq(s, dq, dqBox, me.c, me.threadInWg);
+    k.addDq(s, rowHalf, dq, dqBox, me.c, me.threadInWg);
     wgmmaWait(kb, 0);
     k.pipe.release(t); // dK was the last reader of Q_i
     return next;
@@ -543,7 +559,7 @@ SmallVector<Value> KeyBlockConsumer::step(Value t, ValueRange acc) {
       });
   next.append(ahead.begin(), ahead.end());
   k.pipe.release(t);
-  k.addDq(s, dq, dqBox, me.c, me.threadInWg);
+  k.addDq(s, rowHalf, dq, dqBox, me.c, me.threadInWg);
   return next;
 }
 
@@ -562,8 +578,8 @@ std::array<Value, 2> BackwardMainKernel::loadRowStatPair(Value stats, int64_t of
 }
 
 SmallVector<Value> BackwardMainKernel::loadRowStats(Value stats, int64_t offset, Value laneCol) {
-  SmallVector<Value> out(BK::kBlockM / 2);
-  for (int64_t j = 0; j < BK::kBlockM / 8; ++j) {
+  SmallVector<Value> out(cfg.blockM / 2);
+  for (int64_t j = 0; j < cfg.blockM / 8; ++j) {
     std::array<Value, 2> x = loadRowStatPair(stats, offset, laneCol, j);
     // Registers 4 j + 2 h + e hold column 8 j + e of rows h = 0, 1.
     for (int64_t e = 0; e < 2; ++e)
@@ -575,7 +591,7 @@ SmallVector<Value> BackwardMainKernel::loadRowStats(Value stats, int64_t offset,
 
 SmallVector<Value> BackwardMainKernel::maskTransposed(Value m0, Value slab0, Value keyRow0,
                                                      Value laneCol, SmallVector<Value> sT) {
-  const int64_t BM = BK::kBlockM;
+  const int64_t BM = cfg.blockM;
   Value colBase = kb.add(m0, laneCol);
   Value need = kb.cmp(arith::CmpIPredicate::sgt, kb.add(slab0, kb.c32(64)), args.seqK);
   if (Value visible = rule->fullyVisible({m0, kb.c32(BM)}, {slab0, kb.c32(64)}))
@@ -684,9 +700,9 @@ void BackwardMainKernel::storeBiasGrad(const QueryStep &s, Value slab0, Value ke
     }
   };
   // Interior tiles (all but the tails) store without bounds tests.
-  Value interior = kb.andi(
-      kb.cmp(arith::CmpIPredicate::sle, kb.add(s.m0, kb.c32(BK::kBlockM)), args.seqQ),
-      kb.cmp(arith::CmpIPredicate::sle, kb.add(slab0, kb.c32(64)), args.seqK));
+  Value interior =
+      kb.andi(kb.cmp(arith::CmpIPredicate::sle, kb.add(s.m0, kb.c32(cfg.blockM)), args.seqQ),
+              kb.cmp(arith::CmpIPredicate::sle, kb.add(slab0, kb.c32(64)), args.seqK));
   kb.ifThenElse(interior, [&] { emitStores(false); }, [&] { emitStores(true); });
 }
 
@@ -694,8 +710,8 @@ void BackwardMainKernel::zeroSkippedBiasGrad(Value slab0, Value threadInWg) {
   // The query rows outside [lo, hi) are the tiles the mask skips for this
   // key block: their dBias is 0, and only this CTA owns those elements.
   // Without tiles hi = min(lo, seq_q): the two ranges cover every row.
-  Value lo = kb.mul(firstTile, kb.c32(BK::kBlockM));
-  Value hi = kb.minSI(kb.mul(kb.add(firstTile, tileCount), kb.c32(BK::kBlockM)), args.seqQ);
+  Value lo = kb.mul(firstTile, kb.c32(cfg.blockM));
+  Value hi = kb.minSI(kb.mul(kb.add(firstTile, tileCount), kb.c32(cfg.blockM)), args.seqQ);
   Type elemTy = biasElementType(kb, *cfg.bias);
   Value zero = arith::ConstantOp::create(kb.b, elemTy, kb.b.getFloatAttr(elemTy, 0.0));
   const BiasArgs &g = args.gradBias;
@@ -729,8 +745,8 @@ void BackwardMainKernel::zeroSkippedBiasGrad(Value slab0, Value threadInWg) {
   });
 }
 
-void BackwardMainKernel::addDq(const QueryStep &s, ArrayRef<Value> dq, Value box, Value c,
-                               Value threadInWg) {
+void BackwardMainKernel::addDq(const QueryStep &s, Value rowHalf, ArrayRef<Value> dq, Value box,
+                               Value c, Value threadInWg) {
   Value isLeader = kb.cmp(arith::CmpIPredicate::eq, threadInWg, kb.c32(0));
   Value stage = kb.sharedAt(
       base, kb.add(kb.c32(cfg.dqStageOffset()), kb.mul(c, kb.c32(cfg.dqStageBytes()))));
@@ -753,20 +769,23 @@ void BackwardMainKernel::addDq(const QueryStep &s, ArrayRef<Value> dq, Value box
   namedBarrierSync(kb, full, 128);
 
   const int64_t boxes = cfg.qkDim() / BK::kBox;
-  Value tileIndex = queryTileIndex(s);
+  Value tileIndex = queryTileIndex(s, rowHalf);
   Value block = kb.add(kb.mul(tileIndex, kb.c32(boxes)), box);
   Value dst = kb.globalAt(args.dqAccum, kb.mul(kb.ext64(block), kb.c64(DqAccumLayout::kBlockFloats)),
                           kb.f32);
   kb.ifThen(isLeader, [&] {
     if (!cfg.deterministic)
       return bulkReduceAddF32(kb, dst, stage, cfg.dqStageBytes());
-    // Key blocks add into a query tile in order, consumer 0 before 1: the
+    // Key blocks add into a 64-row tile in order, consumer 0 before 1: the
     // tile's semaphore counts the reduces done; block j's consumer c waits
-    // for 2 (j - first block that sees the tile) + c.
-    auto [keysLo, keysHi] = rule->keyRange({s.m0, kb.c32(BK::kBlockM)});
+    // for 2 (j - first block that sees the tile) + c. With the 128-query
+    // tile one consumer adds into each 64-row half: block j waits for
+    // j - first.
+    auto [keysLo, keysHi] = rule->keyRange({s.m0, kb.c32(cfg.blockM)});
     Value firstBlock = rule->tileRange({keysLo, keysHi}, BK::kBlockN).first;
     Value sem = kb.globalAt(args.semaphore, kb.ext64(tileIndex), kb.i32);
-    Value turn = kb.add(kb.mul(kb.sub(nBlock, firstBlock), kb.c32(2)), c);
+    Value turn = rowHalf ? kb.sub(nBlock, firstBlock)
+                         : kb.add(kb.mul(kb.sub(nBlock, firstBlock), kb.c32(2)), c);
     spinUntilEqual(kb, sem, turn);
     bulkReduceAddF32(kb, dst, stage, cfg.dqStageBytes());
     bulkWaitDone(kb);
@@ -775,13 +794,15 @@ void BackwardMainKernel::addDq(const QueryStep &s, ArrayRef<Value> dq, Value box
   });
 }
 
-Value BackwardMainKernel::queryTileIndex(const QueryStep &s) {
+Value BackwardMainKernel::queryTileIndex(const QueryStep &s, Value rowHalf) {
   // A ragged batch: [heads_q, padded tiles] (batch 1), the sequence's
   // tiles from its first padded one.
   if (cfg.varlen)
     return kb.add(kb.mul(s.qHead, paddedTiles), kb.add(paddedTile0, s.tile));
-  Value tiles = kb.divUI(seqPad, kb.c32(BK::kBlockM));
-  return kb.add(kb.mul(kb.add(kb.mul(batch, numHeadsQ), s.qHead), tiles), s.tile);
+  Value tiles = kb.divUI(seqPad, kb.c32(BK::kRowTile));
+  // The 128-query tile's half `rowHalf` is 64-row tile 2 tile + rowHalf.
+  Value tile = rowHalf ? kb.add(kb.mul(s.tile, kb.c32(2)), rowHalf) : s.tile;
+  return kb.add(kb.mul(kb.add(kb.mul(batch, numHeadsQ), s.qHead), tiles), tile);
 }
 
 void BackwardMainKernel::storeGrad(ArrayRef<Value> acc, Value ptr, Value (&stride)[3],
@@ -853,8 +874,8 @@ void BackwardMainKernel::placeSequence() {
   };
   qStart = bound(at);
   Value qEnd = bound(kb.minSI(kb.add(at, kb.c32(1)), numSeqs));
-  paddedTile0 = kb.divUI(kb.add(qStart, kb.mul(at, kb.c32(BK::kBlockM))), kb.c32(BK::kBlockM));
-  paddedTiles = paddedBlocks(kb, totalQ, numSeqs, BK::kBlockM);
+  paddedTile0 = kb.divUI(kb.add(qStart, kb.mul(at, kb.c32(cfg.blockM))), kb.c32(cfg.blockM));
+  paddedTiles = paddedBlocks(kb, totalQ, numSeqs, cfg.blockM);
   args.seqQ = kb.select(inBatch, kb.sub(qEnd, qStart), kb.c32(0));
   args.seqK = keys.len;
 }
@@ -872,7 +893,7 @@ void BackwardMainKernel::emit() {
     placeSequence();
   n0 = kb.mul(nBlock, kb.c32(BK::kBlockN));
   numHeadsQ = kb.mul(kb.gridDimY(), args.group);
-  int64_t m = BK::kBlockM;
+  int64_t m = cfg.blockM;
   seqPad = kb.mul(kb.divUI(kb.add(args.seqQ, kb.c32(m - 1)), kb.c32(m)), kb.c32(m));
   // One rule for the producer's and the consumers' query tiles and masks.
   rule.emplace(kb, cfg.semantics, args.seqQ, args.seqK);
@@ -892,11 +913,11 @@ void BackwardMainKernel::emit() {
 
 } // namespace
 
-/// A [64]-row box of a [batch, head, seq] f32 workspace buffer.
-static llvm::json::Object rowStatMap(StringRef name) {
+/// A [rows]-row box of a [batch, head, seq] f32 workspace buffer.
+static llvm::json::Object rowStatMap(StringRef name, int64_t rows) {
   return llvm::json::Object{{"kind", "tensor_map"},
                             {"operand", name},
-                            {"box", llvm::json::Array{BK::kBlockM}},
+                            {"box", llvm::json::Array{rows}},
                             {"dims", llvm::json::Array{"seq", "head", "batch"}},
                             {"swizzle", "none"},
                             {"dtype", "f32"}};
@@ -906,12 +927,12 @@ KernelSignature mlir::fa::nvvm_kernel::backwardMainSignature(const BK &cfg,
                                                              BackwardMainArgs &a) {
   std::string dt = cfg.elemName();
   KernelSignature sig;
-  sig.tensorMap(&a.tmQ, tensorMapParam("query", dt, BK::kBlockM));
+  sig.tensorMap(&a.tmQ, tensorMapParam("query", dt, cfg.blockM));
   sig.tensorMap(&a.tmK, tensorMapParam("key", dt, BK::kBlockN));
   sig.tensorMap(&a.tmV, tensorMapParam("value", dt, BK::kBlockN));
-  sig.tensorMap(&a.tmDO, tensorMapParam("grad_output", dt, BK::kBlockM));
-  sig.tensorMap(&a.tmLse2, rowStatMap("lse_log2"));
-  sig.tensorMap(&a.tmD, rowStatMap("softmax_d"));
+  sig.tensorMap(&a.tmDO, tensorMapParam("grad_output", dt, cfg.blockM));
+  sig.tensorMap(&a.tmLse2, rowStatMap("lse_log2", cfg.blockM));
+  sig.tensorMap(&a.tmD, rowStatMap("softmax_d", cfg.blockM));
   // A pointer and its (batch, head, row) strides.
   auto strided = [&](Value *ptr, Value *strides[3], StringRef operand, StringRef rowDim) {
     sig.ptr(ptr, operand);

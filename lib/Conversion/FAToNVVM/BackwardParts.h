@@ -49,7 +49,12 @@ struct BackwardKernelConfig {
   /// partials and one more kernel, _dsinks, sums them into grad_sinks.
   bool sinks() const { return static_cast<bool>(semantics.sinks); }
 
-  static constexpr int64_t kBlockM = 64;  // query rows per iteration
+  /// Query rows per iteration of the main kernel: 64, or 128 where the
+  /// head dims are at most 64 (chooseQueryTile; FA3's d64 tile). The
+  /// workspace rows are padded to it; the pre and post kernels and the dQ
+  /// accumulator's blocks stay in 64-row tiles (kRowTile).
+  int64_t blockM = 64;
+  static constexpr int64_t kRowTile = 64; // rows of a pre/post CTA and a dQ block
   static constexpr int64_t kBlockN = 128; // keys per CTA (64 per consumer)
   static constexpr int64_t kStages = 2;
   static constexpr int64_t kThreads = 384;
@@ -58,26 +63,30 @@ struct BackwardKernelConfig {
   static constexpr int64_t kMaxHeadDim = 128; // dK + dV accumulators fit 240 regs
 
   int64_t qkDim() const { return llvm::alignTo(headDim, kBox); }
+  /// The 128-query tile: each consumer's dQ partial is its own 64 rows of
+  /// the tile over all 128 keys, so both halves of dS are read.
+  bool wideQueryTile() const { return blockM == 2 * kRowTile; }
   int64_t vDim() const { return llvm::alignTo(headDimV, kBox); }
 
   // Shared memory of the main kernel, from a 1024-aligned base: K, V (the
   // CTA's block, once), `kStages` slots of [Q | dO | LSE2 | D], two dS
-  // buffers [64 queries x 128 keys], the mbarriers.
+  // buffers [blockM queries x 128 keys], the two consumers' dQ stages, the
+  // mbarriers.
   int64_t kBytes() const { return kBlockN * qkDim() * 2; }
   int64_t vBytes() const { return kBlockN * vDim() * 2; }
-  int64_t qBytes() const { return kBlockM * qkDim() * 2; }
-  int64_t doBytes() const { return kBlockM * vDim() * 2; }
-  int64_t rowStatBytes() const { return kBlockM * 4; }
+  int64_t qBytes() const { return blockM * qkDim() * 2; }
+  int64_t doBytes() const { return blockM * vDim() * 2; }
+  int64_t rowStatBytes() const { return blockM * 4; }
   /// Bytes one slot's TMA copies bring (the full barrier's transaction count).
   int64_t slotLoadBytes() const { return qBytes() + doBytes() + 2 * rowStatBytes(); }
   int64_t slotBytes() const { return llvm::alignTo(slotLoadBytes(), 1024); }
   int64_t vOffset() const { return kBytes(); }
   int64_t slotOffset() const { return vOffset() + vBytes(); }
-  int64_t dsBytes() const { return kBlockM * kBlockN * 2; }
+  int64_t dsBytes() const { return blockM * kBlockN * 2; }
   int64_t dsOffset() const { return slotOffset() + kStages * slotBytes(); }
   /// Each consumer stages its dQ partial [64 x 64] f32 here for one bulk
   /// reduce-add, in the workspace's blocked order (see dqAccumIndex).
-  int64_t dqStageBytes() const { return kBlockM * kBox * 4; }
+  int64_t dqStageBytes() const { return kRowTile * kBox * 4; }
   int64_t dqStageOffset() const { return dsOffset() + 2 * dsBytes(); }
   int64_t barrierOffset() const { return dqStageOffset() + 2 * dqStageBytes(); }
   int64_t numBarriers() const { return 1 + 2 * kStages; }
@@ -87,6 +96,12 @@ struct BackwardKernelConfig {
   /// The sequence's name; its kernels append "_pre", "_main", "_post"
   /// (and "_dbias").
   std::string name() const;
+  /// The main kernel's query tile: 128 rows where the head dims are at most
+  /// 64 and the registers allow it (a dense batch without score_mod or
+  /// mask_mod, bias or softcap), else 64; `forced` (64 or 128, 0 = choose) overrides the
+  /// choice where the configuration allows 128 (the A/B knob
+  /// `bwd-query-tile`).
+  void chooseQueryTile(unsigned forced);
 };
 
 /// Named barriers of the main kernel (ids after the forward's); the
@@ -107,7 +122,7 @@ enum class BackwardBarrier : int64_t {
 /// Register i = 2 ip + e of thread t = 32 w + l is row 16 w + l / 4 + 8 ((i >>
 /// 1) & 1), column 8 (i >> 2) + 2 (l % 4) + (i & 1) of the block.
 struct DqAccumLayout {
-  static constexpr int64_t kBlockFloats = BackwardKernelConfig::kBlockM * 64;
+  static constexpr int64_t kBlockFloats = BackwardKernelConfig::kRowTile * 64;
 };
 
 /// A ragged batch's sequence as the backward's kernels find it from a
@@ -134,6 +149,12 @@ PaddedSequence findPaddedSequence(KernelBuilder &kb, Value cu, Value numSeqs, Va
 /// bundle expression is paddedBlocksExpr).
 Value paddedBlocks(KernelBuilder &kb, Value total, Value numSeqs, int64_t rows);
 BundleExpr paddedBlocksExpr(const BundleExpr &total, int64_t rows);
+
+/// The 64-row tiles of a dense batch's workspace rows (seq_q padded to the
+/// query tile cfg.blockM) per head: the pre and post kernels' CTAs, the
+/// dq_accum blocks and semaphores, the dsinks partials' blocks.
+Value workspaceRowTiles(KernelBuilder &kb, Value seqQ, const BackwardKernelConfig &cfg);
+BundleExpr workspaceRowTilesExpr(const BackwardKernelConfig &cfg);
 
 /// Appends the three kernels to `moduleBody`.
 void buildBackwardKernels(OpBuilder &builder, Location loc, Block &moduleBody,

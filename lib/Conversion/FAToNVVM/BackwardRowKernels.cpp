@@ -5,7 +5,8 @@
 //
 //   pre   D[row] = sum_d dO[row, d] * O[row, d] (f32) and
 //         LSE2[row] = log2(e) * LSE[row], with +inf for empty rows (LSE =
-//         -inf) and for the padding rows up to a multiple of 64, so that the
+//         -inf) and for the padding rows up to a multiple of the main
+//         kernel's query tile (64 or 128 rows), so that the
 //         main kernel's exp2(s * c - LSE2) is 0 there, never NaN
 //   post  dQ[row, d] = scale * dQaccum[row, d] in dQ's element type (the
 //         accumulator in its blocked order, DqAccumLayout)
@@ -35,16 +36,18 @@ struct RowThread {
   /// holds rows of a sequence).
   Value wsRow, owned;
 
-  static RowThread get(KernelBuilder &kb, Value seqQ) {
+  /// A dense batch's thread; the workspace rows are padded to the main
+  /// kernel's query tile (cfg.blockM), and the grid covers them all.
+  static RowThread get(KernelBuilder &kb, Value seqQ, const BackwardKernelConfig &cfg) {
     RowThread t;
     Value tid = kb.threadIdX();
     t.batch = kb.blockIdZ();
     t.head = kb.blockIdY();
     t.numHeads = kb.gridDimY();
-    t.row = kb.add(kb.mul(kb.blockIdX(), kb.c32(BackwardKernelConfig::kBlockM)),
+    t.row = kb.add(kb.mul(kb.blockIdX(), kb.c32(BackwardKernelConfig::kRowTile)),
                    kb.shru(tid, kb.c32(2)));
     t.part = kb.andi(tid, kb.c32(3));
-    int64_t m = BackwardKernelConfig::kBlockM;
+    int64_t m = cfg.blockM;
     t.seqPad = kb.mul(kb.divUI(kb.add(seqQ, kb.c32(m - 1)), kb.c32(m)), kb.c32(m));
     t.valid = kb.cmp(arith::CmpIPredicate::slt, t.row, seqQ);
     t.wsRow = t.row;
@@ -54,7 +57,7 @@ struct RowThread {
   /// and the sequence it belongs to (with `withTail`, the trailing tokens
   /// are one).
   static RowThread getPadded(KernelBuilder &kb, const BackwardRowArgs &a, bool withTail) {
-    const int64_t m = BackwardKernelConfig::kBlockM;
+    const int64_t m = BackwardKernelConfig::kRowTile;
     RowThread t;
     Value tid = kb.threadIdX();
     PaddedSequence p =
@@ -144,6 +147,7 @@ KernelSignature mlir::fa::nvvm_kernel::backwardPreSignature(BackwardRowArgs &a, 
   declareStrided(sig, a.lse, "lse");
   sig.ptr(&a.lse2, "lse_log2");
   sig.ptr(&a.softmaxD, "softmax_d");
+  sig.ptr(&a.accum, "dq_accum");
   sig.i32(&a.seqQ, sym::SeqQ);
   declareSequences(sig, a, varlen);
   return sig;
@@ -229,12 +233,40 @@ static void emitPreRows(KernelBuilder &kb, const BackwardRowArgs &a,
   });
 }
 
+/// Zeros the dQ accumulator's blocks of the CTA's 64 workspace rows (every
+/// 64-column box; the post kernel's blocks, DqAccumLayout), which the main
+/// kernel adds into: the runtime no longer zeroes the workspace with a
+/// memset of its own (FA3 zeroes it in its pre-kernel too).
+static void zeroDqAccum(KernelBuilder &kb, const BackwardRowArgs &a,
+                        const BackwardKernelConfig &cfg, const RowThread &t) {
+  const int64_t boxes = cfg.qkDim() / BackwardKernelConfig::kBox;
+  const int64_t threads = BackwardKernelConfig::kAuxThreads;
+  Value tiles = kb.divUI(t.seqPad, kb.c32(BackwardKernelConfig::kRowTile));
+  Value first =
+      kb.mul(kb.add(kb.mul(kb.add(kb.mul(t.batch, t.numHeads), t.head), tiles), kb.blockIdX()),
+             kb.c32(boxes));
+  auto v4 = VectorType::get({4}, kb.f32);
+  Value zero = arith::ConstantOp::create(kb.b, v4, kb.b.getZeroAttr(v4));
+  Value tid4 = kb.ext64(kb.mul(kb.threadIdX(), kb.c32(4)));
+  Value base = kb.mul(kb.ext64(first), kb.c64(DqAccumLayout::kBlockFloats));
+  // Consecutive threads store consecutive 16 bytes.
+  for (int64_t i = 0; i < boxes * DqAccumLayout::kBlockFloats / (4 * threads); ++i) {
+    Value at = kb.add(base, kb.add(kb.c64(i * 4 * threads), tid4));
+    LLVM::StoreOp::create(kb.b, zero, kb.globalAt(a.accum, at, kb.f32), /*alignment=*/16);
+  }
+}
+
 static void emitPreKernel(KernelBuilder &kb, const BackwardRowArgs &a,
                           const BackwardKernelConfig &cfg) {
-  if (!cfg.varlen)
-    return emitPreRows(kb, a, cfg, RowThread::get(kb, a.seqQ));
-  // Padded blocks of no sequence are never read: nothing to write.
+  if (!cfg.varlen) {
+    RowThread t = RowThread::get(kb, a.seqQ, cfg);
+    zeroDqAccum(kb, a, cfg, t);
+    return emitPreRows(kb, a, cfg, t);
+  }
+  // Padded blocks of no sequence are never read: nothing to write but the
+  // accumulator (the post kernel reads the trailing tokens' rows too).
   RowThread t = RowThread::getPadded(kb, a, /*withTail=*/false);
+  zeroDqAccum(kb, a, cfg, t);
   kb.ifThen(t.owned, [&] { emitPreRows(kb, a, cfg, t); });
 }
 
@@ -264,7 +296,7 @@ static void emitPostKernel(KernelBuilder &kb, const BackwardRowArgs &a,
   // A ragged batch: the trailing tokens' dQ is written too (0: no key
   // block adds into their rows).
   RowThread t =
-      cfg.varlen ? RowThread::getPadded(kb, a, /*withTail=*/true) : RowThread::get(kb, seqQ);
+      cfg.varlen ? RowThread::getPadded(kb, a, /*withTail=*/true) : RowThread::get(kb, seqQ, cfg);
   Value scale = kb.cf32(cfg.semantics.scale);
   kb.ifThen(t.valid, [&] {
     // The accumulator is blocked (DqAccumLayout): row r of the tile is
@@ -275,7 +307,7 @@ static void emitPostKernel(KernelBuilder &kb, const BackwardRowArgs &a,
     Value warp = kb.shru(r, kb.c32(4)), half = kb.andi(kb.shru(r, kb.c32(3)), kb.c32(1));
     Value thread = kb.add(kb.mul(warp, kb.c32(32)),
                           kb.add(kb.mul(kb.andi(r, kb.c32(7)), kb.c32(4)), t.part));
-    Value tiles = kb.divUI(t.seqPad, kb.c32(BackwardKernelConfig::kBlockM));
+    Value tiles = kb.divUI(t.seqPad, kb.c32(BackwardKernelConfig::kRowTile));
     Value tileBlock = kb.mul(kb.add(kb.mul(kb.add(kb.mul(t.batch, t.numHeads), t.head), tiles),
                                     kb.blockIdX()),
                              kb.c32(boxes));

@@ -49,7 +49,7 @@ struct StridedArgs {
 struct BackwardRowArgs {
   StridedArgs out, gradOut, lse; // pre
   Value lse2, softmaxD;          // pre: the workspace rows it writes
-  Value accum;                   // post: dq_accum; dbias: dbias_accum
+  Value accum;                   // pre (zeroed), post: dq_accum; dbias: dbias_accum
   StridedArgs grad;              // post: grad_query; dbias: grad_bias
   Value seqQ, seqK;              // seq_k: dbias only
   Value cuSeqlensQ, numSeqs;     // a ragged batch's pre and post

@@ -100,7 +100,8 @@ KernelSignature mlir::fa::nvvm_kernel::backwardSinkGradSignature(SinkGradArgs &a
 /// One CTA per query head (blockIdx.x): its threads stride over the head's
 /// partials, batch by batch, four loads in flight, then a warp tree and the
 /// eight warps' sums in order through shared memory.
-static void emitSinkGradKernel(KernelBuilder &kb, const SinkGradArgs &a, StringRef smem) {
+static void emitSinkGradKernel(KernelBuilder &kb, const SinkGradArgs &a,
+                               const BackwardKernelConfig &cfg, StringRef smem) {
   constexpr int64_t kUnroll = 4, kThreads = BackwardKernelConfig::kAuxThreads;
   Value head = kb.blockIdX(), numHeads = kb.gridDimX(), tid = kb.threadIdX();
   Value blocks = kb.divUI(kb.add(a.seqK, kb.c32(BackwardKernelConfig::kBlockN - 1)),
@@ -152,6 +153,6 @@ void mlir::fa::nvvm_kernel::buildBackwardSinkGradKernel(OpBuilder &builder, Loca
                       /*noAliasPointers=*/false, [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) {
                         SinkGradArgs args;
                         backwardSinkGradSignature(args).bind(fn);
-                        emitSinkGradKernel(kb, args, name + "_smem");
+                        emitSinkGradKernel(kb, args, cfg, name + "_smem");
                       });
 }

@@ -357,6 +357,9 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
   if (opts.chip != "sm_90a")
     return fail("only chip=sm_90a is supported, got " + opts.chip);
   cfg.deterministic = opts.deterministic;
+  if (opts.bwdQueryTile != 0 && opts.bwdQueryTile != 64 && opts.bwdQueryTile != 128)
+    return fail("bwd-query-tile must be 0 (choose), 64 or 128, got " + Twine(opts.bwdQueryTile));
+  cfg.chooseQueryTile(opts.bwdQueryTile);
   return cfg;
 }
 
@@ -432,7 +435,7 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
     if (ops.empty())
       return;
 
-    ConvertFAToNVVMOptions opts{chip, stages, overlap, pingPong, deterministic};
+    ConvertFAToNVVMOptions opts{chip, stages, overlap, pingPong, deterministic, bwdQueryTile};
     symbols.emplace(module);
     bundles.clear();
     if (auto existing = module->getAttrOfType<DictionaryAttr>("fa.kernel_bundles"))

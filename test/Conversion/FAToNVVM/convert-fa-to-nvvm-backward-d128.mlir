@@ -1,4 +1,9 @@
 // RUN: fa-opt %s --convert-fa-to-nvvm | FileCheck %s
+// RUN: fa-opt %s --convert-fa-to-nvvm="bwd-query-tile=128" | FileCheck %s --check-prefix=FORCED
+
+// The 128-query tile needs head dims <= 64 (registers): asked for at 128 it
+// keeps the 64-query tile.
+// FORCED: llvm.func @fa_bwd_bf16_d128_bhsd_m64n128s2_main(
 
 // Head dim 128 (no lookahead): dK goes after dQ, so that the dQ partial is
 // staged and reduced while dK runs.
