@@ -32,10 +32,11 @@ void BackwardKernelConfig::chooseQueryTile(unsigned forced) {
   // 240 registers at head dims up to 64 only. A ragged batch's padded
   // blocks are 64 rows (VarlenBackward.cpp).
   bool fits = qkDim() == kBox && vDim() == kBox && !varlen;
-  // Regions, a bias or a softcap keep more per-score values live (the
-  // derivative, the bias's addresses, capture reads): they spill at 128
-  // (ptxas, docs/HopperBackward.md).
-  bool preferred = fits && !semantics.hasModifiers() && !bias && !semantics.softcap;
+  // Regions, a bias, a softcap or sinks keep more per-score values live (the
+  // derivative, the bias's addresses, capture reads, the dSinks terms): they
+  // spill at 128 (ptxas, docs/HopperBackward.md; sinks 36-44 B, 0 at 64).
+  bool preferred =
+      fits && !semantics.hasModifiers() && !bias && !semantics.softcap && !sinks();
   bool wide = forced == 0 ? preferred : (forced == 2 * kRowTile && fits);
   blockM = wide ? 2 * kRowTile : kRowTile;
 }
