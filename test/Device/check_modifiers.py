@@ -25,7 +25,11 @@ and the forward walking its lists (docs/Modifiers.md, "Block sparsity on
 sm_90a"): their map is also run alone and compared exactly with the one the
 PyTorch mask gives (which key tiles each query block lists, in order, and
 which are full), and a configuration that should be block-sparse and is
-not (or the reverse) fails.
+not (or the reverse) fails. Each forward case of theirs also runs the
+sequence given a kept map (the pre-kernel launched alone first, its buffers
+passed: the runtime skips the sequence's own pre-kernel, as
+fa_mlir.torch.create_block_mask does) and requires O and LSE bitwise equal
+to the sequence's own.
 
 The backward: each configuration's fa.attention_grad sequence
 (BUNDLE_DIR/<name>_bwd/, one fa_bundle_launch with the captures) over the
@@ -200,6 +204,7 @@ def run_case(path, cfg, b, hq, hkv, sq, sk, single_docs=False, seed=5):
         ops[f"capture{i}"] = caps[name]
     bundle.launch({r: rt(t) for r, t in ops.items()}, torch.cuda.current_stream().cuda_stream)
     torch.cuda.synchronize()
+    kept = kept_map_differs(path, bundle, ops, b, hq, sq, sk)
     scale = meta["config"].get("scale") or 1.0 / math.sqrt(d)
     ref, ref_lse = attention(cfg, q, k, v, caps, torch.float64, scale)
     plain, _ = attention(cfg, q, k, v, caps, dtype, scale)
@@ -218,7 +223,35 @@ def run_case(path, cfg, b, hq, hkv, sq, sk, single_docs=False, seed=5):
             why.append(f"LSE error {rel:.3g}")
     if empty.any() and o[empty].abs().max().item() != 0:
         why.append("rows without keys are not 0")
+    if kept:
+        why.append(kept)
     return not why, err, base, "; ".join(why), int(empty.sum())
+
+
+def kept_map_differs(path, bundle, ops, b, hq, sq, sk):
+    """A block-sparse sequence given a kept map: the pre-kernel run alone
+    into buffers, then the sequence with them (their "written_by" makes
+    the runtime skip its own pre-kernel, as for
+    fa_mlir.torch.create_block_mask) must give the O and LSE the sequence
+    gave computing the map itself, bit for bit. '' when it does (or the
+    sequence is not block-sparse), else what differs."""
+    found = block_map_buffers(path, b, hq, sq, sk)
+    if not found:
+        return ""
+    bufs, pre_path = found[0], found[1]
+    stream = torch.cuda.current_stream().cuda_stream
+    pre_ops = {r: ops[r] for r in ops if r in ("query", "key", "value") or
+               r.startswith("capture")}
+    gpu_runtime.RuntimeBundle(pre_path).launch(
+        {r: rt(t) for r, t in {**pre_ops, **bufs}.items()}, stream)
+    again = dict(ops, output=torch.full_like(ops["output"], float("nan")),
+                 lse=torch.full_like(ops["lse"], float("nan")), **bufs)
+    bundle.launch({r: rt(t) for r, t in again.items()}, stream)
+    torch.cuda.synchronize()
+    for name in ("output", "lse"):
+        if not torch.equal(again[name], ops[name]):
+            return f"{name} with a kept map (pre-kernel skipped) differs from the sequence's"
+    return ""
 
 
 def backward_grads(cfg, q, k, v, do, caps, dtype, scale):

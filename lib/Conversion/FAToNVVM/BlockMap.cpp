@@ -72,6 +72,10 @@ Array mlir::fa::nvvm_kernel::blockMapWorkspace(const AttentionKernelConfig &cfg,
   if (withInit) { // the pre-kernel writes every count and the listed entries
     num["init"] = "none";
     indices["init"] = "none";
+    // ... from the captures and the lengths alone: a caller that keeps the
+    // map (create_block_mask) passes it, and the pre-kernel is skipped.
+    num["written_by"] = 0;
+    indices["written_by"] = 0;
   }
   return Array{std::move(num), std::move(indices)};
 }
