@@ -327,7 +327,8 @@ Status Sequence::linkKernels() {
     int writer = spec_.writtenBy[w];
     if (writer < 0)
       continue;
-    const std::vector<ScratchSpec> &own = kernels_[size_t(writer)]->spec().scratch;
+    const std::vector<ScratchSpec> &own =
+        kernels_[size_t(writer)]->spec().scratch;
     if (std::none_of(own.begin(), own.end(), [&](const ScratchSpec &x) {
           return x.name == view.scratch[w].name;
         }))
@@ -483,8 +484,9 @@ Sequence::skippedKernels(const std::vector<TensorArg> &tensors) const {
       if (by[w] != int(k))
         continue;
       const std::string &name = spec_.operands.scratch[w].name;
-      bool given = std::any_of(tensors.begin(), tensors.end(),
-                               [&](const TensorArg &t) { return t.role == name; });
+      bool given =
+          std::any_of(tensors.begin(), tensors.end(),
+                      [&](const TensorArg &t) { return t.role == name; });
       (given ? passed : missing).push_back(name);
     }
     if (!passed.empty() && !missing.empty())

@@ -26,9 +26,9 @@ const char *const kLseLog2Init =
 
 /// Inputs/bwd.json with lse_log2 written by kernel `writer` (its other
 /// text replaced `from` -> `to` first, when given).
-Expected<std::unique_ptr<Sequence>> keptSequence(const std::string &writer = "0",
-                                                 const std::string &from = "",
-                                                 const std::string &to = "") {
+Expected<std::unique_ptr<Sequence>>
+keptSequence(const std::string &writer = "0", const std::string &from = "",
+             const std::string &to = "") {
   std::string text = readInput("bwd.json");
   if (!from.empty())
     text = replaceOnce(text, from, to);
@@ -47,17 +47,20 @@ TEST(SequenceKeptBuffers, kept_buffer_skips_its_kernel) {
   std::vector<TensorArg> t = backwardTensors();
   // Not passed: the pre kernel computes it, as in any sequence.
   ASSERT_OK((*s)->launch(t, nullptr));
-  EXPECT_EQ(kinds(fake),
-            std::string("alloc alloc alloc memset32 memset32 launch(helper_kernel) "
-                        "launch(fa_fwd_bf16_d128) launch(helper_kernel) free free free"));
+  EXPECT_EQ(
+      kinds(fake),
+      std::string(
+          "alloc alloc alloc memset32 memset32 launch(helper_kernel) "
+          "launch(fa_fwd_bf16_d128) launch(helper_kernel) free free free"));
   // Passed: its contents are the caller's, the pre kernel is not launched
   // (and the buffer is not allocated); the others run as before.
   fake = useFakeSequenceDriver();
   t.push_back(tensor("lse_log2", DType::F32, {2, 16, 1024}, 0x68000000));
   ASSERT_OK((*s)->launch(t, nullptr));
-  EXPECT_EQ(kinds(fake), std::string("alloc alloc memset32 memset32 "
-                                     "launch(fa_fwd_bf16_d128) launch(helper_kernel) "
-                                     "free free"));
+  EXPECT_EQ(kinds(fake),
+            std::string("alloc alloc memset32 memset32 "
+                        "launch(fa_fwd_bf16_d128) launch(helper_kernel) "
+                        "free free"));
   // The grid check reports the first kernel that runs: main's, not pre's.
   Expected<std::array<uint32_t, 3>> grid = (*s)->check(t, 132);
   ASSERT_OK(grid);
@@ -83,8 +86,9 @@ TEST(SequenceKeptBuffers, all_or_none_of_a_kernels_buffers) {
   std::string pre = replaceOnce(
       readInput("bwd_pre.json"), "\"scratch\": [",
       R"J("scratch": [{"name": "lse_copy", "dtype": "f32", "dims": ["n"], "shape": ["batch"]},)J");
-  pre = replaceOnce(pre, R"J({"kind": "ptr", "operand": "lse_log2"},)J",
-                    R"J({"kind": "ptr", "operand": "lse_log2"}, {"kind": "ptr", "operand": "lse_copy"},)J");
+  pre = replaceOnce(
+      pre, R"J({"kind": "ptr", "operand": "lse_log2"},)J",
+      R"J({"kind": "ptr", "operand": "lse_log2"}, {"kind": "ptr", "operand": "lse_copy"},)J");
   std::string seq = replaceOnce(
       readInput("bwd.json"), "\"workspace\": [",
       R"J("workspace": [{"name": "lse_copy", "dtype": "f32", "dims": ["n"], "shape": ["batch"], "init": "none", "written_by": 0},)J");
@@ -97,36 +101,42 @@ TEST(SequenceKeptBuffers, all_or_none_of_a_kernels_buffers) {
     std::ofstream(dir.path() + "/" + name) << readInput(name);
   std::ofstream(dir.path() + "/stub_kernels.cubin", std::ios::binary)
       << readInput("stub_kernels.cubin");
-  Expected<std::unique_ptr<Sequence>> s = Sequence::load(dir.path() + "/bwd.json");
+  Expected<std::unique_ptr<Sequence>> s =
+      Sequence::load(dir.path() + "/bwd.json");
   ASSERT_OK(s);
   std::vector<TensorArg> t = backwardTensors();
   EXPECT_OK(checkStatus(**s, t));
   t.push_back(tensor("lse_log2", DType::F32, {2, 16, 1024}, 0x68000000));
-  EXPECT_ERROR(checkStatus(**s, t), ErrorCode::Tensor,
-               "operand 'lse_copy' is missing: kernel 0 ('helper_kernel') writes "
-               "[lse_log2, lse_copy]; pass all of them");
+  EXPECT_ERROR(
+      checkStatus(**s, t), ErrorCode::Tensor,
+      "operand 'lse_copy' is missing: kernel 0 ('helper_kernel') writes "
+      "[lse_log2, lse_copy]; pass all of them");
   t.push_back(tensor("lse_copy", DType::F32, {2}, 0x69000000));
   EXPECT_OK(checkStatus(**s, t));
 }
 
 TEST(SequenceKeptBuffers, written_by_errors) {
-  EXPECT_ERROR(keptSequence("3"), ErrorCode::InvalidBundle,
-               "workspace[1].written_by: kernel 3 is not in \"kernels\" (3 entries)");
-  EXPECT_ERROR(keptSequence("-1"), ErrorCode::InvalidBundle, "workspace[1].written_by");
+  EXPECT_ERROR(
+      keptSequence("3"), ErrorCode::InvalidBundle,
+      "workspace[1].written_by: kernel 3 is not in \"kernels\" (3 entries)");
+  EXPECT_ERROR(keptSequence("-1"), ErrorCode::InvalidBundle,
+               "workspace[1].written_by");
   EXPECT_ERROR(keptSequence("\"0\""), ErrorCode::InvalidBundle,
                "workspace[1].written_by");
   // The post kernel does not declare lse_log2.
-  EXPECT_ERROR(keptSequence("2"), ErrorCode::InvalidBundle,
-               "workspace[1].written_by: kernel 2 ('helper_kernel') does not declare "
-               "'lse_log2' as scratch");
+  EXPECT_ERROR(
+      keptSequence("2"), ErrorCode::InvalidBundle,
+      "workspace[1].written_by: kernel 2 ('helper_kernel') does not declare "
+      "'lse_log2' as scratch");
   // The main kernel also writes dq_accum: skipping it would leave that
   // buffer unwritten.
   EXPECT_ERROR(keptSequence("1"), ErrorCode::InvalidBundle,
                "kernels[1]: scratch 'dq_accum' is not written_by it");
   // A zeroed buffer cannot hold the caller's contents.
-  EXPECT_ERROR(keptSequence("0", R"J("128"], "init": "zero"})J",
-                            R"J("128"], "init": "zero", "written_by": 1})J"),
-               ErrorCode::InvalidBundle,
-               "workspace[0].written_by: a buffer with \"init\": \"zero\" cannot be "
-               "written by a kernel");
+  EXPECT_ERROR(
+      keptSequence("0", R"J("128"], "init": "zero"})J",
+                   R"J("128"], "init": "zero", "written_by": 1})J"),
+      ErrorCode::InvalidBundle,
+      "workspace[0].written_by: a buffer with \"init\": \"zero\" cannot be "
+      "written by a kernel");
 }
