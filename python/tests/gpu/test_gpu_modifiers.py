@@ -216,3 +216,25 @@ def test_modifiers_forward_and_backward(case):
             o, dq = o.transpose(1, 2), dq.transpose(1, 2)
         assert (o[empty] == 0).all() and (dq[empty] == 0).all(), case.name
 
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.mods(
+    captures(c, "cpu"))[1] is not None], ids=lambda c: c.name)
+def test_block_mask_matches_the_map_built_per_call(case):
+    """attention(..., block_mask=create_block_mask(mask_mod, ...)): the
+    forward reuses the map its first call built (the sequence's pre-kernel
+    skipped) and gives, bit for bit, what the call building the map gives;
+    and so does a second call with the kept map."""
+    q, k, v, _ = inputs(case)
+    caps = captures(case, "cuda")
+    score_mod, mask_mod = case.mods(caps)
+    b, hq, _, s = case.shape
+    bm = fat.create_block_mask(mask_mod, b, hq, s, s, device="cuda")
+    kw = dict(causal=case.causal, softcap=case.softcap, layout=case.layout,
+              score_mod=score_mod, return_lse=True)
+    want = fat.attention(q, k, v, mask_mod=mask_mod, **kw)
+    for _ in range(2):
+        got = fat.attention(q, k, v, block_mask=bm, **kw)
+        for g, w in zip(got, want):
+            assert torch.equal(g, w), case.name
+    assert len(bm._maps) == 1, bm
