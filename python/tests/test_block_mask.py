@@ -11,8 +11,10 @@ map kernel whose two buffers are "written_by" it, then the forward
 - with one, the first call builds it and later calls pass the same
   tensors: the map kernel runs once.
 
-The GPU half (results and the map itself) is stage 12 of
-scripts/device-round.sh (test/Device/check_modifiers.py)."""
+The backward's sequence (test/Runtime/Inputs/bwd_bsparse.json) starts with
+its own map kernel the same way. The GPU half (results and the map itself)
+is stage 12 of scripts/device-round.sh (test/Device/check_modifiers.py) and
+python/tests/gpu/test_gpu_modifiers.py (stage 5)."""
 import os
 
 import pytest
@@ -40,14 +42,19 @@ def _other(b, h, q_idx, kv_idx):
 
 
 class _SparseRoute:
-    """The eager CUDA route with the stub block-sparse forward; records
-    each launch (bundle, tensors) after the runtime's host check."""
+    """The eager CUDA route with the stub block-sparse forward and backward
+    (bwd_bsparse.json: the backward's map kernel first); records each
+    launch (bundle, tensors) after the runtime's host check."""
 
     def __init__(self, monkeypatch):
-        self.forward = fa_mlir.load_bundle(os.path.join(INPUTS, "fwd_bsparse.json"))
+        self.bundles = {op: fa_mlir.load_bundle(os.path.join(INPUTS, name))
+                        for op, name in (("forward", "fwd_bsparse.json"),
+                                         ("backward", "bwd_bsparse.json"))}
+        self.forward = self.bundles["forward"]
         self.launched = []
         monkeypatch.setattr(_ops, "_target", lambda t: "sm_90a")
-        monkeypatch.setattr(_ops, "get_bundle", lambda kcfg, target: self.forward)
+        monkeypatch.setattr(_ops, "get_bundle",
+                            lambda kcfg, target: self.bundles[kcfg.op])
         monkeypatch.setattr(_ops, "_launch", self._launch)
 
     def _launch(self, bundle, tensors, device):
@@ -55,8 +62,11 @@ class _SparseRoute:
         self.launched.append((bundle, tensors))
 
     def kernels(self):
-        """'map' or 'sequence' per launch."""
-        return ["sequence" if b is self.forward else "map" for b, _ in self.launched]
+        """'map', 'sequence' (the forward) or 'backward' per launch (the
+        backward's map kernel is 'backward map')."""
+        names = {id(self.forward): "sequence", id(self.bundles["backward"]): "backward",
+                 id(self.bundles["backward"].kernel_bundle(0)): "backward map"}
+        return [names.get(id(b), "map") for b, _ in self.launched]
 
 
 def _inputs(seed=0, batch=B, seq=S):
@@ -106,14 +116,27 @@ def test_block_mask_builds_the_map_once(monkeypatch):
 
 
 def test_block_mask_in_training(monkeypatch):
-    """The autograd Function's forward (inputs that need grad) reuses it
-    too."""
+    """The autograd Function's forward and backward reuse it too: each
+    direction's map (the backward's is transposed: query tiles per key
+    block) is built by the first step, and later steps launch the
+    sequences alone; without it each step builds both."""
     route = _SparseRoute(monkeypatch)
     bm = fat.create_block_mask(_stripes, None, None, S, S, device="cpu")
     q, k, v = (t.requires_grad_() for t in _inputs())
+    grad = torch.randn(B, S, H, D).bfloat16()
     for _ in range(2):
-        fat.attention(q, k, v, layout="bshd", block_mask=bm)
-    assert route.kernels() == ["map", "sequence", "sequence"]
+        out = fat.attention(q, k, v, layout="bshd", block_mask=bm)
+        torch.autograd.grad(out, (q, k, v), grad)
+    assert route.kernels() == ["map", "sequence", "backward map", "backward",
+                               "sequence", "backward"]
+    backward_maps = [t["q_indices"] for b, t in route.launched
+                     if b is route.bundles["backward"]]
+    assert backward_maps[0] is backward_maps[1]
+    assert tuple(backward_maps[0].shape) == (B, 1, 1, 2)  # 70 keys, 64-row tiles
+    route.launched.clear()
+    out = fat.attention(q, k, v, layout="bshd", mask_mod=_stripes)
+    torch.autograd.grad(out, (q, k, v), grad)
+    assert route.kernels() == ["map", "sequence", "backward map", "backward"]
 
 
 def test_one_map_per_sizes(monkeypatch):

@@ -23,7 +23,8 @@ over every batch row (the TFLOP/s of runs before 2026-12-06's block-sparse
 kernels multiplied by B once more: the B 4 rows at 4k were 4x too high);
 the backward counts 2.5 times that.
 Block-sparse rows (a mask_mod that is not only a band: ours is a sequence of
-the _block_map pre-kernel and the forward) time ours two ways: "ours" builds
+the _block_map pre-kernel and the forward; the backward's starts with its
+own, transposed map) time ours two ways, in both directions: "ours" builds
 the map at every call (the pre-kernel launched alone into the map buffers,
 then the sequence with them passed, which skips its own pre-kernel: what
 fa_mlir.torch.attention does without a block mask), "ours_prebuilt" passes
@@ -170,7 +171,11 @@ def grad_output_like(o):
 
 def ours_backward(cfg_name, folder, q, k, v, caps):
     """Our backward sequence of `cfg_name` after our forward: a launcher of
-    the sequence alone (its workspace from torch) and its dQ."""
+    the sequence (its workspace from torch; a block-sparse one's map
+    rebuilt per call: its map kernel launched alone, then the sequence with
+    the map passed, which skips its own), its dQ, the map kernel's launcher
+    alone and the sequence's with the map built before (None, None unless
+    block-sparse)."""
     launch_fwd, fwd, _, _ = forward_launch(cfg_name, folder, q, k, v, caps)
     launch_fwd()
     seq_dir = os.path.join(folder, cfg_name + "_bwd")
@@ -191,8 +196,22 @@ def ours_backward(cfg_name, folder, q, k, v, caps):
         ops[w["name"]] = torch.empty(shape, dtype=cb.DTYPES[w["dtype"]], device="cuda")
     ops.update(captures_of(cfg_name, caps))
     rt = fa_rt.gpu_runtime.RuntimeBundle(seqs[0])
-    return fa_rt.launcher(rt, {r: cm.rt(t) for r, t in ops.items()}, keep=(rt, ops)), dq, \
-        None, None
+    sequence = fa_rt.launcher(rt, {r: cm.rt(t) for r, t in ops.items()}, keep=(rt, ops))
+    writers = {w["written_by"] for w in meta["workspace"] if "written_by" in w}
+    if not writers:
+        return sequence, dq, None, None
+    (writer,) = writers
+    pre = fa_rt.gpu_runtime.RuntimeBundle(os.path.join(seq_dir, meta["kernels"][writer]))
+    kept = {w["name"] for w in meta["workspace"] if w.get("written_by") == writer}
+    pre_ops = {r: t for r, t in ops.items() if r in kept or r in ("query", "key", "value")
+               or r.startswith("capture")}
+    map_launch = fa_rt.launcher(pre, {r: cm.rt(t) for r, t in pre_ops.items()},
+                                keep=(pre, pre_ops))
+
+    def rebuilt():  # map, then the sequence with it
+        map_launch()
+        sequence()
+    return rebuilt, dq, map_launch, sequence
 
 
 def autograd_backward(forward):

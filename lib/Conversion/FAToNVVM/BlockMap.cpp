@@ -40,12 +40,20 @@ std::string blockMapName(const AttentionKernelConfig &cfg) {
 
 } // namespace
 
+bool mlir::fa::nvvm_kernel::blockMapPerBatch(const AttentionConfig &semantics) {
+  return semantics.maskMod && !semantics.maskMod->front().getArgument(0).use_empty();
+}
+
+bool mlir::fa::nvvm_kernel::blockMapPerHead(const AttentionConfig &semantics) {
+  return semantics.maskMod && !semantics.maskMod->front().getArgument(1).use_empty();
+}
+
 bool mlir::fa::nvvm_kernel::blockMapPerBatch(const AttentionKernelConfig &cfg) {
-  return cfg.semantics.maskMod && !cfg.semantics.maskMod->front().getArgument(0).use_empty();
+  return blockMapPerBatch(cfg.semantics);
 }
 
 bool mlir::fa::nvvm_kernel::blockMapPerHead(const AttentionKernelConfig &cfg) {
-  return cfg.semantics.maskMod && !cfg.semantics.maskMod->front().getArgument(1).use_empty();
+  return blockMapPerHead(cfg.semantics);
 }
 
 void mlir::fa::nvvm_kernel::declareBlockMapParams(KernelSignature &sig, BlockMapArgs &a,

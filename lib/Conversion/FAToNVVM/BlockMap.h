@@ -47,6 +47,8 @@ void declareBlockMapParams(KernelSignature &sig, BlockMapArgs &a,
 
 /// Whether the map has an entry per batch / per query head: mask_mod reads
 /// its batch / head argument.
+bool blockMapPerBatch(const AttentionConfig &semantics);
+bool blockMapPerHead(const AttentionConfig &semantics);
 bool blockMapPerBatch(const AttentionKernelConfig &cfg);
 bool blockMapPerHead(const AttentionKernelConfig &cfg);
 

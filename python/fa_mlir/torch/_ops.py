@@ -567,7 +567,7 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
                   layout: str, deterministic: bool = False,
                   score_mod: str = "", mask_mod: str = "",
                   captures: Optional[List[torch.Tensor]] = None,
-                  sinks: Optional[torch.Tensor] = None
+                  sinks: Optional[torch.Tensor] = None, block_mask=None
                   ) -> List[torch.Tensor]:
     """[dq, dk, dv, dbias, dsinks]; dbias is empty when there is no bias,
     else of the bias's shape and dtype (the kernels write all of it);
@@ -577,7 +577,10 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
     with a bias the dBias kernel, which reads the dbias_accum workspace);
     `deterministic` selects its fixed-order dQ accumulation (refused with a
     broadcast bias: KernelConfig.check_target). The CPU backward is
-    deterministic whatever it says (its kernel is the same)."""
+    deterministic whatever it says (its kernel is the same). A
+    block-sparse backward (a mask_mod that is more than a band) starts
+    with its map kernel: `block_mask`'s kept map (the eager path), else
+    built here (written_buffers)."""
     grad_out, q, k, v, out, lse, bias = (
         _dense(t) for t in (grad_out, q, k, v, out, lse, bias))
     if grad_out.dtype != q.dtype:
@@ -603,8 +606,10 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
         tensors["sinks"], tensors["grad_sinks"] = sinks.contiguous(), dsinks
     tensors.update(_capture_operands(captures))
     if target != "cpu":
-        tensors.update(_workspace(bundle, _convert.sizes_of(q, k, v, layout),
-                                  q.device))
+        symbols = _convert.sizes_of(q, k, v, layout)
+        tensors.update(_workspace(bundle, symbols, q.device))
+        tensors.update(written_buffers(bundle, tensors, symbols, q.device,
+                                       block_mask))
     _launch(bundle, tensors, q.device)
     return [dq, dk, dv, dbias, dsinks]
 

@@ -49,6 +49,7 @@ class AttentionFunction(torch.autograd.Function):
         ctx.save_for_backward(q, k, v, out, lse, bias, sinks, *captures)
         # deterministic concerns only the backward kernel.
         ctx.options = options + (deterministic,) + regions
+        ctx.block_mask = block_mask
         ctx.bias_shape = None if bias is None else bias.shape
         ctx.mark_non_differentiable(lse)
         # The LSE gets no gradient: left None instead of a zeros tensor
@@ -61,7 +62,8 @@ class AttentionFunction(torch.autograd.Function):
         if grad_out is None:  # no gradient reached the output: all zero
             return (None,) * 15
         q, k, v, out, lse, bias, sinks, *captures = ctx.saved_tensors
-        bwd = (_ops.backward_impl
+        bwd = (functools.partial(_ops.backward_impl,
+                                 block_mask=ctx.block_mask)
                if _eager(grad_out, q, k, v, bias, sinks, *captures)
                else torch.ops.fa_mlir.attention_backward)
         dq, dk, dv, dbias, dsinks = bwd(
