@@ -368,15 +368,7 @@ def expected_backward_map(cfg, caps, b, hq, hkv, sq, sk, per_batch, per_head, bm
     sees a key of it, full when every element inside the lengths and the
     band is kept for each of them."""
     dev = "cuda"
-    ii = torch.arange(sq, device=dev).view(sq, 1)
-    jj = torch.arange(sk, device=dev).view(1, sk)
-    band = torch.ones(sq, sk, dtype=torch.bool, device=dev)
-    if cfg.causal:
-        band &= jj <= ii
-    if cfg.window:
-        band &= (jj >= ii - cfg.window[0]) & (jj <= ii + cfg.window[1])
-    if cfg.folded_band:
-        band &= cfg.folded_band(ii, jj)
+    ii, jj, band = band_of(cfg, sq, sk)
     group = hq // hkv
     out = {}
     for bi in range(b if per_batch else 1):
@@ -427,12 +419,9 @@ def check_backward_map(folder, cfg, b, hq, hkv, sq, sk, single_docs=False, seed=
     return ""
 
 
-def expected_map(cfg, caps, b, hq, sq, sk, bm, bn, per_batch, per_head):
-    """The block map the pre-kernel must write, from the PyTorch mask:
-    {(b', h', query block): [(key tile, full)]}, the key tiles in order. A
-    tile is listed when it has a visible element; it is full when every
-    element inside the lengths that the band (the attributes' and the one
-    folded out of mask_mod) leaves is kept."""
+def band_of(cfg, sq, sk):
+    """(query indices [sq, 1], key indices [1, sk], the [sq, sk] band the
+    attributes and the one folded out of mask_mod leave) on the GPU."""
     dev = "cuda"
     ii = torch.arange(sq, device=dev).view(sq, 1)
     jj = torch.arange(sk, device=dev).view(1, sk)
@@ -443,6 +432,17 @@ def expected_map(cfg, caps, b, hq, sq, sk, bm, bn, per_batch, per_head):
         band &= (jj >= ii - cfg.window[0]) & (jj <= ii + cfg.window[1])
     if cfg.folded_band:
         band &= cfg.folded_band(ii, jj)
+    return ii, jj, band
+
+
+def expected_map(cfg, caps, b, hq, sq, sk, bm, bn, per_batch, per_head):
+    """The block map the pre-kernel must write, from the PyTorch mask:
+    {(b', h', query block): [(key tile, full)]}, the key tiles in order. A
+    tile is listed when it has a visible element; it is full when every
+    element inside the lengths that the band (the attributes' and the one
+    folded out of mask_mod) leaves is kept."""
+    dev = "cuda"
+    ii, jj, band = band_of(cfg, sq, sk)
     out = {}
     for bi in range(b if per_batch else 1):
         for hi in range(hq if per_head else 1):
