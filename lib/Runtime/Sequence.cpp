@@ -23,6 +23,8 @@ struct SequencePlan {
   /// Per buffer: its index in the launch's tensors, -1 when the runtime
   /// allocates it.
   std::vector<ptrdiff_t> passedIndex;
+  /// Per kernel: not launched, its "written_by" buffers passed.
+  std::vector<bool> skipped;
   bool planned = false;
   /// Address class of each allocated buffer (in order) when planned.
   std::vector<int> allocatedClasses;
@@ -135,6 +137,25 @@ bool isDense(const TensorArg &t) {
   return true;
 }
 
+/// The optional "written_by" of each workspace entry (parseScratchList
+/// checked the rest of it): a kernel index; the buffer must not be zeroed
+/// by the runtime, since a caller that passes it passes its contents.
+Status parseWrittenBy(const Value &workspace, SequenceSpec &seq) {
+  for (size_t w = 0; w < workspace.size(); ++w) {
+    ObjectReader r(workspace[w], "workspace[" + std::to_string(w) + "]");
+    int64_t kernel = -1;
+    FA_RETURN_IF_ERROR(r.integer("written_by", kernel, 0,
+                                 int64_t(kMaxSequenceKernels) - 1,
+                                 /*required=*/false));
+    if (kernel >= 0 && seq.zeroInit[w])
+      return invalid(r.field("written_by"),
+                     "a buffer with \"init\": \"zero\" cannot be written by a "
+                     "kernel (the runtime zeroes it before the first kernel)");
+    seq.writtenBy.push_back(int(kernel));
+  }
+  return Status::success();
+}
+
 } // namespace
 
 Expected<SequenceSpec> parseSequenceSpec(const std::string &jsonText,
@@ -158,6 +179,7 @@ Expected<SequenceSpec> parseSequenceSpec(const std::string &jsonText,
   FA_RETURN_IF_ERROR(r.require("workspace", workspace));
   FA_RETURN_IF_ERROR(
       parseScratchList(*workspace, "workspace", spec, &seq.zeroInit));
+  FA_RETURN_IF_ERROR(parseWrittenBy(*workspace, seq));
   seq.workspaceJson =
       workspace->dump(-1, ' ', false, json::Value::error_handler_t::replace);
 
@@ -180,6 +202,12 @@ Expected<SequenceSpec> parseSequenceSpec(const std::string &jsonText,
                                   ? path
                                   : baseDir + "/" + path);
   }
+  for (size_t w = 0; w < seq.writtenBy.size(); ++w)
+    if (seq.writtenBy[w] >= int(kernels->size()))
+      return invalid("workspace[" + std::to_string(w) + "].written_by",
+                     "kernel " + std::to_string(seq.writtenBy[w]) +
+                         " is not in \"kernels\" (" +
+                         std::to_string(kernels->size()) + " entries)");
   spec.json = doc->dump(-1, ' ', false, json::Value::error_handler_t::replace);
   return seq;
 }
@@ -271,6 +299,20 @@ static Status linkCapture(BundleSpec &view, const ScratchSpec &c,
   return Status::success();
 }
 
+Status Sequence::onlyKeptBuffers(size_t kernel, size_t w) const {
+  const std::vector<int> &by = spec_.writtenBy;
+  auto writes = std::find(by.begin(), by.end(), int(kernel));
+  if (writes == by.end() || by[w] == int(kernel))
+    return Status::success();
+  return invalid("kernels[" + std::to_string(kernel) + "]",
+                 "scratch '" + spec_.operands.scratch[w].name +
+                     "' is not written_by it, but the kernel is skipped when "
+                     "the caller passes '" +
+                     spec_.operands.scratch[size_t(writes - by.begin())].name +
+                     "' (a kernel that may be skipped writes only its "
+                     "written_by buffers)");
+}
+
 /// The checks between the sequence and its kernels, and the operands the
 /// whole call requires.
 Status Sequence::linkKernels() {
@@ -281,6 +323,21 @@ Status Sequence::linkKernels() {
     if (std::find(required.begin(), required.end(), role) == required.end())
       required.push_back(role);
   };
+  for (size_t w = 0; w < spec_.writtenBy.size(); ++w) {
+    int writer = spec_.writtenBy[w];
+    if (writer < 0)
+      continue;
+    const std::vector<ScratchSpec> &own =
+        kernels_[size_t(writer)]->spec().scratch;
+    if (std::none_of(own.begin(), own.end(), [&](const ScratchSpec &x) {
+          return x.name == view.scratch[w].name;
+        }))
+      return invalid("workspace[" + std::to_string(w) + "].written_by",
+                     "kernel " + std::to_string(writer) + " ('" +
+                         kernels_[size_t(writer)]->kernelName() +
+                         "') does not declare '" + view.scratch[w].name +
+                         "' as scratch");
+  }
   for (size_t i = 0; i < kernels_.size(); ++i) {
     const BundleSpec &k = kernels_[i]->spec();
     std::string field = "kernels[" + std::to_string(i) + "]";
@@ -301,6 +358,7 @@ Status Sequence::linkKernels() {
         return invalid(field, "scratch '" + s.name + "' differs from workspace[" +
                                   std::to_string(w) + "]: " + why);
       used[w] = true;
+      FA_RETURN_IF_ERROR(onlyKeptBuffers(i, w));
     }
     for (const std::string &role : k.requiredOperands)
       if (isStandardRole(role))
@@ -416,6 +474,34 @@ Sequence::workspace(const std::vector<TensorArg> &tensors,
   return out;
 }
 
+Expected<std::vector<bool>>
+Sequence::skippedKernels(const std::vector<TensorArg> &tensors) const {
+  std::vector<bool> skipped(kernels_.size(), false);
+  const std::vector<int> &by = spec_.writtenBy;
+  for (size_t k = 0; k < kernels_.size(); ++k) {
+    std::vector<std::string> passed, missing;
+    for (size_t w = 0; w < by.size(); ++w) {
+      if (by[w] != int(k))
+        continue;
+      const std::string &name = spec_.operands.scratch[w].name;
+      bool given =
+          std::any_of(tensors.begin(), tensors.end(),
+                      [&](const TensorArg &t) { return t.role == name; });
+      (given ? passed : missing).push_back(name);
+    }
+    if (!passed.empty() && !missing.empty())
+      return Status::error(
+          ErrorCode::Tensor,
+          "operand '" + missing.front() + "' is missing: kernel " +
+              std::to_string(k) + " ('" + kernels_[k]->kernelName() +
+              "') writes [" + joined(passed) + ", " + joined(missing) +
+              "]; pass all of them (kept from an earlier launch: the kernel "
+              "is skipped) or none (it computes them)");
+    skipped[k] = !passed.empty();
+  }
+  return skipped;
+}
+
 Expected<int64_t> Sequence::workspaceBytes(const std::vector<TensorArg> &tensors,
                                            int64_t numSms) const {
   Expected<std::vector<WorkspaceBuffer>> buffers = workspace(tensors, numSms);
@@ -472,7 +558,11 @@ Sequence::findOrStartPlan(const std::vector<TensorArg> &tensors,
   Expected<std::vector<WorkspaceBuffer>> buffers = workspace(tensors, numSms);
   if (!buffers.ok())
     return buffers.status();
+  Expected<std::vector<bool>> skipped = skippedKernels(tensors);
+  if (!skipped.ok())
+    return skipped.status();
   auto plan = std::make_shared<SequencePlan>();
+  plan->skipped = std::move(*skipped);
   for (WorkspaceBuffer &b : *buffers) {
     plan->passedIndex.push_back(b.passed ? b.passed - tensors.data() : -1);
     b.passed = nullptr;
@@ -570,6 +660,10 @@ Sequence::check(const std::vector<TensorArg> &tensors, int64_t numSms) const {
       planKernels(tensors, numSms, **plan, allocated, noEncode);
   if (!plans.ok())
     return plans.status();
+  // The grid of the first kernel a launch runs.
+  for (size_t i = 0; i < plans->size(); ++i)
+    if (!(*plan)->skipped[i])
+      return (*plans)[i].grid;
   return plans->front().grid;
 }
 
@@ -659,6 +753,8 @@ Status Sequence::launch(const std::vector<TensorArg> &tensors, void *stream) {
   }
 
   for (size_t i = 0; i < kernels_.size(); ++i) {
+    if (sp.skipped[i]) // its buffers are the caller's, computed already
+      continue;
     Status s = kernels_[i]->enqueue(*states[i], (*plans)[i], stream);
     if (!s.ok())
       return fail(s.withContext("kernel " + std::to_string(i)));

@@ -319,6 +319,15 @@ class GpuBundle(Bundle):
         # Workspace entries (docs/BundleFormat.md, Kernel sequences): what a
         # launch needs beyond the standard operands; [] for a plain bundle.
         self.workspace = doc.get("workspace", [])
+        # {kernel index: [workspace names]} of the buffers a kernel computes
+        # from the operands alone ("written_by": a block-sparse forward's
+        # map); a launch that passes them all skips that kernel.
+        self.written_by = {}
+        for w in self.workspace:
+            if "written_by" in w:
+                self.written_by.setdefault(w["written_by"], []).append(w["name"])
+        self._kernel_files = doc.get("kernels", [])
+        self._kernels = {}
         self._workspace_memo = {}
         self._runtime = None
         if not self.target:
@@ -365,6 +374,15 @@ class GpuBundle(Bundle):
             shapes = self._workspace_memo[key] = workspace_shapes(
                 self.workspace, symbols)
         return shapes
+
+    def kernel_bundle(self, index):
+        """Kernel `index` of a sequence as a plain GpuBundle (loaded once):
+        what computes its "written_by" buffers, launched alone."""
+        bundle = self._kernels.get(index)
+        if bundle is None:
+            path = os.path.join(self.path, self._kernel_files[index])
+            bundle = self._kernels[index] = GpuBundle(path, None)
+        return bundle
 
     @property
     def runtime(self):

@@ -143,11 +143,13 @@ def test_runtime_never_accepts_what_the_schema_refuses(sm90a_bundles, tmp_path):
     check_mutations(doc, work / "bundle.json", KERNEL_SCHEMA)
 
 
-@pytest.mark.parametrize("name", ["bwd.json", "kvcache_paged_append.json"])
+@pytest.mark.parametrize("name", ["bwd.json", "kvcache_paged_append.json",
+                                  "fwd_bsparse.json"])
 def test_runtime_never_accepts_a_sequence_the_schema_refuses(tmp_path, name):
     """The same for fa-kernel-sequence: the runtime's test sequences (the
     backward's three kernel bundles of the stub cubin sharing a workspace;
-    the paged decode with its append kernel), each field deleted or
+    the paged decode with its append kernel; a block-sparse forward whose
+    map is "written_by" its first kernel), each field deleted or
     replaced."""
     with open(os.path.join(INPUTS, name)) as f:
         doc = json.load(f)

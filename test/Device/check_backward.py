@@ -60,9 +60,15 @@ class Sequence:
             self.meta = json.load(f)
         self.runtime = gpu_runtime.RuntimeBundle(seqs[0])
 
-    def workspace(self, sym, device):
+    def workspace(self, sym, device, kept=False):
+        """torch buffers of the workspace; `kept`: also those "written_by"
+        a kernel (a block map), which passed to the sequence would mean
+        their contents (the runtime would skip their kernel), so they are
+        left to it unless the kernels run one by one."""
         out = {}
         for w in self.meta["workspace"]:
+            if "written_by" in w and not kept:
+                continue
             shape = [evaluate(e, sym) for e in w["shape"]]
             make = torch.zeros if w["init"] == "zero" else torch.empty
             out[w["name"]] = make(shape, dtype=DTYPES[w["dtype"]], device=device)
@@ -80,9 +86,10 @@ class Sequence:
         if bias is not None:
             ops.update(bias=bias, grad_bias=dbias)
         ops.update(extra or {})
-        ops.update(self.workspace(sym, q.device))
+        each = os.environ.get("FA_SYNC_EACH")
+        ops.update(self.workspace(sym, q.device, kept=bool(each)))
         stream = torch.cuda.current_stream().cuda_stream
-        if not os.environ.get("FA_SYNC_EACH"):
+        if not each:
             self.runtime.launch({r: rt(t) for r, t in ops.items()}, stream)
             return
         for name in self.meta["kernels"]:

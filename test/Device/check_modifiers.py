@@ -25,14 +25,22 @@ and the forward walking its lists (docs/Modifiers.md, "Block sparsity on
 sm_90a"): their map is also run alone and compared exactly with the one the
 PyTorch mask gives (which key tiles each query block lists, in order, and
 which are full), and a configuration that should be block-sparse and is
-not (or the reverse) fails.
+not (or the reverse) fails. Each forward case of theirs also runs the
+sequence given a kept map (the pre-kernel launched alone first, its buffers
+passed: the runtime skips the sequence's own pre-kernel, as
+fa_mlir.torch.create_block_mask does) and requires O and LSE bitwise equal
+to the sequence's own.
 
 The backward: each configuration's fa.attention_grad sequence
 (BUNDLE_DIR/<name>_bwd/, one fa_bundle_launch with the captures) over the
 same cases, from float64 O and LSE: dQ, dK, dV against float64 autograd of
 the reference with FlashAttention's criterion (2x a plain implementation
 in the inputs' precision + 1e-5), every element finite, and dQ exactly 0
-on rows without keys.
+on rows without keys. A block-sparse configuration's backward starts with
+its own map kernel (query tiles per 128-key block, the group's query heads
+sharing a list): that map is run alone and compared exactly with the one
+the PyTorch mask gives, and each case runs again with a kept map (the map
+kernel skipped): dK and dV bitwise equal, dQ within the criterion.
 
 CHECK_SMALL=1 (under memcheck) skips the 2048-token cases and checks two
 cases of each backward.
@@ -200,6 +208,7 @@ def run_case(path, cfg, b, hq, hkv, sq, sk, single_docs=False, seed=5):
         ops[f"capture{i}"] = caps[name]
     bundle.launch({r: rt(t) for r, t in ops.items()}, torch.cuda.current_stream().cuda_stream)
     torch.cuda.synchronize()
+    kept = kept_map_differs(path, bundle, ops, b, hq, sq, sk)
     scale = meta["config"].get("scale") or 1.0 / math.sqrt(d)
     ref, ref_lse = attention(cfg, q, k, v, caps, torch.float64, scale)
     plain, _ = attention(cfg, q, k, v, caps, dtype, scale)
@@ -218,7 +227,35 @@ def run_case(path, cfg, b, hq, hkv, sq, sk, single_docs=False, seed=5):
             why.append(f"LSE error {rel:.3g}")
     if empty.any() and o[empty].abs().max().item() != 0:
         why.append("rows without keys are not 0")
+    if kept:
+        why.append(kept)
     return not why, err, base, "; ".join(why), int(empty.sum())
+
+
+def kept_map_differs(path, bundle, ops, b, hq, sq, sk):
+    """A block-sparse sequence given a kept map: the pre-kernel run alone
+    into buffers, then the sequence with them (their "written_by" makes
+    the runtime skip its own pre-kernel, as for
+    fa_mlir.torch.create_block_mask) must give the O and LSE the sequence
+    gave computing the map itself, bit for bit. '' when it does (or the
+    sequence is not block-sparse), else what differs."""
+    found = block_map_buffers(path, b, hq, sq, sk)
+    if not found:
+        return ""
+    bufs, pre_path = found[0], found[1]
+    stream = torch.cuda.current_stream().cuda_stream
+    pre_ops = {r: ops[r] for r in ops if r in ("query", "key", "value") or
+               r.startswith("capture")}
+    gpu_runtime.RuntimeBundle(pre_path).launch(
+        {r: rt(t) for r, t in {**pre_ops, **bufs}.items()}, stream)
+    again = dict(ops, output=torch.full_like(ops["output"], float("nan")),
+                 lse=torch.full_like(ops["lse"], float("nan")), **bufs)
+    bundle.launch({r: rt(t) for r, t in again.items()}, stream)
+    torch.cuda.synchronize()
+    for name in ("output", "lse"):
+        if not torch.equal(again[name], ops[name]):
+            return f"{name} with a kept map (pre-kernel skipped) differs from the sequence's"
+    return ""
 
 
 def backward_grads(cfg, q, k, v, do, caps, dtype, scale):
@@ -262,15 +299,129 @@ def run_backward_case(folder, cfg, b, hq, hkv, sq, sk, single_docs=False, seed=7
     empty = torch.isneginf(lse64)
     if empty.any() and dq[empty].abs().max().item() != 0:
         why.append("dQ of rows without keys is not 0")
+    kept = backward_kept_map_differs(folder, seq, cfg, caps, (do, q, k, v, o, lse), sym,
+                                     (dk, dv), ref, plain)
+    if kept:
+        why.append(kept)
     return not why, worst, worst_base, "; ".join(why), int(empty.sum())
 
 
-def expected_map(cfg, caps, b, hq, sq, sk, bm, bn, per_batch, per_head):
-    """The block map the pre-kernel must write, from the PyTorch mask:
-    {(b', h', query block): [(key tile, full)]}, the key tiles in order. A
-    tile is listed when it has a visible element; it is full when every
-    element inside the lengths that the band (the attributes' and the one
-    folded out of mask_mod) leaves is kept."""
+def backward_map(folder, seq):
+    """(the map kernel's RuntimeBundle, its buffer names) of a block-sparse
+    backward sequence (its workspace entries "written_by" a kernel), else
+    None."""
+    writers = {w["written_by"] for w in seq.meta["workspace"] if "written_by" in w}
+    if not writers:
+        return None
+    (writer,) = writers
+    names = [w["name"] for w in seq.meta["workspace"] if w.get("written_by") == writer]
+    return gpu_runtime.RuntimeBundle(os.path.join(folder, seq.meta["kernels"][writer])), names
+
+
+def run_backward_map(folder, seq, q, k, caps_ops, sym, fill=-1):
+    """Runs the backward's map kernel alone: {name: tensor} of its buffers
+    (filled with `fill` first), or None when the backward is not
+    block-sparse."""
+    found = backward_map(folder, seq)
+    if not found:
+        return None
+    pre, names = found
+    shapes = {w["name"]: [cb.evaluate(e, sym) for e in w["shape"]] for w in seq.meta["workspace"]}
+    bufs = {n: torch.full(shapes[n], fill, dtype=torch.int32, device="cuda") for n in names}
+    ops = {"query": q, "key": k, "value": k, **caps_ops, **bufs}
+    pre.launch({r: rt(t) for r, t in ops.items()}, torch.cuda.current_stream().cuda_stream)
+    torch.cuda.synchronize()
+    return bufs
+
+
+def backward_kept_map_differs(folder, seq, cfg, caps, inputs, sym, dkdv, ref, plain):
+    """A block-sparse backward given a kept map (its map kernel run alone
+    first, the buffers passed: the runtime skips the sequence's own, as
+    fa_mlir.torch's block_mask does) must give dK and dV bitwise equal to
+    the sequence's own run and dQ (added in a run-dependent order) within
+    the criterion. '' when it does or the backward is not block-sparse."""
+    do, q, k, v, o, lse = inputs
+    caps_ops = {f"capture{i}": caps[name] for i, name in enumerate(cfg.captures)}
+    bufs = run_backward_map(folder, seq, q, k, caps_ops, sym)
+    if bufs is None:
+        return ""
+    dq2, dk2, dv2 = (torch.full_like(t, float("nan")) for t in (q, k, v))
+    ops = dict(grad_output=do, query=q, key=k, value=v, output=o, lse=lse, grad_query=dq2,
+               grad_key=dk2, grad_value=dv2, **caps_ops, **bufs)
+    ops.update(seq.workspace(sym, q.device))
+    seq.runtime.launch({r: rt(t) for r, t in ops.items()},
+                       torch.cuda.current_stream().cuda_stream)
+    torch.cuda.synchronize()
+    if not (torch.equal(dk2, dkdv[0]) and torch.equal(dv2, dkdv[1])):
+        return "dK/dV with a kept map (map kernel skipped) differ from the sequence's"
+    err = (dq2.double() - ref[0]).abs().max().item()
+    base = (plain[0] - ref[0]).abs().max().item()
+    if not err <= 2 * base + 1e-5:
+        return f"dQ with a kept map: error {err:.3g} > 2 x {base:.3g} + 1e-5"
+    return ""
+
+
+def expected_backward_map(cfg, caps, b, hq, hkv, sq, sk, per_batch, per_head, bm=64, bn=128):
+    """The backward's map from the PyTorch mask: {(b', kv head', key block):
+    [(query tile, full)]}, query tiles in order; a tile is listed when a
+    query head of the kv head's group (or any, without a map per head)
+    sees a key of it, full when every element inside the lengths and the
+    band is kept for each of them."""
+    dev = "cuda"
+    ii, jj, band = band_of(cfg, sq, sk)
+    group = hq // hkv
+    out = {}
+    for bi in range(b if per_batch else 1):
+        for hk in range(hkv if per_head else 1):
+            heads = range(hk * group, (hk + 1) * group) if per_head else [0]
+            keep = torch.stack([cfg.torch_keep(torch.tensor(bi, device=dev),
+                                               torch.tensor(h, device=dev), ii, jj,
+                                               caps).expand(sq, sk) & band for h in heads])
+            ok = keep | ~band
+            for kb in range(-(-sk // bn)):
+                cols = slice(kb * bn, min(sk, (kb + 1) * bn))
+                listed = []
+                for qt in range(-(-sq // bm)):
+                    rows = slice(qt * bm, min(sq, (qt + 1) * bm))
+                    if keep[:, rows, cols].any():
+                        listed.append((qt, bool(ok[:, rows, cols].all())))
+                out[(bi, hk, kb)] = listed
+    return out
+
+
+def check_backward_map(folder, cfg, b, hq, hkv, sq, sk, single_docs=False, seed=5):
+    """Runs the backward's map kernel alone and compares its map with
+    expected_backward_map's, exactly: '' when equal, else the first
+    difference (or that the backward is not block-sparse)."""
+    seq = cb.Sequence(folder)
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(seed + sq * 3 + sk + hq)
+    caps = captures_for(cfg, b, hq, max(sq, sk), g, dev, single_docs)
+    dtype = cd.DTYPES[cfg.dtype]
+    q = torch.zeros(b, hq, sq, cfg.head_dim, device=dev, dtype=dtype)
+    k = torch.zeros(b, hkv, sk, cfg.head_dim, device=dev, dtype=dtype)
+    sym = dict(batch=b, heads_q=hq, heads_kv=hkv, seq_q=sq, seq_k=sk, head_dim=cfg.head_dim,
+               head_dim_v=cfg.head_dim)
+    caps_ops = {f"capture{i}": caps[name] for i, name in enumerate(cfg.captures)}
+    bufs = run_backward_map(folder, seq, q, k, caps_ops, sym)
+    if bufs is None:
+        return "expected a block-sparse backward (no kernel of its sequence writes a map)"
+    num, idx = bufs["q_num_blocks"].cpu(), bufs["q_indices"].cpu()
+    (shape,) = [w["shape"] for w in seq.meta["workspace"] if w["name"] == "q_num_blocks"]
+    per_batch, per_head = shape[0] != "1", shape[1] != "1"
+    want = expected_backward_map(cfg, caps, b, hq, hkv, sq, sk, per_batch, per_head)
+    for (bi, hk, kb), listed in want.items():
+        n = int(num[bi, hk, kb])
+        got = [(int(e) >> 1, bool(int(e) & 1)) for e in idx[bi, hk, kb, :max(n, 0)]]
+        if got != listed:
+            return f"backward map of (b {bi}, kv head {hk}, key block {kb}): {got} != " \
+                f"expected {listed}"
+    return ""
+
+
+def band_of(cfg, sq, sk):
+    """(query indices [sq, 1], key indices [1, sk], the [sq, sk] band the
+    attributes and the one folded out of mask_mod leave) on the GPU."""
     dev = "cuda"
     ii = torch.arange(sq, device=dev).view(sq, 1)
     jj = torch.arange(sk, device=dev).view(1, sk)
@@ -281,6 +432,17 @@ def expected_map(cfg, caps, b, hq, sq, sk, bm, bn, per_batch, per_head):
         band &= (jj >= ii - cfg.window[0]) & (jj <= ii + cfg.window[1])
     if cfg.folded_band:
         band &= cfg.folded_band(ii, jj)
+    return ii, jj, band
+
+
+def expected_map(cfg, caps, b, hq, sq, sk, bm, bn, per_batch, per_head):
+    """The block map the pre-kernel must write, from the PyTorch mask:
+    {(b', h', query block): [(key tile, full)]}, the key tiles in order. A
+    tile is listed when it has a visible element; it is full when every
+    element inside the lengths that the band (the attributes' and the one
+    folded out of mask_mod) leaves is kept."""
+    dev = "cuda"
+    ii, jj, band = band_of(cfg, sq, sk)
     out = {}
     for bi in range(b if per_batch else 1):
         for hi in range(hq if per_head else 1):
@@ -391,6 +553,15 @@ def check_backward(folder, cfg, rows):
     failed = 0
     # Under memcheck (CHECK_SMALL) two cases per configuration.
     for case in cases(cfg)[:2] if os.environ.get("CHECK_SMALL") else cases(cfg):
+        if cfg.block_sparse:
+            try:
+                why = check_backward_map(seq_dir, cfg, *case)
+            except Exception as ex:  # a launch error is a failed case
+                why = f"{type(ex).__name__}: {ex}"
+            failed += bool(why)
+            label = "map b{}h{}/{} {}x{}{}".format(*case[:5], " single-docs" if case[5] else "")
+            rows.append([cfg.name + "_bwd", label, not why, "", "", why])
+            print(f"{'FAIL' if why else 'PASS'} {cfg.name} backward {label} {why}", flush=True)
         try:
             ok, err, base, why, empty = run_backward_case(seq_dir, cfg, *case)
         except Exception as ex:  # a launch error is a failed case

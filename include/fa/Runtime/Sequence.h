@@ -38,6 +38,10 @@ struct SequenceSpec {
   BundleSpec operands;
   /// Per workspace entry: true for "init": "zero".
   std::vector<bool> zeroInit;
+  /// Per workspace entry: the kernel its "written_by" names, -1 without
+  /// one. A kernel that writes such buffers is skipped when the caller
+  /// passes all of them (their contents, kept from an earlier launch).
+  std::vector<int> writtenBy;
   /// The kernel bundle paths, resolved against the sequence's folder.
   std::vector<std::string> kernelPaths;
   std::string workspaceJson; // compact "workspace" array
@@ -87,6 +91,11 @@ public:
   const std::string &kernelNames() const { return kernelNames_; }
   size_t numParams() const;
 
+  /// Per kernel: whether a launch with these operands skips it (the caller
+  /// passes every buffer "written_by" it). Passing some but not all of a
+  /// kernel's buffers is an error naming them.
+  Expected<std::vector<bool>>
+  skippedKernels(const std::vector<TensorArg> &tensors) const;
   /// Checks the operands against the sequence (passed workspace buffers
   /// included) and evaluates every workspace buffer's sizes.
   Expected<std::vector<WorkspaceBuffer>>
@@ -109,6 +118,10 @@ public:
 private:
   Sequence();
   Status linkKernels();
+  /// A kernel that writes "written_by" buffers writes no other workspace
+  /// buffer (skipping it must leave none unwritten): checks kernel
+  /// `kernel`'s scratch entry, workspace[w].
+  Status onlyKeptBuffers(size_t kernel, size_t w) const;
   /// Per kernel: the indices in `all` of the operands it knows (standard
   /// roles, its scratch).
   std::vector<size_t> kernelOperands(const Bundle &kernel,

@@ -5,6 +5,7 @@
 // launch with the workspace they share (docs/BundleFormat.md).
 //
 //===----------------------------------------------------------------------===//
+#include "BackwardBlockMap.h"
 #include "BackwardSignature.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -18,6 +19,8 @@ using BK = BackwardKernelConfig;
 
 void mlir::fa::nvvm_kernel::buildBackwardKernels(OpBuilder &builder, Location loc,
                                                  Block &moduleBody, const BK &cfg) {
+  if (backwardBlockSparse(cfg))
+    buildBackwardBlockMapKernel(builder, loc, moduleBody, cfg);
   buildBackwardPreKernel(builder, loc, moduleBody, cfg);
   buildBackwardMainKernel(builder, loc, moduleBody, cfg);
   buildBackwardPostKernel(builder, loc, moduleBody, cfg);
@@ -48,6 +51,8 @@ BundleExpr biasHeads(const BK &cfg) { return cfg.biasBroadcastHead ? 1 : sym::He
 /// The workspace buffers, as the sequence declares them (with `init`) and
 /// as a kernel's `scratch` names them (without).
 Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
+  if (name == kBackwardMapCount || name == kBackwardMapIndices)
+    return backwardMapBuffer(name, cfg, withInit);
   Object o;
   if (name == "dq_accum")
     o = Object{{"name", name.str()},
@@ -90,6 +95,8 @@ SmallVector<StringRef> workspaceNames(const BK &cfg) {
     names.push_back("dbias_accum");
   if (cfg.sinks())
     names.push_back("dsinks_partial");
+  if (backwardBlockSparse(cfg))
+    names.append({kBackwardMapCount, kBackwardMapIndices});
   return names;
 }
 
@@ -125,8 +132,11 @@ std::string kernelBundle(const BK &cfg, StringRef chip, StringRef cubinFile, Ker
                                  backwardConfig(cfg), k.threads, k.sharedMemory,
                                  std::move(k.grid), std::move(k.params));
   root["scratch"] = std::move(scratch);
-  // The main kernel reads the regions' captures, as the forward does.
-  Array captures = k.suffix == "_main" ? captureBundleEntries(cfg.semantics) : Array();
+  // The main kernel reads the regions' captures, as the forward does (and
+  // the block map pre-kernel).
+  Array captures = k.suffix == "_main" || k.suffix == "_block_map"
+                       ? captureBundleEntries(cfg.semantics)
+                       : Array();
   if (!captures.empty())
     root["captures"] = std::move(captures);
   return printJson(std::move(root));
@@ -189,8 +199,21 @@ KernelJson sinkGradKernel() {
   return k;
 }
 
+/// The block map pre-kernel (BackwardBlockMap.h), first: its buffers are
+/// written_by kernel 0.
+KernelJson blockMapKernel(const BK &cfg) {
+  KernelJson k{"_block_map", "attention_bwd_block_map", {}, {},
+               {kBackwardMapCount, kBackwardMapIndices}, kMapThreads, 0};
+  k.params = backwardBlockMapParams(cfg);
+  k.grid = backwardBlockMapGrid(cfg);
+  return k;
+}
+
 std::vector<KernelJson> kernelJsons(const BK &cfg) {
-  std::vector<KernelJson> ks{preKernel(cfg), mainKernel(cfg), postKernel(cfg)};
+  std::vector<KernelJson> ks;
+  if (backwardBlockSparse(cfg))
+    ks.push_back(blockMapKernel(cfg));
+  ks.insert(ks.end(), {preKernel(cfg), mainKernel(cfg), postKernel(cfg)});
   if (cfg.biasBroadcasts())
     ks.push_back(biasGradKernel(cfg));
   if (cfg.sinks())

@@ -1,5 +1,5 @@
 //===- BackwardConfig.cpp - The backward's name ---------------------------===//
-#include "BackwardParts.h"
+#include "BackwardBlockMap.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -21,6 +21,8 @@ std::string BackwardKernelConfig::name() const {
       n += std::string("_bc") + (biasBroadcastBatch ? "b" : "") + (biasBroadcastHead ? "h" : "");
   }
   n += llvm::formatv("_m{0}n{1}s{2}", blockM, kBlockN, kStages).str();
+  if (backwardBlockSparse(*this))
+    n += "_bsparse";
   if (deterministic)
     n += "_det";
   return n + scaleTag(semantics, headDim);

@@ -44,10 +44,22 @@ namespace {
 
 using BK = BackwardKernelConfig;
 
-/// Iteration t of a CTA's loop: q head g of the group, query tile.
+/// Iteration t of a CTA's loop: q head g of the group, query tile; in a
+/// block-sparse backward, whether mask_mod must be evaluated on the tile
+/// (i1; null: always).
 struct QueryStep {
   Value qHead, tile, m0;
+  Value partial = {};
 };
+
+/// Step t of a block-sparse CTA: q head t / listed of the group, entry
+/// t % listed of the key block's list of query tiles.
+QueryStep listedStep(KernelBuilder &kb, const BlockList &list, Value listed, Value group,
+                     Value headKV, Value t, int64_t blockM) {
+  Value g = kb.divUI(t, listed);
+  auto [tile, partial] = list.tileAt(kb.remu(t, listed));
+  return {kb.add(kb.mul(headKV, group), g), tile, kb.mul(tile, kb.c32(blockM)), partial};
+}
 
 class KeyBlockConsumer;
 
@@ -127,11 +139,16 @@ private:
   Value nBlock, n0, headKV, batch, numHeadsQ, seqPad;
   std::optional<MaskRule> rule;
   Value firstTile, tileCount, steps;
+  /// A block-sparse backward: this CTA's query tiles and their count.
+  std::optional<BlockList> queryList;
+  Value listed;
   /// Ragged batches only.
   Value qStart, kStart, paddedTile0, paddedTiles, keyBlockValid;
 };
 
 QueryStep BackwardMainKernel::step(Value t) {
+  if (queryList) // q head g over the list of the key block's query tiles
+    return listedStep(kb, *queryList, listed, args.group, headKV, t, cfg.blockM);
   // A bias broadcast over heads: the group's q heads of one query tile in
   // a row, so their dBias reductions meet in L2.
   bool headsInner = cfg.biasBroadcastHead;
@@ -410,10 +427,21 @@ SmallVector<Value> KeyBlockConsumer::applyScoreMod(const QueryStep &s, SmallVect
 void KeyBlockConsumer::applyMaskMod(const QueryStep &s, SmallVectorImpl<Value> &sT) {
   // A hidden score's P is 0, so is its dS (times score_mod's derivative,
   // finite where the region is).
-  Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
-  for (int64_t i = 0; i < nS; ++i)
-    sT[i] = kb.select(semantics.emitMaskModHides(kb.b, k.regionPosition(s, keyRow0, laneCol, i)),
-                      negInf, sT[i]);
+  auto hide = [&](SmallVector<Value> x) {
+    Value negInf = kb.cf32(-std::numeric_limits<double>::infinity());
+    for (int64_t i = 0; i < nS; ++i)
+      x[i] = kb.select(semantics.emitMaskModHides(kb.b, k.regionPosition(s, keyRow0, laneCol, i)),
+                       negInf, x[i]);
+    return x;
+  };
+  SmallVector<Value> in(sT.begin(), sT.end());
+  if (!s.partial) {
+    sT.assign(hide(in));
+    return;
+  }
+  // A full tile of the map: mask_mod keeps every score (uniform branch).
+  SmallVector<Type> types(nS, kb.f32);
+  sT.assign(kb.ifThenElseValues(s.partial, types, [&] { return hide(in); }, [&] { return in; }));
 }
 
 void KeyBlockConsumer::addSinkGrad(const QueryStep &s, Value stats, ArrayRef<Value> p,
@@ -901,6 +929,11 @@ void BackwardMainKernel::emit() {
   firstTile = lo;
   tileCount = kb.sub(hi, lo);
   steps = kb.mul(tileCount, args.group);
+  if (backwardBlockSparse(cfg)) {
+    queryList.emplace(backwardQueryList(kb, cfg, args.map, batch, headKV, nBlock));
+    listed = queryList->loadCount();
+    steps = kb.mul(listed, args.group);
+  }
   // Padded blocks past a sequence's keys compute and store nothing.
   if (cfg.varlen)
     steps = kb.select(keyBlockValid, steps, kb.c32(0));
@@ -967,6 +1000,8 @@ KernelSignature mlir::fa::nvvm_kernel::backwardMainSignature(const BK &cfg,
     sig.ptr(&a.cuSeqlensK, "cu_seqlens_k");
     sig.i32(&a.numSeqs, sym::NumSeqs);
   }
+  if (backwardBlockSparse(cfg))
+    declareBackwardMapParams(sig, a.map);
   declareCaptureParams(sig, cfg.semantics, a.captures);
   return sig;
 }

@@ -2,6 +2,7 @@
 #ifndef FA_LIB_CONVERSION_FATONVVM_BACKWARDSIGNATURE_H
 #define FA_LIB_CONVERSION_FATONVVM_BACKWARDSIGNATURE_H
 
+#include "BackwardBlockMap.h"
 #include "BackwardParts.h"
 #include "KernelSignature.h"
 #include "RegionFragments.h"
@@ -29,6 +30,8 @@ struct BackwardMainArgs {
   Value sinks, sinksPartial;
   /// A ragged batch (seq_q and seq_k are then the packed totals).
   Value cuSeqlensQ, cuSeqlensK, numSeqs;
+  /// A block-sparse backward's map (BackwardBlockMap.h).
+  BlockMapArgs map;
   /// score_mod/mask_mod's captures, one entry per capture (the forward's
   /// parameters, declared last).
   std::vector<CaptureArgs> captures;

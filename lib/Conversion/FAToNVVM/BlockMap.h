@@ -39,11 +39,16 @@ struct BlockMapArgs {
 };
 
 /// Declares the map's pointers and strides (the pre-kernel's and the
-/// forward's, in this order).
-void declareBlockMapParams(KernelSignature &sig, BlockMapArgs &a);
+/// forward's, in this order); the backward's map is named q_num_blocks,
+/// q_indices.
+void declareBlockMapParams(KernelSignature &sig, BlockMapArgs &a,
+                           StringRef numName = "kv_num_blocks",
+                           StringRef indicesName = "kv_indices");
 
 /// Whether the map has an entry per batch / per query head: mask_mod reads
 /// its batch / head argument.
+bool blockMapPerBatch(const AttentionConfig &semantics);
+bool blockMapPerHead(const AttentionConfig &semantics);
 bool blockMapPerBatch(const AttentionKernelConfig &cfg);
 bool blockMapPerHead(const AttentionKernelConfig &cfg);
 
@@ -59,6 +64,10 @@ public:
   /// has no entry per batch or head).
   BlockList(KernelBuilder &kb, const AttentionKernelConfig &cfg, const BlockMapArgs &map,
             Value batch, Value head, Value mBlock);
+  /// The list of `block` of (batch, head) in a map with (`perBatch`) or
+  /// without an entry per batch, and per head (`perHead`).
+  BlockList(KernelBuilder &kb, bool perBatch, bool perHead, const BlockMapArgs &map,
+            Value batch, Value head, Value block);
   /// Where the count is, and entry `t`.
   Value countAddress() const { return countPtr; }
   Value entryAddress(Value t) const;
@@ -71,6 +80,52 @@ public:
 private:
   KernelBuilder &kb;
   Value countPtr, rowPtr; // the count; the list's entry 0
+};
+
+/// Threads of a map pre-kernel's CTA.
+constexpr int64_t kMapThreads = 1024;
+
+/// A map's tile: query rows x keys.
+struct MapTile {
+  int64_t rows, cols;
+};
+
+/// A map pre-kernel's evaluation of mask_mod on tiles, through the shared
+/// evaluator (`semantics` with the kernel's modifier target) and the band
+/// (`rule`): each thread takes kColumns adjacent keys of a column group and
+/// rows a stride apart; two reducing barriers per tile say whether it has
+/// a visible element and whether mask_mod keeps all it counts (inside the
+/// lengths and the band). The forward's map lists key tiles per query
+/// block, the backward's query tiles per key block: both are lists of the
+/// tiles along one axis, appended by emitList.
+class MapTileEvaluator {
+public:
+  static constexpr int64_t kColumns = 8; // divides every tile width used
+  /// Per thread: some counted element is visible; mask_mod keeps every
+  /// counted element.
+  struct TileFacts {
+    Value anyVisible, allKept;
+  };
+
+  MapTileEvaluator(KernelBuilder &kb, MapTile tile, const AttentionConfig &semantics,
+                   MaskRule &rule, Value tid, Value seqQ, Value seqK);
+  /// This thread's facts of the tile at query row `row0`, key tile
+  /// `keyTile`, for (batch, head).
+  TileFacts evaluate(Value batch, Value head, Value row0, Value keyTile);
+  /// Appends to `list` every tile `first + t`, t in [0, count), that has a
+  /// visible element (evaluateAt's facts, reduced over the CTA) as 2 *
+  /// tile + full, in order, then stores the count (thread 0).
+  void emitList(const BlockList &list, Value first, Value count,
+                function_ref<TileFacts(Value tile)> evaluateAt);
+
+private:
+  KernelBuilder &kb;
+  MapTile tile;
+  const AttentionConfig &semantics;
+  MaskRule &rule;
+  Value seqQ, seqK;
+  int64_t groups, rowLanes, passes;
+  Value column0, firstRow, active, isLeader;
 };
 
 /// The `_block_map` pre-kernel of `cfg`, its bundle JSON and the sequence

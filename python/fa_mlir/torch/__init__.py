@@ -7,6 +7,7 @@ first use and cached (fa_mlir.compile).
 """
 from . import _ops  # noqa: F401  (registers the custom ops)
 from .attention import AttentionFunction, attention  # noqa: F401
+from .block_mask import BlockMask, create_block_mask  # noqa: F401
 from .launch import launch  # noqa: F401
 from .fp8 import (FP8Inputs, dequantize_fp8, emulated_fp8_attention,  # noqa: F401
                   incoherent_matrix, quantize_fp8, reference_fp8_attention)

@@ -264,15 +264,17 @@ def forward_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                  softcap: Optional[float], mask_alignment: str,
                  layout: str, score_mod: str = "", mask_mod: str = "",
                  captures: Optional[List[torch.Tensor]] = None,
-                 sinks: Optional[torch.Tensor] = None
+                 sinks: Optional[torch.Tensor] = None, block_mask=None
                  ) -> List[torch.Tensor]:
     """[output, lse] (fa_mlir::attention_forward; schema from the hints).
     score_mod, mask_mod: region texts ("" for none) reading `captures`;
-    sinks: attention sinks [Hq] float32 (checked by attention())."""
+    sinks: attention sinks [Hq] float32 (checked by attention());
+    block_mask: a BlockMask (the eager path only: the custom op does not
+    take it, and its calls build the map themselves)."""
     return run_forward(q, k, v, bias, causal, scale, window_left,
                        window_right, softcap, mask_alignment, layout,
                        score_mod=score_mod, mask_mod=mask_mod,
-                       captures=captures, sinks=sinks)
+                       captures=captures, sinks=sinks, block_mask=block_mask)
 
 
 def _capture_operands(captures):
@@ -284,10 +286,12 @@ def _capture_operands(captures):
 def run_forward(q, k, v, bias, causal, scale, window_left, window_right,
                 softcap, mask_alignment, layout, num_splits=None,
                 checked=None, score_mod="", mask_mod="", captures=None,
-                sinks=None):
+                sinks=None, block_mask=None):
     """forward_impl with a split-KV choice (KernelConfig.num_splits), which
     the custom op's schema does not carry (the inference API passes it),
-    and check_inputs' result when the caller has it (`checked`)."""
+    check_inputs' result when the caller has it (`checked`), and a
+    BlockMask whose map a block-sparse forward reuses (`block_mask`,
+    checked by attention())."""
     q, k, v, bias = _dense(q), _dense(k), _dense(v), _dense(bias)
     kcfg = kernel_config("forward", q, k, v, bias, causal, scale, window_left,
                          window_right, softcap, mask_alignment, layout,
@@ -305,8 +309,10 @@ def run_forward(q, k, v, bias, causal, scale, window_left, window_right,
         tensors["sinks"] = sinks.contiguous()
     tensors.update(_capture_operands(captures))
     if getattr(bundle, "workspace", None):  # a block-sparse mask_mod's map (a sequence)
-        tensors.update(_workspace(bundle, _operand_symbols(bundle, kcfg, tensors),
-                                  q.device))
+        symbols = _operand_symbols(bundle, kcfg, tensors)
+        tensors.update(_workspace(bundle, symbols, q.device))
+        tensors.update(written_buffers(bundle, tensors, symbols, q.device,
+                                       block_mask))
     _launch(bundle, tensors, q.device)
     return [out, lse]
 
@@ -483,9 +489,45 @@ def _workspace(bundle, symbols, device):
     shapes = bundle.workspace_shapes(symbols)
     if len(shapes) < len(bundle.workspace):
         _check_not_capturing(bundle, shapes, device)
-    return {name: torch.empty(sizes, device=device,
-                              dtype=_convert.torch_runtime_dtype(dtype))
-            for name, (sizes, dtype) in shapes.items()}
+    # Buffers a kernel computes ("written_by") are passed only with their
+    # contents: written_buffers makes them.
+    kept = {name for names in bundle.written_by.values() for name in names}
+    return {name: _empty(sizes, dtype, device)
+            for name, (sizes, dtype) in shapes.items() if name not in kept}
+
+
+def _empty(sizes, dtype, device):
+    return torch.empty(sizes, device=device,
+                       dtype=_convert.torch_runtime_dtype(dtype))
+
+
+def written_buffers(bundle, tensors, symbols, device, block_mask=None):
+    """{name: tensor} of the buffers a sequence's kernels compute from the
+    operands alone ("written_by": a block-sparse forward's map), passed to
+    the sequence so that libfa_runtime skips those kernels: block_mask's
+    (built by its first call with these sizes, then kept: BlockMask), else
+    computed now by launching each such kernel alone (the map rebuilt at
+    every call)."""
+    out = {}
+    for index in sorted(bundle.written_by):
+        if block_mask is not None:
+            out.update(block_mask.buffers(bundle, index, tensors, symbols))
+        else:
+            out.update(compute_written(bundle, index, tensors, symbols, device))
+    return out
+
+
+def compute_written(bundle, index, tensors, symbols, device):
+    """Launches kernel `index` of `bundle` alone into fresh torch buffers
+    (its "written_by" ones), reading the call's inputs (`tensors`: q, k, v
+    give the sizes, the captures the values), and returns them."""
+    shapes = bundle.workspace_shapes(symbols)
+    out = {name: _empty(*shapes[name], device)
+           for name in bundle.written_by[index]}
+    inputs = {r: t for r, t in tensors.items()
+              if r in ("query", "key", "value") or r.startswith("capture")}
+    _launch(bundle.kernel_bundle(index), {**inputs, **out}, device)
+    return out
 
 
 def _num_sms(device):
@@ -525,7 +567,7 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
                   layout: str, deterministic: bool = False,
                   score_mod: str = "", mask_mod: str = "",
                   captures: Optional[List[torch.Tensor]] = None,
-                  sinks: Optional[torch.Tensor] = None
+                  sinks: Optional[torch.Tensor] = None, block_mask=None
                   ) -> List[torch.Tensor]:
     """[dq, dk, dv, dbias, dsinks]; dbias is empty when there is no bias,
     else of the bias's shape and dtype (the kernels write all of it);
@@ -535,7 +577,10 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
     with a bias the dBias kernel, which reads the dbias_accum workspace);
     `deterministic` selects its fixed-order dQ accumulation (refused with a
     broadcast bias: KernelConfig.check_target). The CPU backward is
-    deterministic whatever it says (its kernel is the same)."""
+    deterministic whatever it says (its kernel is the same). A
+    block-sparse backward (a mask_mod that is more than a band) starts
+    with its map kernel: `block_mask`'s kept map (the eager path), else
+    built here (written_buffers)."""
     grad_out, q, k, v, out, lse, bias = (
         _dense(t) for t in (grad_out, q, k, v, out, lse, bias))
     if grad_out.dtype != q.dtype:
@@ -561,8 +606,10 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
         tensors["sinks"], tensors["grad_sinks"] = sinks.contiguous(), dsinks
     tensors.update(_capture_operands(captures))
     if target != "cpu":
-        tensors.update(_workspace(bundle, _convert.sizes_of(q, k, v, layout),
-                                  q.device))
+        symbols = _convert.sizes_of(q, k, v, layout)
+        tensors.update(_workspace(bundle, symbols, q.device))
+        tensors.update(written_buffers(bundle, tensors, symbols, q.device,
+                                       block_mask))
     _launch(bundle, tensors, q.device)
     return [dq, dk, dv, dbias, dsinks]
 

@@ -1,5 +1,7 @@
 """fa_mlir.torch.attention: FlashAttention forward and backward kernels as a
 torch.autograd.Function over the fa_mlir:: custom ops."""
+import functools
+
 import torch
 
 from ..arguments import MAX_SIZE, check_bool, check_f32, is_int
@@ -8,6 +10,7 @@ from . import _convert
 from . import _ops
 from . import fp8
 from . import modifiers
+from .block_mask import BlockMask
 from ._forward_only import needs_grad
 
 
@@ -29,10 +32,12 @@ class AttentionFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, q, k, v, bias, causal, scale, window_left, window_right,
                 softcap, mask_alignment, layout, deterministic=False,
-                mods=None, sinks=None):
+                mods=None, sinks=None, block_mask=None):
         captures = list(mods.captures) if mods else []
         eager = _eager(q, k, v, bias, sinks, *captures)
-        fwd = _ops.forward_impl if eager else torch.ops.fa_mlir.attention_forward
+        # The custom op takes no BlockMask: its calls build the map.
+        fwd = (functools.partial(_ops.forward_impl, block_mask=block_mask)
+               if eager else torch.ops.fa_mlir.attention_forward)
         options = (causal, scale, window_left, window_right, softcap,
                    mask_alignment, layout)
         regions = _regions(mods)
@@ -44,6 +49,7 @@ class AttentionFunction(torch.autograd.Function):
         ctx.save_for_backward(q, k, v, out, lse, bias, sinks, *captures)
         # deterministic concerns only the backward kernel.
         ctx.options = options + (deterministic,) + regions
+        ctx.block_mask = block_mask
         ctx.bias_shape = None if bias is None else bias.shape
         ctx.mark_non_differentiable(lse)
         # The LSE gets no gradient: left None instead of a zeros tensor
@@ -54,9 +60,10 @@ class AttentionFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_out, grad_lse):
         if grad_out is None:  # no gradient reached the output: all zero
-            return (None,) * 14
+            return (None,) * 15
         q, k, v, out, lse, bias, sinks, *captures = ctx.saved_tensors
-        bwd = (_ops.backward_impl
+        bwd = (functools.partial(_ops.backward_impl,
+                                 block_mask=ctx.block_mask)
                if _eager(grad_out, q, k, v, bias, sinks, *captures)
                else torch.ops.fa_mlir.attention_backward)
         dq, dk, dv, dbias, dsinks = bwd(
@@ -64,7 +71,7 @@ class AttentionFunction(torch.autograd.Function):
         dbias = dbias if (bias is not None and ctx.needs_input_grad[3]) else None
         dsinks = dsinks if (sinks is not None and ctx.needs_input_grad[13]) \
             else None
-        return (dq, dk, dv, dbias) + (None,) * 9 + (dsinks,)
+        return (dq, dk, dv, dbias) + (None,) * 9 + (dsinks, None)
 
 
 def _regions(mods):
@@ -116,7 +123,7 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
               bias=None, return_lse=False, mask_alignment=None, layout="bhsd",
               deterministic=False, q_descale=None, k_descale=None,
               v_descale=None, descale_block=None, out_dtype=torch.bfloat16,
-              score_mod=None, mask_mod=None, sinks=None):
+              score_mod=None, mask_mod=None, sinks=None, block_mask=None):
     """Exact attention softmax(mask(scale * q kᵀ + bias)) v with FlashAttention
     kernels, differentiable in q, k, v and a floating-point bias.
 
@@ -170,6 +177,12 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     includes them; a row that sees no key gives output 0 and LSE = sink.
     Differentiable (their gradient is float32, cast back to their dtype).
     CPU and sm_90a (not with float8_e4m3fn inputs). docs/Modifiers.md.
+
+    block_mask: a BlockMask from fa_mlir.torch.create_block_mask (its
+    mask_mod is the call's; passing mask_mod too must name the same
+    function): on sm_90a a block-sparse forward reuses the block map it
+    keeps instead of building one per call (FlexAttention's block_mask).
+    The CPU builds its own (its tiles differ). docs/Python.md.
     """
     _convert.check_layout(_convert.WHERE, layout)
     causal, wl, wr, mask_alignment = mask_options(
@@ -183,11 +196,14 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     descales = (q_descale, k_descale, v_descale)
     dtype, sizes = _convert.check_inputs_once(
         q, k, v, bias, layout, where=_convert.WHERE, allow_fp8=True)
+    if block_mask is not None:
+        mask_mod = _check_block_mask(block_mask, mask_mod, sizes, q.device)
     mods = modifiers.trace(_convert.WHERE, score_mod, mask_mod, q.device)
     if mods is not None:
         modifiers.check_captures(_convert.WHERE, mods, q)
     if dtype == "f8E4M3FN":
         for name, value in (("bias", bias), ("score_mod", score_mod),
+                            ("block_mask", block_mask),
                             ("mask_mod", mask_mod), ("sinks", sinks)):
             if value is not None:
                 raise ArgumentError(f"{_convert.WHERE}: {name} is not "
@@ -213,12 +229,22 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
                                     softcap, mask_alignment, layout,
                                     checked=(dtype, sizes),
                                     score_mod=score_text, mask_mod=mask_text,
-                                    captures=list(captures), sinks=sinks)
+                                    captures=list(captures), sinks=sinks,
+                                    block_mask=block_mask)
     else:
         out, lse = AttentionFunction.apply(
             q, k, v, bias, causal, scale, wl, wr, softcap, mask_alignment,
-            layout, deterministic, mods, sinks)
+            layout, deterministic, mods, sinks, block_mask)
     return (out, lse) if return_lse else out
+
+
+def _check_block_mask(block_mask, mask_mod, sizes, device):
+    """The call's mask_mod: block_mask's, which must fit the call."""
+    if not isinstance(block_mask, BlockMask):
+        raise ArgumentError(f"{_convert.WHERE}: block_mask must be a "
+                            "BlockMask from fa_mlir.torch.create_block_mask, "
+                            f"got {type(block_mask).__name__}")
+    return block_mask.check_call(_convert.WHERE, mask_mod, sizes, device)
 
 
 _SINK_DTYPES = (torch.float32, torch.float16, torch.bfloat16)

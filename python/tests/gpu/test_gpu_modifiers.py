@@ -216,3 +216,37 @@ def test_modifiers_forward_and_backward(case):
             o, dq = o.transpose(1, 2), dq.transpose(1, 2)
         assert (o[empty] == 0).all() and (dq[empty] == 0).all(), case.name
 
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.mods(
+    captures(c, "cpu"))[1] is not None], ids=lambda c: c.name)
+def test_block_mask_matches_the_map_built_per_call(case):
+    """attention(..., block_mask=create_block_mask(mask_mod, ...)): the
+    forward reuses the map its first call built (the sequence's pre-kernel
+    skipped) and gives, bit for bit, what the call building the map gives;
+    and so does a second call with the kept map; the backward likewise."""
+    q, k, v, _ = inputs(case)
+    caps = captures(case, "cuda")
+    score_mod, mask_mod = case.mods(caps)
+    b, hq, _, s = case.shape
+    bm = fat.create_block_mask(mask_mod, b, hq, s, s, device="cuda")
+    kw = dict(causal=case.causal, softcap=case.softcap, layout=case.layout,
+              score_mod=score_mod, return_lse=True)
+    want = fat.attention(q, k, v, mask_mod=mask_mod, **kw)
+    for _ in range(2):
+        got = fat.attention(q, k, v, block_mask=bm, **kw)
+        for g, w in zip(got, want):
+            assert torch.equal(g, w), case.name
+    assert len(bm._maps) == 1, bm
+    # The backward with it (its own, transposed map, kept too): dK and dV
+    # bitwise those of the call that builds the map, dQ (added by key
+    # blocks in a run-dependent order) within a bf16 rounding.
+    _, _, _, dout = inputs(case)
+    kw.pop("return_lse")
+    want = with_grads(lambda *x: fat.attention(*x, mask_mod=mask_mod, **kw), q, k, v, dout)
+    for _ in range(2):
+        got = with_grads(lambda *x: fat.attention(*x, block_mask=bm, **kw), q, k, v, dout)
+        assert torch.equal(got[2], want[2]) and torch.equal(got[3], want[3]), case.name
+        scale = want[1].abs().max().item()
+        assert (got[1] - want[1]).abs().max().item() <= 1e-2 * scale, case.name
+    assert len(bm._maps) == 2, bm

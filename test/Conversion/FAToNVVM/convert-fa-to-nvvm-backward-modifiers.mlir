@@ -11,8 +11,8 @@
 // sequence and its kernels are named by the regions; the main kernel's
 // bundle lists both captures.
 // CHECK-LABEL: module attributes
-// CHECK-SAME: fa_bwd_bf16_d64_bhsd_mod[[HASH:[0-9a-f]+]]_m64n128s2 = {
-// CHECK-SAME: fa_bwd_bf16_d64_bhsd_mod[[HASH]]_m64n128s2_main = "{
+// CHECK-SAME: fa_bwd_bf16_d64_bhsd_mod[[HASH:[0-9a-f]+]]_m64n128s2_bsparse = {
+// CHECK-SAME: fa_bwd_bf16_d64_bhsd_mod[[HASH]]_m64n128s2_bsparse_main = "{
 // CHECK-SAME: \22captures\22: [
 // CHECK-SAME: \22dtype\22: \22f32\22,\0A{{ *}}\22name\22: \22capture0\22
 // CHECK-SAME: \22dtype\22: \22i32\22,\0A{{ *}}\22name\22: \22capture1\22
@@ -20,15 +20,16 @@
 // CHECK-SAME: \22value\22: \22stride(capture0, dim0)\22
 // CHECK-SAME: \22operand\22: \22capture1\22
 // CHECK-SAME: \22value\22: \22stride(capture1, dim1)\22
-// CHECK-SAME: fa_bwd_bf16_d64_bhsd_mod[[HASH]]_m64n128s2_post = "{
-// CHECK-SAME: fa_bwd_bf16_d64_bhsd_mod[[HASH]]_m64n128s2_pre = "{
-// CHECK: gpu.module @fa_bwd_bf16_d64_bhsd_mod[[HASH]]_m64n128s2
-// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_mod[[HASH]]_m64n128s2_pre(
+// CHECK-SAME: fa_bwd_bf16_d64_bhsd_mod[[HASH]]_m64n128s2_bsparse_post = "{
+// CHECK-SAME: fa_bwd_bf16_d64_bhsd_mod[[HASH]]_m64n128s2_bsparse_pre = "{
+// CHECK: gpu.module @fa_bwd_bf16_d64_bhsd_mod[[HASH]]_m64n128s2_bsparse
+// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_mod[[HASH]]_m64n128s2_bsparse_pre(
 // CHECK-NOT: llvm.func
 // The main kernel's signature: six tensor maps, dK and dV with their
-// strides, dq_accum, the sizes, then slopes (ptr, i64) and document ids
-// (ptr, i64, i64).
-// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_mod[[HASH]]_m64n128s2_main({{.*}}nvvm.grid_constant}, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %[[SLOPES:[^:]*]]: !llvm.ptr, %{{[^:]*}}: i64, %[[DOCS:[^:]*]]: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64)
+// strides, dq_accum, the sizes, the block map (the document mask makes the
+// backward block-sparse: convert-fa-to-nvvm-backward-block-sparse.mlir),
+// then slopes (ptr, i64) and document ids (ptr, i64, i64).
+// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_mod[[HASH]]_m64n128s2_bsparse_main({{.*}}nvvm.grid_constant}, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %[[SLOPES:[^:]*]]: !llvm.ptr, %{{[^:]*}}: i64, %[[DOCS:[^:]*]]: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64)
 // The consumers, after S^T: the score function with score_mod (scale,
 // tanh.approx) and its derivative (1/8) (1 - r^2) 8 next to it, the slope
 // read per query head, the two document ids compared and the score set to
@@ -55,7 +56,7 @@
 // CHECK: %[[DPD:.*]] = arith.subf
 // CHECK: %[[PDS:.*]] = arith.mulf %[[P]], %[[DPD]] : f32
 // CHECK: arith.mulf %[[PDS]], %[[D]] : f32
-// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_mod[[HASH]]_m64n128s2_post(
+// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_mod[[HASH]]_m64n128s2_bsparse_post(
 func.func @tanh_alibi_document(%do: tensor<?x4x?x64xbf16>, %q: tensor<?x4x?x64xbf16>, %k: tensor<?x4x?x64xbf16>, %v: tensor<?x4x?x64xbf16>, %o: tensor<?x4x?x64xbf16>, %lse: tensor<?x4x?xf32>, %slopes: tensor<4xf32>, %doc: tensor<?x?xi32>) -> (tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>) {
   %dq, %dk, %dv = fa.attention_grad %do, %q, %k, %v, %o, %lse : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?xf32> captures(%slopes, %doc : tensor<4xf32>, tensor<?x?xi32>) -> tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16> score_mod {
   ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %sl: tensor<4xf32>, %d: tensor<?x?xi32>):

@@ -13,11 +13,12 @@
 // CHECK-LABEL: module attributes
 // CHECK-SAME: fa_fwd_bf16_d128_bhsd_mod[[H:[0-9a-f]+]]_m128n96s2o_bsparse = {
 // The sequence: the pre-kernel, then the forward; both buffers written by
-// the pre-kernel (init none).
+// the pre-kernel (init none, written_by 0: a caller that keeps the map
+// passes it and the pre-kernel is skipped).
 // CHECK-SAME: \22format\22: \22fa-kernel-sequence\22
 // CHECK-SAME: \22kernels\22: [\0A{{ *}}\22fa_fwd_bf16_d128_bhsd_mod[[H]]_m128n96s2o_bsparse_block_map.json\22,\0A{{ *}}\22fa_fwd_bf16_d128_bhsd_mod[[H]]_m128n96s2o_bsparse_main.json\22\0A{{ *}}]
-// CHECK-SAME: \22init\22: \22none\22,\0A{{ *}}\22name\22: \22kv_num_blocks\22,\0A{{ *}}\22shape\22: [\0A{{ *}}\22batch\22,\0A{{ *}}\221\22,\0A{{ *}}\22ceildiv(seq_q, 128)\22\0A{{ *}}]
-// CHECK-SAME: \22init\22: \22none\22,\0A{{ *}}\22name\22: \22kv_indices\22,\0A{{ *}}\22shape\22: [\0A{{ *}}\22batch\22,\0A{{ *}}\221\22,\0A{{ *}}\22ceildiv(seq_q, 128)\22,\0A{{ *}}\22ceildiv(seq_k, 96)\22\0A{{ *}}]
+// CHECK-SAME: \22init\22: \22none\22,\0A{{ *}}\22name\22: \22kv_num_blocks\22,\0A{{ *}}\22shape\22: [\0A{{ *}}\22batch\22,\0A{{ *}}\221\22,\0A{{ *}}\22ceildiv(seq_q, 128)\22\0A{{ *}}],\0A{{ *}}\22written_by\22: 0
+// CHECK-SAME: \22init\22: \22none\22,\0A{{ *}}\22name\22: \22kv_indices\22,\0A{{ *}}\22shape\22: [\0A{{ *}}\22batch\22,\0A{{ *}}\221\22,\0A{{ *}}\22ceildiv(seq_q, 128)\22,\0A{{ *}}\22ceildiv(seq_k, 96)\22\0A{{ *}}],\0A{{ *}}\22written_by\22: 0
 // The pre-kernel's bundle: 1024 threads, its grid, the map as scratch, the
 // capture it reads.
 // CHECK-SAME: _bsparse_block_map = "{\0A{{ *}}\22block\22: [\0A{{ *}}1024,
