@@ -272,14 +272,6 @@ FailureOr<Value> buildBias(ImplicitLocOpBuilder &b, const Plan &plan,
     return failure();
   }
   Value bias = *bv;
-  if (m.keyPadding) {
-    FailureOr<Value> keep = applyKeyPadding(b, bias, *m.keyPadding);
-    if (failed(keep)) {
-      why = "the key padding mask's condition cannot be rebuilt";
-      return failure();
-    }
-    bias = *keep;
-  }
   if (rowL.empty() || keyL.empty()) {
     if (ShapedType::isDynamic(atoms.size(plan.rowAtom)) ||
         ShapedType::isDynamic(atoms.size(plan.keyAtom))) {
@@ -511,8 +503,7 @@ FailureOr<Value> mlir::fa::raising::buildAttention(
   }
   Value attnOut = attn.getOutput();
   if (m.averageEmptyRows) {
-    FailureOr<Value> avg =
-        averageEmptyRows(b, m, plan.layout, attnOut, *v, *bias, why);
+    FailureOr<Value> avg = averageEmptyRows(b, m, plan.layout, attn, *v, why);
     if (failed(avg))
       return failure();
     attnOut = *avg;

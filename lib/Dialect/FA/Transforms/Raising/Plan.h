@@ -151,13 +151,13 @@ FailureOr<Value> buildAttention(const Plan &plan, AtomTable &atoms,
 
 //===- EmptyRows.cpp ------------------------------------------------------===//
 
-/// Rows of `out` (fa.attention's output, in `layout`) whose every key the
-/// mask hides become the mean of V over all keys, what a softmax of equal
-/// scores gives (MaskConfig::averageEmptyRows). `v` and `bias` are the
-/// op's operands (bias may be null). O(B H Sq Sk) booleans, O(N) memory.
+/// Rows of `attn`'s output (in `layout`) whose every key its masks hide
+/// (causal / window and mask_mod) become the mean of V over all keys, what
+/// a softmax of equal scores gives (MaskConfig::averageEmptyRows). `v` is
+/// the op's V. O(B H Sq Sk) booleans computed, O(N) memory.
 FailureOr<Value> averageEmptyRows(ImplicitLocOpBuilder &b, const MaskConfig &m,
-                                  Layout layout, Value out, Value v,
-                                  Value bias, std::string &why);
+                                  Layout layout, AttentionOp attn, Value v,
+                                  std::string &why);
 
 /// Erases `root` and then whatever became dead because of it (Pattern.cpp).
 void eraseDeadFrom(Operation *root, RewriterBase &rw);
