@@ -2,7 +2,9 @@
 """Counts the attention layers fa-raise-attention raises in each file of the
 frontend corpus (test/Frontends/corpus) and prints a Markdown table: one row
 per model and element type, one column per attn_implementation x dialect,
-each cell `raised/layers`, then the decline remarks and errors by count.
+each cell `raised/layers`, then the decline remarks and errors by count,
+and the raised ops that read a bias operand (a `[.., seq_q, seq_k]` tensor:
+what a mask that is causal, a window or key padding must not become).
 
     python3 scripts/frontend-corpus/measure.py [--fa-opt build/bin/fa-opt]
 """
@@ -19,11 +21,19 @@ COLUMNS = [("eager", "linalg"), ("eager", "tosa"), ("sdpa", "linalg"),
            ("sdpa", "tosa"), ("sdpa-whole", "linalg")]
 
 
+def bias_operands(ir):
+    """The bias operand types of the fa.attention ops in printed IR:
+    `[.., seq_q, seq_k]` tensors a raise reads besides Q, K, V."""
+    return re.findall(r"= fa\.attention .* bias\(%[^:]+: tensor<([0-9x]+)x\w+>\)",
+                      ir)
+
+
 def raise_file(fa_opt, path):
-    """(raised count, [decline reasons], error line or None)."""
+    """(raised count, [decline reasons], error line or None, [bias operand
+    shapes])."""
     proc = subprocess.run(
         [fa_opt, path, "--fa-raise-attention",
-         "--mlir-print-op-on-diagnostic=false", "-o", os.devnull],
+         "--mlir-print-op-on-diagnostic=false", "-o", "-"],
         capture_output=True, text=True)
     raised = proc.stderr.count("raised to fa.attention")
     declined = re.findall(r"attention not raised: (.*)", proc.stderr)
@@ -31,12 +41,14 @@ def raise_file(fa_opt, path):
     if proc.returncode != 0:
         errs = [l for l in proc.stderr.splitlines() if "error:" in l]
         error = re.sub(r"^.*?error: ", "", errs[0]) if errs else "failed"
-    return raised, declined, error
+    return raised, declined, error, bias_operands(proc.stdout)
 
 
 def table(fa_opt, corpus, manifest):
     """(Markdown rows of raised/layers per model, element type and column;
-    Counter of decline remarks and errors; {remark: [variants]})."""
+    Counter of decline remarks and errors; {remark: [variants]};
+    {variant: [bias operand shapes]})."""
+    biases = {}
     reasons = collections.Counter()
     where = collections.defaultdict(list)
     totals = collections.Counter()
@@ -58,8 +70,10 @@ def table(fa_opt, corpus, manifest):
                 if not info["exported"]:
                     cells.append("no export")
                     continue
-                raised, declined, error = raise_file(
+                raised, declined, error, shapes = raise_file(
                     fa_opt, os.path.join(corpus, v + ".mlir"))
+                if shapes:
+                    biases[v] = shapes
                 key = (impl, dialect)
                 totals[key + ("layers",)] += layers
                 totals[key + ("raised",)] += raised if not error else 0
@@ -78,7 +92,7 @@ def table(fa_opt, corpus, manifest):
     rows.append("| **all** | | " + " | ".join(
         f"**{totals[(i, d, 'raised')]}/{totals[(i, d, 'layers')]}**"
         for i, d in COLUMNS) + " |")
-    return rows, reasons, where
+    return rows, reasons, where, biases
 
 
 def main():
@@ -91,7 +105,7 @@ def main():
                     help="list the files of each remark")
     a = ap.parse_args()
     manifest = json.load(open(os.path.join(a.corpus, "manifest.json")))
-    rows, reasons, where = table(a.fa_opt, a.corpus, manifest)
+    rows, reasons, where, biases = table(a.fa_opt, a.corpus, manifest)
     print("\n".join(rows))
     print()
     print("| count | decline remark or error (files with errors count once) |")
@@ -100,6 +114,16 @@ def main():
         print(f"| {n} | {r.replace('|', '/')} |")
         if a.where:
             print("|  | " + ", ".join(sorted(set(where[r]))) + " |")
+    print()
+    print(f"{sum(len(b) for b in biases.values())} raised ops read a bias "
+          f"operand (a [.., seq_q, seq_k] tensor) in {len(biases)} files")
+    if biases:
+        print()
+        print("| file | bias operands |")
+        print("|---|---|")
+        for v in sorted(biases):
+            print(f"| {v} | " + ", ".join(f"[{s}]" for s in biases[v]) +
+                  " |")
 
 
 if __name__ == "__main__":

@@ -7,9 +7,9 @@ One test per exported file: fa-raise-attention must raise every attention
 layer the model's config has, decline nothing, and each fa.attention must
 carry what the config says, in program order: the heads and kv heads (the
 shapes of Q and K/V, K and V not repeated), the scale, the softcap, causal
-and the window, and, for causal and sliding-window models without a padding
-mask, no bias operand (no [.., S, S] tensor); a position bias (T5's, ALiBi)
-as a score_mod region reading captured tensors.
+and the window, and no bias operand (no [.., S, S] tensor): a padding mask
+as a region reading the captured [batch, seq] attention_mask, a position
+bias (T5's, ALiBi) as a score_mod region reading captured tensors.
 """
 import json
 import os
@@ -75,14 +75,17 @@ def op_pattern(layer, elt, padded):
         left, right = layer["window"]
         attrs.append(f"window = array<i64: {left}, {right}>")
     # A position bias (T5's, ALiBi) is computed in score_mod from the
-    # tensors it reads (captures), never a bias operand; a padding mask may
-    # be an operand (until it becomes an O(N) one) or a region; otherwise
-    # there is neither.
+    # tensors it reads (captures), never a bias operand; a padding mask is
+    # read from the [batch, seq] attention_mask (captured: O(seq)) in
+    # mask_mod or score_mod, never a bias operand; otherwise there is
+    # neither.
     if layer.get("position_bias"):
         extra, mods = " captures({{.*}})", " score_mod {"
     elif padded:
-        extra = "{{( bias\\(.*\\))?}}{{( captures\\(.*\\))?}}"
-        mods = ""
+        extra = (" captures({{[^)]*}}"
+                 f"tensor<{BATCH}x{layer['seq']}x{{{{i[0-9]+}}}}>"
+                 "{{[^)]*}})")
+        mods = " {{(mask_mod|score_mod)}} {"
     else:
         extra, mods = "", "{{$}}"
     return (f"= fa.attention %{{{{[^ ]+}}}}, %{{{{[^ ]+}}}}, %{{{{[^ ]+}}}} : "

@@ -7,7 +7,11 @@
 # CHECK: ok resource_buffer_causal
 # CHECK: ok score_floor_causal
 # CHECK: ok kv_broadcast_differently
-# CHECK: 0 failed
+# CHECK: ok k_rope_after_repeat
+# CHECK: ok v_biased_after_repeat
+# CHECK: ok k_per_head_factor
+# CHECK: ok k_times_group_constant
+# CHECK: 0 failed in all
 import os
 
 import raise_equiv
@@ -15,7 +19,14 @@ import raise_equiv
 here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                     "Dialect", "FA")
 
-raise_equiv.run_file(os.path.join(here, "raise-attention-unseen.mlir"),
-                     ["bias_before_scale", "position_bias_before_scale",
-                      "resource_buffer_causal", "score_floor_causal",
-                      "kv_broadcast_differently"])
+failed = raise_equiv.run_file(
+    os.path.join(here, "raise-attention-unseen.mlir"),
+    ["bias_before_scale", "position_bias_before_scale",
+     "resource_buffer_causal", "score_floor_causal",
+     "kv_broadcast_differently"])
+# K and V computed after their repeat (raise-attention-kv-after-repeat.mlir).
+failed += raise_equiv.run_file(
+    os.path.join(here, "raise-attention-kv-after-repeat.mlir"),
+    ["k_rope_after_repeat", "v_biased_after_repeat", "k_per_head_factor",
+     "k_times_group_constant"])
+print(f"{failed} failed in all")

@@ -7,8 +7,11 @@
 # GPT-BigCode), bf16 (Qwen2; OPT's causal mask), score_mod regions (T5's
 # bucketed table eager, BLOOM's ALiBi slopes, Llama's eager mask with the
 # packed-sequence ids as a finite-fill score_mod), sdpa on bf16 narrowed
-# from f32 (Llama, narrow-promoted), left-padded Llama eager (the rows its
-# finfo.min mask hides entirely: the mean of V).
+# from f32 (Llama, narrow-promoted), left-padded Llama eager (its padding
+# in mask_mod, the rows its finfo.min mask hides entirely: the mean of V),
+# right-padded BERT eager (its padding added in score_mod with finfo.min),
+# left-padded Llama eager in bf16 (against the float64 program, whose
+# softmax the generator keeps in float64).
 # RUN: %python %s | FileCheck %s
 # CHECK: ok bert.sdpa.f32.linalg: raised 2 of 2
 # CHECK: ok vit.sdpa.f32.linalg: raised 2 of 2
@@ -23,6 +26,8 @@
 # CHECK: ok llama.eager.f32.linalg: raised 2 of 2
 # CHECK: ok llama.sdpa.bf16.linalg: raised 2 of 2
 # CHECK: ok llama-padded.eager.f32.linalg: raised 2 of 2
+# CHECK: ok bert-padded.eager.f32.linalg: raised 2 of 2
+# CHECK: ok llama-padded.eager.bf16.linalg: raised 2 of 2
 # CHECK: 0 failed
 import corpus_numerics
 
@@ -40,4 +45,6 @@ corpus_numerics.report([
     "llama.eager.f32.linalg",
     "llama.sdpa.bf16.linalg",
     "llama-padded.eager.f32.linalg",
+    "bert-padded.eager.f32.linalg",
+    "llama-padded.eager.bf16.linalg",
 ])

@@ -203,7 +203,8 @@ func.func @einsum_decode(%q: tensor<1x8x1x64xf32>, %k: tensor<1x8x100x64xf32>, %
 
 // -----
 
-// A padding mask [B, 1, 1, Sk] added to the decode scores: the bias.
+// A padding mask [B, 1, 1, Sk] added to the decode scores: added in
+// score_mod reading the captured mask at (batch, key), as at any seq_q.
 #q = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
 #k = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
 #s = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
@@ -213,7 +214,10 @@ func.func @einsum_decode(%q: tensor<1x8x1x64xf32>, %k: tensor<1x8x100x64xf32>, %
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #pad = affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, d3)>
 // CHECK-LABEL: func.func @padded_decode
-// CHECK: fa.attention %arg0, %arg1, %arg2 : tensor<2x8x1x64xf32>, tensor<2x8x100x64xf32>, tensor<2x8x100x64xf32> bias(%{{.+}} : tensor<2x1x1x100xf32>) {scale = 1.000000e+00 : f32} -> tensor<2x8x1x64xf32>
+// CHECK: fa.attention %arg0, %arg1, %arg2 : tensor<2x8x1x64xf32>, tensor<2x8x100x64xf32>, tensor<2x8x100x64xf32> captures(%arg3 : tensor<2x1x1x100xf32>) {scale = 1.000000e+00 : f32} -> tensor<2x8x1x64xf32> score_mod {
+// CHECK-NEXT: ^bb0(%[[S:[^:]+]]: f32, %[[B:[^:]+]]: index, %{{[^:]+}}: index, %{{[^:]+}}: index, %[[J:[^:]+]]: index, %[[M:[^:]+]]: tensor<2x1x1x100xf32>):
+// CHECK: %[[X:.+]] = tensor.extract %[[M]][%[[B]], %{{.+}}, %{{.+}}, %[[J]]] : tensor<2x1x1x100xf32>
+// CHECK: arith.addf %[[S]], %[[X]] : f32
 func.func @padded_decode(%q: tensor<2x8x1x64xf32>, %k: tensor<2x8x100x64xf32>, %v: tensor<2x8x100x64xf32>, %mask: tensor<2x1x1x100xf32>) -> tensor<2x8x1x64xf32> {
   %zero = arith.constant 0.0 : f32
   %e0 = tensor.empty() : tensor<2x8x1x100xf32>
@@ -232,7 +236,7 @@ func.func @padded_decode(%q: tensor<2x8x1x64xf32>, %k: tensor<2x8x100x64xf32>, %
   %p = linalg.softmax dimension(3) ins(%sm : tensor<2x8x1x100xf32>) outs(%e0 : tensor<2x8x1x100xf32>) -> tensor<2x8x1x100xf32>
   %e1 = tensor.empty() : tensor<2x8x1x64xf32>
   %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x8x1x64xf32>) -> tensor<2x8x1x64xf32>
-  // expected-remark @+1 {{raised to fa.attention (bhsd, 8 query heads / 8 kv heads, scale 1.000000e+00, bias)}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 8 query heads / 8 kv heads, scale 1.000000e+00, score_mod)}}
   %o = linalg.generic {indexing_maps = [#p, #v, #o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x8x1x100xf32>, tensor<2x8x100x64xf32>) outs(%f1 : tensor<2x8x1x64xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32

@@ -13,10 +13,15 @@
 #o = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
 #id = affine_map<(b, h, i, j) -> (b, h, i, j)>
 
-// causal AND padding in one finfo.min term (transformers' eager mask): causal, the padding operand, and the rows it hides entirely the mean of V.
+// causal AND padding in one finfo.min term (transformers' eager mask): causal, the padding in mask_mod reading the [B, Sk] input (no [.., Sq, Sk] operand), and the rows it hides entirely the mean of V: the reduction over the keys evaluates mask_mod's body.
 // CHECK-LABEL: func.func @one_term
-// CHECK: fa.attention {{.+}} bias(%{{.+}} : tensor<2x1x16x16xf32>) {causal, scale = 1.000000e+00 : f32}
-// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.+}} : tensor<2x1x16x16xf32>) outs(%{{.+}} : tensor<2x4x16xi1>)
+// CHECK-SAME: %[[AM:[^:]+]]: tensor<2x16xi64>
+// CHECK: fa.attention {{[^ ]+}}, {{[^ ]+}}, {{[^ ]+}} : {{[^ ]+}}, {{[^ ]+}}, {{[^ ]+}} captures(%[[AM]] : tensor<2x16xi64>) {causal, scale = 1.000000e+00 : f32} -> tensor<2x4x16x8xf32> mask_mod {
+// CHECK-NEXT: ^bb0(%[[B:[^:]+]]: index, %{{[^:]+}}: index, %{{[^:]+}}: index, %[[J:[^:]+]]: index, %[[C:[^:]+]]: tensor<2x16xi64>):
+// CHECK-NEXT: tensor.extract %[[C]][%[[B]], %[[J]]] : tensor<2x16xi64>
+// CHECK-NOT: x16x16x
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.+}} : tensor<16xi1>) outs(%{{.+}} : tensor<2x4x16xi1>)
+// CHECK: tensor.extract %[[AM]]
 func.func @one_term(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>, %v: tensor<2x4x16x8xf32>, %am: tensor<2x16xi64>, %doc: tensor<2x16xi64>) -> tensor<2x4x16x8xf32> {
   %zero = arith.constant 0.0 : f32
   %e_s = tensor.empty() : tensor<2x4x16x16xf32>
@@ -49,7 +54,7 @@ func.func @one_term(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>, %v: tens
   %pr = linalg.softmax dimension(3) ins(%x : tensor<2x4x16x16xf32>) outs(%e_s : tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
   %e_o = tensor.empty() : tensor<2x4x16x8xf32>
   %f_o = linalg.fill ins(%zero : f32) outs(%e_o : tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32>
-  // expected-remark @+1 {{raised to fa.attention (bhsd, 4 query heads / 4 kv heads, scale 1.000000e+00, causal, key padding mask)}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 4 query heads / 4 kv heads, scale 1.000000e+00, causal, key padding mask, mask_mod)}}
   %o = linalg.generic {indexing_maps = [#p, #v, #o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%pr, %v : tensor<2x4x16x16xf32>, tensor<2x4x16x8xf32>) outs(%f_o : tensor<2x4x16x8xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32

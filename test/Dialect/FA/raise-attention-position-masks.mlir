@@ -4,23 +4,25 @@
 // index tensors, `kv_idx <= q_idx` (causal), `q_idx - kv_idx < window`
 // (sliding), `attention_mask[batch_idx, kv_idx]` read by tensor.extract at
 // computed indices (padding), ANDed, then where(mask, 0, fill) added to the
-// scores. The positional part becomes causal / window, the padding an O(Sk)
-// operand built from the [B, Sk] input; nothing [.., Sq, Sk] is made that
-// the program does not take. test/Execution/raise-position-masks.py runs
+// scores. The positional part becomes causal / window, the padding a
+// condition on the [B, Sk] input read at (batch, key) in mask_mod (-inf, or
+// a finite fill with the mean-of-V rows) or score_mod (a finite fill alone),
+// the input captured: nothing [.., Sq, Sk] is made that the program does not
+// take. test/Execution/raise-position-masks.py runs
 // the raised ones against the original.
 
 // -----
 
-// sdpa: causal AND padding, -inf fill: causal attribute and a key padding
-// operand read from %am through the same != 0.
+// sdpa: causal AND padding, -inf fill: causal attribute and mask_mod reading
+// %am at (batch, key) through the same != 0; no bias operand.
 // CHECK-LABEL: func.func @hf_sdpa_causal_padding
-// CHECK: %[[E:.+]] = tensor.expand_shape %arg3 {{.+}} into tensor<2x1x1x16xi64>
-// CHECK: %[[NZ:.+]] = linalg.generic {{.+}} ins(%[[E]] : tensor<2x1x1x16xi64>)
-// CHECK: arith.cmpi ne
-// CHECK: linalg.generic {{.+}} ins(%[[NZ]] : tensor<2x1x1x16xi1>) outs(%{{.+}} : tensor<2x1x16x16xi1>)
-// CHECK: arith.constant 0xFF800000 : f32
-// CHECK-NOT: tensor.extract
-// CHECK: fa.attention {{.+}} bias(%{{.+}} : tensor<2x1x16x16xf32>) {causal, scale = 1.250000e-01 : f32}
+// CHECK-NOT: linalg.generic
+// CHECK: fa.attention {{[^ ]+}}, {{[^ ]+}}, {{[^ ]+}} : {{[^ ]+}}, {{[^ ]+}}, {{[^ ]+}} captures(%arg3 : tensor<2x16xi64>) {causal, scale = 1.250000e-01 : f32} -> tensor<2x2x16x8xf32> mask_mod {
+// CHECK-NEXT: ^bb0(%[[B:[^:]+]]: index, %{{[^:]+}}: index, %{{[^:]+}}: index, %[[J:[^:]+]]: index, %[[M:[^:]+]]: tensor<2x16xi64>):
+// CHECK-NEXT: %[[X:.+]] = tensor.extract %[[M]][%[[B]], %[[J]]] : tensor<2x16xi64>
+// CHECK-NEXT: %[[Z:.+]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[NZ:.+]] = arith.cmpi ne, %[[X]], %[[Z]] : i64
+// CHECK-NEXT: fa.yield %[[NZ]] : i1
 #mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
 #mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
 #ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
@@ -141,7 +143,7 @@ func.func @hf_sdpa_causal_padding(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8x
   } -> tensor<2x2x16x16xf32>
   %eo = tensor.empty() : tensor<2x2x16x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x2x16x8xf32>) -> tensor<2x2x16x8xf32>
-  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal, key padding mask)}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal, key padding mask, mask_mod)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x16x16xf32>, tensor<2x2x16x8xf32>) outs(%fo : tensor<2x2x16x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32
@@ -155,7 +157,8 @@ func.func @hf_sdpa_causal_padding(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8x
 
 // A sliding window of 4 (Mistral) with causal and padding.
 // CHECK-LABEL: func.func @hf_sdpa_sliding_padding
-// CHECK: fa.attention {{.+}} bias(%{{.+}} : tensor<2x1x16x16xf32>) {causal, scale = 1.250000e-01 : f32, window = array<i64: 3, 0>}
+// CHECK: fa.attention {{[^ ]+}}, {{[^ ]+}}, {{[^ ]+}} : {{[^ ]+}}, {{[^ ]+}}, {{[^ ]+}} captures(%arg3 : tensor<2x16xi64>) {causal, scale = 1.250000e-01 : f32, window = array<i64: 3, 0>} -> tensor<2x2x16x8xf32> mask_mod {
+// CHECK: tensor.extract {{.+}} : tensor<2x16xi64>
 #mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
 #mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
 #ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
@@ -280,7 +283,7 @@ func.func @hf_sdpa_sliding_padding(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8
   } -> tensor<2x2x16x16xf32>
   %eo = tensor.empty() : tensor<2x2x16x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x2x16x8xf32>) -> tensor<2x2x16x8xf32>
-  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal window [3, 0], key padding mask)}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal window [3, 0], key padding mask, mask_mod)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x16x16xf32>, tensor<2x2x16x8xf32>) outs(%fo : tensor<2x2x16x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32
@@ -294,11 +297,13 @@ func.func @hf_sdpa_sliding_padding(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8
 
 // eager: the same with finfo.min. A row whose keys are all hidden averages V
 // over every key in the original (finfo.min absorbs the scores): causal, the
-// padding with that fill, and those rows replaced by the mean of V
-// (Raising/EmptyRows.cpp): a reduction over the keys, no [.., Sq, Sk] result.
+// padding in mask_mod, and those rows replaced by the mean of V
+// (Raising/EmptyRows.cpp): a reduction over the keys that evaluates the
+// padding read, no [.., Sq, Sk] result.
 // CHECK-LABEL: func.func @hf_eager_causal_padding
-// CHECK: %[[O:.+]] = fa.attention {{.+}} bias(%[[B:.+]] : tensor<2x1x16x16xf32>) {causal, scale = 1.250000e-01 : f32}
-// CHECK: %[[K:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[B]] : tensor<2x1x16x16xf32>) outs(%{{.+}} : tensor<2x2x16xi1>)
+// CHECK: %[[O:.+]] = fa.attention {{[^ ]+}}, {{[^ ]+}}, {{[^ ]+}} : {{[^ ]+}}, {{[^ ]+}}, {{[^ ]+}} captures(%arg3 : tensor<2x16xi64>) {causal, scale = 1.250000e-01 : f32} -> tensor<2x2x16x8xf32> mask_mod {
+// CHECK: %[[K:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.+}} : tensor<16xi1>) outs(%{{.+}} : tensor<2x2x16xi1>)
+// CHECK: tensor.extract %arg3
 // CHECK: %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.+}} : tensor<2x2x16x8xf32>) outs(%{{.+}} : tensor<2x2x8xf32>)
 // CHECK: linalg.generic {{.+}} ins(%[[O]], %[[K]] : tensor<2x2x16x8xf32>, tensor<2x2x16xi1>)
 // CHECK: tensor.extract %[[S]]
@@ -423,7 +428,7 @@ func.func @hf_eager_causal_padding(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8
   } -> tensor<2x2x16x16xf32>
   %eo = tensor.empty() : tensor<2x2x16x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x2x16x8xf32>) -> tensor<2x2x16x8xf32>
-  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal, key padding mask)}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, causal, key padding mask, mask_mod)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x16x16xf32>, tensor<2x2x16x8xf32>) outs(%fo : tensor<2x2x16x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32
@@ -435,10 +440,17 @@ func.func @hf_eager_causal_padding(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8
 
 // -----
 
-// eager BERT: padding alone with finfo.min is exact as a bias with that fill.
+// eager BERT: padding alone with finfo.min is exact added with that fill in
+// score_mod (a row the padding hides entirely is uniform there too).
 // CHECK-LABEL: func.func @hf_eager_padding_only
-// CHECK: arith.constant -3.40282347E+38 : f32
-// CHECK: fa.attention {{.+}} bias(%{{.+}} : tensor<2x1x16x16xf32>) {scale = 1.250000e-01 : f32}
+// CHECK: fa.attention {{[^ ]+}}, {{[^ ]+}}, {{[^ ]+}} : {{[^ ]+}}, {{[^ ]+}}, {{[^ ]+}} captures(%arg3 : tensor<2x16xi64>) {scale = 1.250000e-01 : f32} -> tensor<2x2x16x8xf32> score_mod {
+// CHECK-NEXT: ^bb0(%[[S:[^:]+]]: f32, %[[B:[^:]+]]: index, %{{[^:]+}}: index, %{{[^:]+}}: index, %[[J:[^:]+]]: index, %[[M:[^:]+]]: tensor<2x16xi64>):
+// CHECK-NEXT: %[[X:.+]] = tensor.extract %[[M]][%[[B]], %[[J]]] : tensor<2x16xi64>
+// CHECK: %[[NZ:.+]] = arith.cmpi ne, %[[X]]
+// CHECK: %[[F:.+]] = arith.constant -3.40282347E+38 : f32
+// CHECK: %[[T:.+]] = arith.select %[[NZ]], %{{.+}}, %[[F]] : f32
+// CHECK: %[[R:.+]] = arith.addf %[[S]], %[[T]] : f32
+// CHECK: fa.yield %[[R]] : f32
 #mq = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
 #mk = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
 #ms = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
@@ -558,7 +570,7 @@ func.func @hf_eager_padding_only(%q: tensor<2x2x16x8xf32>, %k: tensor<2x2x16x8xf
   } -> tensor<2x2x16x16xf32>
   %eo = tensor.empty() : tensor<2x2x16x8xf32>
   %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x2x16x8xf32>) -> tensor<2x2x16x8xf32>
-  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, key padding mask)}}
+  // expected-remark @+1 {{raised to fa.attention (bhsd, 2 query heads / 2 kv heads, scale 1.250000e-01, key padding mask, score_mod)}}
   %out = linalg.generic {indexing_maps = [#mp, #mv, #mo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x16x16xf32>, tensor<2x2x16x8xf32>) outs(%fo : tensor<2x2x16x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %c: f32):
     %m = arith.mulf %a, %bb : f32

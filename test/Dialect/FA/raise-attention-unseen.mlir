@@ -402,10 +402,10 @@ func.func @score_floor_over_ninf(%q: tensor<2x2x8x4xf32>, %k: tensor<2x2x8x4xf32
 #id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
 #row4 = affine_map<(b, h, i, j) -> (b, h, i)>
 #head4 = affine_map<(b, h, i, j) -> (h)>
-// V shared by the heads (broadcast from one kv head), K one per head
-// (Falcon's new decoder architecture: K after RoPE per query head): no GQA
-// grouping fits both; V is read as P·V reads it, repeated, and the op is
-// MHA.
+// V shared by the heads (broadcast from one kv head), K one per head (an
+// input, which may differ per head; K computed per head from a repeat is
+// raise-attention-kv-after-repeat.mlir): no GQA grouping fits both; V is
+// read as P·V reads it, repeated, and the op is MHA.
 // CHECK-LABEL: func.func @kv_broadcast_differently
 // CHECK: %[[V:.*]] = linalg.broadcast
 // CHECK: fa.attention %{{.*}}, %{{.*}}, %[[V]] : tensor<2x2x8x4xf32>, tensor<2x2x8x4xf32>, tensor<2x2x8x4xf32>

@@ -272,14 +272,6 @@ FailureOr<Value> buildBias(ImplicitLocOpBuilder &b, const Plan &plan,
     return failure();
   }
   Value bias = *bv;
-  if (m.keyPadding) {
-    FailureOr<Value> keep = applyKeyPadding(b, bias, *m.keyPadding);
-    if (failed(keep)) {
-      why = "the key padding mask's condition cannot be rebuilt";
-      return failure();
-    }
-    bias = *keep;
-  }
   if (rowL.empty() || keyL.empty()) {
     if (ShapedType::isDynamic(atoms.size(plan.rowAtom)) ||
         ShapedType::isDynamic(atoms.size(plan.keyAtom))) {
@@ -437,6 +429,10 @@ FailureOr<Value> mlir::fa::raising::buildAttention(
     why = "the scale is zero or not finite";
     return failure();
   }
+  if (plan.bwd && (!plan.k.fixed.empty() || !plan.v.fixed.empty())) {
+    why = "a backward through K or V computed per query head";
+    return failure();
+  }
   if (plan.bwd && plan.mask.averageEmptyRows) {
     why = "a backward through rows that a finite mask fill hides entirely";
     return failure();
@@ -447,8 +443,10 @@ FailureOr<Value> mlir::fa::raising::buildAttention(
   AtomList allHeads = plan.allHeads();
   auto operand = [&](const Root &r, const AtomList &heads, int seq,
                      int d) -> FailureOr<Value> {
-    FailureOr<Value> v = rearrange(b, r.value, r.access,
-                                   layoutAccess(plan, heads, seq, d), atoms);
+    Access dst = layoutAccess(plan, heads, seq, d);
+    FailureOr<Value> v = r.fixed.empty()
+                             ? rearrange(b, r.value, r.access, dst, atoms)
+                             : readAtFirst(b, r, dst, atoms);
     if (failed(v))
       return failure();
     return convertElementType(b, *v, elt);
@@ -511,8 +509,7 @@ FailureOr<Value> mlir::fa::raising::buildAttention(
   }
   Value attnOut = attn.getOutput();
   if (m.averageEmptyRows) {
-    FailureOr<Value> avg =
-        averageEmptyRows(b, m, plan.layout, attnOut, *v, *bias, why);
+    FailureOr<Value> avg = averageEmptyRows(b, m, plan.layout, attn, *v, why);
     if (failed(avg))
       return failure();
     attnOut = *avg;

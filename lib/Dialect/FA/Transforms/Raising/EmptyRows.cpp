@@ -5,12 +5,12 @@
 // the fill acts as -inf. Where padding and the causal (or window) part hide
 // every key of a row, every score of the row becomes finfo.min (the fill
 // absorbs the score), so the original's softmax is uniform and the row is
-// the mean of V over all keys; fa.attention gives 0 there (or, with the
-// finite padding fill as its bias, a mean over the causally visible keys).
-// The raise keeps fa.attention and replaces exactly those rows: which rows
-// are empty follows from the op's own mask (causal / window / alignment and
-// the 0 / fill bias), a boolean reduction over the keys; the mean of V is a
-// sum over the keys. Nothing [.., Sq, Sk] is stored.
+// the mean of V over all keys; fa.attention gives 0 there.
+// The raise keeps fa.attention, with the padding in its mask_mod, and
+// replaces exactly those rows: which rows are empty follows from the op's
+// own mask (causal / window / alignment and mask_mod, whose body is cloned
+// into the reduction), a boolean reduction over the keys; the mean of V is
+// a sum over the keys. Nothing [.., Sq, Sk] is stored.
 //
 //===----------------------------------------------------------------------===//
 #include "Plan.h"
@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -74,40 +75,50 @@ Value positionVisible(OpBuilder &b, Location loc, const MaskConfig &m,
   return keep;
 }
 
+/// mask_mod's visibility of the key at loops (b, h, i, j): its body
+/// cloned with the loop indices for its arguments and the op's captures
+/// for theirs; true without the region.
+Value maskModVisible(OpBuilder &b, Location loc, AttentionOp attn,
+                     ValueRange indices) {
+  Region &r = attn.getMaskMod();
+  if (r.empty())
+    return arith::ConstantIntOp::create(b, loc, 1, 1);
+  Block &body = r.front();
+  IRMapping map;
+  for (auto [arg, index] :
+       llvm::zip(body.getArguments().take_front(4), indices))
+    map.map(arg, index);
+  for (auto [arg, capture] :
+       llvm::zip(body.getArguments().drop_front(4), attn.getCaptures()))
+    map.map(arg, capture);
+  for (Operation &op : body.without_terminator())
+    b.clone(op, map);
+  return map.lookup(body.getTerminator()->getOperand(0));
+}
+
 /// [B, Hq, Sq] i1: whether row (b, h, i) keeps a key, a reduction over the
-/// keys of the positional mask and the bias (visible where it is 0).
-Value rowsWithKey(ImplicitLocOpBuilder &b, const MaskConfig &m,
-                  const Dims &d, Value bias) {
+/// keys of the op's positional mask and mask_mod.
+Value rowsWithKey(ImplicitLocOpBuilder &b, const MaskConfig &m, const Dims &d,
+                  AttentionOp attn) {
   MLIRContext *ctx = b.getContext();
   auto dim = [&](unsigned k) { return getAffineDimExpr(k, ctx); };
-  AffineExpr zero = getAffineConstantExpr(0, ctx);
-  SmallVector<Value> ins;
-  SmallVector<AffineMap> maps;
-  if (bias) {
-    auto bt = cast<RankedTensorType>(bias.getType());
-    maps.push_back(AffineMap::get(
-        4, 0,
-        {bt.getDimSize(0) == 1 ? zero : dim(0),
-         bt.getDimSize(1) == 1 ? zero : dim(1), dim(2), dim(3)},
-        ctx));
-    ins.push_back(bias);
-  }
-  maps.push_back(AffineMap::get(4, 0, {dim(0), dim(1), dim(2)}, ctx));
+  // The keys' loop is read from an unused [Sk] tensor: linalg wants every
+  // loop in some map.
+  Value keys = tensor::EmptyOp::create(b, {d.seqK}, b.getI1Type());
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(4, 0, {dim(3)}, ctx),
+      AffineMap::get(4, 0, {dim(0), dim(1), dim(2)}, ctx)};
   Value init = zeros(b, {d.batch, d.headsQ, d.seqQ}, b.getBoolAttr(false));
   return linalg::GenericOp::create(
-             b, init.getType(), ins, ValueRange{init}, maps, reduceLast(),
+             b, init.getType(), ValueRange{keys}, ValueRange{init}, maps,
+             reduceLast(),
              [&](OpBuilder &nb, Location loc, ValueRange args) {
-               Value i = linalg::IndexOp::create(nb, loc, 2);
-               Value j = linalg::IndexOp::create(nb, loc, 3);
-               Value keep = positionVisible(nb, loc, m, d, i, j);
-               if (bias) {
-                 Value z = arith::ConstantOp::create(
-                     nb, loc, nb.getFloatAttr(args[0].getType(), 0.0));
-                 keep = arith::AndIOp::create(
-                     nb, loc, keep,
-                     arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::OEQ,
-                                           args[0], z));
-               }
+               SmallVector<Value> idx;
+               for (unsigned k = 0; k < 4; ++k)
+                 idx.push_back(linalg::IndexOp::create(nb, loc, k));
+               Value keep = arith::AndIOp::create(
+                   nb, loc, positionVisible(nb, loc, m, d, idx[2], idx[3]),
+                   maskModVisible(nb, loc, attn, idx));
                linalg::YieldOp::create(
                    nb, loc, Value(arith::OrIOp::create(nb, loc, args.back(), keep)));
              })
@@ -141,9 +152,12 @@ Value sumOverKeys(ImplicitLocOpBuilder &b, Layout layout, const Dims &d,
 
 } // namespace
 
-FailureOr<Value> mlir::fa::raising::averageEmptyRows(
-    ImplicitLocOpBuilder &b, const MaskConfig &m, Layout layout, Value out,
-    Value v, Value bias, std::string &why) {
+FailureOr<Value> mlir::fa::raising::averageEmptyRows(ImplicitLocOpBuilder &b,
+                                                     const MaskConfig &m,
+                                                     Layout layout,
+                                                     AttentionOp attn, Value v,
+                                                     std::string &why) {
+  Value out = attn.getOutput();
   auto ot = cast<RankedTensorType>(out.getType());
   auto vt = cast<RankedTensorType>(v.getType());
   if (!ot.hasStaticShape() || !vt.hasStaticShape()) {
@@ -157,7 +171,7 @@ FailureOr<Value> mlir::fa::raising::averageEmptyRows(
          ot.getDimSize(bhsd ? 2 : 1),
          vt.getDimSize(bhsd ? 2 : 1),
          ot.getDimSize(3)};
-  Value hasKey = rowsWithKey(b, m, d, bias);
+  Value hasKey = rowsWithKey(b, m, d, attn);
   Value sums = sumOverKeys(b, layout, d, v);
 
   MLIRContext *ctx = b.getContext();

@@ -7,18 +7,15 @@
 // tensor.extract at computed indices. A mask condition is split into its
 // conjuncts; each is either a function of the positions (evaluated on the
 // grid, Evaluate.cpp) or a key padding read: a function of one element of a
-// data tensor read at (batch, key). The padding becomes an O(Sk) operand,
-// never a materialized [.., Sq, Sk] tensor.
+// data tensor read at (batch, key). The padding becomes a condition on the
+// [B, Sk] tensor the program holds, read at (batch, key) in the op's
+// mask_mod or score_mod (Masks.cpp): O(Sk) data, never a materialized
+// [.., Sq, Sk] tensor.
 //
 //===----------------------------------------------------------------------===//
 #include "Raising.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
-
-#include <cmath>
 
 using namespace mlir;
 using namespace mlir::fa::raising;
@@ -270,101 +267,21 @@ FailureOr<KeyPadding> mlir::fa::raising::matchKeyPadding(
   return pad;
 }
 
-/// The scalar ops of `e` on `x`, the element of the tensor `leaf` reads;
-/// null for anything else.
-static Value emitScalar(OpBuilder &b, Location loc, const ExprP &e,
-                        const Expr *leaf, Value x) {
+/// `e` with the node `leaf` replaced by `with`; the copies forget their
+/// origin (they are no longer the tensor they were read from).
+static ExprP replaceLeaf(const ExprP &e, const Expr *leaf, const ExprP &with) {
   if (e.get() == leaf)
-    return x;
-  SmallVector<Value> ops;
-  for (const ExprP &o : e->ops) {
-    Value v = emitScalar(b, loc, o, leaf, x);
-    if (!v)
-      return nullptr;
-    ops.push_back(v);
-  }
-  Type t = e->type;
-  auto intCast = [&](Value v, bool isSigned) -> Value {
-    Type from = v.getType();
-    if (from == t)
-      return v;
-    if (isa<IndexType>(from) || isa<IndexType>(t))
-      return isSigned ? Value(arith::IndexCastOp::create(b, loc, t, v))
-                      : Value(arith::IndexCastUIOp::create(b, loc, t, v));
-    unsigned fw = from.getIntOrFloatBitWidth(), tw = t.getIntOrFloatBitWidth();
-    if (tw < fw)
-      return arith::TruncIOp::create(b, loc, t, v);
-    return isSigned ? Value(arith::ExtSIOp::create(b, loc, t, v))
-                    : Value(arith::ExtUIOp::create(b, loc, t, v));
-  };
-  switch (e->kind) {
-  case Expr::Const:
-    return arith::ConstantOp::create(b, loc, b.getFloatAttr(t ? t : b.getF32Type(), e->fval));
-  case Expr::IConst:
-    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, e->ival));
-  case Expr::CmpI:
-    return arith::CmpIOp::create(
-        b, loc, static_cast<arith::CmpIPredicate>(e->pred), ops[0], ops[1]);
-  case Expr::CmpF:
-    return arith::CmpFOp::create(
-        b, loc, static_cast<arith::CmpFPredicate>(e->pred), ops[0], ops[1]);
-  case Expr::And:
-    return arith::AndIOp::create(b, loc, ops[0], ops[1]);
-  case Expr::Or:
-    return arith::OrIOp::create(b, loc, ops[0], ops[1]);
-  case Expr::Xor:
-    return arith::XOrIOp::create(b, loc, ops[0], ops[1]);
-  case Expr::Select:
-    return arith::SelectOp::create(b, loc, ops[0], ops[1], ops[2]);
-  case Expr::Cast:
-    switch (e->cast) {
-    case Expr::CastKind::IntS:
-      return intCast(ops[0], true);
-    case Expr::CastKind::IntU:
-      return intCast(ops[0], false);
-    case Expr::CastKind::NonZero: {
-      Type from = ops[0].getType();
-      if (isa<FloatType>(from))
-        return arith::CmpFOp::create(
-            b, loc, arith::CmpFPredicate::UNE, ops[0],
-            arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0.0)));
-      return arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::ne, ops[0],
-          arith::ConstantOp::create(b, loc, b.getIntegerAttr(from, 0)));
-    }
-    case Expr::CastKind::SIToFP:
-      return arith::SIToFPOp::create(b, loc, t, ops[0]);
-    case Expr::CastKind::UIToFP:
-      return arith::UIToFPOp::create(b, loc, t, ops[0]);
-    default:
-      return nullptr;
-    }
-  default:
-    return nullptr;
-  }
+    return with;
+  if (e->ops.empty())
+    return e;
+  ExprP copy =
+      copyWithOperands(e, [&](ExprP o) { return replaceLeaf(o, leaf, with); });
+  copy->origin = Value();
+  copy->originAccess.clear();
+  return copy;
 }
 
-FailureOr<Value> mlir::fa::raising::applyKeyPadding(ImplicitLocOpBuilder &b,
-                                                    Value t,
-                                                    const KeyPadding &pad) {
-  auto type = cast<RankedTensorType>(t.getType());
-  unsigned rank = type.getRank();
-  Value init = tensor::EmptyOp::create(b, type.getShape(), b.getI1Type());
-  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> its(rank, utils::IteratorType::parallel);
-  bool ok = true;
-  Value r = linalg::GenericOp::create(
-                b, init.getType(), ValueRange{t}, ValueRange{init}, maps, its,
-                [&](OpBuilder &nb, Location loc, ValueRange args) {
-                  Value v = emitScalar(nb, loc, pad.pred, pad.leaf, args[0]);
-                  if (!v || !v.getType().isInteger(1)) {
-                    ok = false;
-                    v = arith::ConstantOp::create(nb, loc, nb.getBoolAttr(true));
-                  }
-                  linalg::YieldOp::create(nb, loc, v);
-                })
-                .getResult(0);
-  if (!ok)
-    return failure();
-  return r;
+ExprP mlir::fa::raising::keyPaddingCondition(const KeyPadding &pad,
+                                             ExprBuilder &eb) {
+  return replaceLeaf(pad.pred, pad.leaf, eb.leaf(pad.tensor, pad.access));
 }

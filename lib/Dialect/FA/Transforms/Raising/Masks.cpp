@@ -226,6 +226,129 @@ static std::string otherMaskTerm(ArrayRef<StaticTerm> staticTerms,
   return "";
 }
 
+namespace {
+/// A key padding mask split from a mask term, and that term: its condition,
+/// polarity and fill, how it is applied and whether the padding is all of
+/// its condition.
+struct PaddingTerm {
+  KeyPadding pad;
+  SelectTerm term;
+  /// where(c, 0, fill) added to the scores; else select(c, s, fill).
+  bool additive = false;
+  /// Added before the softcap.
+  bool beforeCap = false;
+  bool alone = true;
+};
+} // namespace
+
+/// where(keep, 0, fill) as an f32 tree, visible where `keep` is
+/// `visibleWhenTrue`: the term to add in score_mod.
+static ExprP maskValue(const ExprP &keep, bool visibleWhenTrue, double fill,
+                       MLIRContext *ctx) {
+  auto constant = [&](double v) {
+    auto c = std::make_shared<Expr>();
+    c->kind = Expr::Const;
+    c->fval = static_cast<float>(v);
+    c->type = Float32Type::get(ctx);
+    return c;
+  };
+  auto sel = std::make_shared<Expr>();
+  sel->kind = Expr::Select;
+  sel->type = Float32Type::get(ctx);
+  sel->ops = {keep, constant(visibleWhenTrue ? 0.0 : fill),
+              constant(visibleWhenTrue ? fill : 0.0)};
+  return sel;
+}
+
+/// Places a key padding mask on the op as a condition on the [B, Sk]
+/// tensor the program holds, read at (batch, key) in a region that
+/// captures it: O(Sk) data instead of a [B, 1, Sq, Sk] bias, and a
+/// mask_mod where the fill allows it, so that targets may skip the key
+/// tiles it hides. Each form computes the program's function:
+/// * -inf: mask_mod (a row hidden entirely is a NaN row of the program,
+///   soundness rule 2);
+/// * a finite fill with no other hidden position and no softcap: the term
+///   in score_mod as the program applies it (added, or selecting the fill),
+///   exact whatever the rows hold;
+/// * a finite fill that absorbs the scores, as the only term that hides
+///   keys (with the causal / window parts split from its own condition, or
+///   after a softcap): mask_mod, and the rows it hides entirely become the
+///   mean of V (EmptyRows.cpp), as they are uniform in the program;
+/// * a term added before a softcap is a bias there (tanh makes its fill a
+///   finite score): score_mod, when it is the padding alone.
+static LogicalResult placeKeyPadding(
+    const PaddingTerm &p, bool softcap, bool positionalHidden,
+    ArrayRef<StaticTerm> staticTerms, MaskConfig &out, ExprBuilder &eb,
+    llvm::function_ref<bool(const ExprP &, bool)> fits, std::string &why) {
+  ExprP keep = keyPaddingCondition(p.pad, eb);
+  bool visible = p.term.visibleWhenTrue;
+  double fill = p.term.fill;
+  MLIRContext *ctx = p.pad.tensor.getContext();
+  std::string fillText = llvm::formatv("{0:e}", fill).str();
+  if (!fits(keep, true)) {
+    why = "the key padding mask cannot be read in a region";
+    return failure();
+  }
+  auto inScoreMod = [&]() -> LogicalResult {
+    if (p.additive) {
+      // Before the other score_mod terms, where a bias operand is added.
+      out.scoreTerms.insert(out.scoreTerms.begin(),
+                            maskValue(keep, visible, fill, ctx));
+      return success();
+    }
+    // One fill only: the order nested selects apply in is not kept.
+    for (const SelectTerm &t : out.scoreSelects)
+      if (t.fill != fill) {
+        why = "a key padding mask with a finite fill (" + fillText +
+              ") and a score_mod select with another fill";
+        return failure();
+      }
+    out.scoreSelects.insert(out.scoreSelects.begin(), {keep, visible, fill});
+    return success();
+  };
+  if (p.beforeCap) {
+    if (!p.alone) {
+      why = "a key padding mask added before the softcap together with "
+            "other conditions: the softcap makes its fill a finite score, "
+            "which the op's masks do not give";
+      return failure();
+    }
+    return inScoreMod();
+  }
+  if (std::isinf(fill)) {
+    out.maskTerms.push_back({keep, visible});
+    return success();
+  }
+  // A finite fill beside a data bias: the sums round otherwise.
+  if (out.bias || out.biasExpr) {
+    why = "a key padding mask with a finite fill (" + fillText +
+          ") and a data-dependent bias";
+    return failure();
+  }
+  if (!positionalHidden && !softcap)
+    return inScoreMod();
+  // With a finite fill, a row whose every key is hidden averages V over all
+  // keys in the original; -inf from the op's masks would change that.
+  // Exact when that one fill hides everything hidden and absorbs the
+  // scores: such a row is uniform in the original. The positional parts
+  // split from the padding's own condition are that term.
+  std::string other = otherMaskTerm(staticTerms, p.term.cond, out, eb);
+  if (!other.empty() || fill > kAbsorbingFill) {
+    why = "a key padding mask with a finite fill (" + fillText + ") next to " +
+          (positionalHidden ? "a causal or window mask" : "a softcap") + ": " +
+          (other.empty()
+               ? "the fill is above -2^100, so a row whose every key is "
+                 "hidden is a softmax of its scores in the original"
+               : other + ", so a row whose every key is hidden mixes two "
+                         "fills in the original") +
+          ", which fa.attention cannot express";
+    return failure();
+  }
+  out.averageEmptyRows = true;
+  out.maskTerms.push_back({keep, visible});
+  return success();
+}
+
 LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
                                               int rowAtom, int colAtom,
                                               ArrayRef<int> batchAtoms,
@@ -312,13 +435,14 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
         grid.finiteFill |= !std::isinf(fill);
       }
   };
-  // The key padding mask found by splitting a condition, its polarity and
-  // fill.
-  std::optional<KeyPadding> pad;
-  SelectTerm padTerm;
+  // The key padding mask found by splitting a condition, and its term.
+  std::optional<PaddingTerm> pad;
   // A condition split into positional parts and one key padding read;
-  // changes nothing unless every part is one of those.
-  auto splitMask = [&](const SelectTerm &s, std::string &w) -> LogicalResult {
+  // changes nothing unless every part is one of those. `additive`: the
+  // term is where(c, 0, fill) added to the scores (before the softcap
+  // when `beforeCap`), else a select of them.
+  auto splitMask = [&](const SelectTerm &s, bool additive, bool beforeCap,
+                       std::string &w) -> LogicalResult {
     SmallVector<std::pair<ExprP, bool>> parts;
     splitConjuncts(s.cond, s.visibleWhenTrue, eb, parts);
     SmallVector<std::pair<std::vector<double>, bool>> positional;
@@ -369,10 +493,12 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
           {positionalConds[k], true, part.second, s.fill, false, s.cond});
     }
     out.maskTerms.append(inRegion);
-    if (found) {
-      pad = found;
-      padTerm = {s.cond, foundVisible, s.fill};
-    }
+    if (found)
+      pad = PaddingTerm{*found,
+                        {s.cond, foundVisible, s.fill},
+                        additive,
+                        beforeCap,
+                        parts.size() == 1};
     return success();
   };
 
@@ -386,7 +512,8 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
         return failure();
       }
       std::string splitWhy;
-      if (succeeded(splitMask(s, splitWhy)))
+      if (succeeded(
+              splitMask(s, /*additive=*/false, /*beforeCap=*/false, splitWhy)))
         continue;
       if (w != kDependsOnData && w != kDependsOnBatchOrHead) {
         why = w;
@@ -448,7 +575,8 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
         std::optional<SelectTerm> m =
             failed(vals) ? maskSelect(bias, eb) : std::nullopt;
         std::string splitWhy;
-        if (m && succeeded(splitMask(*m, splitWhy)))
+        if (m && succeeded(splitMask(*m, /*additive=*/true,
+                                     form.softcap && !afterCap, splitWhy)))
           continue;
         // Added in score_mod: a bias, or a mask with a finite fill whose
         // whole value is added (exact, fully hidden rows included).
@@ -579,38 +707,9 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
     }
   }
   if (pad) {
-    if (out.bias || out.biasExpr) {
-      secondTerm();
+    if (failed(placeKeyPadding(*pad, form.softcap.has_value(), grid.hasHidden(),
+                               staticTerms, out, eb, fits, why)))
       return failure();
-    }
-    // With a finite fill, a row whose every key is hidden averages V over
-    // all keys in the original; -inf from the op's causal / window mask
-    // would change that. Alone, the padding keeps the program's own fill.
-    if (!std::isinf(padTerm.fill) && grid.hasHidden()) {
-      // Exact when that one fill hides everything hidden and absorbs the
-      // scores: such a row is uniform in the original. The positional
-      // parts split from the padding's own condition are that term.
-      std::string other = otherMaskTerm(staticTerms, padTerm.cond, out, eb);
-      if (!other.empty() || padTerm.fill > kAbsorbingFill) {
-        why = "a key padding mask with a finite fill (" +
-              llvm::formatv("{0:e}", padTerm.fill).str() +
-              ") next to a causal or window mask: " +
-              (other.empty()
-                   ? "the fill is above -2^100, so a row whose every key is "
-                     "hidden is a softmax of its scores in the original"
-                   : other + ", so a row whose every key is hidden mixes "
-                             "two fills in the original") +
-              ", which fa.attention cannot express";
-        return failure();
-      }
-      out.averageEmptyRows = true;
-    }
-    out.bias = pad->tensor;
-    out.biasAccess = pad->access;
-    out.biasIsBoolean = true;
-    out.boolVisibleWhenTrue = padTerm.visibleWhenTrue;
-    out.boolFill = padTerm.fill;
-    out.keyPadding = std::move(pad);
     parts.push_back("key padding mask");
   }
   if (!out.scoreTerms.empty() || !out.scoreSelects.empty())

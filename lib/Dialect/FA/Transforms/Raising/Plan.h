@@ -30,6 +30,10 @@ namespace mlir::fa::raising {
 struct Root {
   Value value;
   Access access;
+  /// Atoms of `access` the tensor does not vary along (K computed per
+  /// query head after a repeat): the op reads it at index 0 of each
+  /// (GroupInvariance.cpp).
+  AtomList fixed;
 };
 
 /// Everything needed to build the replacement.
@@ -117,13 +121,24 @@ void selectPrecision(Plan &plan, Value pOperand, const OutputChain &chain);
 /// false (the plan unchanged) when there is none or with a backward.
 bool narrowPromoted(Plan &plan);
 
+//===- GroupInvariance.cpp ------------------------------------------------===//
+
+/// Whether the tensor `v`, read at `access`, may take different values
+/// along the leaf atom `atom`; false when it provably does not (every path
+/// to data the program holds reads that data without the atom).
+bool mayVaryAlong(Value v, const Access &access, int atom, AtomTable &atoms);
+/// `r` rearranged to `dst` (which lacks `r.fixed`), read at index 0 of each
+/// fixed atom.
+FailureOr<Value> readAtFirst(ImplicitLocOpBuilder &b, const Root &r,
+                             const Access &dst, const AtomTable &atoms);
+
 //===- Roles.cpp ----------------------------------------------------------===//
 
 /// Gives the batch atoms (in `batch`, the atoms Q Kᵀ and P·V share) their
 /// roles: the batch part, heads K and V have, heads they lack (GQA group).
 /// Fills `batchOrder` with the batch atoms in Q's order.
 LogicalResult assignHeadRoles(Plan &plan, const AtomList &batch,
-                              const AtomTable &atoms, AtomList &batchOrder,
+                              AtomTable &atoms, AtomList &batchOrder,
                               std::string &why);
 /// The bias must be [batch|1, heads|1, seq_q, seq_k].
 LogicalResult checkBiasRoles(const Plan &plan, const AtomList &batchOrder,
@@ -151,13 +166,13 @@ FailureOr<Value> buildAttention(const Plan &plan, AtomTable &atoms,
 
 //===- EmptyRows.cpp ------------------------------------------------------===//
 
-/// Rows of `out` (fa.attention's output, in `layout`) whose every key the
-/// mask hides become the mean of V over all keys, what a softmax of equal
-/// scores gives (MaskConfig::averageEmptyRows). `v` and `bias` are the
-/// op's operands (bias may be null). O(B H Sq Sk) booleans, O(N) memory.
+/// Rows of `attn`'s output (in `layout`) whose every key its masks hide
+/// (causal / window and mask_mod) become the mean of V over all keys, what
+/// a softmax of equal scores gives (MaskConfig::averageEmptyRows). `v` is
+/// the op's V. O(B H Sq Sk) booleans computed, O(N) memory.
 FailureOr<Value> averageEmptyRows(ImplicitLocOpBuilder &b, const MaskConfig &m,
-                                  Layout layout, Value out, Value v,
-                                  Value bias, std::string &why);
+                                  Layout layout, AttentionOp attn, Value v,
+                                  std::string &why);
 
 /// Erases `root` and then whatever became dead because of it (Pattern.cpp).
 void eraseDeadFrom(Operation *root, RewriterBase &rw);

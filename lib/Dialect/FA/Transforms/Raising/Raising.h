@@ -386,10 +386,10 @@ constexpr const char *kReadsNoData = "the mask condition reads no data";
 FailureOr<KeyPadding> matchKeyPadding(ExprP cond, ArrayRef<int> batchAtoms,
                                       int rowAtom, int keyAtom,
                                       ExprBuilder &eb, std::string &why);
-/// The i1 tensor of `pad.pred` applied to every element of `t` (the padding
-/// tensor, rearranged).
-FailureOr<Value> applyKeyPadding(ImplicitLocOpBuilder &b, Value t,
-                                 const KeyPadding &pad);
+/// The padding condition read straight from the tensor the program holds
+/// at (batch, key): `pad.pred` on `pad.tensor` at `pad.access`, for the
+/// op's mask_mod or score_mod, which capture that [B, Sk] tensor.
+ExprP keyPaddingCondition(const KeyPadding &pad, ExprBuilder &eb);
 
 /// The positional part of a mask: what fa.attention's causal, window and
 /// mask_alignment attributes say.
@@ -412,16 +412,12 @@ struct MaskConfig : PositionMask {
   ExprP biasExpr;
   bool biasIsBoolean = false;
   bool boolVisibleWhenTrue = true;
-  /// What a boolean bias's hidden positions get: -inf, or the program's
-  /// own finite fill where that is exact (a padding mask alone).
+  /// What a boolean bias's hidden positions get (-inf).
   double boolFill = -std::numeric_limits<double>::infinity();
-  /// A key padding mask: `bias` is its data tensor, read through this
-  /// condition (a [B, Sk] operand broadcast over the rows).
-  std::optional<KeyPadding> keyPadding;
-  /// One finite fill that absorbs the scores hides the padding and the
-  /// positional part: a row whose every key is hidden averages V over all
-  /// keys in the original. The raise replaces those rows by the mean of V
-  /// (EmptyRows.cpp).
+  /// One finite fill that absorbs the scores hides the key padding (in
+  /// mask_mod) and the positional part: a row whose every key is hidden
+  /// averages V over all keys in the original. The raise replaces those
+  /// rows by the mean of V (EmptyRows.cpp).
   bool averageEmptyRows = false;
   /// Terms evaluated inside the op's modifier regions (ToRegions.cpp):
   /// data-dependent biases computed from small tensors, added to the score

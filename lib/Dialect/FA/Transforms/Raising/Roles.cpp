@@ -71,9 +71,67 @@ static std::string describeRoot(Value v) {
   return out;
 }
 
+/// The batch part: what Q holds in its first dimension of batch atoms when
+/// it has two or more ([B, H, ..]); none when it has a single one ([B*H]
+/// or [H] with B = 1: the batch is 1).
+static AtomList qBatchPart(const Plan &plan, const AtomList &batchOrder,
+                           const AtomTable &atoms) {
+  SmallVector<AtomList> qBatchDims;
+  for (const AtomList &l : atoms.leaves(plan.q.access)) {
+    AtomList b;
+    for (int a : l)
+      if (llvm::is_contained(batchOrder, a))
+        b.push_back(a);
+    if (!b.empty())
+      qBatchDims.push_back(b);
+  }
+  return qBatchDims.size() >= 2 ? qBatchDims.front() : AtomList{};
+}
+
+/// Head atoms K or V holds but does not vary along (computed after their
+/// repeat to the query heads: Falcon's new decoder architecture applies
+/// RoPE to K per query head) are dropped from them: the op reads them at
+/// the first head of each group, and those atoms become the GQA group.
+static void dropInvariantHeads(Plan &plan, const AtomList &batchPart,
+                               AtomTable &atoms, AtomList &kBatch,
+                               AtomList &vBatch) {
+  AtomList work = kBatch;
+  for (int a : vBatch)
+    if (!llvm::is_contained(work, a))
+      work.push_back(a);
+  auto invariant = [&](const Root &r, const AtomList &held, int a) {
+    return !llvm::is_contained(held, a) ||
+           !mayVaryAlong(r.value, r.access, a, atoms);
+  };
+  while (!work.empty()) {
+    int a = work.pop_back_val();
+    if (llvm::is_contained(batchPart, a))
+      continue;
+    bool kInvariant = invariant(plan.k, kBatch, a);
+    bool vInvariant = invariant(plan.v, vBatch, a);
+    // A view on the way split the atom (the repeat's [H] into [Hkv, G]):
+    // its parts are the candidates.
+    AtomList parts = atoms.leaves(AtomList{a});
+    if (parts.size() != 1 || parts.front() != a) {
+      kBatch = atoms.leaves(kBatch);
+      vBatch = atoms.leaves(vBatch);
+      work.append(parts);
+      continue;
+    }
+    if (!kInvariant || !vInvariant)
+      continue;
+    for (auto [root, held] :
+         {std::pair<Root *, AtomList *>{&plan.k, &kBatch}, {&plan.v, &vBatch}})
+      if (llvm::is_contained(*held, a)) {
+        root->fixed.push_back(a);
+        held->erase(llvm::find(*held, a));
+      }
+  }
+}
+
 LogicalResult mlir::fa::raising::assignHeadRoles(Plan &plan,
                                                  const AtomList &batch,
-                                                 const AtomTable &atoms,
+                                                 AtomTable &atoms,
                                                  AtomList &batchOrder,
                                                  std::string &why) {
   AtomList qLeaves = atoms.flatLeaves(plan.q.access);
@@ -97,6 +155,12 @@ LogicalResult mlir::fa::raising::assignHeadRoles(Plan &plan,
     why = "K or V is not indexed by the keys and the head dimension";
     return failure();
   }
+  plan.batchPart = qBatchPart(plan, batchOrder, atoms);
+  plan.k.fixed.clear();
+  plan.v.fixed.clear();
+  dropInvariantHeads(plan, plan.batchPart, atoms, kBatch, vBatch);
+  // Atoms the analysis split are their parts from now on.
+  batchOrder = atoms.leaves(batchOrder);
   if (!sameSet(kBatch, vBatch) &&
       failed(readValueAsStored(plan, batchOrder, atoms, kBatch, vBatch))) {
     why = "K and V are broadcast differently (K traced to " +
@@ -104,22 +168,8 @@ LogicalResult mlir::fa::raising::assignHeadRoles(Plan &plan,
           ")";
     return failure();
   }
-  plan.batchPart.clear();
   plan.headsPresent.clear();
   plan.headsMissing.clear();
-  // When Q has a single dimension of batch atoms ([B*H] or [H] with B = 1)
-  // the batch is 1.
-  SmallVector<AtomList> qBatchDims;
-  for (const AtomList &l : atoms.leaves(plan.q.access)) {
-    AtomList b;
-    for (int a : l)
-      if (llvm::is_contained(batchOrder, a))
-        b.push_back(a);
-    if (!b.empty())
-      qBatchDims.push_back(b);
-  }
-  if (qBatchDims.size() >= 2)
-    plan.batchPart = qBatchDims.front();
   for (int a : batchOrder) {
     if (llvm::is_contained(plan.batchPart, a))
       continue;

@@ -108,7 +108,7 @@ private:
     return nullptr;
   }
   bool isLarge(const Access &access) const;
-  bool hasScoreShape(RankedTensorType type) const;
+  bool hasScoreShape(RankedTensorType type, const Access &access) const;
 
   AtomTable &atoms;
   ExprBuilder eb;
@@ -196,14 +196,36 @@ Value TermEmitter::linear(ArrayRef<int> leaves) {
 
 /// A tensor read at computed indices (fresh atoms) counts as
 /// [.., seq_q, seq_k] when its shape holds both lengths: a table or ids
-/// indexed by one position are not, a mask the program takes is.
-bool TermEmitter::hasScoreShape(RankedTensorType type) const {
-  SmallVector<int64_t> dims(type.getShape());
-  auto *q = llvm::find(dims, atoms.size(AtomList{roles.row}));
-  if (q == dims.end())
-    return false;
-  *q = ShapedType::kDynamic;
-  return llvm::is_contained(dims, atoms.size(AtomList{roles.key}));
+/// indexed by one position are not, a mask the program takes is. Dims the
+/// roles index (`access`) are what their atoms say, whatever their size
+/// (a [B, Sk] padding mask with B == Sq is read at the batch).
+bool TermEmitter::hasScoreShape(RankedTensorType type,
+                                const Access &access) const {
+  auto holds = [&](ArrayRef<int> role, const AtomList &dim) {
+    return llvm::any_of(atoms.leaves(AtomList(role.begin(), role.end())),
+                        [&](int a) { return llvm::is_contained(dim, a); });
+  };
+  bool row = false, key = false;
+  SmallVector<int64_t> unknown;
+  for (auto [k, dim] : llvm::enumerate(atoms.leaves(access))) {
+    bool isRow = holds({roles.row}, dim), isKey = holds({roles.key}, dim);
+    row |= isRow;
+    key |= isKey;
+    // Unit dims carry no atom and hold no length.
+    if (!dim.empty() && !isRow && !isKey && !holds(roles.batch, dim) &&
+        !holds(roles.heads, dim) && k < (size_t)type.getRank())
+      unknown.push_back(type.getDimSize(k));
+  }
+  auto take = [&](int64_t size) {
+    auto *it = llvm::find(unknown, size);
+    if (it == unknown.end())
+      return false;
+    unknown.erase(it);
+    return true;
+  };
+  row = row || take(atoms.size(AtomList{roles.row}));
+  key = key || take(atoms.size(AtomList{roles.key}));
+  return row && key;
 }
 
 bool TermEmitter::isLarge(const Access &access) const {
@@ -273,7 +295,7 @@ Value TermEmitter::emitCapture(const ExprP &e) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   if (!type)
     return fail("the term reads a value that is not a ranked tensor");
-  if (isLarge(access) || hasScoreShape(type)) {
+  if (isLarge(access) || hasScoreShape(type, access)) {
     readsLarge = true;
     return fail("the term reads a [.., seq_q, seq_k] tensor");
   }
