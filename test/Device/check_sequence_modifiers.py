@@ -9,8 +9,9 @@ fa.attention_varlen's b is the sequence and i, j count from 0 in it;
 fa.attention_kvcache's b is the sequence, j the key's position in it and i
 the query's, n - seq_q + i. The modifiers are stage 12's
 (gen_modifier_inputs.py: region text and PyTorch definition): ALiBi (with
-causal), a document mask (ids [B, positions] per sequence), T5's bucketed
-bias with prefix-LM, a document mask with causal; their captures are read
+and without causal: a one-tile and a persistent kernel), a document mask
+(ids [B, positions] per sequence), T5's bucketed bias with prefix-LM, a
+document mask with causal; their captures are read
 per sequence and position, so a wrong batch or position fails. The packed
 O and LSE and the caches past each length start as NaN.
 
@@ -48,6 +49,8 @@ class Config:
 
 CONFIGS = {c.name: c for c in [
     Config("vl_alibi_causal_bf16_d128", "varlen", "alibi_bf16_d128", causal=True),
+    # Persistent (no band, no read per key): tiles walk the flat grid in rounds.
+    Config("vl_alibi_bf16_d128", "varlen", "alibi_bf16_d128"),
     Config("vl_document_bf16_d64", "varlen", "document_bf16_d128", head_dim=64),
     Config("vl_t5_prefix_lm_f16_d128", "varlen", "t5_prefix_lm_f16_d128", dtype="f16"),
     Config("kv_alibi_causal_bf16_d128_page64", "kvcache", "alibi_bf16_d128", causal=True,
