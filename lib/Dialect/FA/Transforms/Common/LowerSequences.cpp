@@ -24,7 +24,7 @@
 // positions (docs/Modifiers.md, "On the inference ops"): the sequence index
 // b and, for a KV cache, the queries' offset n - seq_q become two more
 // index captures, and the cloned regions read b from the first and add the
-// offset to their query index (rebaseModifiers).
+// offset to their query index (SequenceModifiers::rebaseInto).
 //
 // A paged sequence's keys are gathered into one [1, n, heads_kv, dim]
 // tensor: memory linear in the sequence, and the dense nest then walks its
@@ -268,9 +268,13 @@ AttentionOp KVCacheLowering::sequenceAttention(Value bi, Value kc, Value vc) {
   Value q = slice(op.getQuery(), bi, index(0), dim(op.getQuery(), 1));
   Value k = sequenceKeys(kc, bi, n), v = sequenceKeys(vc, bi, n);
   bool masked = op.getCausal() || op.getWindow();
-  // The queries are the last seq_q positions of the n.
-  Value rowOffset = arith::SubIOp::create(b, n, dim(op.getQuery(), 1));
-  return attention(op, SequenceModifiers::of(op), q, k, v,
+  // The regions' query index: the queries are the last seq_q of the n
+  // positions.
+  SequenceModifiers mods = SequenceModifiers::of(op);
+  Value rowOffset;
+  if (!mods.empty())
+    rowOffset = arith::SubIOp::create(b, n, dim(op.getQuery(), 1));
+  return attention(op, mods, q, k, v,
                    masked ? MaskAlignmentAttr::get(b.getContext(),
                                                    MaskAlignment::bottom_right)
                           : MaskAlignmentAttr(),
