@@ -26,8 +26,7 @@ static AttentionConfig getScoreConfig(OpT op, double scale) {
 
 /// The op's score_mod / mask_mod regions and their captures (every attention
 /// op has them; the inference ops' positions are per sequence).
-template <typename OpT>
-static void addModifiers(AttentionConfig &c, OpT op) {
+template <typename OpT> static void addModifiers(AttentionConfig &c, OpT op) {
   if (!op.getScoreMod().empty())
     c.scoreMod = &op.getScoreMod();
   if (!op.getMaskMod().empty())
@@ -35,8 +34,7 @@ static void addModifiers(AttentionConfig &c, OpT op) {
   llvm::append_range(c.captures, op.getCaptures());
 }
 
-template <typename OpT>
-static AttentionConfig getConfig(OpT op) {
+template <typename OpT> static AttentionConfig getConfig(OpT op) {
   AttentionConfig c = getScoreConfig(op, op.getEffectiveScale());
   c.layout = op.getLayout();
   c.alignment = op.getEffectiveMaskAlignment();

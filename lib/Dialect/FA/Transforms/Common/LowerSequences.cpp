@@ -100,8 +100,8 @@ protected:
   /// on one sequence: sequence `bi`, whose query row i sits at position
   /// `rowOffset` + i (null: i).
   AttentionOp attention(Operation *op, const SequenceModifiers &mods, Value q,
-                        Value k, Value v, MaskAlignmentAttr alignment,
-                        Value bi, Value rowOffset = Value());
+                        Value k, Value v, MaskAlignmentAttr alignment, Value bi,
+                        Value rowOffset = Value());
 
   ImplicitLocOpBuilder &b;
 };
@@ -282,7 +282,7 @@ AttentionOp KVCacheLowering::sequenceAttention(Value bi, Value kc, Value vc) {
 }
 
 SmallVector<Value> SequenceModifiers::sequenceCaptures(Value bi,
-                                                      Value rowOffset) const {
+                                                       Value rowOffset) const {
   if (empty())
     return {};
   SmallVector<Value> out(captures);
