@@ -99,6 +99,11 @@
 #         them (forward and backward kernels), then next to FA4's
 #         learnable_sink and our kernel without sinks
 #         (test/Device/bench_sinks.py) -> $OUT/bench_sinks.csv
+#     12s score_mod/mask_mod on the ragged-batch and KV-cache forwards
+#         (issue 35, the inference ops): fa.attention_varlen and
+#         fa.attention_kvcache (paged, appends) with stage 12's modifiers
+#         (.devbuild/seqmods, one folder per configuration) against float64
+#         per sequence (test/Device/check_sequence_modifiers.py), memcheck
 #       Logs and CSVs go to $OUT; short tables are printed last.
 #       STAGES=3,3b: only those stages (e.g. a second benchmark run);
 #         8b is stage 8's ragged-batch backward alone.
@@ -139,6 +144,7 @@ prepare() {
   "$BUILD_DIR/bin/fa-compile" "$dev/varlen-bwd/varlen_bwd.mlir" -o "$dev/varlen-bwd"
   "$BUILD_DIR/bin/fa-compile" --deterministic "$dev/varlen-bwd/varlen_bwd_det.mlir" -o "$dev/varlen-bwd"
   prepare_modifiers
+  prepare_sequence_modifiers
   prepare_sinks
   # fa_mlir reads bundles through jsonschema (python/fa_mlir/manifest.py);
   # the GPU machine has none and no network: carry its wheels, unpacked,
@@ -230,6 +236,18 @@ prepare_modifiers() {
     python3 test/Device/gen_modifier_inputs.py backward "$c" > "$dev/modifiers/${c}_bwd/$c.mlir"
     echo '{}' > "$dev/modifiers/${c}_bwd/cfg.json"
     "$BUILD_DIR/bin/fa-compile" "$dev/modifiers/${c}_bwd/$c.mlir" -o "$dev/modifiers/${c}_bwd"
+  done
+}
+
+# The varlen and KV-cache kernels with regions of stage 12s, one folder per
+# configuration.
+prepare_sequence_modifiers() {
+  local c
+  rm -rf "$dev/seqmods"
+  for c in $(python3 test/Device/check_sequence_modifiers.py list); do
+    mkdir -p "$dev/seqmods/$c"
+    python3 test/Device/check_sequence_modifiers.py gen "$c" > "$dev/seqmods/$c/$c.mlir"
+    "$BUILD_DIR/bin/fa-compile" "$dev/seqmods/$c/$c.mlir" -o "$dev/seqmods/$c"
   done
 }
 
@@ -592,6 +610,11 @@ run() {
   echo "bench modifiers rc=$?"; grep -vE "Warning|exe_args" "$OUT/bench_modifiers.log"
 
   fi
+  if stage_on 12s; then
+  echo "== 12s score_mod/mask_mod on varlen and KV caches ($((SECONDS - T0)) s so far)"
+  MEMCHECK_KERNELS=fa_ check_with_memcheck sequence_modifiers "$dev/seqmods" CHECK_SMALL=1
+
+  fi
   if stage_on 13; then
   echo "== 13 attention sinks ($((SECONDS - T0)) s so far)"
   # memcheck on the forward's and the backward's kernels (fa_fwd_*, fa_bwd_*)
@@ -636,10 +659,14 @@ case "${1:-}" in
   # STAGES=12 bash scripts/device-round.sh run after it.
   prepare-modifiers) set -e; ninja -C "$BUILD_DIR" -j"${JOBS:-2}" fa-compile fa_runtime
     mkdir -p "$dev/lib"; cp "$BUILD_DIR/lib/libfa_runtime.so" "$dev/lib/"; prepare_modifiers ;;
+  # Stage 12s's kernels and the runtime alone, into an existing .devbuild:
+  # STAGES=12s bash scripts/device-round.sh run after it.
+  prepare-sequence-modifiers) set -e; ninja -C "$BUILD_DIR" -j"${JOBS:-2}" fa-compile fa_runtime
+    mkdir -p "$dev/lib"; cp "$BUILD_DIR/lib/libfa_runtime.so" "$dev/lib/"; prepare_sequence_modifiers ;;
   # Stage 13's kernels and the runtime alone, into an existing .devbuild:
   # STAGES=13 bash scripts/device-round.sh run after it.
   prepare-sinks) set -e; ninja -C "$BUILD_DIR" -j"${JOBS:-2}" fa-compile fa_runtime
     mkdir -p "$dev/lib"; cp "$BUILD_DIR/lib/libfa_runtime.so" "$dev/lib/"; prepare_sinks ;;
   run) OUT=${OUT:-/tmp/device-round-out}; mkdir -p "$OUT"; run 2>&1 | tee "$OUT/round.log" ;;
-  *) echo "usage: bash scripts/device-round.sh prepare|prepare-modifiers|prepare-sinks|run (docs/DeviceRound.md)" >&2; exit 2 ;;
+  *) echo "usage: bash scripts/device-round.sh prepare|prepare-modifiers|prepare-sequence-modifiers|prepare-sinks|run (docs/DeviceRound.md)" >&2; exit 2 ;;
 esac

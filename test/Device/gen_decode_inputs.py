@@ -80,21 +80,24 @@ def function(c):
             f"  return %o, %lse : {t}, {lse}\n}}\n")
 
 
-def _kvcache_function(c, t, lse):
+def _kvcache_function(c, t, lse, modifiers=("", "", "")):
+    """`modifiers`: the capture arguments, captures clause and regions
+    (gen_modifier_inputs._operands_and_regions; check_sequence_modifiers.py)."""
+    cap_args, captures, regions = modifiers
     cache = f"tensor<?x{c.page_size}x?x{c.head_dim}x{c.dtype}>" if c.page_size else t
     args = [f"%q: {t}", f"%kc: {cache}", f"%vc: {cache}", "%lens: tensor<?xi32>"]
     extra, results, types = "", "%o, %lse", [t, lse]
     if c.page_size:
-        args.append("%table: tensor<?x?xi32>")
-        extra += " block_table(%table : tensor<?x?xi32>)"
+        args.append("%bt: tensor<?x?xi32>")
+        extra += " block_table(%bt : tensor<?x?xi32>)"
     if c.append:
         args += [f"%k: {t}", f"%v: {t}"]
         extra += f" append(%k, %v : {t}, {t})"
         results += ", %kc2, %vc2"
         types += [cache, cache]
-    return (f"func.func @{c.name}({', '.join(args)}) -> ({', '.join(types)}) {{\n"
+    return (f"func.func @{c.name}({', '.join(args)}{cap_args}) -> ({', '.join(types)}) {{\n"
             f"  {results} = fa.attention_kvcache %q, %kc, %vc, %lens : {t}, {cache}, {cache},"
-            f" tensor<?xi32>{extra} {_attrs(c)} -> {', '.join(types)}\n"
+            f" tensor<?xi32>{extra}{captures} {_attrs(c)} -> {', '.join(types)}{regions}\n"
             f"  return {results} : {', '.join(types)}\n}}\n")
 
 

@@ -16,6 +16,7 @@ from fa_mlir.cpu import compile_to_shared_library
 from fa_mlir.dtypes import from_storage, round_to, to_storage
 from fa_mlir.memref import CompiledFunction
 from memref_entry import entry_function as function
+from modifier_regions import regions
 
 B, HQ, HKV, S, D = 2, 4, 2, 70, 32
 SCALE = 1.0 / np.sqrt(D)
@@ -190,15 +191,6 @@ def mlir_types(dtype):
     kv = f"{B}x{HKV}x{S}x{D}x{dtype}"
     lse = f"{B}x{HQ}x{S}xf32"
     return q, kv, lse
-
-
-def regions(mod):
-    text = ""
-    if "score" in mod:
-        text += " score_mod {" + mod["score"] + "\n  }"
-    if "mask" in mod:
-        text += " mask_mod {" + mod["mask"] + "\n  }"
-    return text
 
 
 def capture_types(mod):

@@ -133,6 +133,19 @@ LogicalResult checkForwardModifiers(AttentionOp op, AttentionKernelConfig &cfg) 
   return checkKernelModifiers(op, cfg.semantics);
 }
 
+/// The regions of a ragged batch's or a KV cache's forward, with their
+/// positions per sequence (docs/Modifiers.md): mask_mod is evaluated on every
+/// key tile (no block map). A band mask_mod folds into causal/window where
+/// its indices count from 0 as the built-in masks' (`foldBand`: a ragged
+/// batch's); a KV cache's query index is absolute, so it does not.
+LogicalResult checkSequenceModifiers(Operation *op, AttentionConfig &semantics, bool foldBand) {
+  if (!semantics.hasModifiers())
+    return success();
+  if (foldBand)
+    foldMaskModBand(semantics);
+  return checkKernelModifiers(op, semantics);
+}
+
 /// The backward's regions: as the forward's (a band mask_mod folded into
 /// causal/window), and score_mod differentiable (dS goes through its
 /// derivative, derived from the region); else an error naming the op.
@@ -262,6 +275,8 @@ FailureOr<AttentionKernelConfig> configFor(AttentionKVCacheOp op,
                   "static for the sm_90a kernel");
     cfg.pageSize = pageSize;
   }
+  if (failed(checkSequenceModifiers(op, cfg.semantics, /*foldBand=*/false)))
+    return failure();
   cfg.append = static_cast<bool>(op.getKey());
   cfg.splitKv = true;
   cfg.numSplits = static_cast<int64_t>(op.getNumSplits().value_or(0));
@@ -286,6 +301,8 @@ FailureOr<AttentionKernelConfig> configFor(AttentionVarlenOp op,
     return failure();
   cfg->pingPong = opts.pingPong;
   cfg->varlen = true;
+  if (failed(checkSequenceModifiers(op, cfg->semantics, /*foldBand=*/true)))
+    return failure();
   return planAndCheck(*cfg, op, opts);
 }
 
@@ -377,6 +394,13 @@ FailureOr<BackwardKernelConfig> configFor(AttentionVarlenGradOp op,
   cfg->bshd = true;
   cfg->varlen = true;
   cfg->semantics = AttentionConfig::get(op);
+  // Its kernels walk the packed rows as one batch: the regions would not see
+  // a sequence's positions.
+  if (cfg->semantics.hasModifiers())
+    return op.emitOpError("convert-fa-to-nvvm: score_mod/mask_mod regions on "
+                          "fa.attention_varlen_grad are not supported by the sm_90a backward "
+                          "yet (the CPU lowering takes them)"),
+           failure();
   cfg->deterministic = opts.deterministic;
   return cfg;
 }

@@ -125,8 +125,8 @@ TileConsumer::TileConsumer(ForwardKernel &k, const ConsumerThread &me)
       wgRow0(kb.add(k.m0, kb.mul(me.c, kb.c32(64)))), row0(me.fragmentRow(kb, wgRow0)),
       laneCol(me.laneColumn(kb)), negInf(kb.cf32(-std::numeric_limits<double>::infinity())),
       modifiers(cfg.semantics, k.args.captures),
-      scores(kb, cfg, *k.rule, k.args.bias, k.work.batch, k.work.head, k.seqQ, k.seqK, wgRow0,
-             row0, laneCol, cfg.packGqa() ? k.args.group : Value(),
+      scores(kb, cfg, *k.rule, k.args.bias, k.work.regionBatch(), k.work.head, k.seqQ, k.seqK,
+             wgRow0, row0, laneCol, cfg.packGqa() ? k.args.group : Value(),
              cfg.semantics.hasModifiers() ? &modifiers : nullptr) {
   factor = scores.exponentFactor();
   if (cfg.isFp8() && !cfg.blockDescales()) {

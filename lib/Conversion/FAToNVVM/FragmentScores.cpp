@@ -33,8 +33,7 @@ FragmentScores::FragmentScores(KernelBuilder &kb, const AttentionKernelConfig &c
       log2Score(semantics, biasArgs.has_value()),
       bias(biasArgs), batch(batch), head(head), seqQ(seqQ), seqK(seqK), wgRow0(wgRow0),
       row0(row0), laneCol(laneCol), packGroup(packGroup) {
-  assert((!semantics.hasModifiers() || (modifiers && !packGroup)) &&
-         "regions need their target, and unpacked rows");
+  assert((!semantics.hasModifiers() || modifiers) && "regions need their target");
   std::optional<double> linear = log2Score.linearFactor();
   factor = kb.cf32(linear ? *linear : 1.0);
   if (!bias)
@@ -96,12 +95,23 @@ FragmentScores::TilePositions FragmentScores::tilePositions(Value colBase, Value
 ScorePosition FragmentScores::position(int64_t i, const TilePositions &at) {
   Value row = kb.add(at.row0, kb.c32(8 * fragRowHalf(i)));
   Value col = kb.add(at.colBase, kb.c32(fragColOffset(i)));
+  Value queryHead = head;
+  if (packGroup) {
+    // Pack-GQA: packed row r is query r / group of query head
+    // kvHead * group + r % group (the epilogue's mapping).
+    queryHead = kb.add(kb.mul(head, packGroup), kb.remu(row, packGroup));
+    row = kb.divUI(row, packGroup);
+  }
   if (readsCaptureBy(semantics, /*key=*/false))
     row = kb.maxSI(kb.minSI(row, kb.sub(seqQ, kb.c32(1))), kb.c32(0));
   if (readsCaptureBy(semantics, /*key=*/true))
     col = kb.minSI(col, kb.sub(at.seqK, kb.c32(1)));
+  // A KV cache's queries are the last seq_q of its seq_k positions; the
+  // regions take their absolute position (docs/Modifiers.md).
+  if (cfg.keyLengths)
+    row = kb.add(row, kb.sub(at.seqK, seqQ));
   // i32, as the regions' index values are in the kernel (KernelModifiers).
-  return {batch, head, row, col};
+  return {batch, queryHead, row, col};
 }
 
 void FragmentScores::maskByRegion(SmallVectorImpl<Value> &s, const TilePositions &at) {

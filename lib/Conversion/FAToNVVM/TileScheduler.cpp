@@ -82,6 +82,8 @@ static WorkTile varlenTileOf(KernelBuilder &kb, const AttentionKernelConfig &cfg
   tile.kStart = kStart;
   tile.seqQ = seqQ;
   tile.seqK = seqK;
+  if (cfg.semantics.hasModifiers())
+    tile.seq = kb.select(any, f.seq, kb.c32(0));
   return tile;
 }
 

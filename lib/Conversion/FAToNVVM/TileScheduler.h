@@ -44,7 +44,13 @@ struct WorkTile {
   /// lengths (0 for the grid's spare CTAs past the last block, which then
   /// compute nothing and store nothing). Null otherwise.
   Value qStart = Value(), kStart = Value(), seqQ = Value(), seqK = Value();
+  /// A ragged batch's sequence index, where modifier regions read it as
+  /// their batch argument (null otherwise).
+  Value seq = Value();
   bool inRaggedBatch() const { return static_cast<bool>(seqQ); }
+  /// The batch index the score_mod/mask_mod regions take: the sequence in
+  /// a ragged batch (docs/Modifiers.md), else the batch.
+  Value regionBatch() const { return seq ? seq : batch; }
 };
 
 /// The kernel parameters the schedulers read (null where a kernel has none).

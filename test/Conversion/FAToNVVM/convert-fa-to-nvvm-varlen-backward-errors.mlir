@@ -24,3 +24,18 @@ func.func @dv40(%do: tensor<?x4x36xbf16>, %q: tensor<?x4x64xbf16>, %k: tensor<?x
   %dq, %dk, %dv = fa.attention_varlen_grad %do, %q, %k, %v, %o, %l, %cq, %ck : tensor<?x4x36xbf16>, tensor<?x4x64xbf16>, tensor<?x4x64xbf16>, tensor<?x4x36xbf16>, tensor<?x4x36xbf16>, tensor<4x?xf32>, tensor<?xi32>, tensor<?xi32> -> tensor<?x4x64xbf16>, tensor<?x4x64xbf16>, tensor<?x4x36xbf16>
   return %dq : tensor<?x4x64xbf16>
 }
+
+// -----
+
+// Regions: the backward's kernels walk the packed rows as one batch, so they
+// would not see a sequence's positions (the CPU lowering takes them).
+func.func @regions(%do: tensor<?x4x64xbf16>, %q: tensor<?x4x64xbf16>, %k: tensor<?x4x64xbf16>, %v: tensor<?x4x64xbf16>, %o: tensor<?x4x64xbf16>, %l: tensor<4x?xf32>, %cq: tensor<?xi32>, %ck: tensor<?xi32>, %sl: tensor<4xf32>) -> tensor<?x4x64xbf16> {
+  // expected-error @+1 {{convert-fa-to-nvvm: score_mod/mask_mod regions on fa.attention_varlen_grad are not supported by the sm_90a backward yet (the CPU lowering takes them)}}
+  %dq, %dk, %dv = fa.attention_varlen_grad %do, %q, %k, %v, %o, %l, %cq, %ck : tensor<?x4x64xbf16>, tensor<?x4x64xbf16>, tensor<?x4x64xbf16>, tensor<?x4x64xbf16>, tensor<?x4x64xbf16>, tensor<4x?xf32>, tensor<?xi32>, tensor<?xi32> captures(%sl : tensor<4xf32>) -> tensor<?x4x64xbf16>, tensor<?x4x64xbf16>, tensor<?x4x64xbf16> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %m: tensor<4xf32>):
+    %x = tensor.extract %m[%h] : tensor<4xf32>
+    %r = arith.addf %s, %x : f32
+    fa.yield %r : f32
+  }
+  return %dq : tensor<?x4x64xbf16>
+}

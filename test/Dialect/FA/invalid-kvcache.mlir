@@ -188,6 +188,6 @@ func.func @f(%q: tensor<3x2x4x16xf32>, %kc: tensor<12x8x2x16xf32>, %vc: tensor<1
 
 func.func @f(%q: tensor<3x2x4x16xf32>, %kc: tensor<12x8x2x16xf32>, %vc: tensor<12x8x2x16xf32>, %lens: tensor<3xi32>, %bt: tensor<3x5xi32>, %k: tensor<3x2x2x16xf32>, %v: tensor<3x2x2x16xf32>) {
   // expected-error @+1 {{'key' and 'value' are appended together: give both or neither}}
-  %r0, %r1, %r2, %r3 = "fa.attention_kvcache"(%q, %kc, %vc, %lens, %bt, %k) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 1>}> : (tensor<3x2x4x16xf32>, tensor<12x8x2x16xf32>, tensor<12x8x2x16xf32>, tensor<3xi32>, tensor<3x5xi32>, tensor<3x2x2x16xf32>) -> (tensor<3x2x4x16xf32>, tensor<3x4x2xf32>, tensor<12x8x2x16xf32>, tensor<12x8x2x16xf32>)
+  %r0, %r1, %r2, %r3 = "fa.attention_kvcache"(%q, %kc, %vc, %lens, %bt, %k) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0>, resultSegmentSizes = array<i32: 1, 1, 1, 1>}> ({}, {}) : (tensor<3x2x4x16xf32>, tensor<12x8x2x16xf32>, tensor<12x8x2x16xf32>, tensor<3xi32>, tensor<3x5xi32>, tensor<3x2x2x16xf32>) -> (tensor<3x2x4x16xf32>, tensor<3x4x2xf32>, tensor<12x8x2x16xf32>, tensor<12x8x2x16xf32>)
   return
 }

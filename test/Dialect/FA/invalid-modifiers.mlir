@@ -112,7 +112,7 @@ func.func @f(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x
 
 func.func @f(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) {
   %o = fa.attention %q, %k, %v : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> {causal} -> tensor<1x2x8x16xf32>
-  // expected-error @+1 {{'fa.yield' op expects parent op to be one of 'fa.attention, fa.attention_grad'}}
+  // expected-error @+1 {{'fa.yield' op expects parent op to be one of 'fa.attention, fa.attention_grad, fa.attention_kvcache, fa.attention_varlen, fa.attention_varlen_grad'}}
   fa.yield %o : tensor<1x2x8x16xf32>
   return
 }

@@ -154,6 +154,47 @@ func.func @modifiers(%q: tensor<2x4x64x32xbf16>, %k: tensor<2x4x64x32xbf16>, %v:
 
 // -----
 
+// The inference ops take the same regions: captures after their operands
+// (after the block table and the append of a KV cache), regions after the
+// result types.
+// CHECK-LABEL: func @sequence_modifiers
+// CHECK: fa.attention_varlen {{.+}} : tensor<?x4x32xbf16>, tensor<?x2x32xbf16>, tensor<?x2x32xbf16>, tensor<3xi32>, tensor<3xi32> captures(%{{.+}} : tensor<4xf32>) {causal} -> tensor<?x4x32xbf16>, tensor<4x?xf32> score_mod {
+// CHECK: fa.yield %{{.+}} : f32
+// CHECK: fa.attention_varlen_grad {{.+}} captures(%{{.+}} : tensor<2x64xi32>) -> tensor<?x4x32xbf16>, tensor<?x2x32xbf16>, tensor<?x2x32xbf16> mask_mod {
+// CHECK: fa.yield %{{.+}} : i1
+// CHECK: fa.attention_kvcache {{.+}} block_table(%{{.+}} : tensor<2x4xi32>) append(%{{.+}}, %{{.+}} : tensor<2x1x2x32xbf16>, tensor<2x1x2x32xbf16>) captures(%{{.+}}, %{{.+}} : tensor<4xf32>, tensor<2x64xi32>) {causal} -> tensor<2x1x4x32xbf16>, tensor<2x4x1xf32>, tensor<9x16x2x32xbf16>, tensor<9x16x2x32xbf16> score_mod {
+// CHECK: } mask_mod {
+func.func @sequence_modifiers(%q: tensor<?x4x32xbf16>, %k: tensor<?x2x32xbf16>, %v: tensor<?x2x32xbf16>, %cu: tensor<3xi32>, %slopes: tensor<4xf32>, %doc: tensor<2x64xi32>, %qc: tensor<2x1x4x32xbf16>, %kc: tensor<9x16x2x32xbf16>, %lens: tensor<2xi32>, %bt: tensor<2x4xi32>, %kn: tensor<2x1x2x32xbf16>) {
+  %o, %lse = fa.attention_varlen %q, %k, %v, %cu, %cu : tensor<?x4x32xbf16>, tensor<?x2x32xbf16>, tensor<?x2x32xbf16>, tensor<3xi32>, tensor<3xi32> captures(%slopes : tensor<4xf32>) {causal} -> tensor<?x4x32xbf16>, tensor<4x?xf32> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %sl: tensor<4xf32>):
+    %m = tensor.extract %sl[%h] : tensor<4xf32>
+    %r = arith.addf %s, %m : f32
+    fa.yield %r : f32
+  }
+  %dq, %dk, %dv = fa.attention_varlen_grad %q, %q, %k, %v, %o, %lse, %cu, %cu : tensor<?x4x32xbf16>, tensor<?x4x32xbf16>, tensor<?x2x32xbf16>, tensor<?x2x32xbf16>, tensor<?x4x32xbf16>, tensor<4x?xf32>, tensor<3xi32>, tensor<3xi32> captures(%doc : tensor<2x64xi32>) -> tensor<?x4x32xbf16>, tensor<?x2x32xbf16>, tensor<?x2x32xbf16> mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index, %d: tensor<2x64xi32>):
+    %di = tensor.extract %d[%b, %i] : tensor<2x64xi32>
+    %dj = tensor.extract %d[%b, %j] : tensor<2x64xi32>
+    %same = arith.cmpi eq, %di, %dj : i32
+    fa.yield %same : i1
+  }
+  %o2, %lse2, %kc2, %vc2 = fa.attention_kvcache %qc, %kc, %kc, %lens : tensor<2x1x4x32xbf16>, tensor<9x16x2x32xbf16>, tensor<9x16x2x32xbf16>, tensor<2xi32> block_table(%bt : tensor<2x4xi32>) append(%kn, %kn : tensor<2x1x2x32xbf16>, tensor<2x1x2x32xbf16>) captures(%slopes, %doc : tensor<4xf32>, tensor<2x64xi32>) {causal} -> tensor<2x1x4x32xbf16>, tensor<2x4x1xf32>, tensor<9x16x2x32xbf16>, tensor<9x16x2x32xbf16> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %sl: tensor<4xf32>, %d: tensor<2x64xi32>):
+    %m = tensor.extract %sl[%h] : tensor<4xf32>
+    %r = arith.addf %s, %m : f32
+    fa.yield %r : f32
+  } mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index, %sl: tensor<4xf32>, %d: tensor<2x64xi32>):
+    %di = tensor.extract %d[%b, %i] : tensor<2x64xi32>
+    %dj = tensor.extract %d[%b, %j] : tensor<2x64xi32>
+    %same = arith.cmpi eq, %di, %dj : i32
+    fa.yield %same : i1
+  }
+  return
+}
+
+// -----
+
 // Attention sinks: the operand after bias, before captures; the backward's
 // grad_sinks after grad_bias.
 // CHECK-LABEL: func @sinks

@@ -355,3 +355,21 @@ LogicalResult checkVarlenGrad(AttentionVarlenGradOp op) {
 LogicalResult AttentionVarlenOp::verify() { return checkVarlen(*this); }
 
 LogicalResult AttentionVarlenGradOp::verify() { return checkVarlenGrad(*this); }
+
+// The modifier regions of the inference ops: fa.attention's, by the one
+// verifier (ModifierRegions.cpp); what their index arguments mean per op is
+// the lowerings' (docs/Modifiers.md, "On the inference ops").
+LogicalResult AttentionKVCacheOp::verifyRegions() {
+  return verifyModifierRegions(*this, getScoreMod(), getMaskMod(),
+                               getCaptures());
+}
+
+LogicalResult AttentionVarlenOp::verifyRegions() {
+  return verifyModifierRegions(*this, getScoreMod(), getMaskMod(),
+                               getCaptures());
+}
+
+LogicalResult AttentionVarlenGradOp::verifyRegions() {
+  return verifyModifierRegions(*this, getScoreMod(), getMaskMod(),
+                               getCaptures());
+}

@@ -97,11 +97,14 @@ defvar FA_ModifierRegions = (region MaxSizedRegion<1>:$score_mod,
                                     MaxSizedRegion<1>:$mask_mod);
 
 def FA_YieldOp : FA_Op<"yield", [Pure, Terminator,
-    ParentOneOf<["AttentionOp", "AttentionGradOp"]>]> {
+    ParentOneOf<["AttentionOp", "AttentionGradOp", "AttentionKVCacheOp",
+                 "AttentionVarlenOp", "AttentionVarlenGradOp"]>]> {
   let summary = "the value of a score_mod or mask_mod region";
   let description = [{
-    Ends a modifier region of `fa.attention` or `fa.attention_grad` with its
-    value: the f32 score of `score_mod`, the i1 visibility of `mask_mod`.
+    Ends a modifier region of an attention op (`fa.attention`,
+    `fa.attention_grad`, `fa.attention_kvcache`, `fa.attention_varlen`,
+    `fa.attention_varlen_grad`) with its value: the f32 score of
+    `score_mod`, the i1 visibility of `mask_mod`.
   }];
   let arguments = (ins AnyType:$value);
   let assemblyFormat = "$value attr-dict `:` type($value)";
@@ -303,7 +306,8 @@ def FA_CombineOp : FA_Op<"combine", [Pure]> {
 }
 
 def FA_AttentionKVCacheOp : FA_Op<"attention_kvcache",
-    [Pure, AttrSizedOperandSegments, AttrSizedResultSegments]> {
+    [Pure, AttrSizedOperandSegments, AttrSizedResultSegments,
+     IsolatedFromAbove]> {
   let summary = "attention of new query tokens over a KV cache, contiguous or paged";
   let description = [{
     Decode and chunked prefill (flash-attn's `flash_attn_with_kvcache`).
@@ -330,6 +334,12 @@ def FA_AttentionKVCacheOp : FA_Op<"attention_kvcache",
     lengths fit the caches and that the block table's entries name pages of
     the cache (the Python API checks both).
 
+    `score_mod`, `mask_mod` and `captures` as in `fa.attention`, with the
+    positions of the cache: `b` is the sequence, `j` the key's position in
+    it (0 .. cache_seqlens[b] + seq_new) and `i` the query's, `cache_seqlens[b]
+    + seq_new - seq_q + i` (the position `causal` gives it: a `mask_mod`
+    `j <= i` is `causal`).
+
     Example:
     ```mlir
     %o, %lse, %kc, %vc = fa.attention_kvcache %q, %k_cache, %v_cache, %lens
@@ -349,6 +359,7 @@ def FA_AttentionKVCacheOp : FA_Op<"attention_kvcache",
     Optional<AnyRankedTensor>:$block_table,
     Optional<AnyRankedTensor>:$key,
     Optional<AnyRankedTensor>:$value,
+    Variadic<FA_CaptureType>:$captures,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<DenseI64ArrayAttr>:$window,
@@ -367,16 +378,21 @@ def FA_AttentionKVCacheOp : FA_Op<"attention_kvcache",
     type($cache_seqlens)
     (`block_table` `(` $block_table^ `:` type($block_table) `)`)?
     (`append` `(` $key^ `,` $value `:` type($key) `,` type($value) `)`)?
+    (`captures` `(` $captures^ `:` type($captures) `)`)?
     attr-dict `->` type($output) `,` type($lse)
     (`,` type($updated_key_cache)^ `,` type($updated_value_cache))?
+    (`score_mod` $score_mod^)? (`mask_mod` $mask_mod^)?
   }];
+  let regions = FA_ModifierRegions;
   let extraClassDeclaration = [{
     double getEffectiveScale();
   }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
-def FA_AttentionVarlenOp : FA_Op<"attention_varlen", [Pure]> {
+def FA_AttentionVarlenOp : FA_Op<"attention_varlen",
+    [Pure, IsolatedFromAbove]> {
   let summary = "attention over a ragged batch packed along the tokens";
   let description = [{
     flash-attn's varlen form. `query` is `[total_q, heads_q, head_dim]`,
@@ -391,6 +407,11 @@ def FA_AttentionVarlenOp : FA_Op<"attention_varlen", [Pure]> {
     `[heads_q, total_q]` f32. `max_seqlen_q` / `max_seqlen_k`, when given,
     bound every sequence's length (targets that size a grid by them need
     them; the CPU lowering does not).
+
+    `score_mod`, `mask_mod` and `captures` as in `fa.attention`, per
+    sequence: `b` is the sequence (0 .. batch), `i` and `j` the query's and
+    the key's position in it (from 0, as in the padded `[batch, max_seqlen]`
+    form of the same batch).
 
     Example:
     ```mlir
@@ -407,6 +428,7 @@ def FA_AttentionVarlenOp : FA_Op<"attention_varlen", [Pure]> {
     AnyRankedTensor:$value,
     AnyRankedTensor:$cu_seqlens_q,
     AnyRankedTensor:$cu_seqlens_k,
+    Variadic<FA_CaptureType>:$captures,
     OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$max_seqlen_q,
     OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$max_seqlen_k,
     OptionalAttr<F32Attr>:$scale,
@@ -420,12 +442,18 @@ def FA_AttentionVarlenOp : FA_Op<"attention_varlen", [Pure]> {
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $cu_seqlens_q `,` $cu_seqlens_k `:`
     type($query) `,` type($key) `,` type($value) `,` type($cu_seqlens_q) `,`
-    type($cu_seqlens_k) attr-dict `->` type($output) `,` type($lse)
+    type($cu_seqlens_k)
+    (`captures` `(` $captures^ `:` type($captures) `)`)?
+    attr-dict `->` type($output) `,` type($lse)
+    (`score_mod` $score_mod^)? (`mask_mod` $mask_mod^)?
   }];
+  let regions = FA_ModifierRegions;
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
-def FA_AttentionVarlenGradOp : FA_Op<"attention_varlen_grad", [Pure]> {
+def FA_AttentionVarlenGradOp : FA_Op<"attention_varlen_grad",
+    [Pure, IsolatedFromAbove]> {
   let summary = "gradients of fa.attention_varlen: (dO, Q, K, V, O, LSE) -> (dQ, dK, dV)";
   let description = [{
     The backward of `fa.attention_varlen` with the same attributes (but
@@ -438,7 +466,8 @@ def FA_AttentionVarlenGradOp : FA_Op<"attention_varlen_grad", [Pure]> {
     heads that share it. Tokens of no sequence (past `cu_seqlens_*[batch]`),
     keys of sequences without queries and queries of sequences without keys
     get gradient 0. Element types f32, f16, bf16. `max_seqlen_q` /
-    `max_seqlen_k`, when given, bound every sequence's length.
+    `max_seqlen_k`, when given, bound every sequence's length. The
+    forward's `score_mod`, `mask_mod` and `captures`, with its positions.
 
     Example:
     ```mlir
@@ -459,6 +488,7 @@ def FA_AttentionVarlenGradOp : FA_Op<"attention_varlen_grad", [Pure]> {
     AnyRankedTensor:$lse,
     AnyRankedTensor:$cu_seqlens_q,
     AnyRankedTensor:$cu_seqlens_k,
+    Variadic<FA_CaptureType>:$captures,
     OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$max_seqlen_q,
     OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$max_seqlen_k,
     OptionalAttr<F32Attr>:$scale,
@@ -477,10 +507,15 @@ def FA_AttentionVarlenGradOp : FA_Op<"attention_varlen_grad", [Pure]> {
     $cu_seqlens_q `,` $cu_seqlens_k `:`
     type($grad_output) `,` type($query) `,` type($key) `,` type($value) `,`
     type($output) `,` type($lse) `,` type($cu_seqlens_q) `,`
-    type($cu_seqlens_k) attr-dict
+    type($cu_seqlens_k)
+    (`captures` `(` $captures^ `:` type($captures) `)`)?
+    attr-dict
     `->` type($grad_query) `,` type($grad_key) `,` type($grad_value)
+    (`score_mod` $score_mod^)? (`mask_mod` $mask_mod^)?
   }];
+  let regions = FA_ModifierRegions;
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
 #endif // FA_DIALECT_FA_IR_FAOPS_TD

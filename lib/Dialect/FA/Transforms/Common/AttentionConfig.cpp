@@ -24,16 +24,21 @@ static AttentionConfig getScoreConfig(OpT op, double scale) {
   return c;
 }
 
-template <typename OpT>
-static AttentionConfig getConfig(OpT op) {
-  AttentionConfig c = getScoreConfig(op, op.getEffectiveScale());
-  c.layout = op.getLayout();
-  c.alignment = op.getEffectiveMaskAlignment();
+/// The op's score_mod / mask_mod regions and their captures (every attention
+/// op has them; the inference ops' positions are per sequence).
+template <typename OpT> static void addModifiers(AttentionConfig &c, OpT op) {
   if (!op.getScoreMod().empty())
     c.scoreMod = &op.getScoreMod();
   if (!op.getMaskMod().empty())
     c.maskMod = &op.getMaskMod();
   llvm::append_range(c.captures, op.getCaptures());
+}
+
+template <typename OpT> static AttentionConfig getConfig(OpT op) {
+  AttentionConfig c = getScoreConfig(op, op.getEffectiveScale());
+  c.layout = op.getLayout();
+  c.alignment = op.getEffectiveMaskAlignment();
+  addModifiers(c, op);
   c.sinks = op.getSinks();
   return c;
 }
@@ -47,6 +52,7 @@ AttentionConfig AttentionConfig::get(AttentionKVCacheOp op) {
   AttentionConfig c = getScoreConfig(op, op.getEffectiveScale());
   c.layout = Layout::bshd;
   c.alignment = MaskAlignment::bottom_right;
+  addModifiers(c, op);
   return c;
 }
 
@@ -58,6 +64,7 @@ template <typename OpT> static AttentionConfig getVarlenConfig(OpT op) {
   AttentionConfig c = getScoreConfig(op, scale);
   c.layout = Layout::bshd;
   c.alignment = op.getMaskAlignment().value_or(MaskAlignment::top_left);
+  addModifiers(c, op);
   return c;
 }
 

@@ -20,6 +20,12 @@
 //         fa.attention_grad do[..], q[..], k[..], v[..], o[..], lse[:, ..]
 //         {bshd}
 //
+// score_mod / mask_mod travel to the per-sequence op with the op's
+// positions (docs/Modifiers.md, "On the inference ops"): the sequence index
+// b and, for a KV cache, the queries' offset n - seq_q become two more
+// index captures, and the cloned regions read b from the first and add the
+// offset to their query index (SequenceModifiers::rebaseInto).
+//
 // A paged sequence's keys are gathered into one [1, n, heads_kv, dim]
 // tensor: memory linear in the sequence, and the dense nest then walks its
 // key tiles without knowing about pages (see docs/Inference.md).
@@ -32,12 +38,33 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 using namespace mlir;
 using namespace mlir::fa;
 
 namespace {
+
+/// A sequence op's score_mod and mask_mod regions and their captures, which
+/// its per-sequence op takes with the positions of the sequence.
+struct SequenceModifiers {
+  Region &scoreMod, &maskMod;
+  ValueRange captures;
+
+  template <typename OpT> static SequenceModifiers of(OpT op) {
+    return {op.getScoreMod(), op.getMaskMod(), op.getCaptures()};
+  }
+  bool empty() const { return scoreMod.empty() && maskMod.empty(); }
+  /// The per-sequence op's captures: these, the sequence index and the row
+  /// offset (when given); none without regions.
+  SmallVector<Value> sequenceCaptures(Value bi, Value rowOffset) const;
+  /// Clones the regions into `scoreModTo` / `maskModTo`, rebased: their
+  /// batch argument is replaced by the sequence-index capture and their
+  /// query index i by i + the row-offset capture (`withOffset`).
+  void rebaseInto(OpBuilder &b, Region &scoreModTo, Region &maskModTo,
+                  bool withOffset) const;
+};
 
 /// What both lowerings are written in: index scalars, i32 reads and tile
 /// copies.
@@ -69,9 +96,12 @@ protected:
       Value batch, ValueRange outputs,
       function_ref<SmallVector<std::pair<Value, SmallVector<Value>>>(Value)>
           body);
-  /// A bshd fa.attention with the op's score attributes, on one sequence.
-  AttentionOp attention(Operation *op, Value q, Value k, Value v,
-                        MaskAlignmentAttr alignment);
+  /// A bshd fa.attention with the op's score attributes and regions (`mods`),
+  /// on one sequence: sequence `bi`, whose query row i sits at position
+  /// `rowOffset` + i (null: i).
+  AttentionOp attention(Operation *op, const SequenceModifiers &mods, Value q,
+                        Value k, Value v, MaskAlignmentAttr alignment, Value bi,
+                        Value rowOffset = Value());
 
   ImplicitLocOpBuilder &b;
 };
@@ -140,7 +170,8 @@ public:
 private:
   /// A zero tensor of result `r`'s type with the sizes of `like`.
   Value zeros(Value result, Value like);
-  AttentionGradOp sequenceGrad(Value q0, Value sq, Value k0, Value sk);
+  AttentionGradOp sequenceGrad(Value bi, Value q0, Value sq, Value k0,
+                               Value sk);
 
   AttentionVarlenGradOp op;
 };
@@ -237,14 +268,65 @@ AttentionOp KVCacheLowering::sequenceAttention(Value bi, Value kc, Value vc) {
   Value q = slice(op.getQuery(), bi, index(0), dim(op.getQuery(), 1));
   Value k = sequenceKeys(kc, bi, n), v = sequenceKeys(vc, bi, n);
   bool masked = op.getCausal() || op.getWindow();
-  return attention(op, q, k, v,
+  // The regions' query index: the queries are the last seq_q of the n
+  // positions.
+  SequenceModifiers mods = SequenceModifiers::of(op);
+  Value rowOffset;
+  if (!mods.empty())
+    rowOffset = arith::SubIOp::create(b, n, dim(op.getQuery(), 1));
+  return attention(op, mods, q, k, v,
                    masked ? MaskAlignmentAttr::get(b.getContext(),
                                                    MaskAlignment::bottom_right)
-                          : MaskAlignmentAttr());
+                          : MaskAlignmentAttr(),
+                   bi, rowOffset);
 }
 
-AttentionOp SequenceBuilder::attention(Operation *op, Value q, Value k,
-                                       Value v, MaskAlignmentAttr alignment) {
+SmallVector<Value> SequenceModifiers::sequenceCaptures(Value bi,
+                                                       Value rowOffset) const {
+  if (empty())
+    return {};
+  SmallVector<Value> out(captures);
+  out.push_back(bi);
+  if (rowOffset)
+    out.push_back(rowOffset);
+  return out;
+}
+
+/// `from` cloned into `to`; its argument `batchArg` replaced by the first
+/// extra trailing argument (index) and `rowArg` by itself plus the second
+/// (`withOffset`).
+static void rebaseRegion(OpBuilder &b, Region &from, Region &to,
+                         unsigned batchArg, unsigned rowArg, bool withOffset) {
+  if (from.empty())
+    return;
+  IRMapping mapping;
+  from.cloneInto(&to, mapping);
+  Block &block = to.front();
+  Location loc = to.getLoc();
+  Value batch = block.addArgument(b.getIndexType(), loc);
+  block.getArgument(batchArg).replaceAllUsesWith(batch);
+  if (!withOffset)
+    return;
+  Value offset = block.addArgument(b.getIndexType(), loc);
+  Value row = block.getArgument(rowArg);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&block);
+  auto position = arith::AddIOp::create(b, loc, row, offset);
+  row.replaceAllUsesExcept(position, position);
+}
+
+void SequenceModifiers::rebaseInto(OpBuilder &b, Region &scoreModTo,
+                                   Region &maskModTo, bool withOffset) const {
+  // score_mod(s, b, h, i, j, ...), mask_mod(b, h, i, j, ...).
+  rebaseRegion(b, scoreMod, scoreModTo, 1, 3, withOffset);
+  rebaseRegion(b, maskMod, maskModTo, 0, 2, withOffset);
+}
+
+AttentionOp SequenceBuilder::attention(Operation *op,
+                                       const SequenceModifiers &mods, Value q,
+                                       Value k, Value v,
+                                       MaskAlignmentAttr alignment, Value bi,
+                                       Value rowOffset) {
   auto qType = cast<RankedTensorType>(q.getType());
   auto outType = RankedTensorType::get(
       {1, qType.getDimSize(1), qType.getDimSize(2),
@@ -253,14 +335,17 @@ AttentionOp SequenceBuilder::attention(Operation *op, Value q, Value k,
   auto lseType = RankedTensorType::get(
       {1, qType.getDimSize(2), qType.getDimSize(1)}, b.getF32Type());
   auto attr = [&](StringRef name) { return op->getAttr(name); };
-  return AttentionOp::create(
+  auto attn = AttentionOp::create(
       b, outType, lseType, q, k, v, Value(), Value(), Value(), Value(),
-      /*sinks=*/Value(), /*captures=*/ValueRange(), Layout::bshd,
+      /*sinks=*/Value(), mods.sequenceCaptures(bi, rowOffset), Layout::bshd,
       dyn_cast_or_null<FloatAttr>(attr("scale")), op->hasAttr("causal"),
       alignment, dyn_cast_or_null<DenseI64ArrayAttr>(attr("window")),
       dyn_cast_or_null<FloatAttr>(attr("softcap")),
       dyn_cast_or_null<IntegerAttr>(attr("num_splits")),
       /*descale_block=*/DenseI64ArrayAttr());
+  mods.rebaseInto(b, attn.getScoreMod(), attn.getMaskMod(),
+                  static_cast<bool>(rowOffset));
+  return attn;
 }
 
 SmallVector<Value> SequenceBuilder::forEachSequence(
@@ -344,8 +429,9 @@ SmallVector<Value> VarlenLowering::build() {
         auto [q0, sq] = span(op.getCuSeqlensQ(), bi);
         auto [k0, sk] = span(op.getCuSeqlensK(), bi);
         AttentionOp attn = attention(
-            op, sequence(op.getQuery(), q0, sq), sequence(op.getKey(), k0, sk),
-            sequence(op.getValue(), k0, sk), op.getMaskAlignmentAttr());
+            op, SequenceModifiers::of(op), sequence(op.getQuery(), q0, sq),
+            sequence(op.getKey(), k0, sk), sequence(op.getValue(), k0, sk),
+            op.getMaskAlignmentAttr(), bi);
         Value out = dropUnitBatch(attn.getOutput());
         // The LSE [1, heads, len] becomes [heads, len].
         Value lse = tensor::CollapseShapeOp::create(
@@ -362,8 +448,8 @@ Value VarlenGradLowering::zeros(Value result, Value like) {
   return linalg::FillOp::create(b, zero, init).getResult(0);
 }
 
-AttentionGradOp VarlenGradLowering::sequenceGrad(Value q0, Value sq, Value k0,
-                                                 Value sk) {
+AttentionGradOp VarlenGradLowering::sequenceGrad(Value bi, Value q0, Value sq,
+                                                 Value k0, Value sk) {
   Value q = sequence(op.getQuery(), q0, sq);
   Value k = sequence(op.getKey(), k0, sk), v = sequence(op.getValue(), k0, sk);
   Value o = sequence(op.getOutput(), q0, sq);
@@ -384,12 +470,16 @@ AttentionGradOp VarlenGradLowering::sequenceGrad(Value q0, Value sq, Value k0,
   auto gradType = [](Value like) {
     return cast<RankedTensorType>(like.getType());
   };
-  return AttentionGradOp::create(
+  SequenceModifiers mods = SequenceModifiers::of(op);
+  auto grad = AttentionGradOp::create(
       b, gradType(q), gradType(k), gradType(v), /*grad_bias=*/Type(),
       /*grad_sinks=*/Type(), dout, q, k, v, o, lse, /*bias=*/Value(),
-      /*sinks=*/Value(), /*captures=*/ValueRange(), Layout::bshd,
+      /*sinks=*/Value(), mods.sequenceCaptures(bi, Value()), Layout::bshd,
       op.getScaleAttr(), op.getCausal(), op.getMaskAlignmentAttr(),
       op.getWindowAttr(), op.getSoftcapAttr());
+  mods.rebaseInto(b, grad.getScoreMod(), grad.getMaskMod(),
+                  /*withOffset=*/false);
+  return grad;
 }
 
 SmallVector<Value> VarlenGradLowering::build() {
@@ -401,7 +491,7 @@ SmallVector<Value> VarlenGradLowering::build() {
       [&](Value bi) -> SmallVector<std::pair<Value, SmallVector<Value>>> {
         auto [q0, sq] = span(op.getCuSeqlensQ(), bi);
         auto [k0, sk] = span(op.getCuSeqlensK(), bi);
-        AttentionGradOp grad = sequenceGrad(q0, sq, k0, sk);
+        AttentionGradOp grad = sequenceGrad(bi, q0, sq, k0, sk);
         return {{dropUnitBatch(grad.getGradQuery()), {q0}},
                 {dropUnitBatch(grad.getGradKey()), {k0}},
                 {dropUnitBatch(grad.getGradValue()), {k0}}};
