@@ -34,6 +34,7 @@ void mlir::fa::buildFANVVMPipeline(OpPassManager &pm, const FANVVMPipelineOption
   convert.overlap = options.overlap;
   convert.pingPong = options.pingPong;
   convert.deterministic = options.deterministic;
+  convert.dynamicTiles = options.dynamicTiles;
   pm.addPass(createConvertFAToNVVM(convert));
 
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();

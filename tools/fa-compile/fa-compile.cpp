@@ -44,6 +44,11 @@ static cl::opt<bool> pingPong("pingpong", cl::desc("Consumer warpgroups take tur
 static cl::opt<bool> deterministic(
     "deterministic", cl::desc("Backward: bitwise reproducible dQ (fixed accumulation order)"),
     cl::init(false), cl::cat(faCompileCategory));
+static cl::opt<bool> dynamicTiles(
+    "dynamic-tiles",
+    cl::desc("Persistent forwards take their tiles from an atomic counter (FA3's dynamic "
+             "scheduler; the bundle becomes a one-kernel sequence)"),
+    cl::init(false), cl::cat(faCompileCategory));
 static cl::opt<std::string> ptxasOptions("ptxas-options", cl::desc("Extra ptxas options"),
                                          cl::init(""), cl::cat(faCompileCategory));
 static cl::opt<bool> printIR("print-ir", cl::desc("Print the module after the pipeline"),
@@ -104,6 +109,7 @@ int main(int argc, char **argv) {
     convert.overlap = overlap;
     convert.pingPong = pingPong;
     convert.deterministic = deterministic;
+    convert.dynamicTiles = dynamicTiles;
     pm.addPass(fa::createConvertFAToNVVM(convert));
     if (failed(pm.run(*module)))
       return 1;
@@ -116,6 +122,7 @@ int main(int argc, char **argv) {
   options.overlap = overlap;
   options.pingPong = pingPong;
   options.deterministic = deterministic;
+  options.dynamicTiles = dynamicTiles;
   options.bundleDir = outDir;
   options.ptxasOptions = ptxasOptions;
   fa::buildFANVVMPipeline(pm, options);

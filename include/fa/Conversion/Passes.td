@@ -81,6 +81,10 @@ def ConvertFAToNVVM : Pass<"convert-fa-to-nvvm", "ModuleOp"> {
     Option<"deterministic", "deterministic", "bool", /*default=*/"false",
            "fa.attention_grad: add dQ partials in key-block order (a semaphore "
            "per query tile), so that the backward is bitwise reproducible">,
+    Option<"dynamicTiles", "dynamic-tiles", "bool", /*default=*/"false",
+           "Persistent forwards take their tiles from an atomic counter (FA3's "
+           "dynamic scheduler; a one-kernel sequence with a zeroed workspace) "
+           "instead of the static snake order">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",

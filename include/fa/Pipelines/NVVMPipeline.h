@@ -42,6 +42,10 @@ struct FANVVMPipelineOptions : public PassPipelineOptions<FANVVMPipelineOptions>
       *this, "deterministic",
       llvm::cl::desc("Backward: add dQ partials in a fixed order (bitwise reproducible)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> dynamicTiles{
+      *this, "dynamic-tiles",
+      llvm::cl::desc("Persistent forwards take their tiles from an atomic counter"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("Write each kernel as a bundle (cubin + JSON) into this directory"),
