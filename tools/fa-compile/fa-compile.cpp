@@ -46,8 +46,8 @@ static cl::opt<bool> deterministic(
     cl::init(false), cl::cat(faCompileCategory));
 static cl::opt<bool> dynamicTiles(
     "dynamic-tiles",
-    cl::desc("Persistent forwards take their tiles from an atomic counter (FA3's dynamic "
-             "scheduler; the bundle becomes a one-kernel sequence)"),
+    cl::desc("Persistent forwards take their tiles from an atomic counter "
+             "(a one-kernel sequence)"),
     cl::init(false), cl::cat(faCompileCategory));
 static cl::opt<std::string> ptxasOptions("ptxas-options", cl::desc("Extra ptxas options"),
                                          cl::init(""), cl::cat(faCompileCategory));

@@ -44,7 +44,8 @@ struct FANVVMPipelineOptions : public PassPipelineOptions<FANVVMPipelineOptions>
       llvm::cl::init(false)};
   PassOptions::Option<bool> dynamicTiles{
       *this, "dynamic-tiles",
-      llvm::cl::desc("Persistent forwards take their tiles from an atomic counter"),
+      llvm::cl::desc(
+          "Persistent forwards take their tiles from an atomic counter"),
       llvm::cl::init(false)};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",

@@ -192,7 +192,9 @@ std::string AttentionKernelConfig::kernelName() const {
 std::string AttentionKernelConfig::attentionKernelName() const {
   // (A split-KV, FP8, block-sparse or dynamic sequence is named
   // kernelName().)
-  return kernelName() + (splitKv                                ? "_partial"
-                         : isFp8() || blockSparse || hasDynamicScheduler() ? "_main"
-                                                                 : "");
+  if (splitKv)
+    return kernelName() + "_partial";
+  if (isFp8() || blockSparse || hasDynamicScheduler())
+    return kernelName() + "_main";
+  return kernelName();
 }

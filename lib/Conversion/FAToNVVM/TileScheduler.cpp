@@ -282,7 +282,7 @@ protected:
   /// Tile `linear` of the tile space; a ragged batch's search resumes from
   /// `cursor` and updates it.
   WorkTile tileOfIndex(KernelBuilder &kb, const SchedulerArgs &a, Value linear, Value cursor[2],
-                  bool warpWide) const {
+                       bool warpWide) const {
     if (cfg.varlen)
       return varlenTileAt(kb, cfg, a.cuSeqlensQ, a.cuSeqlensK, a.numSeqs,
                           kb.remu(linear, a.numBlocks), kb.divUI(linear, a.numBlocks), cursor,
@@ -331,8 +331,7 @@ private:
 
 } // namespace
 
-Value DynamicScheduler::claimNext(KernelBuilder &kb, const SchedulerArgs &a,
-                                  Value handover) const {
+Value DynamicScheduler::claimNext(KernelBuilder &kb, const SchedulerArgs &a, Value handover) const {
   Value taken = LLVM::AtomicRMWOp::create(kb.b, LLVM::AtomicBinOp::add, a.tileCounter, kb.c32(1),
                                           LLVM::AtomicOrdering::monotonic);
   Value next = kb.add(taken, kb.gridDimX());
@@ -370,8 +369,8 @@ void DynamicScheduler::forEachTile(KernelBuilder &kb, const SchedulerArgs &a, bo
         }
         Value keyTiles = body(tileOfIndex(kb, a, index, cursor, warpWide), ring, qLoads);
         // A tile without key tiles loads no Q (every role sees the same count).
-        Value loaded = kb.select(kb.cmp(arith::CmpIPredicate::sgt, keyTiles, kb.c32(0)),
-                                 kb.c32(1), kb.c32(0));
+        Value loaded =
+            kb.select(kb.cmp(arith::CmpIPredicate::sgt, keyTiles, kb.c32(0)), kb.c32(1), kb.c32(0));
         Value next = warpWide ? receiveNext(kb, a, handover) : claimNext(kb, a, handover);
         SmallVector<Value> out{next, kb.add(ring, keyTiles), kb.add(qLoads, loaded),
                                kb.add(handover, kb.c32(1))};
@@ -408,7 +407,8 @@ void PersistentScheduler::forEachTile(KernelBuilder &kb, const SchedulerArgs &a,
             cursor[0] = st[2];
             cursor[1] = st[3];
           }
-          Value keyTiles = body(tileOfIndex(kb, a, snakeTile(kb, i), cursor, warpWide), ring, qLoads);
+          Value keyTiles =
+              body(tileOfIndex(kb, a, snakeTile(kb, i), cursor, warpWide), ring, qLoads);
           // A tile without key tiles loads no Q (every role sees the same count).
           Value loaded = kb.select(kb.cmp(arith::CmpIPredicate::sgt, keyTiles, kb.c32(0)),
                                    kb.c32(1), kb.c32(0));
