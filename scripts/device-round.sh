@@ -53,6 +53,8 @@
 #         (test/Device/bench_decode.py) -> $OUT/bench_decode.csv, and
 #         chunked prefill next to FA4 (test/Device/bench_chunked.py) ->
 #         $OUT/bench_chunked.csv
+#         (with DYNAMIC_TILES=1 at prepare: the benchmark's kernels
+#         compiled with --dynamic-tiles beside ours, as ours_dyn)
 #       8 ragged batches (issue 14): the fa.attention_varlen kernels
 #         (test/Device/check_varlen.py, .devbuild/varlen) against float64
 #         per sequence, memcheck on them, then varlen prefill next to our
@@ -176,6 +178,17 @@ prepare() {
   if [[ -n ${BWD_PREV_FLAGS:-} ]]; then
     FA_COMPILE_FLAGS=$BWD_PREV_FLAGS bash test/Device/build_backward.sh \
       "$root/$BUILD_DIR/bin/fa-compile" "$dev/backward-prev"
+  fi
+  # The dynamic tile scheduler (opt-in, DYNAMIC_TILES=1): the benchmark's
+  # configurations and the ragged-batch kernels compiled with
+  # --dynamic-tiles, which stages 3 and 8 check and time beside the static
+  # ones (ours_dyn, ours_varlen_dyn).
+  rm -rf "$dev/kernels-dyn" "$dev/varlen-dyn"
+  if [[ -n ${DYNAMIC_TILES:-} ]]; then
+    mkdir -p "$dev/kernels-dyn" "$dev/varlen-dyn"
+    python3 test/Device/gen_attention_inputs.py bench > "$dev/kernels-dyn/bench.mlir"
+    "$BUILD_DIR/bin/fa-compile" --dynamic-tiles "$dev/kernels-dyn/bench.mlir" -o "$dev/kernels-dyn"
+    "$BUILD_DIR/bin/fa-compile" --dynamic-tiles "$dev/varlen/varlen.mlir" -o "$dev/varlen-dyn"
   fi
   # FA4 and cudnn-frontend for stage 3b, packed once into .anchors/ (ignored)
   grep -qx '/.anchors/' .gitignore || echo '/.anchors/' >> .gitignore
@@ -343,19 +356,20 @@ fa4_env() {
 # Stage 7/8's checks: test/Device/check_NAME.py over DIR into $OUT, then
 # again under memcheck (our kernels only; not with ROUND_SMOKE) with the
 # extra environment words given after DIR. Time limits:
-# CHECK_<NAME>_TIMEOUT, MEMCHECK_<NAME>_TIMEOUT.
+# CHECK_<NAME>_TIMEOUT, MEMCHECK_<NAME>_TIMEOUT. CHECK_TAG (e.g. _dyn)
+# tells the outputs of a second folder apart.
 check_with_memcheck() {
   local name=$1 dir=$2; shift 2
-  local up=${name^^} t
+  local up=${name^^} t out=$name${CHECK_TAG:-}
   t=CHECK_${up}_TIMEOUT
-  timeout "${!t:-240}" python3 "test/Device/check_$name.py" "$dir" "$OUT/check_$name.csv" \
-    > "$OUT/check_$name.log" 2>&1
-  echo "check_$name rc=$?: $(tail -1 "$OUT/check_$name.log")"; grep FAIL "$OUT/check_$name.log" | head -8
+  timeout "${!t:-240}" python3 "test/Device/check_$name.py" "$dir" "$OUT/check_$out.csv" \
+    > "$OUT/check_$out.log" 2>&1
+  echo "check_$out rc=$?: $(tail -1 "$OUT/check_$out.log")"; grep FAIL "$OUT/check_$out.log" | head -8
   [[ -n ${ROUND_SMOKE:-} ]] && return
   t=MEMCHECK_${up}_TIMEOUT
   env "$@" timeout "${!t:-300}" compute-sanitizer --tool memcheck --report-api-errors no --print-limit 20 \
-    --kernel-name "kns=${MEMCHECK_KERNELS:-fa_fwd}" python3 "test/Device/check_$name.py" "$dir" > "$OUT/memcheck_$name.log" 2>&1
-  echo "memcheck $name rc=$?: $(grep -E "ERROR SUMMARY|$name check" "$OUT/memcheck_$name.log" | tr '\n' ' ')"
+    --kernel-name "kns=${MEMCHECK_KERNELS:-fa_fwd}" python3 "test/Device/check_$name.py" "$dir" > "$OUT/memcheck_$out.log" 2>&1
+  echo "memcheck $out rc=$?: $(grep -E "ERROR SUMMARY|$name check" "$OUT/memcheck_$out.log" | tr '\n' ' ')"
 }
 
 run() {
@@ -413,6 +427,7 @@ run() {
   if stage_on 3; then
   echo "== 3 benchmark ($((SECONDS - T0)) s so far)"
   [[ -d $dev/kernels-prev ]] && export PREV_KERNELS=$dev/kernels-prev
+  [[ -d $dev/kernels-dyn ]] && export DYN_KERNELS=$dev/kernels-dyn
   ( fa4_env "FA4"
     BENCH_COMMAND="bash scripts/device-round.sh run" timeout "${BENCH_TIMEOUT:-180}" \
       python3 test/Device/bench_attention.py "$K" "$OUT/bench.csv" ) > "$tmp/bench.log" 2>&1
@@ -504,9 +519,12 @@ run() {
   if stage_on 8; then
   echo "== 8 varlen ($((SECONDS - T0)) s so far)"
   check_with_memcheck varlen "$dev/varlen" CHECK_SMALL=1
+  # DYNAMIC_TILES=1 at prepare: the same kernels with the dynamic scheduler.
+  [[ -d $dev/varlen-dyn ]] && CHECK_TAG=_dyn check_with_memcheck varlen "$dev/varlen-dyn" CHECK_SMALL=1
   ( fa4_env
     [[ -n ${ROUND_SMOKE:-} ]] && export HDIMS=128 SEQLENS=4096
     [[ -d $dev/varlen-prev ]] && export PREV_VARLEN=$dev/varlen-prev
+    [[ -d $dev/varlen-dyn ]] && export DYN_VARLEN=$dev/varlen-dyn
     timeout "${VARLEN_BENCH_TIMEOUT:-420}" python3 test/Device/bench_varlen.py "$dev/varlen" \
       "$OUT/bench_varlen.csv" ) > "$OUT/bench_varlen.log" 2>&1
   echo "bench varlen rc=$?"; cat "$OUT/bench_varlen.log"

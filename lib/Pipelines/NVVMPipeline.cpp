@@ -35,6 +35,7 @@ void mlir::fa::buildFANVVMPipeline(OpPassManager &pm, const FANVVMPipelineOption
   convert.pingPong = options.pingPong;
   convert.deterministic = options.deterministic;
   convert.bwdQueryTile = options.bwdQueryTile;
+  convert.dynamicTiles = options.dynamicTiles;
   pm.addPass(createConvertFAToNVVM(convert));
 
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();

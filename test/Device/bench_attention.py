@@ -12,7 +12,9 @@ best peer).
 Usage: python3 test/Device/bench_attention.py BUNDLE_DIR CSV_OUT
 Env: SEQLENS (512,...,16384), HDIMS (64,128), FLEX_SEQLENS (4096,16384; the
 compile per shape costs seconds), BENCH_COMMAND (for the CSV's comment line),
-PREV_KERNELS (a bundle folder of an earlier compiler, timed as "ours_prev").
+PREV_KERNELS (a bundle folder of an earlier compiler, timed as "ours_prev"),
+DYN_KERNELS (the bench configurations compiled with --dynamic-tiles, timed as
+"ours_dyn"; its maxdiff_vs_fa2 is its numerics check).
 """
 import datetime
 import os
@@ -100,6 +102,7 @@ def main():
     # in the same process as "ours_prev" so a change's effect on speed is
     # measured against itself rather than against another run's numbers.
     prev = fa_rt.load_all(os.environ["PREV_KERNELS"]) if os.environ.get("PREV_KERNELS") else []
+    dyn = fa_rt.load_all(os.environ["DYN_KERNELS"]) if os.environ.get("DYN_KERNELS") else []
     header = ("impl,dtype,causal,hdim,seqlen,batch,heads,pass,ms,tflops,"
               "ratio_to_fa2,ratio_to_cudnn,ratio_to_best_peer,maxdiff_vs_fa2,status")
     table = []
@@ -121,6 +124,8 @@ def main():
                 mine = [(name, kernels, var) for name, var in ours.items()]
                 if prev:
                     mine.append(("ours_prev", prev, "s2o"))
+                if dyn:
+                    mine.append(("ours_dyn", dyn, "s2o"))
                 for name, pool, var in mine:
                     try:
                         kern = fa_rt.find(pool, "bf16", D, "bhsd", causal, variant=var)
@@ -163,7 +168,7 @@ def main():
                 table.append((causal, D, N, {n: (f / r[0] / 1e9 if r[0] else None) for n, r in res.items()}))
                 del q, k, v, ref
     fh.close()
-    names = ["ours", "ours_prev", "ours_no_overlap", "fa4", "fa2", "cudnn", "flex", "standard"]
+    names = ["ours", "ours_prev", "ours_dyn", "ours_no_overlap", "fa4", "fa2", "cudnn", "flex", "standard"]
     print(f"\nTFLOP/s, bf16 forward (16k tokens, hidden 2048); {environment()}")
     print("| causal | hdim | seqlen | " + " | ".join(names) + " | ours/FA4 | ours/cuDNN | ours/best peer |")
     print("|" + "---|" * (len(names) + 6))

@@ -11,7 +11,9 @@ causal and not.
 
 PREV_VARLEN (a bundle folder of an earlier compiler's varlen.mlir) adds its
 varlen and dense kernels as ours_varlen_prev and ours_dense_prev, timed in
-the same rounds.
+the same rounds; DYN_VARLEN (varlen.mlir compiled with --dynamic-tiles)
+adds ours_varlen_dyn and ours_dense_dyn (dyn_over_static: ours_varlen's
+time over ours_varlen_dyn's).
 
 Time: the best of three rounds of triton.testing.do_bench medians,
 alternating the implementations, after warming the clocks. TFLOP/s count
@@ -94,6 +96,8 @@ def main(argv):
     folders = {"": argv[1]}
     if os.environ.get("PREV_VARLEN"):
         folders["_prev"] = os.environ["PREV_VARLEN"]
+    if os.environ.get("DYN_VARLEN"):
+        folders["_dyn"] = os.environ["DYN_VARLEN"]
     loaded = {s: (cv.load_bundles(f, "attention_varlen"), cv.load_bundles(f, "attention_fwd"))
               for s, f in folders.items()}
     warm_up_clocks()
@@ -120,15 +124,18 @@ def main(argv):
                     row["varlen_over_dense"] = f"{times['ours_dense'] / ours:.3f}"
                 if ours and "ours_varlen_prev" in times:
                     row["new_over_prev"] = f"{times['ours_varlen_prev'] / ours:.3f}"
+                if ours and "ours_varlen_dyn" in times:
+                    row["dyn_over_static"] = f"{ours / times['ours_varlen_dyn']:.3f}"
                 best = min((times[p] for p in ("fa4", "fa2") if p in times), default=None)
                 if ours and best:
                     row["ratio_to_best_peer"] = f"{best / ours:.3f}"
                 rows.append(row)
                 print("  ".join(f"{k}={v}" for k, v in row.items()), flush=True)
     keys = ["head_dim", "causal", "lengths", "num_seqs"]
-    for name in ("ours_varlen", "ours_dense", "ours_varlen_prev", "ours_dense_prev", "fa4", "fa2"):
+    for name in ("ours_varlen", "ours_dense", "ours_varlen_prev", "ours_dense_prev",
+                 "ours_varlen_dyn", "ours_dense_dyn", "fa4", "fa2"):
         keys += [f"{name}_ms", f"{name}_tflops"]
-    keys += ["varlen_over_dense", "new_over_prev", "ratio_to_best_peer"]
+    keys += ["varlen_over_dense", "new_over_prev", "dyn_over_static", "ratio_to_best_peer"]
     write_csv(argv[2], keys, rows)
 
 

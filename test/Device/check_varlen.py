@@ -54,7 +54,15 @@ def documents(folder, fmt, op):
 
 
 def load_bundles(folder, op):
-    return [Bundle(p) for p in documents(folder, "fa-kernel-bundle", op)]
+    """What launches op `op` in `folder`: its bundles and its sequences (a
+    dynamic-scheduler kernel is a one-kernel sequence: the runtime zeroes
+    its tile counter), without the bundles a sequence launches."""
+    listed = set()
+    for p in documents(folder, "fa-kernel-sequence", op):
+        with open(p) as f:
+            listed.update(os.path.join(folder, k) for k in json.load(f)["kernels"])
+    return [Bundle(p) for p in documents(folder, "fa-kernel-sequence", op)
+            + documents(folder, "fa-kernel-bundle", op) if p not in listed]
 
 
 def cu(lens):

@@ -22,6 +22,12 @@ Families (each a list of jobs: one input module and fa-compile options):
   combine    fa.combine at every row length class and output type
   modifiers  gen_modifier_inputs.py, one configuration per job (stage 12's
              score_mod/mask_mod kernels and sequences)
+  modifiers-bwd  gen_modifier_inputs.py backward, their backward sequences
+  sinks      gen_sinks_inputs.py, one configuration per job (stage 13's
+             forward bundles and backward sequences; `_det` ones with
+             --deterministic)
+  varlen-bwd gen_varlen_backward_inputs.py, default and (its `det` module)
+             --deterministic
   tests      each test/Conversion/FAToNVVM/*.mlir that fa-compile takes
              whole (no --split-input-file), default options
 
@@ -73,13 +79,20 @@ def split_dir(work, name, script, *args):
     return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".mlir"))
 
 
-def modifier_modules(work):
-    """One module per gen_modifier_inputs.py configuration."""
-    d = os.path.join(work, "modifiers")
+def listed_modules(work, family, script, *prefix):
+    """One module per configuration `script list` names: `script prefix
+    NAME` -> work/family/NAME.mlir."""
+    d = os.path.join(work, family)
     os.makedirs(d, exist_ok=True)
-    out = subprocess.run([sys.executable, os.path.join(HERE, "gen_modifier_inputs.py"), "list"],
+    out = subprocess.run([sys.executable, os.path.join(HERE, script), "list"],
                          check=True, capture_output=True, text=True).stdout.split()
-    return [module_of(d, name, "gen_modifier_inputs.py", name) for name in out]
+    return [module_of(d, name, script, *prefix, name) for name in out]
+
+
+def sinks_jobs(work):
+    """prepare_sinks' compiles: `_det` configurations with --deterministic."""
+    return [(f, ["--deterministic"] if f.endswith("_det.mlir") else [])
+            for f in listed_modules(work, "sinks", "gen_sinks_inputs.py")]
 
 
 def combine_module(work):
@@ -138,7 +151,14 @@ def families(work):
         "varlen": [(varlen, []), (varlen, ["--pingpong=true"])],
         "backward": backward_jobs(work),
         "combine": [(combine_module(work), [])],
-        "modifiers": [(f, []) for f in modifier_modules(work)],
+        "modifiers": [(f, []) for f in listed_modules(work, "modifiers",
+                                                      "gen_modifier_inputs.py")],
+        "modifiers-bwd": [(f, []) for f in listed_modules(work, "modifiers-bwd",
+                                                          "gen_modifier_inputs.py", "backward")],
+        "sinks": sinks_jobs(work),
+        "varlen-bwd": [(module_of(work, "varlen_bwd", "gen_varlen_backward_inputs.py"), []),
+                       (module_of(work, "varlen_bwd_det", "gen_varlen_backward_inputs.py", "det"),
+                        ["--deterministic"])],
         "tests": [(f, []) for f in conversion_tests()],
     }
 

@@ -100,9 +100,19 @@ def _build_index(directory):
 
 
 def load_all(directory):
+    """Every bundle and sequence of `directory`, without the bundles that a
+    sequence there launches (they need its workspace: a dynamic-scheduler
+    kernel's tile counter, FP8's V^T)."""
     index = _build_index(directory)
+    paths = sorted(glob.glob(os.path.join(directory, "*.json")))
+    listed = set()
+    for p in paths:
+        with open(p) as f:
+            meta = json.load(f)
+        if meta.get("format") == "fa-kernel-sequence":
+            listed.update(os.path.join(directory, k) for k in meta["kernels"])
     return [Kernel(p, index.get(os.path.splitext(os.path.basename(p))[0]))
-            for p in sorted(glob.glob(os.path.join(directory, "*.json")))]
+            for p in paths if p not in listed]
 
 
 UNBOUNDED = 1 << 30  # a window side this large (or null) hides nothing

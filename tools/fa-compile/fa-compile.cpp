@@ -50,6 +50,11 @@ static cl::opt<unsigned>
                           "or 128 (0: choose; 128 "
                           "needs head dims <= 64)"),
                  cl::init(0), cl::cat(faCompileCategory));
+static cl::opt<bool> dynamicTiles(
+    "dynamic-tiles",
+    cl::desc("Persistent forwards take their tiles from an atomic counter "
+             "(a one-kernel sequence)"),
+    cl::init(false), cl::cat(faCompileCategory));
 static cl::opt<std::string> ptxasOptions("ptxas-options", cl::desc("Extra ptxas options"),
                                          cl::init(""), cl::cat(faCompileCategory));
 static cl::opt<bool> printIR("print-ir", cl::desc("Print the module after the pipeline"),
@@ -111,6 +116,7 @@ int main(int argc, char **argv) {
     convert.pingPong = pingPong;
     convert.deterministic = deterministic;
     convert.bwdQueryTile = bwdQueryTile;
+    convert.dynamicTiles = dynamicTiles;
     pm.addPass(fa::createConvertFAToNVVM(convert));
     if (failed(pm.run(*module)))
       return 1;
@@ -124,6 +130,7 @@ int main(int argc, char **argv) {
   options.pingPong = pingPong;
   options.deterministic = deterministic;
   options.bwdQueryTile = bwdQueryTile;
+  options.dynamicTiles = dynamicTiles;
   options.bundleDir = outDir;
   options.ptxasOptions = ptxasOptions;
   fa::buildFANVVMPipeline(pm, options);

@@ -86,6 +86,10 @@ def ConvertFAToNVVM : Pass<"convert-fa-to-nvvm", "ModuleOp"> {
            "128 (128 where the head dims are at most 64); 0 chooses (128 where "
            "the head dims are at most 64 and there is no bias, softcap, "
            "score_mod or mask_mod). An A/B knob: docs/HopperBackward.md">,
+    Option<"dynamicTiles", "dynamic-tiles", "bool", /*default=*/"false",
+           "Persistent forwards take their tiles from an atomic counter (FA3's "
+           "dynamic scheduler; a one-kernel sequence with a zeroed workspace) "
+           "instead of the static snake order">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",

@@ -47,6 +47,11 @@ struct FANVVMPipelineOptions : public PassPipelineOptions<FANVVMPipelineOptions>
       llvm::cl::desc("Backward: query rows per main-kernel iteration, 64 or "
                      "128 (0: choose)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> dynamicTiles{
+      *this, "dynamic-tiles",
+      llvm::cl::desc(
+          "Persistent forwards take their tiles from an atomic counter"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",
       llvm::cl::desc("Write each kernel as a bundle (cubin + JSON) into this directory"),

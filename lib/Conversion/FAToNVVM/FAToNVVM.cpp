@@ -204,6 +204,7 @@ FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVM
   cfg.stages = opts.stages;
   cfg.overlap = opts.overlap;
   cfg.pingPong = opts.pingPong;
+  cfg.dynamicTiles = opts.dynamicTiles;
   if (std::optional<uint64_t> splits = op.getNumSplits()) {
     if (cfg.bias)
       return fail("num_splits with a bias is not supported by the sm_90a kernel yet");
@@ -253,6 +254,7 @@ FailureOr<AttentionKernelConfig> bshdForwardConfig(OpT op, Value value, unsigned
   cfg.returnLse = true;
   cfg.stages = opts.stages;
   cfg.overlap = opts.overlap;
+  cfg.dynamicTiles = opts.dynamicTiles;
   return cfg;
 }
 
@@ -459,7 +461,8 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
     if (ops.empty())
       return;
 
-    ConvertFAToNVVMOptions opts{chip, stages, overlap, pingPong, deterministic, bwdQueryTile};
+    ConvertFAToNVVMOptions opts{chip,          stages,       overlap,     pingPong,
+                                deterministic, bwdQueryTile, dynamicTiles};
     symbols.emplace(module);
     bundles.clear();
     if (auto existing = module->getAttrOfType<DictionaryAttr>("fa.kernel_bundles"))
@@ -561,13 +564,21 @@ private:
     return lowerForward(op.getLoc(), *cfg);
   }
 
-  /// A one-kernel forward: its gpu.module and bundle.
+  /// A one-kernel forward: its gpu.module and bundle (with the dynamic
+  /// scheduler: a sequence of it, whose workspace is the tile counter).
   std::string lowerForward(Location loc, const AttentionKernelConfig &cfg) {
     std::string name = cfg.kernelName();
     return lowerOnce(loc, name, "+ptx80", [&](OpBuilder &builder, Block &body) {
       buildAttentionKernel(builder, loc, body, cfg);
-      bundles.push_back(builder.getNamedAttr(
-          name, builder.getStringAttr(bundleJson(cfg, chip, name + ".cubin"))));
+      std::string bundle = bundleJson(cfg, chip, name + ".cubin");
+      if (!cfg.hasDynamicScheduler()) {
+        bundles.push_back(builder.getNamedAttr(name, builder.getStringAttr(bundle)));
+        return;
+      }
+      SmallVector<NamedAttribute> files{
+          builder.getNamedAttr(name, builder.getStringAttr(dynamicSequenceJson(cfg, chip))),
+          builder.getNamedAttr(cfg.attentionKernelName(), builder.getStringAttr(bundle))};
+      bundles.push_back(builder.getNamedAttr(name, builder.getDictionaryAttr(files)));
     });
   }
 

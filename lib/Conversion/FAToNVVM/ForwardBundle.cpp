@@ -8,6 +8,25 @@ using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::nvvm_kernel;
 
+/// The op a forward bundle (or its sequence) computes.
+static StringRef forwardOp(const AttentionKernelConfig &cfg) {
+  return cfg.splitKv ? "attention_fwd_partial" : cfg.varlen ? "attention_varlen" : "attention_fwd";
+}
+
+std::string mlir::fa::nvvm_kernel::dynamicSequenceJson(const AttentionKernelConfig &cfg,
+                                                       StringRef chip) {
+  using llvm::json::Array;
+  llvm::json::Object root{
+      {"format", "fa-kernel-sequence"},
+      {"version", 1},
+      {"chip", chip},
+      {"op", forwardOp(cfg)},
+      {"config", forwardBundleConfig(cfg)},
+      {"workspace", TileScheduler::forConfig(cfg)->workspace(/*withInit=*/true)},
+      {"kernels", Array{cfg.attentionKernelName() + ".json"}}};
+  return printJson(std::move(root));
+}
+
 std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, StringRef chip,
                                               StringRef cubinFile) {
   using llvm::json::Array;
@@ -20,9 +39,7 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
     config["num_splits"] = cfg.numSplits;
   if (cfg.paged())
     config["page_size"] = cfg.pageSize;
-  StringRef op = cfg.splitKv ? "attention_fwd_partial" : cfg.varlen ? "attention_varlen"
-                                                                    : "attention_fwd";
-  Object root = kernelBundleRoot(chip, cubinFile, cfg.attentionKernelName(), op,
+  Object root = kernelBundleRoot(chip, cubinFile, cfg.attentionKernelName(), forwardOp(cfg),
                                  std::move(config), cfg.threads(), cfg.sharedMemoryBytes(),
                                  scheduler->gridShape(), std::move(params));
   if (cfg.splitKv) {
@@ -35,6 +52,9 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
     root["scratch"] = Array{valueTransposeWorkspace(cfg, /*withInit=*/false)};
   if (cfg.blockSparse)
     root["scratch"] = blockMapWorkspace(cfg, /*withInit=*/false);
+  Array schedulerBuffers = scheduler->workspace(/*withInit=*/false);
+  if (!schedulerBuffers.empty()) // (a dynamic kernel has no other scratch)
+    root["scratch"] = std::move(schedulerBuffers);
   Array captures = captureBundleEntries(cfg.semantics);
   if (!captures.empty())
     root["captures"] = std::move(captures);

@@ -15,6 +15,8 @@ using namespace mlir::fa::nvvm_kernel;
 void ForwardKernel::emit() {
   seqQ = args.seqQ;
   seqK = args.seqK;
+  if (cfg.hasDynamicScheduler())
+    bindTileHandover();
   // A ragged batch's sequence first (its lengths may go to shared memory
   // with the barriers); a persistent CTA's tiles find theirs in forEachTile.
   if (cfg.varlen && !scheduler->isPersistent())
@@ -25,6 +27,10 @@ void ForwardKernel::emit() {
     TmaPipeline::initAll({&kPipe, &vPipe});
     if (cfg.isPersistent())
       mbarrierInit(kb, qEmptyBarrier(), 128 * cfg.consumers);
+    if (cfg.hasDynamicScheduler()) {
+      mbarrierInit(kb, schedulerArgs.tileFull, 1);
+      mbarrierInit(kb, schedulerArgs.tileEmpty, 128 * cfg.consumers);
+    }
     if (cfg.stashesLengths())
       storeStash();
     fenceMbarrierInit(kb);
@@ -53,6 +59,14 @@ void ForwardKernel::emit() {
   kb.ifThenElse(
       kb.cmp(arith::CmpIPredicate::eq, wg, kb.c32(0)), [&] { emitProducer(); },
       [&] { emitConsumer(); });
+}
+
+void ForwardKernel::bindTileHandover() {
+  int64_t first = 2 + 4 * cfg.stages; // after Q's, the rings' and Q empty
+  schedulerArgs.tileCounter = args.tileCounter;
+  schedulerArgs.tileSlot = kb.sharedAt(base, cfg.tileSlotOffset());
+  schedulerArgs.tileFull = kb.sharedAt(base, barrier(first));
+  schedulerArgs.tileEmpty = kb.sharedAt(base, barrier(first + 1));
 }
 
 LLVM::LLVMFuncOp mlir::fa::nvvm_kernel::buildAttentionKernel(OpBuilder &builder, Location loc,

@@ -42,8 +42,10 @@ public:
                 StringRef smemSymbol)
       : kb(kb), cfg(cfg), args(bindArgs(fn, cfg)),
         scheduler(TileScheduler::forConfig(cfg)),
+        // (The dynamic scheduler's handover: bindTileHandover.)
         schedulerArgs{args.seqQ,      args.numSplits,  args.numBlocks, args.numHeads,
-                      args.batch,     args.cuSeqlensQ, args.cuSeqlensK, args.numSeqs},
+                      args.batch,     args.cuSeqlensQ, args.cuSeqlensK, args.numSeqs,
+                      Value(),        Value(),         Value(),         Value()},
         tid(kb.threadIdX()), base(kb.alignedSharedBase(smemSymbol)),
         // Barriers after Q's: full K, full V, empty K, empty V (stages each),
         // the layout of the kernel before it was split into parts.
@@ -68,6 +70,9 @@ public:
   Value qBarrier() { return kb.sharedAt(base, barrier(0)); }
   /// Persistent: the consumers arrive when done with Q (128 x consumers).
   Value qEmptyBarrier() { return kb.sharedAt(base, barrier(1 + 4 * cfg.stages)); }
+  /// Dynamic: the tile counter and the handover's slot and barriers
+  /// (TileScheduler.h's DynamicScheduler) into schedulerArgs.
+  void bindTileHandover();
   /// stashesLengths: (seq_q, seq_k, first query row) of this CTA's
   /// sequence into shared memory (thread 0, before the CTA barrier) and
   /// back (volatile loads where they are used: not held in registers).

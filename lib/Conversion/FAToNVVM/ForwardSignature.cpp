@@ -54,6 +54,8 @@ static void declarePointers(KernelSignature &sig, const AttentionKernelConfig &c
     sig.ptr(&a.cuSeqlensQ, "cu_seqlens_q");
     sig.ptr(&a.cuSeqlensK, "cu_seqlens_k");
   }
+  if (cfg.hasDynamicScheduler())
+    sig.ptr(&a.tileCounter, kTileCounter);
 }
 
 /// The bias (pointer and strides) and the descales' strides.

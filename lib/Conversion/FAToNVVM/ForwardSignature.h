@@ -28,6 +28,7 @@ struct KernelArgs {
   Value blockTable, maxPages, tableStride; // paged caches only
   Value seqNew;                            // append only: keys added to each length
   Value cuSeqlensQ, cuSeqlensK, numSeqs;   // ragged batches only
+  Value tileCounter;                       // the dynamic scheduler's only
   Value qPtr, qStrideBatch, qStrideSeq, qStrideHead; // pack-GQA: Q by plain loads
   std::optional<BiasArgs> bias;
   Value sinks; // attention sinks [heads_q] f32 only

@@ -56,9 +56,10 @@ void AttentionKernelConfig::planTiles() {
   // of the hardware's one tile per CTA (docs/Inference.md, run 5). Nor a
   // block-sparse kernel: its tiles' costs vary with the map (as a ragged
   // batch's with the lengths), and the tile loop's state spilled (prefix-LM
-  // d128: 32 bytes, 16 without the list).
+  // d128: 32 bytes, 16 without the list). A dynamic scheduler balances the
+  // ragged batch's varying costs: with it that one is persistent too.
   persistent = !readsPerKey(*this) && qkDim() <= 128 && qkDim() == vDim() &&
-               !(varlen && semantics.hasMask()) && !blockSparse;
+               (dynamicTiles || !(varlen && semantics.hasMask())) && !blockSparse;
   if (isFp8()) {
     // V^T tiles are whole 128-key boxes (one 128-byte swizzle row of e4m3
     // keys per V^T row). Above head dim 64, 224-key tiles (FA3's): 916
@@ -183,10 +184,17 @@ std::string AttentionKernelConfig::kernelName() const {
     n += "_varlen";
   if (blockSparse)
     n += "_bsparse";
+  if (hasDynamicScheduler())
+    n += "_dyn";
   return n + scaleTag(semantics, headDim);
 }
 
 std::string AttentionKernelConfig::attentionKernelName() const {
-  // (A split-KV, FP8 or block-sparse sequence is named kernelName().)
-  return kernelName() + (splitKv ? "_partial" : isFp8() || blockSparse ? "_main" : "");
+  // (A split-KV, FP8, block-sparse or dynamic sequence is named
+  // kernelName().)
+  if (splitKv)
+    return kernelName() + "_partial";
+  if (isFp8() || blockSparse || hasDynamicScheduler())
+    return kernelName() + "_main";
+  return kernelName();
 }

@@ -126,6 +126,15 @@ struct AttentionKernelConfig {
   /// with ping-pong (its turns are per tile).
   bool persistent = false;
   bool isPersistent() const { return persistent && !pingPong && !splitKv; }
+  /// Opt-in (the pass's dynamic-tiles): a persistent kernel's CTAs take
+  /// their tiles from a global atomic counter (FA3's
+  /// DynamicPersistentTileScheduler, TileScheduler.h's DynamicScheduler)
+  /// instead of the static snake; with it a ragged batch under a band mask
+  /// is persistent too. The counter is a workspace the runtime zeroes, so
+  /// the kernel is a one-kernel sequence; not with FP8 (its sequence has a
+  /// pre-kernel) yet.
+  bool dynamicTiles = false;
+  bool hasDynamicScheduler() const { return dynamicTiles && isPersistent() && !isFp8(); }
   /// Pack-GQA: a CTA's rows are the (query, head) pairs of one KV head's
   /// group, row r = query (r / group), head (r % group); the consumers load
   /// Q with plain loads (the group is a run-time value, no TMA box).
@@ -174,8 +183,11 @@ struct AttentionKernelConfig {
   int64_t kOffset() const { return qTileBytes(); }
   int64_t vOffset() const { return kOffset() + stages * kTileBytes(); }
   int64_t barrierOffset() const { return vOffset() + stages * vTileBytes(); }
-  /// Q full, the K/V rings' full and empty barriers, then (persistent) Q empty.
-  int64_t numBarriers() const { return 1 + 4 * stages + (isPersistent() ? 1 : 0); }
+  /// Q full, the K/V rings' full and empty barriers, then (persistent) Q
+  /// empty, then (dynamic) the tile handover's full and empty.
+  int64_t numBarriers() const {
+    return 1 + 4 * stages + (isPersistent() ? 1 : 0) + (hasDynamicScheduler() ? 2 : 0);
+  }
   /// A ragged batch's one-tile-per-CTA kernel keeps its sequence's lengths
   /// and start in shared memory (seq_q, seq_k, first query row) when it
   /// has three consumers: they re-read them where they use them instead of
@@ -185,9 +197,12 @@ struct AttentionKernelConfig {
   /// causal 0.94-0.98 of dense held, 0.88-0.94 re-read).
   bool stashesLengths() const { return varlen && !isPersistent() && consumers == 3; }
   int64_t stashOffset() const { return barrierOffset() + 8 * numBarriers(); }
+  /// Dynamic: the next tile's index, which the producer hands to the
+  /// consumers (where a one-tile kernel keeps its stash).
+  int64_t tileSlotOffset() const { return stashOffset(); }
   /// Requested dynamic shared memory, including the alignment slack.
   int64_t sharedMemoryBytes() const {
-    return stashOffset() + (stashesLengths() ? 16 : 0) + 1024;
+    return stashOffset() + (stashesLengths() || hasDynamicScheduler() ? 16 : 0) + 1024;
   }
   const char *elemName() const { return elemTypeName(elem); }
   static const char *elemTypeName(ElemType e) {

@@ -372,6 +372,9 @@ std::string printJson(llvm::json::Value value);
 llvm::json::Object forwardBundleConfig(const AttentionKernelConfig &cfg);
 /// The bundle JSON (docs/BundleFormat.md) for the kernel, with `cubinFile`.
 std::string bundleJson(const AttentionKernelConfig &cfg, StringRef chip, StringRef cubinFile);
+/// A forward with the dynamic scheduler: its one-kernel sequence (named
+/// kernelName(); the tile counter its workspace).
+std::string dynamicSequenceJson(const AttentionKernelConfig &cfg, StringRef chip);
 
 } // namespace mlir::fa::nvvm_kernel
 

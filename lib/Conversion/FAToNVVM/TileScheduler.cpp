@@ -280,11 +280,11 @@ public:
   void forEachTile(KernelBuilder &kb, const SchedulerArgs &a, bool warpWide,
                    TileBody body) const override;
 
-private:
+protected:
   /// Tile `linear` of the tile space; a ragged batch's search resumes from
   /// `cursor` and updates it.
-  WorkTile tileAt(KernelBuilder &kb, const SchedulerArgs &a, Value linear, Value cursor[2],
-                  bool warpWide) const {
+  WorkTile tileOfIndex(KernelBuilder &kb, const SchedulerArgs &a, Value linear, Value cursor[2],
+                       bool warpWide) const {
     if (cfg.varlen)
       return varlenTileAt(kb, cfg, a.cuSeqlensQ, a.cuSeqlensK, a.numSeqs,
                           kb.remu(linear, a.numBlocks), kb.divUI(linear, a.numBlocks), cursor,
@@ -296,7 +296,91 @@ private:
   }
 };
 
+/// FA3's DynamicPersistentTileScheduler: one CTA per SM; CTA x computes
+/// tile x first, then the producer thread takes the next index from the
+/// global counter (atomic add, + gridDim.x) once it has issued the current
+/// tile's loads, so that the CTA that frees up first takes the next tile,
+/// and hands it to the consumers through a shared-memory slot (full
+/// barrier: one arrival; empty: every consumer thread's). The tile space
+/// is PersistentScheduler's: query blocks fastest, the longest first under
+/// causal, so the last tiles taken are the short ones.
+class DynamicScheduler : public PersistentScheduler {
+public:
+  using PersistentScheduler::PersistentScheduler;
+  llvm::json::Array gridShape() const override {
+    BundleExpr total = gridBlocks(cfg) * sym::HeadsQ * sym::Batch;
+    return llvm::json::Array{minOf(total, sym::NumSMs), 1, 1};
+  }
+  llvm::json::Array workspace(bool withInit) const override {
+    llvm::json::Object counter{{"name", kTileCounter},
+                               {"dtype", "i32"},
+                               {"dims", llvm::json::Array{"slot"}},
+                               {"shape", llvm::json::Array{1}}};
+    if (withInit)
+      counter["init"] = "zero"; // every launch counts from 0
+    return llvm::json::Array{std::move(counter)};
+  }
+  void forEachTile(KernelBuilder &kb, const SchedulerArgs &a, bool warpWide,
+                   TileBody body) const override;
+
+private:
+  /// The producer thread: the next tile's index for the CTA's `handover`-th
+  /// handover, taken from the counter and published to the consumers.
+  Value claimNext(KernelBuilder &kb, const SchedulerArgs &a, Value handover) const;
+  /// Each consumer thread: the index the producer published.
+  Value receiveNext(KernelBuilder &kb, const SchedulerArgs &a, Value handover) const;
+};
+
 } // namespace
+
+Value DynamicScheduler::claimNext(KernelBuilder &kb, const SchedulerArgs &a, Value handover) const {
+  Value taken = LLVM::AtomicRMWOp::create(kb.b, LLVM::AtomicBinOp::add, a.tileCounter, kb.c32(1),
+                                          LLVM::AtomicOrdering::monotonic);
+  Value next = kb.add(taken, kb.gridDimX());
+  // The slot is free once the consumers read the previous handover (a
+  // fresh barrier counts as phase -1 done).
+  mbarrierWait(kb, a.tileEmpty, kb.xori(kb.andi(handover, kb.c32(1)), kb.c32(1)));
+  LLVM::StoreOp::create(kb.b, next, a.tileSlot, 4);
+  mbarrierArrive(kb, a.tileFull);
+  return next;
+}
+
+Value DynamicScheduler::receiveNext(KernelBuilder &kb, const SchedulerArgs &a,
+                                    Value handover) const {
+  mbarrierWait(kb, a.tileFull, kb.andi(handover, kb.c32(1)));
+  Value next = LLVM::LoadOp::create(kb.b, kb.i32, a.tileSlot, 4, /*isVolatile=*/true);
+  mbarrierArrive(kb, a.tileEmpty);
+  return next;
+}
+
+void DynamicScheduler::forEachTile(KernelBuilder &kb, const SchedulerArgs &a, bool warpWide,
+                                   TileBody body) const {
+  Value total = kb.mul(kb.mul(a.numBlocks, a.numHeads), a.batch);
+  // (tile index, ring, Q loads, handovers, a ragged batch's cursor)
+  SmallVector<Value> init{kb.blockIdX(), kb.c32(0), kb.c32(0), kb.c32(0)};
+  if (cfg.varlen)
+    init.append({kb.c32(0), kb.c32(0)});
+  kb.whileLoop(
+      init, [&](ValueRange st) { return kb.cmp(arith::CmpIPredicate::ult, st[0], total); },
+      [&](ValueRange st) {
+        Value index = st[0], ring = st[1], qLoads = st[2], handover = st[3];
+        Value cursor[2];
+        if (cfg.varlen) {
+          cursor[0] = st[4];
+          cursor[1] = st[5];
+        }
+        Value keyTiles = body(tileOfIndex(kb, a, index, cursor, warpWide), ring, qLoads);
+        // A tile without key tiles loads no Q (every role sees the same count).
+        Value loaded =
+            kb.select(kb.cmp(arith::CmpIPredicate::sgt, keyTiles, kb.c32(0)), kb.c32(1), kb.c32(0));
+        Value next = warpWide ? receiveNext(kb, a, handover) : claimNext(kb, a, handover);
+        SmallVector<Value> out{next, kb.add(ring, keyTiles), kb.add(qLoads, loaded),
+                               kb.add(handover, kb.c32(1))};
+        if (cfg.varlen)
+          out.append({cursor[0], cursor[1]});
+        return out;
+      });
+}
 
 void PersistentScheduler::forEachTile(KernelBuilder &kb, const SchedulerArgs &a, bool warpWide,
                                       TileBody body) const {
@@ -310,7 +394,7 @@ void PersistentScheduler::forEachTile(KernelBuilder &kb, const SchedulerArgs &a,
         Value x = kb.blockIdX();
         kb.ifThen(kb.cmp(arith::CmpIPredicate::ult, x, total), [&] {
           Value cursor[2] = {kb.c32(0), kb.c32(0)};
-          body(tileAt(kb, a, x, cursor, warpWide), kb.c32(0), kb.c32(0));
+          body(tileOfIndex(kb, a, x, cursor, warpWide), kb.c32(0), kb.c32(0));
         });
       },
       [&] {
@@ -325,7 +409,8 @@ void PersistentScheduler::forEachTile(KernelBuilder &kb, const SchedulerArgs &a,
             cursor[0] = st[2];
             cursor[1] = st[3];
           }
-          Value keyTiles = body(tileAt(kb, a, snakeTile(kb, i), cursor, warpWide), ring, qLoads);
+          Value keyTiles =
+              body(tileOfIndex(kb, a, snakeTile(kb, i), cursor, warpWide), ring, qLoads);
           // A tile without key tiles loads no Q (every role sees the same count).
           Value loaded = kb.select(kb.cmp(arith::CmpIPredicate::sgt, keyTiles, kb.c32(0)),
                                    kb.c32(1), kb.c32(0));
@@ -345,6 +430,8 @@ void TileScheduler::forEachTile(KernelBuilder &kb, const SchedulerArgs &args, bo
 }
 
 std::unique_ptr<TileScheduler> TileScheduler::forConfig(const AttentionKernelConfig &cfg) {
+  if (cfg.hasDynamicScheduler())
+    return std::make_unique<DynamicScheduler>(cfg);
   if (cfg.isPersistent())
     return std::make_unique<PersistentScheduler>(cfg);
   if (cfg.splitKv)

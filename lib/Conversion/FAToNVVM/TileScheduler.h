@@ -16,10 +16,13 @@
 //   PersistentScheduler   one CTA per SM looping over the tiles in snake
 //                         order (dense, or a ragged batch's: the search
 //                         resumes from the previous tile's sequence)
-//
-// A dynamic scheduler (an atomic tile counter, FA3's DynamicPersistent)
-// fits the same interface: its forEachTile is a while loop over the
-// indices the producer fetches and hands to the consumers.
+//   DynamicScheduler      (opt-in, AttentionKernelConfig::dynamicTiles) one
+//                         CTA per SM; after its first tile (blockIdx.x) the
+//                         producer takes the next index from a global
+//                         atomic counter and hands it to the consumers
+//                         through shared memory and two mbarriers (FA3's
+//                         DynamicPersistentTileScheduler); the tile space
+//                         is the persistent one's, longest blocks first
 //
 //===----------------------------------------------------------------------===//
 #ifndef FA_LIB_CONVERSION_FATONVVM_TILESCHEDULER_H
@@ -33,6 +36,10 @@
 #include <string>
 
 namespace mlir::fa::nvvm_kernel {
+
+/// The dynamic scheduler's tile counter: an operand name (a kernel
+/// parameter and a workspace buffer of one i32 the runtime zeroes).
+constexpr const char *kTileCounter = "tile_counter";
 
 /// A work tile: a block of query rows of one (head, batch).
 struct WorkTile {
@@ -59,6 +66,9 @@ struct SchedulerArgs {
   Value numSplits;                     // split-KV
   Value numBlocks, numHeads, batch;    // persistent: the tile space's extents
   Value cuSeqlensQ, cuSeqlensK, numSeqs; // ragged batches
+  /// Dynamic: the global tile counter (i32, zero at launch) and, in shared
+  /// memory, the handed-over index and its full and empty mbarriers.
+  Value tileCounter, tileSlot, tileFull, tileEmpty;
 };
 
 class TileScheduler {
@@ -77,6 +87,10 @@ public:
   /// The i32 parameters (bundle expressions) a scheduler reads beyond the
   /// kernel's own, in SchedulerArgs order.
   virtual SmallVector<BundleExpr> tileSpaceParams() const { return {}; }
+  /// The buffers the scheduler keeps in global memory (the dynamic one's
+  /// tile counter): the kernel's `scratch` entries, or with `withInit` a
+  /// sequence's `workspace` entries (docs/BundleFormat.md).
+  virtual llvm::json::Array workspace(bool withInit) const { return {}; }
   /// Whether a CTA computes several tiles (forEachTile); else one
   /// (currentTile), which the kernel begins before its roles split.
   virtual bool isPersistent() const { return false; }

@@ -332,6 +332,96 @@ static SmallVector<ReassociationIndices> unitGroups(ArrayRef<bool> unit) {
   return groups;
 }
 
+namespace {
+/// Leaves that stay together (same source dim, same destination dim,
+/// consecutive in both) move as one run: no reshape splits them.
+struct Run {
+  int64_t first; // destination position of its first leaf
+  int64_t size;
+  int64_t length;
+};
+} // namespace
+
+/// The runs of each non-unit source dim of `srcL`; `dstFlat` is the
+/// destination's leaves in order, `dstDimOf` the destination dim of each.
+static SmallVector<SmallVector<Run>> sourceRuns(const Access &srcL,
+                                                ArrayRef<int> dstFlat,
+                                                ArrayRef<int64_t> dstDimOf,
+                                                const AtomTable &atoms) {
+  auto dstPos = [&](int a) { return llvm::find(dstFlat, a) - dstFlat.begin(); };
+  SmallVector<SmallVector<Run>> srcRuns;
+  for (const AtomList &l : srcL) {
+    if (l.empty())
+      continue;
+    SmallVector<Run> runs;
+    for (int a : l) {
+      int64_t p = dstPos(a);
+      if (!runs.empty()) {
+        Run &r = runs.back();
+        int64_t last = r.first + r.length - 1;
+        if (p == last + 1 && dstDimOf[p] == dstDimOf[last]) {
+          r.size = ShapedType::isDynamic(r.size) ||
+                           ShapedType::isDynamic(atoms.size(a))
+                       ? ShapedType::kDynamic
+                       : r.size * atoms.size(a);
+          ++r.length;
+          continue;
+        }
+      }
+      runs.push_back({p, atoms.size(a), 1});
+    }
+    srcRuns.push_back(runs);
+  }
+  return srcRuns;
+}
+
+/// `cur` (one dim per entry of `srcRuns`) expanded to one dim per run;
+/// appends the runs in that order to `runs`. Fails where a source dim
+/// holds two runs of dynamic size (its split is not determined).
+static FailureOr<Value> expandToRuns(ImplicitLocOpBuilder &b, Value cur,
+                                     ArrayRef<SmallVector<Run>> srcRuns,
+                                     SmallVectorImpl<Run> &runs) {
+  Type elt = cast<RankedTensorType>(cur.getType()).getElementType();
+  SmallVector<ReassociationIndices> groups;
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> mixed;
+  SmallVector<OpFoldResult> curSizes =
+      tensor::getMixedSizes(b, b.getLoc(), cur);
+  int64_t next = 0;
+  for (auto [i, rs] : llvm::enumerate(srcRuns)) {
+    ReassociationIndices g;
+    int64_t staticProduct = 1, dynamicRuns = 0;
+    for (const Run &r : rs) {
+      if (ShapedType::isDynamic(r.size))
+        ++dynamicRuns;
+      else
+        staticProduct *= r.size;
+    }
+    if (dynamicRuns > 1)
+      return failure();
+    for (const Run &r : rs) {
+      g.push_back(next++);
+      shape.push_back(r.size);
+      runs.push_back(r);
+      if (!ShapedType::isDynamic(r.size)) {
+        mixed.push_back(b.getIndexAttr(r.size));
+        continue;
+      }
+      // The dynamic run: the dimension's size over the static ones.
+      Value size = getValueOrCreateConstantIndexOp(b, b.getLoc(), curSizes[i]);
+      if (rs.size() > 1)
+        size = arith::DivUIOp::create(
+            b, size, arith::ConstantIndexOp::create(b, staticProduct));
+      mixed.push_back(size);
+    }
+    groups.push_back(g);
+  }
+  if (shape.size() != srcRuns.size())
+    cur = tensor::ExpandShapeOp::create(b, RankedTensorType::get(shape, elt),
+                                        cur, groups, mixed);
+  return cur;
+}
+
 FailureOr<Value> mlir::fa::raising::rearrange(ImplicitLocOpBuilder &b,
                                               Value src,
                                               const Access &srcAccess,
@@ -366,9 +456,6 @@ FailureOr<Value> mlir::fa::raising::rearrange(ImplicitLocOpBuilder &b,
   if (srcL == dstL)
     return src;
 
-  // Leaves that stay together (same source dim, same destination dim,
-  // consecutive in both) move as one run: no reshape splits them.
-  auto dstPos = [&](int a) { return llvm::find(dstFlat, a) - dstFlat.begin(); };
   SmallVector<int64_t> dstDimOf(dstFlat.size());
   {
     int64_t p = 0;
@@ -376,34 +463,8 @@ FailureOr<Value> mlir::fa::raising::rearrange(ImplicitLocOpBuilder &b,
       for (size_t i = 0; i < l.size(); ++i)
         dstDimOf[p++] = d;
   }
-  struct Run {
-    int64_t first; // destination position of its first leaf
-    int64_t size;
-    int64_t length;
-  };
-  SmallVector<SmallVector<Run>> srcRuns; // per non-unit source dim
-  for (const AtomList &l : srcL) {
-    if (l.empty())
-      continue;
-    SmallVector<Run> runs;
-    for (int a : l) {
-      int64_t p = dstPos(a);
-      if (!runs.empty()) {
-        Run &r = runs.back();
-        int64_t last = r.first + r.length - 1;
-        if (p == last + 1 && dstDimOf[p] == dstDimOf[last]) {
-          r.size = ShapedType::isDynamic(r.size) ||
-                           ShapedType::isDynamic(atoms.size(a))
-                       ? ShapedType::kDynamic
-                       : r.size * atoms.size(a);
-          ++r.length;
-          continue;
-        }
-      }
-      runs.push_back({p, atoms.size(a), 1});
-    }
-    srcRuns.push_back(runs);
-  }
+  SmallVector<SmallVector<Run>> srcRuns =
+      sourceRuns(srcL, dstFlat, dstDimOf, atoms);
 
   // 1. One dimension per run.
   Value cur = src;
@@ -413,46 +474,10 @@ FailureOr<Value> mlir::fa::raising::rearrange(ImplicitLocOpBuilder &b,
   if (llvm::is_contained(unit, true))
     cur = tensor::CollapseShapeOp::create(b, cur, unitGroups(unit));
   SmallVector<Run> runs;
-  {
-    SmallVector<ReassociationIndices> groups;
-    SmallVector<int64_t> shape;
-    SmallVector<OpFoldResult> mixed;
-    SmallVector<OpFoldResult> curSizes =
-        tensor::getMixedSizes(b, b.getLoc(), cur);
-    int64_t next = 0;
-    for (auto [i, rs] : llvm::enumerate(srcRuns)) {
-      ReassociationIndices g;
-      int64_t staticProduct = 1, dynamicRuns = 0;
-      for (const Run &r : rs) {
-        if (ShapedType::isDynamic(r.size))
-          ++dynamicRuns;
-        else
-          staticProduct *= r.size;
-      }
-      if (dynamicRuns > 1)
-        return failure();
-      for (const Run &r : rs) {
-        g.push_back(next++);
-        shape.push_back(r.size);
-        runs.push_back(r);
-        if (!ShapedType::isDynamic(r.size)) {
-          mixed.push_back(b.getIndexAttr(r.size));
-          continue;
-        }
-        // The dynamic run: the dimension's size over the static ones.
-        Value size = getValueOrCreateConstantIndexOp(b, b.getLoc(),
-                                                     curSizes[i]);
-        if (rs.size() > 1)
-          size = arith::DivUIOp::create(
-              b, size, arith::ConstantIndexOp::create(b, staticProduct));
-        mixed.push_back(size);
-      }
-      groups.push_back(g);
-    }
-    if (shape.size() != srcRuns.size())
-      cur = tensor::ExpandShapeOp::create(
-          b, RankedTensorType::get(shape, elt), cur, groups, mixed);
-  }
+  FailureOr<Value> expanded = expandToRuns(b, cur, srcRuns, runs);
+  if (failed(expanded))
+    return failure();
+  cur = *expanded;
 
   // 2. Runs in destination order.
   SmallVector<int64_t> perm(runs.size());

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::fa::raising;
@@ -62,60 +63,99 @@ static int missingAtom(const Access &full, const Access &row,
   return found;
 }
 
+/// PyTorch's _safe_softmax: where(all(x == -inf, dim), 0, softmax(x)).
+/// Those rows are NaN in the plain softmax and 0 in fa.attention, so the
+/// select only makes the two agree; it must zero exactly those rows. None
+/// when `p` is not such a select (the ops it recorded are forgotten).
+static std::optional<FailureOr<SoftmaxMatch>>
+matchSafeSoftmax(Value p, const Access &access, ExprBuilder &eb,
+                 std::string &why, bool *nearMiss) {
+  OpSet saved;
+  if (eb.record)
+    saved = *eb.record;
+  ExprP e = eb.deref(eb.leaf(p, access));
+  ExprP zero = e->kind == Expr::Select ? eb.deref(e->ops[1]) : nullptr;
+  ExprP inner = e->kind == Expr::Select ? e->ops[2] : nullptr;
+  if (!(zero && zero->isConst() && zero->fval == 0.0 &&
+        inner->kind == Expr::Leaf)) {
+    if (eb.record)
+      *eb.record = saved;
+    return std::nullopt;
+  }
+  ExprP safeCond = e->ops[0];
+  auto [v, a] = resolveViews(inner->value, inner->access, eb.atoms, eb.record);
+  FailureOr<SoftmaxMatch> sm = matchSoftmax(v, a, eb, why, nearMiss);
+  if (failed(sm))
+    return FailureOr<SoftmaxMatch>(failure());
+  if (nearMiss)
+    *nearMiss = true;
+  // The all-reduction itself, through views only: deref would unroll a
+  // short TOSA reduce_all into an and-chain (a read at positions).
+  ExprP c = safeCond->kind == Expr::Leaf ? safeCond : eb.derefAll(safeCond);
+  Access condAccess = c->access;
+  std::string whyAll;
+  FailureOr<Reduction> all = failure();
+  if (c->kind == Expr::Leaf) {
+    auto [cv, ca] = resolveViews(c->value, c->access, eb.atoms, eb.record);
+    condAccess = ca;
+    all = matchReduction(cv, ca, ReductionKind::All, eb, whyAll);
+  }
+  ExprP cmp = succeeded(all) ? eb.deref(all->input) : nullptr;
+  ExprP compared = isNegInfTest(cmp, eb);
+  if (!compared || missingAtom(access, condAccess, eb.atoms) != sm->keyAtom ||
+      !exprEqual(compared, sm->scores, eb.atoms, eb,
+                 {{all->reducedAtom, sm->keyAtom}})) {
+    why = "the softmax's rows are zeroed by a condition other than "
+          "'every score is -inf' (_safe_softmax)";
+    return FailureOr<SoftmaxMatch>(failure());
+  }
+  return sm;
+}
+
+/// The log-sum-exp form exp(x - m - log(rowsum(exp(x - m)))): the same as
+/// exp(x - m) / rowsum(exp(x - m)), up to rounding. Sets `num` and `den`
+/// when `e` is one.
+static void splitLogSumExp(ExprP e, ExprBuilder &eb, ExprP &num, ExprP &den) {
+  ExprP d = stripCasts(e->ops[0], eb);
+  ExprP lg = d->kind == Expr::Sub ? stripCasts(d->ops[1], eb) : nullptr;
+  if (!lg || lg->kind != Expr::Log)
+    return;
+  auto ex = std::make_shared<Expr>();
+  ex->kind = Expr::Exp;
+  ex->ops = {d->ops[0]};
+  ex->type = e->type;
+  num = ex;
+  den = lg->ops[0];
+}
+
+/// The row max under select(m == -inf, 0, m), the guard that keeps a fully
+/// masked row at exp(-inf - 0) = 0 instead of NaN (any finite value gives
+/// the same P), and under casts.
+static ExprP stripMaxGuard(ExprP maxLeaf, ExprBuilder &eb) {
+  while (maxLeaf->kind == Expr::ExtF || maxLeaf->kind == Expr::TruncF)
+    maxLeaf = eb.derefAll(maxLeaf->ops[0]);
+  if (maxLeaf->kind != Expr::Select)
+    return maxLeaf;
+  ExprP cond = eb.deref(maxLeaf->ops[0]);
+  ExprP zero = eb.deref(maxLeaf->ops[1]);
+  ExprP ninf = cond->kind == Expr::CmpF ? eb.deref(cond->ops[1]) : nullptr;
+  if (ninf && cond->pred == (int64_t)arith::CmpFPredicate::OEQ &&
+      ninf->isConst() && std::isinf(ninf->fval) && ninf->fval < 0 &&
+      zero->isConst() && std::isfinite(zero->fval) &&
+      exprEqual(cond->ops[0], maxLeaf->ops[2], eb.atoms, eb))
+    return eb.derefAll(maxLeaf->ops[2]);
+  return maxLeaf;
+}
+
 FailureOr<SoftmaxMatch> mlir::fa::raising::matchSoftmax(Value p,
                                                         const Access &access,
                                                         ExprBuilder &eb,
                                                         std::string &why,
                                                         bool *nearMiss) {
   SoftmaxMatch m;
-  // PyTorch's _safe_softmax: where(all(x == -inf, dim), 0, softmax(x)).
-  // Those rows are NaN in the plain softmax and 0 in fa.attention, so the
-  // select only makes the two agree; it must zero exactly those rows.
-  ExprP safeCond;
-  {
-    OpSet saved;
-    if (eb.record)
-      saved = *eb.record;
-    ExprP e = eb.deref(eb.leaf(p, access));
-    ExprP zero = e->kind == Expr::Select ? eb.deref(e->ops[1]) : nullptr;
-    ExprP inner = e->kind == Expr::Select ? e->ops[2] : nullptr;
-    if (zero && zero->isConst() && zero->fval == 0.0 &&
-        inner->kind == Expr::Leaf) {
-      safeCond = e->ops[0];
-      auto [v, a] = resolveViews(inner->value, inner->access, eb.atoms,
-                                 eb.record);
-      FailureOr<SoftmaxMatch> sm = matchSoftmax(v, a, eb, why, nearMiss);
-      if (failed(sm))
-        return failure();
-      if (nearMiss)
-        *nearMiss = true;
-      // The all-reduction itself, through views only: deref would unroll a
-      // short TOSA reduce_all into an and-chain (a read at positions).
-      ExprP c = safeCond->kind == Expr::Leaf ? safeCond
-                                             : eb.derefAll(safeCond);
-      Access condAccess = c->access;
-      std::string whyAll;
-      FailureOr<Reduction> all = failure();
-      if (c->kind == Expr::Leaf) {
-        auto [cv, ca] = resolveViews(c->value, c->access, eb.atoms, eb.record);
-        condAccess = ca;
-        all = matchReduction(cv, ca, ReductionKind::All, eb, whyAll);
-      }
-      ExprP cmp = succeeded(all) ? eb.deref(all->input) : nullptr;
-      ExprP compared = isNegInfTest(cmp, eb);
-      if (!compared ||
-          missingAtom(access, condAccess, eb.atoms) != sm->keyAtom ||
-          !exprEqual(compared, sm->scores, eb.atoms, eb,
-                     {{all->reducedAtom, sm->keyAtom}})) {
-        why = "the softmax's rows are zeroed by a condition other than "
-              "'every score is -inf' (_safe_softmax)";
-        return failure();
-      }
-      return sm;
-    }
-    if (eb.record)
-      *eb.record = saved;
-  }
+  if (std::optional<FailureOr<SoftmaxMatch>> safe =
+          matchSafeSoftmax(p, access, eb, why, nearMiss))
+    return *safe;
   if (auto softmax = p.getDefiningOp<linalg::SoftmaxOp>()) {
     AtomList key = eb.atoms.leaves(access[softmax.getDimension()]);
     if (key.size() != 1) {
@@ -134,20 +174,8 @@ FailureOr<SoftmaxMatch> mlir::fa::raising::matchSoftmax(Value p,
   ExprP num, den;
   splitQuotient(e, eb, num, den);
   bool deferred = false;
-  if (!num && e->kind == Expr::Exp) {
-    // The log-sum-exp form exp(x - m - log(rowsum(exp(x - m)))): the same
-    // as exp(x - m) / rowsum(exp(x - m)), up to rounding.
-    ExprP d = stripCasts(e->ops[0], eb);
-    ExprP lg = d->kind == Expr::Sub ? stripCasts(d->ops[1], eb) : nullptr;
-    if (lg && lg->kind == Expr::Log) {
-      auto ex = std::make_shared<Expr>();
-      ex->kind = Expr::Exp;
-      ex->ops = {d->ops[0]};
-      ex->type = e->type;
-      num = ex;
-      den = lg->ops[0];
-    }
-  }
+  if (!num && e->kind == Expr::Exp)
+    splitLogSumExp(e, eb, num, den);
   if (!num) {
     // exp(x - rowmax(x)) alone: the division by the row sum may come after
     // P·V (the caller checks).
@@ -183,21 +211,7 @@ FailureOr<SoftmaxMatch> mlir::fa::raising::matchSoftmax(Value p,
   if (nearMiss)
     *nearMiss = true;
   ExprP x = diff->ops[0];
-  ExprP maxLeaf = eb.derefAll(diff->ops[1]);
-  while (maxLeaf->kind == Expr::ExtF || maxLeaf->kind == Expr::TruncF)
-    maxLeaf = eb.derefAll(maxLeaf->ops[0]);
-  // select(m == -inf, 0, m): the guard that keeps a fully masked row at
-  // exp(-inf - 0) = 0 instead of NaN; any finite value gives the same P.
-  if (maxLeaf->kind == Expr::Select) {
-    ExprP cond = eb.deref(maxLeaf->ops[0]);
-    ExprP zero = eb.deref(maxLeaf->ops[1]);
-    ExprP ninf = cond->kind == Expr::CmpF ? eb.deref(cond->ops[1]) : nullptr;
-    if (ninf && cond->pred == (int64_t)arith::CmpFPredicate::OEQ &&
-        ninf->isConst() && std::isinf(ninf->fval) && ninf->fval < 0 &&
-        zero->isConst() && std::isfinite(zero->fval) &&
-        exprEqual(cond->ops[0], maxLeaf->ops[2], eb.atoms, eb))
-      maxLeaf = eb.derefAll(maxLeaf->ops[2]);
-  }
+  ExprP maxLeaf = stripMaxGuard(eb.derefAll(diff->ops[1]), eb);
   if (maxLeaf->kind != Expr::Leaf) {
     why = "not a softmax: the subtracted value is not a reduction";
     return failure();
