@@ -90,7 +90,9 @@ Object mlir::fa::nvvm_kernel::backwardMapBuffer(StringRef name, const BK &cfg, b
     dims.push_back("query_block");
     shape.push_back(ceilDiv(sym::SeqQ, cfg.blockM));
   }
-  Object o{{"name", name.str()}, {"dtype", "i32"}, {"dims", std::move(dims)},
+  Object o{{"name", name.str()},
+           {"dtype", "i32"},
+           {"dims", std::move(dims)},
            {"shape", std::move(shape)}};
   if (withInit) {
     // The pre-kernel writes every count and the listed entries, from the
@@ -114,11 +116,10 @@ BlockList mlir::fa::nvvm_kernel::backwardQueryList(KernelBuilder &kb, const BK &
 void mlir::fa::nvvm_kernel::buildBackwardBlockMapKernel(OpBuilder &builder, Location loc,
                                                         Block &moduleBody, const BK &cfg) {
   BackwardMapKernelArgs unbound;
-  buildKernelFunction(builder, loc, moduleBody, mapKernelName(cfg), mapSignature(cfg, unbound),
-                      kMapThreads, /*sharedMemory=*/false, /*noAliasPointers=*/true,
-                      [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) {
-                        emitBackwardBlockMap(kb, fn, cfg);
-                      });
+  buildKernelFunction(
+      builder, loc, moduleBody, mapKernelName(cfg), mapSignature(cfg, unbound), kMapThreads,
+      /*sharedMemory=*/false, /*noAliasPointers=*/true,
+      [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) { emitBackwardBlockMap(kb, fn, cfg); });
 }
 
 Array mlir::fa::nvvm_kernel::backwardBlockMapParams(const BK &cfg) {

@@ -202,8 +202,13 @@ KernelJson sinkGradKernel() {
 /// The block map pre-kernel (BackwardBlockMap.h), first: its buffers are
 /// written_by kernel 0.
 KernelJson blockMapKernel(const BK &cfg) {
-  KernelJson k{"_block_map", "attention_bwd_block_map", {}, {},
-               {kBackwardMapCount, kBackwardMapIndices}, kMapThreads, 0};
+  KernelJson k{"_block_map",
+               "attention_bwd_block_map",
+               {},
+               {},
+               {kBackwardMapCount, kBackwardMapIndices},
+               kMapThreads,
+               0};
   k.params = backwardBlockMapParams(cfg);
   k.grid = backwardBlockMapGrid(cfg);
   return k;

@@ -37,8 +37,7 @@ void BackwardKernelConfig::chooseQueryTile(unsigned forced) {
   // Regions, a bias, a softcap or sinks keep more per-score values live (the
   // derivative, the bias's addresses, capture reads, the dSinks terms): they
   // spill at 128 (ptxas, docs/HopperBackward.md; sinks 36-44 B, 0 at 64).
-  bool preferred =
-      fits && !semantics.hasModifiers() && !bias && !semantics.softcap && !sinks();
+  bool preferred = fits && !semantics.hasModifiers() && !bias && !semantics.softcap && !sinks();
   bool wide = forced == 0 ? preferred : (forced == 2 * kRowTile && fits);
   blockM = wide ? 2 * kRowTile : kRowTile;
 }

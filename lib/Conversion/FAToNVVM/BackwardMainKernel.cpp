@@ -277,12 +277,12 @@ KeyBlockConsumer::KeyBlockConsumer(BackwardMainKernel &k, const ConsumerThread &
 }
 
 SmallVector<Value> KeyBlockConsumer::issueTransposed(Value aDesc, Value bDesc, int64_t dim) {
-  const int64_t BM = cfg.blockM, BN = BK::kBlockN;
+  const int64_t rowsM = cfg.blockM, keysN = BK::kBlockN;
   SmallVector<Value> acc;
   for (int64_t kk = 0; kk < dim / 16; ++kk) {
     int64_t inRow = (kk % 4) * 32;
-    acc = wgmmaSS(kb, acc, wgmmaDescriptorAdd(kb, aDesc, (kk / 4) * BN * 128 + inRow),
-                  wgmmaDescriptorAdd(kb, bDesc, (kk / 4) * BM * 128 + inRow), BM, kk > 0,
+    acc = wgmmaSS(kb, acc, wgmmaDescriptorAdd(kb, aDesc, (kk / 4) * keysN * 128 + inRow),
+                  wgmmaDescriptorAdd(kb, bDesc, (kk / 4) * rowsM * 128 + inRow), rowsM, kk > 0,
                   /*bMNMajor=*/false, cfg.elem);
   }
   wgmmaCommit(kb);
@@ -291,9 +291,9 @@ SmallVector<Value> KeyBlockConsumer::issueTransposed(Value aDesc, Value bDesc, i
 
 SmallVector<Value> KeyBlockConsumer::accumulateRS(SmallVector<Value> acc, ArrayRef<Value> a,
                                                   Value tile, int64_t n) {
-  const int64_t BM = cfg.blockM;
-  Value bDesc = wgmmaDescriptor(kb, tile, BM * 128, 1024);
-  for (int64_t kk = 0; kk < BM / 16; ++kk)
+  const int64_t rowsM = cfg.blockM;
+  Value bDesc = wgmmaDescriptor(kb, tile, rowsM * 128, 1024);
+  for (int64_t kk = 0; kk < rowsM / 16; ++kk)
     acc = wgmmaRS(kb, acc, a.slice(4 * kk, 4), wgmmaDescriptorAdd(kb, bDesc, kk * 16 * 128), n,
                   /*accumulate=*/true, /*bMNMajor=*/true, cfg.elem);
   return acc;
@@ -441,7 +441,8 @@ void KeyBlockConsumer::applyMaskMod(const QueryStep &s, SmallVectorImpl<Value> &
   }
   // A full tile of the map: mask_mod keeps every score (uniform branch).
   SmallVector<Type> types(nS, kb.f32);
-  sT.assign(kb.ifThenElseValues(s.partial, types, [&] { return hide(in); }, [&] { return in; }));
+  sT.assign(kb.ifThenElseValues(
+      s.partial, types, [&] { return hide(in); }, [&] { return in; }));
 }
 
 void KeyBlockConsumer::addSinkGrad(const QueryStep &s, Value stats, ArrayRef<Value> p,
@@ -458,7 +459,7 @@ void KeyBlockConsumer::addSinkGrad(const QueryStep &s, Value stats, ArrayRef<Val
 }
 
 Value KeyBlockConsumer::storeDsTransposed(Value t, ArrayRef<Value> dsRegs) {
-  const int64_t BM = cfg.blockM;
+  const int64_t rowsM = cfg.blockM;
   // The 8 x 8 blocks (queries 8 j.., keys 16 warp + 8 h..) are pair
   // registers 2 j + h; stmatrix q stores j = 2 q, 2 q + 1.
   Value dsBuf = kb.sharedAt(
@@ -467,8 +468,8 @@ Value KeyBlockConsumer::storeDsTransposed(Value t, ArrayRef<Value> dsRegs) {
   Value matrix = kb.shru(me.lane, kb.c32(3)), r = kb.andi(me.lane, kb.c32(7));
   Value chunk = kb.add(kb.mul(me.warp, kb.c32(2)), kb.andi(matrix, kb.c32(1)));
   Value swizzled = kb.mul(kb.xori(chunk, r), kb.c32(16));
-  Value boxOffset = kb.add(kb.mul(me.c, kb.c32(BM * 128)), swizzled);
-  for (int64_t q = 0; q < BM / 16; ++q) {
+  Value boxOffset = kb.add(kb.mul(me.c, kb.c32(rowsM * 128)), swizzled);
+  for (int64_t q = 0; q < rowsM / 16; ++q) {
     Value query =
         kb.add(kb.mul(kb.add(kb.c32(2 * q), kb.shru(matrix, kb.c32(1))), kb.c32(8)), r);
     Value at = kb.sharedAt(dsBuf, kb.add(boxOffset, kb.mul(query, kb.c32(128))));
@@ -479,7 +480,7 @@ Value KeyBlockConsumer::storeDsTransposed(Value t, ArrayRef<Value> dsRegs) {
 }
 
 std::pair<SmallVector<Value>, Value> KeyBlockConsumer::issueDq(Value dsBuf) {
-  const int64_t BM = cfg.blockM, BN = BK::kBlockN;
+  const int64_t rowsM = cfg.blockM, keysN = BK::kBlockN;
   SmallVector<Value> dq;
   Value dqBox;
   if (cfg.wideQueryTile()) {
@@ -487,30 +488,30 @@ std::pair<SmallVector<Value>, Value> KeyBlockConsumer::issueDq(Value dsBuf) {
     // keys, K's only box: the consumers' partials are disjoint.
     Value dsDesc =
         wgmmaDescriptor(kb, kb.sharedAt(dsBuf, kb.mul(me.c, kb.c32(64 * 128))), 16, 1024);
-    Value kBox = opaqueCopy(kb, wgmmaDescriptor(kb, k.base, BN * 128, 1024));
-    for (int64_t kk = 0; kk < BN / 16; ++kk)
-      dq = wgmmaSS(kb, dq, wgmmaDescriptorAdd(kb, dsDesc, (kk / 4) * BM * 128 + (kk % 4) * 32),
+    Value kBox = opaqueCopy(kb, wgmmaDescriptor(kb, k.base, keysN * 128, 1024));
+    for (int64_t kk = 0; kk < keysN / 16; ++kk)
+      dq = wgmmaSS(kb, dq, wgmmaDescriptorAdd(kb, dsDesc, (kk / 4) * rowsM * 128 + (kk % 4) * 32),
                    wgmmaDescriptorAdd(kb, kBox, kk * 16 * 128), 64, kk > 0,
                    /*bMNMajor=*/true, cfg.elem);
     dqBox = kb.c32(0);
   } else if (DK / BK::kBox == 2) {
     Value dsDesc = wgmmaDescriptor(kb, dsBuf, 16, 1024);
     // Columns [64 c, 64 c + 64): all 128 keys, K's box c.
-    Value kBox = opaqueCopy(kb, wgmmaDescriptor(
-        kb, kb.sharedAt(k.base, kb.mul(me.c, kb.c32(BN * 128))), BN * 128, 1024));
-    for (int64_t kk = 0; kk < BN / 16; ++kk)
-      dq = wgmmaSS(kb, dq,
-                   wgmmaDescriptorAdd(kb, dsDesc, (kk / 4) * BM * 128 + (kk % 4) * 32),
+    Value kBox =
+        opaqueCopy(kb, wgmmaDescriptor(kb, kb.sharedAt(k.base, kb.mul(me.c, kb.c32(keysN * 128))),
+                                       keysN * 128, 1024));
+    for (int64_t kk = 0; kk < keysN / 16; ++kk)
+      dq = wgmmaSS(kb, dq, wgmmaDescriptorAdd(kb, dsDesc, (kk / 4) * rowsM * 128 + (kk % 4) * 32),
                    wgmmaDescriptorAdd(kb, kBox, kk * 16 * 128), 64, kk > 0,
                    /*bMNMajor=*/true, cfg.elem);
     dqBox = me.c;
   } else {
     // One box: this consumer's 64 keys (dS's box c, K's slab c); both
     // consumers add into the same columns.
-    Value kSlab = opaqueCopy(
-        kb, wgmmaDescriptor(kb, kb.sharedAt(k.base, slabOffset), BN * 128, 1024));
+    Value kSlab =
+        opaqueCopy(kb, wgmmaDescriptor(kb, kb.sharedAt(k.base, slabOffset), keysN * 128, 1024));
     Value aBase =
-        wgmmaDescriptor(kb, kb.sharedAt(dsBuf, kb.mul(me.c, kb.c32(BM * 128))), 16, 1024);
+        wgmmaDescriptor(kb, kb.sharedAt(dsBuf, kb.mul(me.c, kb.c32(rowsM * 128))), 16, 1024);
     for (int64_t kk = 0; kk < 64 / 16; ++kk)
       dq = wgmmaSS(kb, dq, wgmmaDescriptorAdd(kb, aBase, kk * 32),
                    wgmmaDescriptorAdd(kb, kSlab, kk * 16 * 128), 64, kk > 0,
@@ -619,10 +620,10 @@ SmallVector<Value> BackwardMainKernel::loadRowStats(Value stats, int64_t offset,
 
 SmallVector<Value> BackwardMainKernel::maskTransposed(Value m0, Value slab0, Value keyRow0,
                                                      Value laneCol, SmallVector<Value> sT) {
-  const int64_t BM = cfg.blockM;
+  const int64_t rowsM = cfg.blockM;
   Value colBase = kb.add(m0, laneCol);
   Value need = kb.cmp(arith::CmpIPredicate::sgt, kb.add(slab0, kb.c32(64)), args.seqK);
-  if (Value visible = rule->fullyVisible({m0, kb.c32(BM)}, {slab0, kb.c32(64)}))
+  if (Value visible = rule->fullyVisible({m0, kb.c32(rowsM)}, {slab0, kb.c32(64)}))
     need = kb.ori(need, kb.xori(visible, arith::ConstantIntOp::create(kb.b, 1, 1)));
   SmallVector<Type> types(sT.size(), kb.f32);
   return kb.ifThenElseValues(

@@ -261,9 +261,9 @@ std::string mlir::fa::nvvm_kernel::blockMapBundleJson(const AttentionKernelConfi
   Array params = blockMapSignature(cfg, unbound).bundleParams();
   Array grid{TileScheduler::queryBlocks(cfg), blockMapPerHead(cfg) ? sym::HeadsQ : BundleExpr(1),
              blockMapPerBatch(cfg) ? sym::Batch : BundleExpr(1)};
-  Object root =
-      kernelBundleRoot(chip, cubinFile, blockMapName(cfg), "attention_fwd_block_map",
-                       forwardBundleConfig(cfg), kMapThreads, 0, std::move(grid), std::move(params));
+  Object root = kernelBundleRoot(chip, cubinFile, blockMapName(cfg), "attention_fwd_block_map",
+                                 forwardBundleConfig(cfg), kMapThreads, 0, std::move(grid),
+                                 std::move(params));
   root["scratch"] = blockMapWorkspace(cfg, /*withInit=*/false);
   Array captures = captureBundleEntries(cfg.semantics);
   if (!captures.empty())

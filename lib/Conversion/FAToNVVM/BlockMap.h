@@ -66,8 +66,8 @@ public:
             Value batch, Value head, Value mBlock);
   /// The list of `block` of (batch, head) in a map with (`perBatch`) or
   /// without an entry per batch, and per head (`perHead`).
-  BlockList(KernelBuilder &kb, bool perBatch, bool perHead, const BlockMapArgs &map,
-            Value batch, Value head, Value block);
+  BlockList(KernelBuilder &kb, bool perBatch, bool perHead, const BlockMapArgs &map, Value batch,
+            Value head, Value block);
   /// Where the count is, and entry `t`.
   Value countAddress() const { return countPtr; }
   Value entryAddress(Value t) const;

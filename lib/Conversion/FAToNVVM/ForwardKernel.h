@@ -40,17 +40,16 @@ class ForwardKernel {
 public:
   ForwardKernel(KernelBuilder &kb, const AttentionKernelConfig &cfg, LLVM::LLVMFuncOp fn,
                 StringRef smemSymbol)
-      : kb(kb), cfg(cfg), args(bindArgs(fn, cfg)),
-        scheduler(TileScheduler::forConfig(cfg)),
+      : kb(kb), cfg(cfg), args(bindArgs(fn, cfg)), scheduler(TileScheduler::forConfig(cfg)),
         // (The dynamic scheduler's handover: bindTileHandover.)
-        schedulerArgs{args.seqQ,      args.numSplits,  args.numBlocks, args.numHeads,
-                      args.batch,     args.cuSeqlensQ, args.cuSeqlensK, args.numSeqs,
-                      Value(),        Value(),         Value(),         Value()},
+        schedulerArgs{args.seqQ,  args.numSplits,  args.numBlocks,  args.numHeads,
+                      args.batch, args.cuSeqlensQ, args.cuSeqlensK, args.numSeqs,
+                      Value(),    Value(),         Value(),         Value()},
         tid(kb.threadIdX()), base(kb.alignedSharedBase(smemSymbol)),
         // Barriers after Q's: full K, full V, empty K, empty V (stages each),
         // the layout of the kernel before it was split into parts.
-        kPipe(kb, base, cfg.kOffset(), cfg.kTileBytes(), barrier(1),
-              barrier(1 + 2 * cfg.stages), cfg.stages, 128 * cfg.consumers),
+        kPipe(kb, base, cfg.kOffset(), cfg.kTileBytes(), barrier(1), barrier(1 + 2 * cfg.stages),
+              cfg.stages, 128 * cfg.consumers),
         vPipe(kb, base, cfg.vOffset(), cfg.vTileBytes(), barrier(1 + cfg.stages),
               barrier(1 + 3 * cfg.stages), cfg.stages, 128 * cfg.consumers) {}
 

@@ -274,8 +274,8 @@ static ExprP replaceLeaf(const ExprP &e, const Expr *leaf, const ExprP &with) {
     return with;
   if (e->ops.empty())
     return e;
-  ExprP copy =
-      copyWithOperands(e, [&](ExprP o) { return replaceLeaf(o, leaf, with); });
+  ExprP copy = copyWithOperands(
+      e, [&](const ExprP &o) { return replaceLeaf(o, leaf, with); });
   copy->origin = Value();
   copy->originAccess.clear();
   return copy;

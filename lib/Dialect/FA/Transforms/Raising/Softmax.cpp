@@ -76,8 +76,8 @@ matchSafeSoftmax(Value p, const Access &access, ExprBuilder &eb,
   ExprP e = eb.deref(eb.leaf(p, access));
   ExprP zero = e->kind == Expr::Select ? eb.deref(e->ops[1]) : nullptr;
   ExprP inner = e->kind == Expr::Select ? e->ops[2] : nullptr;
-  if (!(zero && zero->isConst() && zero->fval == 0.0 &&
-        inner->kind == Expr::Leaf)) {
+  if (!zero || !zero->isConst() || zero->fval != 0.0 ||
+      inner->kind != Expr::Leaf) {
     if (eb.record)
       *eb.record = saved;
     return std::nullopt;
@@ -115,7 +115,8 @@ matchSafeSoftmax(Value p, const Access &access, ExprBuilder &eb,
 /// The log-sum-exp form exp(x - m - log(rowsum(exp(x - m)))): the same as
 /// exp(x - m) / rowsum(exp(x - m)), up to rounding. Sets `num` and `den`
 /// when `e` is one.
-static void splitLogSumExp(ExprP e, ExprBuilder &eb, ExprP &num, ExprP &den) {
+static void splitLogSumExp(const ExprP &e, ExprBuilder &eb, ExprP &num,
+                           ExprP &den) {
   ExprP d = stripCasts(e->ops[0], eb);
   ExprP lg = d->kind == Expr::Sub ? stripCasts(d->ops[1], eb) : nullptr;
   if (!lg || lg->kind != Expr::Log)
