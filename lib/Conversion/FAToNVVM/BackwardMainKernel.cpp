@@ -441,8 +441,7 @@ void KeyBlockConsumer::applyMaskMod(const QueryStep &s, SmallVectorImpl<Value> &
   }
   // A full tile of the map: mask_mod keeps every score (uniform branch).
   SmallVector<Type> types(nS, kb.f32);
-  sT.assign(kb.ifThenElseValues(
-      s.partial, types, [&] { return hide(in); }, [&] { return in; }));
+  sT.assign(kb.ifThenElseValues(s.partial, types, [&] { return hide(in); }, [&] { return in; }));
 }
 
 void KeyBlockConsumer::addSinkGrad(const QueryStep &s, Value stats, ArrayRef<Value> p,
