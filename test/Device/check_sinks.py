@@ -95,10 +95,6 @@ def sinks_grad_from_stored_o(sinks, lse, o, do):
     return -(p_sink * d).sum(dim=(0, 2))
 
 
-# [ours vs the stored-O value, the float64 reference vs it] of the last case (printed)
-errs_from_stored_o = [float("nan"), float("nan")]
-
-
 def run_case(paths, cfg, b, hq, hkv, sq, sk, seed=5):
     dtype = cd.DTYPES[cfg.dtype]
     d, dev = cfg.head_dim, "cuda"
@@ -153,9 +149,11 @@ def run_case(paths, cfg, b, hq, hkv, sq, sk, seed=5):
     ours = ograds + ([bops["grad_sinks"]] if cfg.sinks else [])
     for name, x, r, p in zip(("dQ", "dK", "dV", "dSinks"), ours, want, have):
         errs[name] = (max_err(x, r), max_err(p, r))
+    note = ""
     if cfg.sinks:  # a diagnostic, not the criterion: dSinks as FA computes it, from the stored O
-        errs_from_stored_o[0] = max_err(bops["grad_sinks"], sinks_grad_from_stored_o(sinks, lse, o, do))
-        errs_from_stored_o[1] = max_err(want[3], sinks_grad_from_stored_o(sinks, lse, o, do))
+        stored = sinks_grad_from_stored_o(sinks, lse, o, do)
+        note = " (dSinks from the stored O: ours {:.3g}, float64 {:.3g})".format(
+            max_err(bops["grad_sinks"], stored), max_err(want[3], stored))
     for name, (err, base) in errs.items():
         if not math.isfinite(err) or err > 2 * base + 1e-5:
             why.append(f"{name} error {err:.3g} > 2 x {base:.3g} + 1e-5")
@@ -168,7 +166,7 @@ def run_case(paths, cfg, b, hq, hkv, sq, sk, seed=5):
             if not all(torch.equal(a, c) for a, c in zip(first, ours)):
                 why.append("deterministic backward runs differ")
                 break
-    return not why, errs, "; ".join(why), int(empty.sum())
+    return not why, errs, "; ".join(why), int(empty.sum()), note
 
 
 def cases(cfg):
@@ -198,18 +196,16 @@ def main(argv):
         count += 1
         for case in cases(cfg):
             try:
-                ok, errs, why, empty = run_case(paths, cfg, *case)
+                ok, errs, why, empty, note = run_case(paths, cfg, *case)
             except Exception as ex:  # a launch error is a failed case
-                ok, errs, why, empty = False, {}, f"{type(ex).__name__}: {ex}", 0
+                ok, errs, why, empty, note = False, {}, f"{type(ex).__name__}: {ex}", 0, ""
             failed += not ok
             label = "b{}h{}/{} {}x{}".format(*case)
             worst = max(errs.items(), key=lambda e: e[1][0] / (2 * e[1][1] + 1e-5),
                         default=("-", (float("nan"), float("nan"))))
             rows.append([cfg.name, label, ok, f"{worst[1][0]:.3g}", f"{worst[1][1]:.3g}", why])
             detail = " ".join(f"{n} {e:.3g}/{b:.3g}" for n, (e, b) in errs.items())
-            if cfg.sinks:
-                detail += " (dSinks from the stored O: ours {:.3g}, float64 {:.3g})".format(
-                    *errs_from_stored_o)
+            detail += note
             print(f"{'PASS' if ok else 'FAIL'} {cfg.name} {label} rows-without-keys {empty} "
                   f"err/base {detail} {why}", flush=True)
     return cd.report(argv, rows, failed, "sinks check", count, "configurations")

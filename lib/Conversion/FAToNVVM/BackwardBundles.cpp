@@ -69,7 +69,8 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
     o = Object{{"name", name.str()},
                {"dtype", "f32"},
                {"dims", Array{"batch", "head", "part"}},
-               {"shape", Array{sym::Batch, sym::HeadsQ, ceilDiv(sym::SeqK, BK::kBlockN) * 8}}};
+               {"shape", Array{sym::Batch, sym::HeadsQ,
+                               ceilDiv(sym::SeqK, BK::kBlockN) * kSinkPartialsPerBlock}}};
   else if (name == "dq_semaphore")
     o = Object{{"name", name.str()},
                {"dtype", "i32"},

@@ -452,8 +452,10 @@ void KeyBlockConsumer::addSinkGrad(const QueryStep &s, Value stats, ArrayRef<Val
   // dsinks_partial [batch, heads_q, key blocks x 8]: this CTA's block, the
   // consumer warp c * 4 + warp.
   Value plane = kb.ext64(kb.add(kb.mul(k.batch, k.numHeadsQ), s.qHead));
-  Value part = kb.add(kb.mul(k.nBlock, kb.c32(8)), kb.add(kb.mul(me.c, kb.c32(4)), me.warp));
-  Value slot = kb.add(kb.mul(plane, kb.mul(kb.ext64(kb.gridDimX()), kb.c64(8))), kb.ext64(part));
+  Value part = kb.add(kb.mul(k.nBlock, kb.c32(kSinkPartialsPerBlock)),
+                      kb.add(kb.mul(me.c, kb.c32(4)), me.warp));
+  Value slot = kb.add(kb.mul(plane, kb.mul(kb.ext64(kb.gridDimX()), kb.c64(kSinkPartialsPerBlock))),
+                      kb.ext64(part));
   addSinkGradStep(kb, {k.args.sinks, k.args.sinksPartial, s.qHead, slot, me.lane, p, dpT}, lse2);
 }
 

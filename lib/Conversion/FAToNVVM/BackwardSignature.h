@@ -62,6 +62,9 @@ KernelSignature backwardPreSignature(BackwardRowArgs &args, bool varlen = false)
 KernelSignature backwardPostSignature(BackwardRowArgs &args, bool varlen = false);
 KernelSignature backwardBiasGradSignature(BackwardRowArgs &args);
 
+/// dSinks partials per key block of the main kernel: one per consumer warp
+/// (two warpgroups of four).
+constexpr int64_t kSinkPartialsPerBlock = 8;
 /// One query step of a main-kernel consumer warp, as the sinks' gradient
 /// needs it: P^T and dP^T of the thread's fragment (registers 4 j + 2 h + e:
 /// column 8 j + e for rows h = 0, 1); `slot` the warp's partial in

@@ -26,8 +26,6 @@
 //===----------------------------------------------------------------------===//
 #include "BackwardSignature.h"
 
-#include <limits>
-
 using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::nvvm_kernel;
@@ -36,8 +34,8 @@ namespace {
 
 constexpr double kLog2E = 1.4426950408889634;
 constexpr int64_t kWarps = BackwardKernelConfig::kAuxThreads / 32;
-/// Partials per main-kernel CTA: one per consumer warp.
-constexpr int64_t kPartialsPerBlock = BackwardKernelConfig::kThreads / 32 - 4;
+static_assert(kSinkPartialsPerBlock == BackwardKernelConfig::kThreads / 32 - 4,
+              "one dSinks partial per consumer warp of the main kernel");
 
 Value shuffleXorF32(KernelBuilder &kb, Value v, int64_t offset) {
   return NVVM::ShflOp::create(kb.b, kb.f32, kb.c32(-1), v, kb.c32(offset), kb.c32(0x1f),
@@ -100,13 +98,12 @@ KernelSignature mlir::fa::nvvm_kernel::backwardSinkGradSignature(SinkGradArgs &a
 /// One CTA per query head (blockIdx.x): its threads stride over the head's
 /// partials, batch by batch, four loads in flight, then a warp tree and the
 /// eight warps' sums in order through shared memory.
-static void emitSinkGradKernel(KernelBuilder &kb, const SinkGradArgs &a,
-                               const BackwardKernelConfig &cfg, StringRef smem) {
+static void emitSinkGradKernel(KernelBuilder &kb, const SinkGradArgs &a, StringRef smem) {
   constexpr int64_t kUnroll = 4, kThreads = BackwardKernelConfig::kAuxThreads;
   Value head = kb.blockIdX(), numHeads = kb.gridDimX(), tid = kb.threadIdX();
   Value blocks = kb.divUI(kb.add(a.seqK, kb.c32(BackwardKernelConfig::kBlockN - 1)),
                           kb.c32(BackwardKernelConfig::kBlockN));
-  Value perPlane = kb.mul(blocks, kb.c32(kPartialsPerBlock));
+  Value perPlane = kb.mul(blocks, kb.c32(kSinkPartialsPerBlock));
   Value perStep = kb.c32(kUnroll * kThreads);
   Value steps = kb.divUI(kb.add(perPlane, kb.c32(kUnroll * kThreads - 1)), perStep);
   SmallVector<Value> acc =
@@ -153,6 +150,6 @@ void mlir::fa::nvvm_kernel::buildBackwardSinkGradKernel(OpBuilder &builder, Loca
                       /*noAliasPointers=*/false, [&](KernelBuilder &kb, LLVM::LLVMFuncOp fn) {
                         SinkGradArgs args;
                         backwardSinkGradSignature(args).bind(fn);
-                        emitSinkGradKernel(kb, args, cfg, name + "_smem");
+                        emitSinkGradKernel(kb, args, name + "_smem");
                       });
 }
