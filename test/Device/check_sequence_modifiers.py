@@ -113,7 +113,7 @@ def reference(c, m, caps, b, q, k, v, ipos, dtype):
     """One sequence: q [sq, hq, d], k, v [sk, hkv, d], query i at position
     ipos[i]; O [sq, hq, d] in dtype, LSE [hq, sq] float64."""
     import torch
-    hq, hkv = q.shape[1], k.shape[1]
+    hq, sk, hkv = q.shape[1], k.shape[0], k.shape[1]
     qh = q.transpose(0, 1).to(dtype)
     kh = k.transpose(0, 1).to(dtype).repeat_interleave(hq // hkv, 0)
     vh = v.transpose(0, 1).to(dtype).repeat_interleave(hq // hkv, 0)
