@@ -7,6 +7,8 @@ mask_mod next to our causal attribute.
 
 Rows (bf16, bhsd, d128, 16k total tokens, 16 heads, forward, LSE):
   alibi            ALiBi score_mod, 4k (B 4) and 16k (B 1), non-causal
+  t5               T5's bucketed relative bias (a [heads, 32] table read at
+                   log-bucketed j - i), 4k and 16k, non-causal
   alibi_document   ALiBi and the document mask (16k, 8 documents)
   document         a document mask_mod over 16k tokens in 8 documents (B 1)
   document_causal  causal & document
@@ -40,7 +42,7 @@ package is missing "unavailable", an exception "fail ..." -- never a crash.
 
 Usage: python3 test/Device/bench_modifiers.py BUNDLE_DIR CSV_OUT
 Env: MODS_QUICK=1 (4k rows only; 2: and no backward rows), PEERS (comma
-list of flex, fa4).
+list of flex, fa4), MODS_ROWS (comma list of rows; default all).
 """
 import csv
 import glob
@@ -63,9 +65,10 @@ import peers  # noqa: E402
 D, H_TOTAL, TOKENS = 128, 16, 16384
 
 # row -> (our config, mask: "none" | "causal" | "document" | "document_causal"
-#         | "prefix", score: None | "alibi")
+#         | "prefix", score: None | "alibi" | "t5")
 ROWS = {
     "alibi": ("alibi_bf16_d128", "none", "alibi"),
+    "t5": ("t5_bf16_d128", "none", "t5"),
     "alibi_document": ("alibi_document_bf16_d128", "document", "alibi"),
     "document": ("document_bf16_d128", "document", None),
     "document_causal": ("document_causal_bf16_d128", "document_causal", None),
@@ -74,7 +77,7 @@ ROWS = {
     "causal_attribute": ("causal_attr_bf16_d128", "causal", None),
 }
 SHAPES = {  # row -> sequence lengths (batch = TOKENS / N)
-    "alibi": [4096, 16384], "alibi_document": [16384], "document": [16384],
+    "alibi": [4096, 16384], "t5": [4096, 16384], "alibi_document": [16384], "document": [16384],
     "document_causal": [16384], "prefix_lm": [4096], "causal_mask_mod": [4096, 16384],
     "causal_attribute": [4096, 16384],
 }
@@ -87,7 +90,8 @@ def inputs(n):
                            dtype=torch.bfloat16) for _ in range(3))
     docs = torch.stack([torch.arange(n, device="cuda") * 8 // n for _ in range(b)]).to(torch.int32)
     caps = {"slopes": cm.slopes(H_TOTAL, "cuda"), "docs": docs,
-            "prefix": torch.full((b,), n // 4, dtype=torch.int32, device="cuda")}
+            "prefix": torch.full((b,), n // 4, dtype=torch.int32, device="cuda"),
+            "table": torch.randn(H_TOTAL, 32, device="cuda", generator=g)}
     return q, k, v, caps
 
 
@@ -252,6 +256,9 @@ def flex(mask, score, q, k, v, caps):
 
         def score_mod(s, bi, h, i, j):
             return s + sl[h] * (j - i).to(s.dtype)
+    elif score == "t5":
+        def score_mod(s, bi, h, i, j):  # the bucketed table read, as ours
+            return gm.torch_t5(s, bi, h, i, j, caps)
     o = {}
 
     def call():
@@ -363,6 +370,8 @@ def fa4(mask, score, q, k, v, caps):
     mods = fa4_mods()
     kw = {}
     aux = []  # ALiBi reads aux 0, a mask_mod the last one
+    if score == "t5":
+        raise peers.Unavailable("unsupported: no T5 score_mod is written for FA4 here")
     if score == "alibi":
         kw.update(score_mod=mods["alibi"], score_mod_bwd=mods["alibi_bwd"])
         aux.append(caps["slopes"])
@@ -402,8 +411,9 @@ def main(argv):
     rows = []
     directions = {"fwd": (ours, flex, fa4),
                   "bwd": (ours_backward, autograd_backward(flex), autograd_backward(fa4))}
+    only = [r for r in os.environ.get("MODS_ROWS", "").split(",") if r]
     for (row, (cfg_name, mask, score)), direction in (
-            (r, d) for d in directions for r in ROWS.items()):
+            (r, d) for d in directions for r in ROWS.items() if not only or r[0] in only):
         if direction == "bwd" and (row == "causal_attribute" or quick == "2"):
             continue
         run_ours, run_flex, run_fa4 = directions[direction]

@@ -9,7 +9,10 @@ over 8 kv heads at d64; d128 with 16 over 2):
   window_d64    gpt-oss's sliding-window layers (128 keys back), N 4096
   causal_d128   causal, N 4096
 Implementations: ours (sinks), ours_nosinks (the same attention without
-sinks: what the sink costs), fa4_sink (learnable_sink), fa4 (no sink).
+sinks: what the sink costs), fa4_sink (learnable_sink), fa4 (no sink),
+flex_sink (FlexAttention has no sink argument: torch.compile of
+flex_attention with return_lse and the block mask of the row's mask, then
+O * sigmoid(LSE - sink), the sink's share taken out; autograd through both).
 Backward: ours is the sequence (pre with the dSinks partials, main, post,
 dsinks); FA4's is torch.autograd over its forward (the forward's time is
 subtracted). TFLOP/s over visible pairs: forward 4 B H D pairs, backward
@@ -19,7 +22,7 @@ compared with ours (max |diff| in the CSV). A peer that cannot run a row is
 "unavailable" / "fail ..." -- never a crash.
 
 Usage: python3 test/Device/bench_sinks.py BUNDLE_DIR CSV_OUT
-Env: SINKS_QUICK=1 (4k causal_d64 only), PEERS (comma list of fa4).
+Env: SINKS_QUICK=1 (4k causal_d64 only), PEERS (comma list of fa4, flex).
 """
 import csv
 import math
@@ -126,10 +129,43 @@ def fa4(cfg, q, k, v, sinks, do, with_sink):
     return forward, backward, outs
 
 
+_flex = {}
+
+
+def flex_sink(cfg, q, k, v, sinks, do):
+    """FlexAttention with a sink as its users write one: the LSE it returns
+    rescales O (O * e^LSE / (e^LSE + e^sink)); (forward, backward, outputs)."""
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    if "compiled" not in _flex:
+        def attend(q, k, v, sinks, block_mask):
+            o, lse = flex_attention(q, k, v, block_mask=block_mask, return_lse=True,
+                                    enable_gqa=True)
+            share = torch.sigmoid(lse - sinks[None, :, None])
+            return o * share[..., None].to(o.dtype)
+        _flex["compiled"] = torch.compile(attend, dynamic=False)
+    left = cfg.window[0] if cfg.window is not None else None
+
+    def keep(b, h, i, j):
+        visible = j <= i if cfg.causal else i >= 0
+        return visible & (i - j <= left) if left is not None else visible
+    b, _, n, _ = q.shape
+    block_mask = create_block_mask(keep, b, None, n, n, device="cuda")
+    leaves = [t.detach().requires_grad_() for t in (q, k, v, sinks)]
+
+    def forward():
+        return _flex["compiled"](*leaves, block_mask)
+    out = forward()
+    got = torch.autograd.grad(out, leaves, do, retain_graph=True)
+
+    def backward():
+        torch.autograd.grad(out, leaves, do, retain_graph=True)
+    return forward, backward, {"o": out.detach(), "grad_sinks": got[3].float()}
+
+
 def main(argv):
     folder, out_csv = argv[1], argv[2]
     quick = os.environ.get("SINKS_QUICK")
-    want_peers = os.environ.get("PEERS", "fa4").split(",")
+    want_peers = os.environ.get("PEERS", "fa4,flex").split(",")
     rows = []
     print("TFLOP/s, attention sinks (bf16, 16k tokens; fwd / bwd)")
     for row, (with_s, without_s, d, hq, hkv, seqlens) in ROWS.items():
@@ -147,6 +183,8 @@ def main(argv):
             if "fa4" in want_peers:
                 impls += [("fa4_sink", lambda: fa4(cfg, q, k, v, sinks, do, True)),
                           ("fa4", lambda: fa4(cfg, q, k, v, sinks, do, False))]
+            if "flex" in want_peers:
+                impls.append(("flex_sink", lambda: flex_sink(cfg, q, k, v, sinks, do)))
             for name, make in impls:
                 try:
                     fwd, bwd, outs = make()

@@ -240,6 +240,7 @@ CONFIGS = {c.name: c for c in [
            torch_keep=torch_prefix_lm, block_sparse=True),
     Config("t5_bf16_d64", head_dim=64, score_mod=T5, captures=("table",),
            torch_score=torch_t5),
+    Config("t5_bf16_d128", score_mod=T5, captures=("table",), torch_score=torch_t5),
     Config("t5_prefix_lm_f16_d128", dtype="f16", score_mod=T5, mask_mod=PREFIX_LM,
            captures=("table", "prefix"), torch_score=torch_t5, torch_keep=torch_prefix_lm,
            block_sparse=True),
