@@ -11,7 +11,9 @@
 //   - at step t + 1 ldmatrix.trans reads it into S^T's fragment order (the
 //     inverse of dS's stmatrix.trans), before dS overwrites it;
 //   - dBias = dS per batch and head (a bias of the inputs' type) is written
-//     from the box dS's stmatrix filled, 16 bytes per thread and pass.
+//     from the box dS's stmatrix filled, 16 bytes per thread and pass;
+//     where the bias broadcasts, the box's values are added into the f32
+//     dbias_accum by red.global.add.v4.f32, four keys per thread and pass.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FA_LIB_CONVERSION_FATONVVM_BACKWARDBIASTILE_H
@@ -60,6 +62,10 @@ public:
   static void wait(KernelBuilder &kb);
   /// `box` (16-bit, the bias's type) into grad [plane + query m0.., key0..].
   void store(const BiasArgs &grad, Value plane, Value m0, Value key0, Value box);
+  /// `box` (16-bit values of type `half`) added into the dense f32
+  /// [planes, seq_q, seq_k] `accum` at plane `plane` (i64), query m0..,
+  /// key0..: 16-byte reductions where seq_k % 4 == 0, else per element.
+  void reduce(Value accum, Value plane, Value m0, Value key0, Value box, Type half);
 
 private:
   /// The 16-byte chunk `chunk` of every row this thread copies: pass p
@@ -69,7 +75,7 @@ private:
 
   KernelBuilder &kb;
   int64_t rows;
-  Value seqQ, seqK, rowInPass, chunk, swizzled;
+  Value seqQ, seqK, threadInWg, rowInPass, chunk, swizzled;
 };
 
 } // namespace mlir::fa::nvvm_kernel

@@ -531,7 +531,14 @@ std::function<Value(int64_t)> KeyBlockConsumer::sharedBiasLoader(Value t) {
 }
 
 void KeyBlockConsumer::moveBiasTiles(Value t, const QueryStep &s, Value dsBuf) {
-  if (cfg.biasGradFromDs()) {
+  if (cfg.biasGradFromDs() && cfg.biasBroadcasts()) {
+    // dbias_accum [batch|1, heads_q|1, seq_q, seq_k], dense.
+    Value b = cfg.biasBroadcastBatch ? kb.c64(0) : kb.ext64(k.batch);
+    Value h = cfg.biasBroadcastHead ? kb.c64(0) : kb.ext64(s.qHead);
+    Value heads = cfg.biasBroadcastHead ? kb.c64(1) : kb.ext64(k.numHeadsQ);
+    biasTileCopy().reduce(k.args.dbiasAccum, kb.add(kb.mul(b, heads), h), s.m0, slab0,
+                          ownBox(dsBuf), biasElementType(kb, *cfg.bias));
+  } else if (cfg.biasGradFromDs()) {
     const BiasArgs &g = k.args.gradBias;
     Value plane =
         kb.add(kb.mul(kb.ext64(k.batch), g.strideBatch), kb.mul(kb.ext64(s.qHead), g.strideHead));

@@ -43,13 +43,14 @@ struct BackwardKernelConfig {
   bool biasBroadcastBatch = false, biasBroadcastHead = false;
   bool biasBroadcasts() const { return biasBroadcastBatch || biasBroadcastHead; }
   /// A 16-bit bias goes through the consumer's box of the dS buffers
-  /// (BackwardBiasTile.h): read by cp.async a step ahead, and, per batch
-  /// and head in the inputs' type (dBias = dS bit for bit), written from
-  /// dS. An f32 bias is read and written per register.
+  /// (BackwardBiasTile.h): read by cp.async a step ahead, and, in the
+  /// inputs' type (dBias = dS as rounded in shared memory), dBias taken
+  /// from dS's box: stored per batch and head, added into dbias_accum by
+  /// 16-byte reductions where the bias broadcasts. An f32 bias is read and
+  /// its gradient written per register.
   bool biasTileShared() const { return bias && *bias != BiasType::F32; }
   bool biasGradFromDs() const {
-    return biasTileShared() && !biasBroadcasts() &&
-           (*bias == BiasType::BF16) == (elem == ElemType::BF16);
+    return biasTileShared() && (*bias == BiasType::BF16) == (elem == ElemType::BF16);
   }
   /// fa.attention_varlen_grad: packed [1, total, heads, dim] operands, the
   /// sequences found through cu_seqlens_q/k (VarlenBackward.h).

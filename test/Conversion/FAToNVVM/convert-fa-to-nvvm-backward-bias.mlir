@@ -43,7 +43,10 @@ func.func @per_batch_head(%do: tensor<?x?x?x128xbf16>, %q: tensor<?x?x?x128xbf16
 // (docs/HopperBackward.md, "The bias tile in shared memory"): step 0's
 // tile copied by cp.async before the loop, each step waiting for its copy
 // (and the warpgroup's) before ldmatrix.trans puts it in S^T's order, and
-// copying the next step's tile after dS was written.
+// copying the next step's tile after dS was written. dBias is added from
+// dS's box after the consumer's dS barrier: 4 keys per thread and pass,
+// red.global.add.v4.f32 (element reductions where seq_k % 4 != 0 or the
+// chunk crosses seq_k), none per S^T register.
 // CHECK-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2 = {fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2 = "
 // CHECK-SAME: \22bias_broadcast\22: [\0A      \22batch\22\0A    ]
 // CHECK-SAME: \22bias_dtype\22: \22bf16\22
@@ -64,8 +67,13 @@ func.func @per_batch_head(%do: tensor<?x?x?x128xbf16>, %q: tensor<?x?x?x128xbf16
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
 // CHECK: "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];"
 // CHECK: ex2.approx
-// CHECK: red.global.add.f32
+// CHECK-NOT: red.global.add
 // CHECK: stmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// CHECK-NOT: red.global.add
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<4xbf16>
+// CHECK: "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};"
+// CHECK: "red.global.add.f32 [$0], $1;"
 // CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
 // CHECK: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_dbias(
 // CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
