@@ -146,7 +146,11 @@ void BiasTileCopy::reduce(Value accum, Value plane, Value m0, Value key0, Value 
   Value inRow = kb.add(kb.mul(kb.xori(kb.shru(quad, kb.c32(1)), row), kb.c32(16)),
                        kb.mul(kb.andi(quad, kb.c32(1)), kb.c32(8)));
   Value key = kb.add(key0, kb.mul(quad, kb.c32(4)));
-  Value whole = kb.andi(kb.cmp(arith::CmpIPredicate::eq, kb.andi(seqK, kb.c32(3)), kb.c32(0)),
+  // 16-byte reductions need the workspace and its rows (seq_k floats)
+  // 16-byte aligned; a workspace passed by the caller may be offset.
+  Value bits =
+      kb.ori(LLVM::PtrToIntOp::create(kb.b, kb.i64, accum), kb.mul(kb.ext64(seqK), kb.c64(4)));
+  Value whole = kb.andi(kb.cmp(arith::CmpIPredicate::eq, kb.andi(bits, kb.c64(15)), kb.c64(0)),
                         kb.cmp(arith::CmpIPredicate::sle, kb.add(key, kb.c32(4)), seqK));
   Value firstRow = kb.mul(plane, kb.ext64(seqQ));
   auto halves = VectorType::get({4}, half);
