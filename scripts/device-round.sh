@@ -42,7 +42,8 @@
 #         then the backward benchmark next to FA4, cuDNN, FA2
 #         (test/Device/bench_backward.py) -> $OUT/bench_backward.csv, the
 #         backward with a bias next to SDPA's cuDNN and memory-efficient
-#         backends (bench_backward_bias.py) -> $OUT/bench_backward_bias.csv, and
+#         backends, our plain backward and ours_prev (bench_backward_bias.py)
+#         -> $OUT/bench_backward_bias.csv, and
 #         an ncu profile per kernel of four shapes (profile_backward.py)
 #         -> $OUT/profile_backward.md
 #       7 decode (issue 14): the split-KV sequences of fa.attention_kvcache
@@ -485,9 +486,12 @@ run() {
     timeout "${BWD_BENCH_TIMEOUT:-240}" python3 test/Device/bench_backward.py "$dev/backward" \
       "$OUT/bench_backward.csv" ) > "$tmp/bench_backward.log" 2>&1
   echo "bench backward rc=$?"; cat "$tmp/bench_backward.log"
-  # With a bias and dBias, next to SDPA's cuDNN and memory-efficient backends.
+  # With a bias and dBias, next to SDPA's cuDNN and memory-efficient backends,
+  # our plain backward (ratio_to_nobias) and the previous compiler's bias
+  # sequences (ours_prev) where prepare built .devbuild/backward-prev.
   ( [[ -n ${ROUND_SMOKE:-} ]] && export HDIMS=128
-    timeout "${BWD_BIAS_BENCH_TIMEOUT:-120}" python3 test/Device/bench_backward_bias.py "$dev/backward" \
+    [[ -d $dev/backward-prev ]] && export PREV_BACKWARD=$dev/backward-prev
+    timeout "${BWD_BIAS_BENCH_TIMEOUT:-180}" python3 test/Device/bench_backward_bias.py "$dev/backward" \
       "$OUT/bench_backward_bias.csv" ) > "$OUT/bench_backward_bias.log" 2>&1
   echo "bench backward bias rc=$?"; grep -v "^#" "$OUT/bench_backward_bias.log"
   # Where the time goes, kernel by kernel (zeroing, pre, main, post).

@@ -7,10 +7,15 @@ batch) or [B, H, N, N], bf16, requiring grad. Each peer's backward alone
 four kernels through libfa_runtime (check_backward.Sequence). FLOPs as the
 backward without a bias (2.5 x 4BHN^2D): a bias adds bytes (read bias,
 write dBias), not FLOPs, so TFLOP/s here says how close the bias path
-comes to the plain one. Median of triton.testing.do_bench.
+comes to the plain one. Our plain backward (BUNDLES' bf16_d{64,128}_bhsd,
+no bias) is timed at the same shape as "ours_nobias", and every row of ours
+gets ratio_to_nobias = its TFLOP/s over that one's (issue 37's floor: >= 0.6).
+Median of triton.testing.do_bench.
 
 Usage: python3 test/Device/bench_backward_bias.py BUNDLES CSV_OUT
-Env: SEQLENS (4096), HDIMS (64,128).
+Env: SEQLENS (4096), HDIMS (64,128), PREV_BACKWARD (a folder of an earlier
+compiler's sequences, build_backward.sh's layout: its bias sequences timed as
+"ours_prev" in the same process).
 """
 import os
 import sys
@@ -19,6 +24,7 @@ import torch
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
+import bench_backward  # noqa: E402
 import check_backward as cb  # noqa: E402
 import peers  # noqa: E402
 from bench_attention import env_ints, environment, timed  # noqa: E402
@@ -50,10 +56,18 @@ def ours_backward(seq, q, k, v, do, bias):
     return lambda: seq(do, q, k, v, o, lse, dq, dk, dv, sym, bias, dbias)
 
 
+def sequence(top, name):
+    """The sequence in top/name, or None where that folder is missing."""
+    path = os.path.join(top, name)
+    return cb.Sequence(path) if top and os.path.isdir(path) else None
+
+
 def main():
     folder, csv_out = sys.argv[1], sys.argv[2]
+    prev_folder = os.environ.get("PREV_BACKWARD")
     torch.zeros(1, device="cuda")
-    header = "impl,dtype,bias,hdim,seqlen,batch,heads,pass,ms,tflops,ratio_to_best_peer,status"
+    header = ("impl,dtype,bias,hdim,seqlen,batch,heads,pass,ms,tflops,ratio_to_best_peer,status,"
+              "ratio_to_nobias")
     fh = open(csv_out, "w")
     fh.write(f"# {environment()}; backward with a bf16 bias (dBias too), bhsd, non-causal, "
              f"16k tokens, hidden 2048; FLOPs 2.5 x 4BHN^2D\n{header}\n")
@@ -68,19 +82,31 @@ def main():
                 bias = peers.alibi_bias(H, N).expand(B if per_batch else 1, H, N, N).contiguous()
                 tag = "BH" if per_batch else "1H"
                 res = {}
-                path = os.path.join(folder, FOLDERS[(D, per_batch)])
-                calls = [("ours", lambda: ours_backward(cb.Sequence(path), q, k, v, do, bias))]
+                name = FOLDERS[(D, per_batch)]
+                calls = [("ours", lambda: ours_backward(sequence(folder, name), q, k, v, do, bias))]
+                prev = sequence(prev_folder, name)
+                if prev:
+                    calls.append(("ours_prev", lambda: ours_backward(prev, q, k, v, do, bias)))
+                plain = sequence(folder, f"bf16_d{D}_bhsd")
+                if plain:
+                    calls.append(("ours_nobias", lambda: bench_backward.ours_backward(
+                        plain, q, k, v, do, False)))
                 calls += [(n, lambda n=n: peer_backward(n, q, k, v, do, bias))
                           for n in ("cudnn", "efficient", "standard")]
-                for name, make in calls:
-                    res[name] = timed(name, make)
+                for impl, make in calls:
+                    res[impl] = timed(impl, make)
                     torch.cuda.empty_cache()
-                peer_ms = [r[0] for n, r in res.items() if n != "ours" and r[0]]
+                ours = ("ours", "ours_prev", "ours_nobias")
+                peer_ms = [r[0] for n, r in res.items() if n not in ours and r[0]]
                 best = min(peer_ms) if peer_ms else None
-                for name, (ms, status) in res.items():
-                    ratio = f"{best / ms:.3f}" if ms and best and name == "ours" else ""
-                    line = (f"{name},bf16,{tag},{D},{N},{B},{H},bwd,"
-                            + (f"{ms:.4f},{f / ms / 1e9:.1f},{ratio},{status}" if ms else f",,,{status}"))
+                nobias = res.get("ours_nobias", (None,))[0]
+                for impl, (ms, status) in res.items():
+                    biased = impl in ("ours", "ours_prev")
+                    ratio = f"{best / ms:.3f}" if ms and best and biased else ""
+                    to_plain = f"{nobias / ms:.3f}" if ms and nobias and biased else ""
+                    line = (f"{impl},bf16,{tag},{D},{N},{B},{H},bwd,"
+                            + (f"{ms:.4f},{f / ms / 1e9:.1f},{ratio},{status},{to_plain}" if ms
+                               else f",,,{status},"))
                     fh.write(line + "\n")
                     fh.flush()
                     print(line, flush=True)

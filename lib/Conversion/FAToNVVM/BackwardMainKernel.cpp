@@ -30,6 +30,7 @@
 // are summed in registers, without atomics.
 //
 //===----------------------------------------------------------------------===//
+#include "BackwardBiasTile.h"
 #include "BackwardSignature.h"
 
 #include <array>
@@ -220,8 +221,10 @@ private:
   SmallVector<Value> step(Value t, ValueRange acc);
   /// P^T and dS^T of step `s` from S^T and dP^T (waits for dP^T); dS^T is
   /// also dBias, stored with a bias.
-  std::pair<SmallVector<Value>, SmallVector<Value>>
-  probabilities(const QueryStep &s, Value stats, SmallVector<Value> sT, ArrayRef<Value> dpT);
+  std::pair<SmallVector<Value>, SmallVector<Value>> probabilities(Value t, const QueryStep &s,
+                                                                  Value stats,
+                                                                  SmallVector<Value> sT,
+                                                                  ArrayRef<Value> dpT);
   /// The score function with score_mod on S^T of step `s` (in place), as
   /// the forward applies it: log2-domain scores, score_mod after the scale
   /// and the bias, before the softcap. Returns d score / d(scale qk + bias)
@@ -234,8 +237,27 @@ private:
   /// With sinks: this warp's share of step `s`'s dSinks into its partial
   /// (once dP^T is complete).
   void addSinkGrad(const QueryStep &s, Value stats, ArrayRef<Value> p, ArrayRef<Value> dpT);
+  /// dS buffer t % 2 [blockM queries x 128 keys].
+  Value dsBuffer(Value t);
+  /// This consumer's box of a dS buffer (its 64 keys).
+  Value ownBox(Value dsBuf);
   /// dS^T fragments -> dS [query][key] in buffer t % 2 of shared memory.
   Value storeDsTransposed(Value t, ArrayRef<Value> dsRegs);
+  /// A 16-bit bias (BackwardBiasTile.h): the copy of step t's tile into
+  /// this consumer's box of dS buffer t % 2.
+  void copyBiasTile(Value t);
+  /// Step t's bias from the box, per S^T register (waits for the copy).
+  std::function<Value(int64_t)> sharedBiasLoader(Value t);
+  /// After step t's dS is in `dsBuf`: dBias from it (per batch and head),
+  /// and the copy of step t + 1's bias into the other buffer, whose dS
+  /// (step t - 1) every reader is done with.
+  void moveBiasTiles(Value t, const QueryStep &s, Value dsBuf);
+  /// The copies' thread mapping, recomputed at each use from an opaque
+  /// thread index: hoisted out of the loop, the chunk offsets and tests
+  /// stay live across it and the consumers spill.
+  BiasTileCopy biasTileCopy() {
+    return BiasTileCopy(kb, cfg.blockM, k.args.seqQ, k.args.seqK, opaqueCopy32(kb, me.threadInWg));
+  }
   /// dQ partial [64 queries x 64 columns] = dS[:, keys] K[keys, cols]
   /// issued; returns it and the 64-column box of dQ it belongs to.
   std::pair<SmallVector<Value>, Value> issueDq(Value dsBuf);
@@ -337,6 +359,8 @@ SmallVector<Value> KeyBlockConsumer::issueScores(Value t) {
 
 SmallVector<Value> KeyBlockConsumer::mainloop() {
   mbarrierWait(kb, k.kvBarrier(), kb.c32(0));
+  if (cfg.biasTileShared())
+    copyBiasTile(kb.c32(0));
   SmallVector<Value> init(zeros);
   if (lookahead) {
     SmallVector<Value> first = issueScores(kb.c32(0));
@@ -353,14 +377,16 @@ SmallVector<Value> KeyBlockConsumer::mainloop() {
 }
 
 std::pair<SmallVector<Value>, SmallVector<Value>>
-KeyBlockConsumer::probabilities(const QueryStep &s, Value stats, SmallVector<Value> sT,
+KeyBlockConsumer::probabilities(Value t, const QueryStep &s, Value stats, SmallVector<Value> sT,
                                 ArrayRef<Value> dpT) {
   // With a softcap, dS is taken through d(score)/d(scale qk) = 1 - (score
   // / softcap)^2, from the score before the mask (-inf there would make it
   // NaN; P = 0 zeroes those entries anyway).
   SmallVector<Value> scoreGrad;
   std::function<Value(int64_t)> loadBias;
-  if (cfg.bias)
+  if (cfg.biasTileShared())
+    loadBias = sharedBiasLoader(t);
+  else if (cfg.bias)
     loadBias = k.biasLoader(s, keyRow0, laneCol);
   if (semantics.scoreMod)
     scoreGrad = applyScoreMod(s, sT, loadBias);
@@ -393,7 +419,7 @@ KeyBlockConsumer::probabilities(const QueryStep &s, Value stats, SmallVector<Val
   // After dS, when D and the score derivative are dead (registers).
   if (cfg.sinks())
     addSinkGrad(s, stats, p, dpT);
-  if (cfg.bias)
+  if (cfg.bias && !cfg.biasGradFromDs())
     k.storeBiasGrad(s, slab0, keyRow0, laneCol, ds);
   return {p, ds};
 }
@@ -459,25 +485,67 @@ void KeyBlockConsumer::addSinkGrad(const QueryStep &s, Value stats, ArrayRef<Val
   addSinkGradStep(kb, {k.args.sinks, k.args.sinksPartial, s.qHead, slot, me.lane, p, dpT}, lse2);
 }
 
+Value KeyBlockConsumer::dsBuffer(Value t) {
+  return kb.sharedAt(
+      k.base, kb.add(kb.c32(cfg.dsOffset()), kb.mul(kb.andi(t, kb.c32(1)), kb.c32(cfg.dsBytes()))));
+}
+
+Value KeyBlockConsumer::ownBox(Value dsBuf) {
+  return kb.sharedAt(dsBuf, kb.mul(me.c, kb.c32(cfg.blockM * 128)));
+}
+
 Value KeyBlockConsumer::storeDsTransposed(Value t, ArrayRef<Value> dsRegs) {
   const int64_t rowsM = cfg.blockM;
-  // The 8 x 8 blocks (queries 8 j.., keys 16 warp + 8 h..) are pair
-  // registers 2 j + h; stmatrix q stores j = 2 q, 2 q + 1.
-  Value dsBuf = kb.sharedAt(
-      k.base, kb.add(kb.c32(cfg.dsOffset()),
-                     kb.mul(kb.andi(t, kb.c32(1)), kb.c32(cfg.dsBytes()))));
-  Value matrix = kb.shru(me.lane, kb.c32(3)), r = kb.andi(me.lane, kb.c32(7));
-  Value chunk = kb.add(kb.mul(me.warp, kb.c32(2)), kb.andi(matrix, kb.c32(1)));
-  Value swizzled = kb.mul(kb.xori(chunk, r), kb.c32(16));
-  Value boxOffset = kb.add(kb.mul(me.c, kb.c32(rowsM * 128)), swizzled);
-  for (int64_t q = 0; q < rowsM / 16; ++q) {
-    Value query =
-        kb.add(kb.mul(kb.add(kb.c32(2 * q), kb.shru(matrix, kb.c32(1))), kb.c32(8)), r);
-    Value at = kb.sharedAt(dsBuf, kb.add(boxOffset, kb.mul(query, kb.c32(128))));
-    stmatrixX4Trans(kb, at, dsRegs.slice(4 * q, 4));
-  }
+  Value dsBuf = dsBuffer(t);
+  TransposedMatrixRows rows(kb, dsBuf, me.c, rowsM, me.warp, me.lane);
+  for (int64_t q = 0; q < rowsM / 16; ++q)
+    stmatrixX4Trans(kb, rows.at(q), dsRegs.slice(4 * q, 4));
   fenceProxyAsyncShared(kb);
   return dsBuf;
+}
+
+void KeyBlockConsumer::copyBiasTile(Value t) {
+  QueryStep s = k.step(t);
+  const BiasArgs &bias = k.args.bias;
+  Value plane = kb.add(kb.mul(kb.ext64(k.batch), bias.strideBatch),
+                       kb.mul(kb.ext64(s.qHead), bias.strideHead));
+  biasTileCopy().load(bias, plane, s.m0, slab0, ownBox(dsBuffer(t)));
+}
+
+std::function<Value(int64_t)> KeyBlockConsumer::sharedBiasLoader(Value t) {
+  // Every thread of the warpgroup copied rows the others read.
+  BiasTileCopy::wait(kb);
+  namedBarrierSync(kb, kb.add(kb.c32(static_cast<int64_t>(BackwardBarrier::BiasTileCopied)), me.c),
+                   128);
+  TransposedMatrixRows rows(kb, dsBuffer(t), me.c, cfg.blockM, opaqueCopy32(kb, me.warp),
+                            opaqueCopy32(kb, me.lane));
+  SmallVector<Value> pairs;
+  for (int64_t q = 0; q < cfg.blockM / 16; ++q)
+    llvm::append_range(pairs, ldmatrixX4Trans(kb, rows.at(q)));
+  auto pairTy = VectorType::get({2}, biasElementType(kb, *cfg.bias));
+  return [this, pairs, pairTy](int64_t i) -> Value {
+    Value pair = LLVM::BitcastOp::create(kb.b, pairTy, pairs[i / 2]);
+    Value x = LLVM::ExtractElementOp::create(kb.b, pair, kb.c32(i % 2));
+    return arith::ExtFOp::create(kb.b, kb.f32, x);
+  };
+}
+
+void KeyBlockConsumer::moveBiasTiles(Value t, const QueryStep &s, Value dsBuf) {
+  if (cfg.biasGradFromDs() && cfg.biasBroadcasts()) {
+    // dbias_accum [batch|1, heads_q|1, seq_q, seq_k], dense.
+    Value b = cfg.biasBroadcastBatch ? kb.c64(0) : kb.ext64(k.batch);
+    Value h = cfg.biasBroadcastHead ? kb.c64(0) : kb.ext64(s.qHead);
+    Value heads = cfg.biasBroadcastHead ? kb.c64(1) : kb.ext64(k.numHeadsQ);
+    biasTileCopy().reduce(k.args.dbiasAccum, kb.add(kb.mul(b, heads), h), s.m0, slab0,
+                          ownBox(dsBuf), biasElementType(kb, *cfg.bias));
+  } else if (cfg.biasGradFromDs()) {
+    const BiasArgs &g = k.args.gradBias;
+    Value plane =
+        kb.add(kb.mul(kb.ext64(k.batch), g.strideBatch), kb.mul(kb.ext64(s.qHead), g.strideHead));
+    biasTileCopy().store(g, plane, s.m0, slab0, ownBox(dsBuf));
+  }
+  Value t1 = kb.add(t, kb.c32(1));
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, t1, k.steps), [&] { copyBiasTile(t1); });
 }
 
 std::pair<SmallVector<Value>, Value> KeyBlockConsumer::issueDq(Value dsBuf) {
@@ -535,7 +603,7 @@ SmallVector<Value> KeyBlockConsumer::step(Value t, ValueRange acc) {
   Value stats = kb.sharedAt(slot, cfg.qBytes() + cfg.doBytes());
 
   wgmmaWait(kb, 1); // S^T is done, dP^T may still run
-  auto [p, ds] = probabilities(s, stats, std::move(sT), dpT);
+  auto [p, ds] = probabilities(t, s, stats, std::move(sT), dpT);
   SmallVector<Value> pRegs = pack(p), dsRegs = pack(ds);
   Value dsBuf = storeDsTransposed(t, dsRegs);
 
@@ -563,6 +631,8 @@ SmallVector<Value> KeyBlockConsumer::step(Value t, ValueRange acc) {
     dK = accumulateRS(dK, dsRegs, qTile, DK);
     wgmmaCommit(kb);
   }
+  if (cfg.biasTileShared())
+    moveBiasTiles(t, s, dsBuf);
   SmallVector<Value> next(dK);
   next.append(dV.begin(), dV.end());
   if (!lookahead) {

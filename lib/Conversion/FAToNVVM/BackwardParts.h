@@ -42,6 +42,16 @@ struct BackwardKernelConfig {
   std::optional<BiasType> bias;
   bool biasBroadcastBatch = false, biasBroadcastHead = false;
   bool biasBroadcasts() const { return biasBroadcastBatch || biasBroadcastHead; }
+  /// A 16-bit bias goes through the consumer's box of the dS buffers
+  /// (BackwardBiasTile.h): read by cp.async a step ahead, and, in the
+  /// inputs' type (dBias = dS as rounded in shared memory), dBias taken
+  /// from dS's box: stored per batch and head, added into dbias_accum by
+  /// 16-byte reductions where the bias broadcasts. An f32 bias is read and
+  /// its gradient written per register.
+  bool biasTileShared() const { return bias && *bias != BiasType::F32; }
+  bool biasGradFromDs() const {
+    return biasTileShared() && (*bias == BiasType::BF16) == (elem == ElemType::BF16);
+  }
   /// fa.attention_varlen_grad: packed [1, total, heads, dim] operands, the
   /// sequences found through cu_seqlens_q/k (VarlenBackward.h).
   bool varlen = false;
@@ -112,6 +122,8 @@ enum class BackwardBarrier : int64_t {
   DqStageFull = 6,   // + c: every thread of consumer c wrote its dQ partial
   DsOwnWritten = 8,  // + c: one 64-column box (D <= 64): consumer c wrote
                      // its own box of dS, the only one it reads
+  // + c: every thread of consumer c has its bias tile copies (a 16-bit bias)
+  BiasTileCopied = 10,
 };
 
 /// The dQ accumulator (workspace `dq_accum`, f32, as many elements as

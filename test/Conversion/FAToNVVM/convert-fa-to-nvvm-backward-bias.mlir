@@ -4,7 +4,8 @@
 // kernel adds it to S^T; dS^T is its gradient. Per batch and head each
 // element of grad_bias has one writer: the main kernel stores it directly
 // (the bias's type, through grad_bias's strides) and zeros the rows the
-// mask skips; three kernels, no dBias workspace.
+// mask skips; three kernels, no dBias workspace. An f32 bias is read per
+// S^T register and its gradient stored per register (no shared tile).
 
 // CHECK-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2 = {fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2 = "
 // CHECK-SAME: \22bias\22: true
@@ -18,6 +19,8 @@
 // CHECK-SAME: \22operand\22: \22grad_bias\22
 // CHECK-SAME: \22value\22: \22stride(grad_bias, seq_q)\22
 // CHECK: llvm.func @fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2_main(
+// CHECK-NOT: cp.async.cg
+// CHECK-NOT: ldmatrix
 // CHECK: ex2.approx
 // CHECK-NOT: red.global.add.f32
 // CHECK: llvm.store {{.*}} : f32, !llvm.ptr
@@ -36,6 +39,14 @@ func.func @per_batch_head(%do: tensor<?x?x?x128xbf16>, %q: tensor<?x?x?x128xbf16
 // CTAs add into one element, with red.global.add.f32 into the f32
 // workspace dbias_accum, which a fourth kernel (_dbias) writes into
 // grad_bias; the workspace and that kernel's grid have extent 1 there.
+// A 16-bit bias is read through the consumer's box of the dS buffers
+// (docs/HopperBackward.md, "The bias tile in shared memory"): step 0's
+// tile copied by cp.async before the loop, each step waiting for its copy
+// (and the warpgroup's) before ldmatrix.trans puts it in S^T's order, and
+// copying the next step's tile after dS was written. dBias is added from
+// dS's box after the consumer's dS barrier: 4 keys per thread and pass,
+// red.global.add.v4.f32 (element reductions where seq_k % 4 != 0 or the
+// chunk crosses seq_k), none per S^T register.
 // CHECK-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2 = {fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2 = "
 // CHECK-SAME: \22bias_broadcast\22: [\0A      \22batch\22\0A    ]
 // CHECK-SAME: \22bias_dtype\22: \22bf16\22
@@ -48,7 +59,22 @@ func.func @per_batch_head(%do: tensor<?x?x?x128xbf16>, %q: tensor<?x?x?x128xbf16
 // CHECK-SAME: fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_main = "
 // CHECK-SAME: \22operand\22: \22dbias_accum\22
 // CHECK: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_main(
-// CHECK: red.global.add.f32
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
+// CHECK: "cp.async.commit_group;"
+// CHECK: scf.for
+// CHECK: "cp.async.wait_group 0;"
+// CHECK-NEXT: arith.constant 10 : i32
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];"
+// CHECK: ex2.approx
+// CHECK-NOT: red.global.add
+// CHECK: stmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// CHECK-NOT: red.global.add
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<4xbf16>
+// CHECK: "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};"
+// CHECK: "red.global.add.f32 [$0], $1;"
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
 // CHECK: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_dbias(
 // CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
 
@@ -60,9 +86,24 @@ func.func @broadcast_batch(%do: tensor<?x?x?x64xbf16>, %q: tensor<?x?x?x64xbf16>
 // -----
 
 // A static 1 bias dim over a static 1 Q dim is not a broadcast: one writer.
+// The bias has the inputs' type, so dBias = dS bit for bit: after the
+// consumer's dS barrier, 16-byte shared loads of its box and 16-byte global
+// stores (element stores where a chunk crosses seq_k or the rows are not
+// 16-byte aligned), no per-register stores of the bias's type.
 // CHECK-LABEL: fa.kernel_bundles = {fa_bwd_f16_d64_bhsd_biasf16_m64n128s2 =
 // CHECK-SAME: \22bias_broadcast\22: []
 // CHECK: llvm.func @fa_bwd_f16_d64_bhsd_biasf16_m64n128s2_main(
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
+// CHECK: "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];"
+// CHECK-NOT: red.global.add.f32
+// CHECK-NOT: : f16, !llvm.ptr{{$}}
+// CHECK: stmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// CHECK-NOT: : f16, !llvm.ptr{{$}}
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr{{$}}
+// CHECK: llvm.store %{{.*}} {alignment = 2 : i64} : i16, !llvm.ptr{{$}}
+// CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
 // CHECK-NOT: red.global.add.f32
 // CHECK: llvm.func @fa_bwd_f16_d64_bhsd_biasf16_m64n128s2_post(
 

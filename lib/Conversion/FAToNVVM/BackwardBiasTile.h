@@ -1,0 +1,83 @@
+//===- BackwardBiasTile.h - A 16-bit bias tile through shared memory -*- C++ -*-===//
+//
+// The backward main kernel's bias traffic for a 16-bit bias
+// (docs/HopperBackward.md, "The bias tile in shared memory"). A consumer's
+// [rows queries x 64 keys] tile of bias or dBias sits in its box of a dS
+// buffer, in dS's layout (128-byte rows of 64 keys, 16-byte chunks
+// swizzled by the row's index mod 8):
+//   - the bias of step t + 1 is copied into buffer (t + 1) % 2 by
+//     cp.async, 16 bytes per thread and pass, whole 128-byte rows per
+//     8 threads, during step t (after dS of t - 1 was last read);
+//   - at step t + 1 ldmatrix.trans reads it into S^T's fragment order (the
+//     inverse of dS's stmatrix.trans), before dS overwrites it;
+//   - dBias = dS per batch and head (a bias of the inputs' type) is written
+//     from the box dS's stmatrix filled, 16 bytes per thread and pass;
+//     where the bias broadcasts, the box's values are added into the f32
+//     dbias_accum by red.global.add.v4.f32, four keys per thread and pass.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_LIB_CONVERSION_FATONVVM_BACKWARDBIASTILE_H
+#define FA_LIB_CONVERSION_FATONVVM_BACKWARDBIASTILE_H
+
+#include "KernelParts.h"
+
+namespace mlir::fa::nvvm_kernel {
+
+/// The 16-byte rows that ldmatrix/stmatrix .x4 .trans address for the m64
+/// fragment of keys [16 warp, 16 warp + 16) x queries of a dS box: the
+/// 8 x 8 blocks (queries 8 j.., keys 16 warp + 8 h..) are pair registers
+/// 2 j + h, and matrix call q covers j = 2 q, 2 q + 1.
+class TransposedMatrixRows {
+public:
+  /// Box c of `dsBuf` ([rows queries x 64 keys] each).
+  TransposedMatrixRows(KernelBuilder &kb, Value dsBuf, Value c, int64_t rows, Value warp,
+                       Value lane);
+  /// This lane's row address for matrix call q.
+  Value at(int64_t q);
+
+private:
+  KernelBuilder &kb;
+  Value dsBuf, matrix, r, boxOffset;
+};
+
+/// An i32 the compiler cannot see through (opaqueCopy's i32 form): values
+/// computed from it stay in the loop that uses them.
+Value opaqueCopy32(KernelBuilder &kb, Value v);
+
+/// ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16: four pair registers.
+SmallVector<Value> ldmatrixX4Trans(KernelBuilder &kb, Value rowAddress);
+
+/// One consumer's copies between a 16-bit bias (or grad_bias) and its box.
+class BiasTileCopy {
+public:
+  /// `rows`: the query tile; keys past seq_k read as 0 (they are masked)
+  /// and are not written; query rows past seq_q read the last row and are
+  /// not written.
+  BiasTileCopy(KernelBuilder &kb, int64_t rows, Value seqQ, Value seqK, Value threadInWg);
+  /// cp.async of bias [plane + query m0.., key0..] into `box`, committed
+  /// as one group (16-byte copies where the pointer and strides allow them,
+  /// else element loads and 16-byte shared stores).
+  void load(const BiasArgs &bias, Value plane, Value m0, Value key0, Value box);
+  /// Waits for this thread's copies; the caller synchronizes the warpgroup.
+  static void wait(KernelBuilder &kb);
+  /// `box` (16-bit, the bias's type) into grad [plane + query m0.., key0..].
+  void store(const BiasArgs &grad, Value plane, Value m0, Value key0, Value box);
+  /// `box` (16-bit values of type `half`) added into the dense f32
+  /// [planes, seq_q, seq_k] `accum` at plane `plane` (i64), query m0..,
+  /// key0..: 16-byte reductions where seq_k % 4 == 0, else per element.
+  void reduce(Value accum, Value plane, Value m0, Value key0, Value box, Type half);
+
+private:
+  /// The 16-byte chunk `chunk` of every row this thread copies: pass p
+  /// covers rows [16 p, 16 p + 16), eight threads per 128-byte row.
+  void forEachChunk(const std::function<void(Value row, Value shared)> &body);
+  Value rowsAligned16(const BiasArgs &a);
+
+  KernelBuilder &kb;
+  int64_t rows;
+  Value seqQ, seqK, threadInWg, rowInPass, chunk, swizzled;
+};
+
+} // namespace mlir::fa::nvvm_kernel
+
+#endif // FA_LIB_CONVERSION_FATONVVM_BACKWARDBIASTILE_H
