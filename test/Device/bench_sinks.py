@@ -22,7 +22,8 @@ compared with ours (max |diff| in the CSV). A peer that cannot run a row is
 "unavailable" / "fail ..." -- never a crash.
 
 Usage: python3 test/Device/bench_sinks.py BUNDLE_DIR CSV_OUT
-Env: SINKS_QUICK=1 (4k causal_d64 only), PEERS (comma list of fa4, flex).
+Env: SINKS_QUICK=1 (4k causal_d64 only), SINKS_ROWS (comma list of rows),
+PEERS (comma list of fa4, flex).
 """
 import csv
 import math
@@ -143,11 +144,11 @@ def flex_sink(cfg, q, k, v, sinks, do):
             share = torch.sigmoid(lse - sinks[None, :, None])
             return o * share[..., None].to(o.dtype)
         _flex["compiled"] = torch.compile(attend, dynamic=False)
-    left = cfg.window[0] if cfg.window is not None else None
-
-    def keep(b, h, i, j):
+    def keep(b, h, i, j):  # causal and the window [left, right], as ours
         visible = j <= i if cfg.causal else i >= 0
-        return visible & (i - j <= left) if left is not None else visible
+        if cfg.window is not None:
+            visible = visible & (i - j <= cfg.window[0]) & (j - i <= cfg.window[1])
+        return visible
     b, _, n, _ = q.shape
     block_mask = create_block_mask(keep, b, None, n, n, device="cuda")
     leaves = [t.detach().requires_grad_() for t in (q, k, v, sinks)]
@@ -166,10 +167,11 @@ def main(argv):
     folder, out_csv = argv[1], argv[2]
     quick = os.environ.get("SINKS_QUICK")
     want_peers = os.environ.get("PEERS", "fa4,flex").split(",")
+    only = [r for r in os.environ.get("SINKS_ROWS", "").split(",") if r]
     rows = []
     print("TFLOP/s, attention sinks (bf16, 16k tokens; fwd / bwd)")
     for row, (with_s, without_s, d, hq, hkv, seqlens) in ROWS.items():
-        if quick and row != "causal_d64":
+        if quick and row != "causal_d64" or only and row not in only:
             continue
         cfg = gs.CONFIGS[with_s]
         for n in seqlens[:1] if quick else seqlens:

@@ -19,9 +19,9 @@
 //   dsinks  one CTA per query head adds that head's partials and writes
 //           grad_sinks[h]
 //
-// One lane owns each partial (its updates are reductions, applied in its
-// program order) and the order of every addition is the same at each
-// launch, so the deterministic backward stays bitwise reproducible.
+// No atomics: one lane owns each partial and the order of every addition
+// is the same at each launch, so the deterministic backward stays bitwise
+// reproducible.
 //
 //===----------------------------------------------------------------------===//
 #include "BackwardSignature.h"
@@ -78,12 +78,11 @@ void mlir::fa::nvvm_kernel::addSinkGradStep(
     }
   }
   Value warpSum = sumOverWarp(kb, term);
-  // Lane 0 alone owns the warp's partial. A reduction, not a load and a
-  // store: the load's round trip stalled the warpgroup at every step (sinks
-  // cost 20 % of the d64 backward). One thread's reductions to one address
-  // apply in program order, so the sum's order stays fixed.
+  // Lane 0 alone owns the warp's partial: read, add, write, in step order.
   kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, st.lane, kb.c32(0)), [&] {
-    redAddF32(kb, kb.globalAt(st.partial, st.slot, kb.f32), arith::NegFOp::create(kb.b, warpSum));
+    Value at = kb.globalAt(st.partial, st.slot, kb.f32);
+    Value old = LLVM::LoadOp::create(kb.b, kb.f32, at, 4);
+    LLVM::StoreOp::create(kb.b, arith::SubFOp::create(kb.b, old, warpSum), at, 4);
   });
 }
 

@@ -91,9 +91,9 @@ func.func @forward_plain(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>,
 // CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c8_i32
 // CHECK: nvvm.shfl.sync  bfly %{{.*}}, %{{.*}}, %c16_i32
 // CHECK: %[[PART:.*]] = llvm.getelementptr %arg16[{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK-NEXT: %[[NEG:.*]] = arith.negf %{{.*}} : f32
-// CHECK-NEXT: llvm.inline_asm has_side_effects {{.*}}"red.global.add.f32 [$0], $1;", "l,f" %[[PART]], %[[NEG]]
-// CHECK-NOT: llvm.load %[[PART]]
+// CHECK-NEXT: %[[OLD:.*]] = llvm.load %[[PART]] {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT: %[[NEW:.*]] = arith.subf %[[OLD]], %{{.*}} : f32
+// CHECK-NEXT: llvm.store %[[NEW]], %[[PART]] {alignment = 4 : i64} : f32, !llvm.ptr
 // CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_dsinks(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: i32, %arg3: i32)
 // CHECK-NOT: red.global
 // CHECK: nvvm.barrier0
