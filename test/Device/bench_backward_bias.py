@@ -110,7 +110,7 @@ def main():
                     fh.write(line + "\n")
                     fh.flush()
                     print(line, flush=True)
-                del q, k, v, do, bias
+                q = k = v = do = bias = None  # freed before the next shape
     fh.close()
 
 

@@ -117,11 +117,11 @@ struct BackwardKernelConfig {
 /// Named barriers of the main kernel (ids after the forward's); the
 /// per-consumer ones take + c.
 enum class BackwardBarrier : int64_t {
-  DsWritten = 3,     // both consumer warpgroups wrote this iteration's dS
-  DqStageFree = 4,   // + c: the previous bulk reduce has read the stage
-  DqStageFull = 6,   // + c: every thread of consumer c wrote its dQ partial
-  DsOwnWritten = 8,  // + c: one 64-column box (D <= 64): consumer c wrote
-                     // its own box of dS, the only one it reads
+  DsWritten = 3,    // both consumer warpgroups wrote this iteration's dS
+  DqStageFree = 4,  // + c: the previous bulk reduce has read the stage
+  DqStageFull = 6,  // + c: every thread of consumer c wrote its dQ partial
+  DsOwnWritten = 8, // + c: one 64-column box (D <= 64): consumer c wrote
+                    // its own box of dS, the only one it reads
   // + c: every thread of consumer c has its bias tile copies (a 16-bit bias)
   BiasTileCopied = 10,
 };
