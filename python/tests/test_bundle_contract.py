@@ -162,3 +162,29 @@ def test_contract_descriptions_are_prose_not_rows():
     c = contract.contract()
     for group in ("symbols", "operands", "ops", "params"):
         assert "description" not in c[group]
+
+
+def test_the_generated_schema_reference_is_current():
+    """docs/generated/BundleSchema.md is what schema_doc.py renders from the
+    schemas: a rule edited in a description without `ninja fa-doc` fails
+    here rather than leaving the page stale."""
+    from fa_mlir import schema_doc
+    with open(os.path.join(REPO, "docs", "generated", "BundleSchema.md")) as f:
+        assert f.read() == schema_doc.render(), \
+            "run `ninja -C build fa-doc` (python/fa_mlir/schema_doc.py)"
+
+
+def test_the_schema_reference_names_every_rule_holder():
+    """Every field of both documents, every role, op, symbol and parameter
+    kind has its row in the reference."""
+    from fa_mlir import schema_doc
+    page = schema_doc.render()
+    c = contract.contract()
+    for group in ("operands", "ops", "params"):
+        for name in c[group]:
+            assert f"| `{name}` |" in page, (group, name)
+    for name in contract.symbol_names():
+        assert f"| `{name}` |" in page, name
+    with open(contract.SCHEMA) as f:
+        for name in json.load(f)["properties"]:
+            assert f"| `{name}` |" in page, name
