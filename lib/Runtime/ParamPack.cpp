@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <new>
 
@@ -16,20 +17,34 @@ static size_t alignUp(size_t value, size_t align) {
   return (value + align - 1) / align * align;
 }
 
+namespace {
+struct KindLayout {
+  size_t size, align;
+};
+} // namespace
+
+/// The bytes and alignment of each parameter kind, indexed by ParamKind
+/// (whose order is the schema's kind enum): x-fa-contract.params.
+static constexpr KindLayout kKindLayouts[] = {
+#define FA_PARAM_KIND(name, bytes, align) {bytes, align},
+#include "fa/Runtime/ParamKinds.inc"
+#undef FA_PARAM_KIND
+};
+static_assert(std::size(kKindLayouts) == size_t(ParamKind::F32) + 1,
+              "one layout per ParamKind");
+static_assert(kKindLayouts[size_t(ParamKind::TensorMap)].size ==
+                  cu::kTensorMapBytes,
+              "a tensor map parameter is a CUtensorMap");
+
 std::vector<ParamSlot> layoutParams(const std::vector<ParamSpec> &params,
                                     size_t *totalSize) {
   std::vector<ParamSlot> slots;
   size_t offset = 0;
   for (const ParamSpec &p : params) {
     ParamSlot s;
-    switch (p.kind) {
-    case ParamKind::TensorMap: s.size = cu::kTensorMapBytes; s.align = 64; break;
-    case ParamKind::TensorMapGlobal:
-    case ParamKind::Ptr:
-    case ParamKind::I64: s.size = 8; s.align = 8; break;
-    case ParamKind::I32:
-    case ParamKind::F32: s.size = 4; s.align = 4; break;
-    }
+    const KindLayout &layout = kKindLayouts[static_cast<size_t>(p.kind)];
+    s.size = layout.size;
+    s.align = layout.align;
     s.offset = alignUp(offset, s.align);
     offset = s.offset + s.size;
     slots.push_back(s);

@@ -335,22 +335,25 @@ def fa_compile_command(tool, src, out_dir, kcfg):
     return cmd
 
 
-def _build_sm90a(kcfg, out_dir):
-    tool = find_fa_compile()
-    src = os.path.join(out_dir, "kernel.mlir")
-    acfg = kcfg.attention_config()
+def sm90a_source(kcfg):
+    """The module fa-compile compiles for `kcfg` (kernel.mlir)."""
     # fa-compile takes the memref function the CPU target compiles too (its
     # fa.attention_grad is what the NVVM pipeline lowers).
     if kcfg.op == "backward":
-        text = fa_config.backward_mlir(acfg, _FUNCTION["backward"])
-    elif kcfg.op == "combine":
-        text = sm90a_combine_mlir(kcfg)
-    elif kcfg.dtype == FP8:
-        text = sm90a_fp8_mlir(kcfg)
-    else:
-        text = _sm90a_mlir(kcfg)
+        return fa_config.backward_mlir(kcfg.attention_config(),
+                                       _FUNCTION["backward"])
+    if kcfg.op == "combine":
+        return sm90a_combine_mlir(kcfg)
+    if kcfg.dtype == FP8:
+        return sm90a_fp8_mlir(kcfg)
+    return _sm90a_mlir(kcfg)
+
+
+def _build_sm90a(kcfg, out_dir):
+    tool = find_fa_compile()
+    src = os.path.join(out_dir, "kernel.mlir")
     with open(src, "w") as f:
-        f.write(text)
+        f.write(sm90a_source(kcfg))
     proc = subprocess.run(fa_compile_command(tool, src, out_dir, kcfg),
                           capture_output=True, text=True)
     if proc.returncode != 0:

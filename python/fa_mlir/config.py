@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import math
 from typing import Optional, Tuple
 
-from . import arguments
+from . import arguments, contract
 from .arguments import mlir_f32
 from .dtypes import STORAGE  # noqa: F401  (re-exported for callers)
 
@@ -160,14 +160,19 @@ class AttentionConfig:
             return kind + self.captures[capture_roles(self).index(role)][
                 len("tensor"):]
         if elem is None:
-            elem = {"lse": "f32", "bias": self.bias_dtype, "sinks": "f32",
-                    "grad_sinks": "f32",
-                    "cache_seqlens": "i32", "block_table": "i32",
-                    "cu_seqlens_q": "i32",
-                    "cu_seqlens_k": "i32"}.get(role, self.dtype)
+            elem = self._dtype(role)
         dims = "x".join(self._dim(role, i, s)
                         for i, s in enumerate(self.shape(role)))
         return f"{kind}<{dims}x{elem}>"
+
+    def _dtype(self, role):
+        """`role`'s element type, as x-fa-contract.operands gives it: a fixed
+        dtype, the bias's, or the attention's (one dtype here: the output's
+        is the inputs')."""
+        source = contract.operands()[role]["dtype"]
+        if source == "bias_dtype":
+            return self.bias_dtype
+        return self.dtype if source in ("dtype", "out_dtype") else source
 
     def attributes(self, kvcache=False):
         """The op's attribute dictionary; `kvcache`: fa.attention_kvcache's,

@@ -7,7 +7,8 @@ object at build time by running this file as a script (lib/Runtime's CMake
 does), so adding a role or a symbol is one edit of the schema.
 
     python contract.py <output folder>   writes Symbols.inc, Operands.inc,
-                                         Ops.inc and SchemaValues.inc there
+                                         Ops.inc, ParamKinds.inc and
+                                         SchemaValues.inc there
 Needs nothing but the standard library.
 """
 import functools
@@ -27,17 +28,30 @@ DTYPE_SOURCES = {"dtype": "DType", "out_dtype": "OutDType",
 
 @functools.lru_cache(maxsize=None)
 def contract(path=SCHEMA):
-    """The "x-fa-contract" object of the bundle schema, checked."""
+    """The "x-fa-contract" object of the bundle schema, checked, without
+    its "description" entries (prose for people, not table rows)."""
     with open(path) as f:
-        c = json.load(f)["x-fa-contract"]
-    _check(c)
+        schema = json.load(f)
+    c = _without_descriptions(schema["x-fa-contract"])
+    _check(c, schema)
     return c
 
 
-def _check(c):
+def _without_descriptions(node):
+    if isinstance(node, dict):
+        return {k: _without_descriptions(v) for k, v in node.items()
+                if k != "description"}
+    return node
+
+
+def _check(c, schema):
     """The references inside the contract resolve (a typo in the schema
     fails the build, not a launch)."""
     symbols = c["symbols"]
+    kinds = _at(schema, "/$defs/param/properties/kind/enum")
+    if list(c["params"]) != kinds:
+        raise ValueError(f"x-fa-contract.params: {list(c['params'])} are not "
+                         f"the parameter kinds {kinds}, in their order")
     for role, o in c["operands"].items():
         if o["shape"] not in SHAPES or o["dtype"] not in DTYPE_SOURCES:
             raise ValueError(f"x-fa-contract.operands.{role}: unknown shape "
@@ -62,6 +76,11 @@ def operands():
 
 def symbol_names():
     return tuple(contract()["symbols"])
+
+
+def param_kinds():
+    """{kind: {"bytes", "align"}}: how each parameter kind is packed."""
+    return contract()["params"]
 
 
 def dim_symbols(role, layout="bhsd"):
@@ -163,8 +182,10 @@ def cpp_tables(c):
                    f"{_strings(o.get('with_return_lse', []))}, "
                    f"{_strings(o.get('with_bias', []))}, "
                    f"{_strings(o.get('with_sinks', []))}}},\n")
+    kinds = "".join(f"FA_PARAM_KIND({_cstr(kind)}, {k['bytes']}, {k['align']})\n"
+                    for kind, k in c["params"].items())
     return {"Symbols.inc": head + symbols, "Operands.inc": head + "".join(rows),
-            "Ops.inc": head + "".join(ops)}
+            "Ops.inc": head + "".join(ops), "ParamKinds.inc": head + kinds}
 
 
 def cpp_schema_values(values):

@@ -5,9 +5,12 @@ is an int (static) or a size symbol ("batch", "heads_q", "seq_k", ...). It is
 written into every CPU bundle, so the runtime half needs no compiler to know
 how to call the kernel. Needs nothing but the standard library.
 """
+import dataclasses
+
 from . import config as fa_config
 from . import contract
 from .errors import ArgumentError
+from .spec import KernelConfig
 
 _GRAD_OF = fa_config.GRAD_OF
 # The roles' dims as shape symbols, from the bundle contract (the schema's
@@ -31,13 +34,12 @@ ROLES = tuple(_BHSD) + tuple(_FIXED) + ("bias",) + tuple(_GRAD_OF)
 # Operands that are integers, not attention data (the kvcache kernel's
 # per-sequence lengths and block table, a ragged batch's bounds).
 INT32_ROLES = tuple(r for r, o in _OPERANDS.items() if o["dtype"] == "i32")
-_DIM_NAMES = {"batch": "batch", "heads_q": "heads", "heads_kv": "heads",
-              "seq_q": "seq", "seq_k": "seq", "head_dim": "head_dim",
-              "head_dim_v": "head_dim_v", "num_pages": "pages",
-              "page_size": "page_size", "max_pages": "pages",
-              "seq_new": "seq_new", "seq_bound": "seq_bound"}
-# Sizes no KernelConfig field fixes: always read at launch.
-_LAUNCH_SIZES = ("num_pages", "max_pages", "seq_new", "seq_bound")
+# Where an operand's dtype comes from (x-fa-contract.operands[role].dtype):
+# a config field, or else the fixed dtype named.
+_DTYPE_FIELDS = {"dtype": lambda kcfg: kcfg.dtype,
+                 "out_dtype": lambda kcfg: kcfg.out_dtype or kcfg.dtype,
+                 "bias_dtype": lambda kcfg: kcfg.bias_dtype}
+_CONFIG_FIELDS = frozenset(f.name for f in dataclasses.fields(KernelConfig))
 # FP8 with descale_block (bq, bk): the descales' block counts,
 # ceil(seq_q / bq) and ceil(seq_k / bk) (static when the sequences are).
 DESCALE_BLOCKS = {"descale_blocks_q": ("seq_q", 0),
@@ -84,16 +86,9 @@ def role_dims(kcfg, role):
 def role_dtype(kcfg, role):
     if capture_index(kcfg, role) is not None:
         return kcfg.captures[capture_index(kcfg, role)].split("x")[-1][:-1]
-    base = _GRAD_OF.get(role, role)
-    if base in _OPERANDS and _OPERANDS[base]["dtype"] == "f32":
-        return "f32"
-    if base == "output" and kcfg.out_dtype is not None:
-        return kcfg.out_dtype
-    if base in INT32_ROLES:
-        return "i32"
-    if base == "bias":
-        return kcfg.bias_dtype
-    return kcfg.dtype
+    source = _OPERANDS[_GRAD_OF.get(role, role)]["dtype"]
+    field = _DTYPE_FIELDS.get(source)
+    return field(kcfg) if field else source
 
 
 def _static(kcfg, sym):
@@ -103,12 +98,12 @@ def _static(kcfg, sym):
         return kcfg.head_dim
     if sym == "head_dim_v":
         return kcfg.dv
-    if sym in _LAUNCH_SIZES or sym.startswith("capture"):
-        return None
     if sym in DESCALE_BLOCKS:
         seq, i = DESCALE_BLOCKS[sym]
         size = getattr(kcfg, seq)
         return None if size is None else -(-size // kcfg.descale_block[i])
+    if sym not in _CONFIG_FIELDS:  # a size no KernelConfig field fixes
+        return None  # (num_pages, seq_new, a capture's dims, ...): at launch
     if sym == "batch" and kcfg.op in ("varlen", "varlen_backward"):
         return 1  # the packed tokens are one batch row
     return getattr(kcfg, sym)  # None when dynamic (page_size: static)
@@ -205,6 +200,3 @@ def _bind_bounds(where, role, entries, symbols, origin):
 def _fmt(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
-
-def dim_name(sym):
-    return _DIM_NAMES.get(sym, str(sym))

@@ -132,3 +132,59 @@ def test_runtime_allowed_keys_are_the_schemas(example, tmp_path):
     message = runtime_error(example, tmp_path)
     allowed = re.search(r"\(allowed here: ([^)]*)\)", message).group(1)
     assert allowed.split(", ") == contract.schema_values()["kPtrParamKeys"]
+
+
+def test_the_param_kinds_are_the_schemas_kind_enum(tmp_path):
+    """x-fa-contract.params gives every kind of $defs/param its packed size
+    (ParamKinds.inc, what ParamPack.cpp lays out), in the enum's order (the
+    runtime's ParamKind); a schema whose two lists differ is refused."""
+    kinds = contract.param_kinds()
+    assert list(kinds) == contract.schema_values()["kParamKinds"]
+    table = contract.cpp_tables(contract.contract())["ParamKinds.inc"]
+    for kind, k in kinds.items():
+        assert f'FA_PARAM_KIND("{kind}", {k["bytes"]}, {k["align"]})' in table
+    with open(contract.SCHEMA) as f:
+        schema = json.load(f)
+    del schema["x-fa-contract"]["params"]["f32"]
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(schema))
+    with pytest.raises(ValueError, match=r"x-fa-contract\.params: .* are not "
+                                         r"the parameter kinds"):
+        contract.contract(str(path))
+
+
+def test_contract_descriptions_are_prose_not_rows():
+    """"description" entries document the contract in the schema; they are
+    no role, symbol, op or kind of the tables."""
+    with open(contract.SCHEMA) as f:
+        raw = json.load(f)["x-fa-contract"]
+    assert "description" in raw["params"]
+    c = contract.contract()
+    for group in ("symbols", "operands", "ops", "params"):
+        assert "description" not in c[group]
+
+
+def test_the_generated_schema_reference_is_current():
+    """docs/generated/BundleSchema.md is what schema_doc.py renders from the
+    schemas: a rule edited in a description without `ninja fa-doc` fails
+    here rather than leaving the page stale."""
+    from fa_mlir import schema_doc
+    with open(os.path.join(REPO, "docs", "generated", "BundleSchema.md")) as f:
+        assert f.read() == schema_doc.render(), \
+            "run `ninja -C build fa-doc` (python/fa_mlir/schema_doc.py)"
+
+
+def test_the_schema_reference_names_every_rule_holder():
+    """Every field of both documents, every role, op, symbol and parameter
+    kind has its row in the reference."""
+    from fa_mlir import schema_doc
+    page = schema_doc.render()
+    c = contract.contract()
+    for group in ("operands", "ops", "params"):
+        for name in c[group]:
+            assert f"| `{name}` |" in page, (group, name)
+    for name in contract.symbol_names():
+        assert f"| `{name}` |" in page, name
+    with open(contract.SCHEMA) as f:
+        for name in json.load(f)["properties"]:
+            assert f"| `{name}` |" in page, name

@@ -7,12 +7,13 @@ bundle is accepted by the runtime but refused by the schema.
 import glob
 import json
 import os
+import re
 import shutil
 
 import pytest
 
 import fa_mlir
-from fa_mlir import compiler, gpu_runtime, manifest as fa_manifest
+from fa_mlir import compiler, contract, gpu_runtime, manifest as fa_manifest
 from fa_mlir.errors import FaError, RuntimeLibraryError, UnsupportedError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -255,3 +256,118 @@ def test_capture_size_param_through_both_readers(tmp_path):
                        match=r"size\(\): operand 'capture0' has no dimension "
                              r"'dim2' \(its dims: dim0, dim1\)"):
         gpu_runtime.RuntimeBundle(str(work / "bad.json"))
+
+
+# -- The kernels' signatures: llvm.func, bundle params and both readers ------
+# One configuration per kernel emitter of fa-compile (with its flags):
+# dense and persistent forwards (the dynamic scheduler's counter), bias and
+# sinks, split-KV (partial + combine), FP8 (V transposed, per-block
+# descales), the paged decode with its append kernel, the ragged batch
+# forward and backward, the backward with a broadcast bias (dbias) and
+# sinks (dsinks), the standalone combine, a block-sparse forward (its
+# block map kernel).
+SIGNATURE_FAMILIES = {
+    "forward": (dict(dtype="bf16", head_dim=128), []),
+    "persistent_dynamic": (dict(dtype="bf16", head_dim=128, causal=True),
+                           ["--dynamic-tiles"]),
+    "bias_sinks": (dict(dtype="f16", head_dim=64, layout="bshd",
+                        bias=(False, True), bias_dtype="f16", sinks=True), []),
+    "split_kv": (dict(dtype="bf16", head_dim=128, num_splits=4), []),
+    "fp8": (dict(dtype="f8E4M3FN", head_dim=128, heads_q=8, heads_kv=2,
+                 descale_block=(64, 128)), []),
+    "paged_append": (dict(op="kvcache", dtype="bf16", head_dim=128,
+                          layout="bshd", causal=True, page_size=64,
+                          append=True), []),
+    "varlen": (dict(op="varlen", dtype="bf16", head_dim=128, layout="bshd",
+                    causal=True), []),
+    "varlen_backward": (dict(op="varlen_backward", dtype="bf16",
+                             head_dim=128, layout="bshd", causal=True), []),
+    "backward": (dict(op="backward", dtype="bf16", head_dim=128,
+                      layout="bshd", causal=True, bias=(False, True),
+                      bias_dtype="f32", sinks=True), []),
+    "combine": (dict(op="combine", dtype="bf16", head_dim=128), []),
+    # score_mod/mask_mod regions with a block-sparse mask: the block map
+    # pre-kernel and the captures (gen_modifier_inputs.py's module).
+    "block_sparse": ("alibi_document_bf16_d128", []),
+}
+# A PTX kernel parameter: `.param [.align A] .type name[[bytes]]`.
+PTX_PARAM = re.compile(r"\.param\s+(?:\.align\s+(\d+)\s+)?\.([a-z])(\d+)\b"
+                       r"[^,\n]*?(?:\[(\d+)\])?\s*,?\s*$")
+
+
+def ptx_entry_params(ptx_path, kernel):
+    """[(bytes, declared alignment or None)] of `kernel`'s .entry."""
+    with open(ptx_path) as f:
+        text = f.read()
+    head = re.search(r"\.entry\s+" + re.escape(kernel) + r"\s*\((.*?)\)",
+                     text, re.S)
+    assert head, f"{ptx_path} has no .entry {kernel}"
+    out = []
+    for line in head.group(1).strip().splitlines():
+        m = PTX_PARAM.search(line.strip())
+        assert m, f"{kernel}: unexpected parameter {line!r}"
+        align, _, bits, count = m.groups()
+        out.append((int(bits) // 8 * int(count or 1),
+                    int(align) if align else None))
+    return out
+
+
+def compile_family(name, tmp_path):
+    """fa-compile's documents (PTX images) for SIGNATURE_FAMILIES[name]:
+    {path: JSON}."""
+    import subprocess
+    try:
+        tool = compiler.find_fa_compile()
+    except UnsupportedError as e:
+        pytest.skip(str(e))
+    import sys
+    cfg, flags = SIGNATURE_FAMILIES[name]
+    src, out = tmp_path / "kernel.mlir", tmp_path / "out"
+    if isinstance(cfg, str):  # a configuration of gen_modifier_inputs.py
+        gen = os.path.join(REPO, "test", "Device", "gen_modifier_inputs.py")
+        src.write_text(subprocess.run([sys.executable, gen, cfg], check=True,
+                                      capture_output=True, text=True).stdout)
+        cmd = [tool, str(src), "-o", str(out)]
+    else:
+        kcfg = fa_mlir.KernelConfig(**cfg)
+        src.write_text(compiler.sm90a_source(kcfg))
+        cmd = compiler.fa_compile_command(tool, str(src), str(out), kcfg)
+    subprocess.run(cmd + flags + ["--format=isa"], check=True,
+                   capture_output=True, text=True)
+    docs = {}
+    for path in sorted(glob.glob(str(out / "*.json"))):
+        with open(path) as f:
+            docs[path] = json.load(f)
+    return docs
+
+
+@pytest.mark.parametrize("name", sorted(SIGNATURE_FAMILIES))
+def test_kernel_signatures_agree_with_both_readers(name, tmp_path):
+    """Every kernel fa-compile writes (lib/Conversion/FAToNVVM's
+    KernelSignature: the llvm.func's parameters and the bundle's "params"
+    come from one declaration) takes exactly the parameters its bundle
+    lists: the PTX .entry's count, sizes and tensor-map alignment are the
+    schema's for each kind (x-fa-contract.params, what the runtime packs;
+    on a GPU the runtime checks the same through cuFuncGetParamInfo). And
+    every document (each kernel bundle, and the sequence that ties them)
+    loads through both readers: the schema (bundle.py) and the runtime's
+    BundleSpec, which checks each operand, dim and symbol the compiler
+    named against the contract."""
+    kinds = contract.param_kinds()
+    docs = compile_family(name, tmp_path)
+    bundles = {p: d for p, d in docs.items()
+               if d["format"] == "fa-kernel-bundle"}
+    assert bundles
+    for path, doc in docs.items():
+        schema = (KERNEL_SCHEMA if doc["format"] == "fa-kernel-bundle" else
+                  SEQUENCE_SCHEMA)
+        assert fa_manifest.schema_errors(doc, schema) == [], path
+        assert runtime_verdict(path) is None, path
+    for path, doc in bundles.items():
+        image = os.path.join(os.path.dirname(path), doc["cubin"])
+        got = ptx_entry_params(image, doc["kernel"])
+        want = [(kinds[p["kind"]]["bytes"],
+                 kinds[p["kind"]]["align"] if p["kind"] == "tensor_map"
+                 else None) for p in doc["params"]]
+        # Only tensor maps declare an alignment; the others are natural.
+        assert got == want, f"{doc['kernel']}: .entry {got} vs params {want}"

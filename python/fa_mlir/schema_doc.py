@@ -1,0 +1,149 @@
+"""The reference of the bundle formats, rendered from their schemas.
+
+Every rule of fa-kernel-bundle and fa-kernel-sequence is stated once, in the
+schemas' "description" fields next to the structure it describes
+(schemas/kernel-bundle.schema.json, with the contract under x-fa-contract,
+and schemas/kernel-sequence.schema.json). This renders them as one page,
+docs/generated/BundleSchema.md (`ninja fa-doc` regenerates it; a test keeps
+the committed page equal to the schemas). Needs nothing but the standard
+library.
+
+    python schema_doc.py <output .md>
+"""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUNDLE = os.path.join(HERE, "schemas", "kernel-bundle.schema.json")
+SEQUENCE = os.path.join(HERE, "schemas", "kernel-sequence.schema.json")
+MANIFEST = os.path.join(HERE, "schemas", "manifest.schema.json")
+
+
+def _load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def _code(value):
+    return "`" + (value if isinstance(value, str) else json.dumps(value)) + "`"
+
+
+def _cell(text):
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def type_of(node):
+    """A short description of what a schema node accepts."""
+    if "$ref" in node:
+        return _code(node["$ref"].split("/")[-1])
+    if "const" in node:
+        return "exactly " + _code(node["const"])
+    if "enum" in node:
+        return "one of " + ", ".join(_code(v) for v in node["enum"])
+    if "anyOf" in node:
+        return " or ".join(type_of(n) for n in node["anyOf"])
+    kind = node.get("type", "any")
+    text = " or ".join(kind) if isinstance(kind, list) else kind
+    if "pattern" in node:
+        text += " matching " + _code(node["pattern"])
+    bounds = [f"{name} {node[key]}" for key, name in (
+        ("minimum", ">="), ("maximum", "<="), ("minLength", "length >="),
+        ("maxLength", "length <="), ("minItems", "items >="),
+        ("maxItems", "items <=")) if key in node]
+    if node.get("uniqueItems"):
+        bounds.append("unique")
+    if bounds:
+        text += " (" + ", ".join(bounds) + ")"
+    if "items" in node:
+        text += " of " + type_of(node["items"])
+    return text
+
+
+def fields_table(obj):
+    """| field | accepts | required | meaning | of an object schema."""
+    required = set(obj.get("required", []))
+    rows = ["| field | accepts | required | meaning |", "|---|---|---|---|"]
+    for name, node in obj.get("properties", {}).items():
+        if node is True:
+            continue
+        rows.append(f"| `{name}` | {_cell(type_of(node))} | "
+                    f"{'yes' if name in required else 'no'} | "
+                    f"{_cell(node.get('description', ''))} |")
+    return rows
+
+
+def _section(title, node, level="###"):
+    out = [f"{level} {title}", ""]
+    if node.get("description"):
+        out += [node["description"], ""]
+    if "properties" in node:
+        out += fields_table(node) + [""]
+    return out
+
+
+def _dims(dims):
+    return ", ".join(f"{d}" + (f" ({s})" if s and s != d else "")
+                     for d, s in dims)
+
+
+def contract_section(c):
+    out = ["## The contract (`x-fa-contract`)", "", c["description"], "",
+           "### Shape symbols", "", c["symbols"]["description"], "",
+           "| symbol | C++ name |", "|---|---|"]
+    out += [f"| `{name}` | `{cpp}` |" for name, cpp in c["symbols"].items()
+            if name != "description"]
+    out += ["", "### Operand roles", "",
+            "Dims outermost first as `logical dim (the symbol it binds)`; "
+            "`layout` roles in bshd order.", "",
+            "| role | dims | shape | dtype | meaning |", "|---|---|---|---|---|"]
+    for role, o in c["operands"].items():
+        dims = _dims(o["dims"])
+        for key, when in (("per_block", "with descale_block"),
+                          ("combine", "in op combine")):
+            if key in o:
+                dims += f"; {when}: {_dims(o[key])}"
+        out.append(f"| `{role}` | {_cell(dims)} | {o['shape']} | "
+                   f"{o['dtype']} | {_cell(o.get('description', ''))} |")
+    out += ["", "### Ops and the operands they require", "",
+            "| op | operands | with a config flag | meaning |",
+            "|---|---|---|---|"]
+    for op, o in c["ops"].items():
+        extra = "; ".join(f"{k[len('with_'):]}: " + ", ".join(v)
+                          for k, v in o.items() if k.startswith("with_"))
+        out.append(f"| `{op}` | {', '.join(o['operands'])} | {extra} | "
+                   f"{_cell(o.get('description', ''))} |")
+    params = c["params"]
+    out += ["", "### Parameter kinds", "", params["description"], "",
+            "| kind | bytes | alignment |", "|---|---|---|"]
+    out += [f"| `{kind}` | {k['bytes']} | {k['align']} |"
+            for kind, k in params.items() if kind != "description"]
+    return out + [""]
+
+
+def render(bundle_path=BUNDLE, sequence_path=SEQUENCE, manifest_path=MANIFEST):
+    bundle, sequence = _load(bundle_path), _load(sequence_path)
+    out = ["<!-- Generated by python/fa_mlir/schema_doc.py from "
+           "python/fa_mlir/schemas/{kernel-bundle,kernel-sequence,manifest}.schema.json; "
+           "edit the schemas' descriptions, then `ninja fa-doc`. -->", "",
+           "# Bundle schema reference", "",
+           "The rules of the two documents the runtime loads and of a bundle "
+           "directory's manifest, from their schemas; docs/BundleFormat.md "
+           "is the guide.", ""]
+    out += _section("fa-kernel-bundle: top-level fields", bundle, "##")
+    for name, node in bundle["$defs"].items():
+        if "description" in node or "properties" in node:
+            out += _section(f"`{name}`", node)
+    out += contract_section(bundle["x-fa-contract"])
+    out += _section("fa-kernel-sequence: top-level fields", sequence, "##")
+    for name, node in sequence["$defs"].items():
+        out += _section(f"`{name}` (sequence)", node)
+    out += _section("manifest.json: top-level fields", _load(manifest_path), "##")
+    return "\n".join(out).rstrip() + "\n"
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: schema_doc.py <output .md>")
+    with open(sys.argv[1], "w") as f:
+        f.write(render())
