@@ -117,9 +117,10 @@ static constexpr const char *kDiffersPerBatch =
 /// `e` on the (row, key) grid; a term that reads the batch index (masks
 /// built per batch element from a batch arange) counts when it is the same
 /// for every batch element.
-static FailureOr<std::vector<double>>
-evaluatePositions(ExprP e, int rowAtom, int colAtom, ArrayRef<int> batchAtoms,
-                  ExprBuilder &eb, std::string &why) {
+FailureOr<std::vector<double>>
+mlir::fa::raising::evaluatePositions(ExprP e, int rowAtom, int colAtom,
+                                     ArrayRef<int> batchAtoms, ExprBuilder &eb,
+                                     std::string &why) {
   FailureOr<std::vector<double>> vals = evaluateOnGrid(
       e, rowAtom, colAtom, eb.atoms.size(rowAtom), eb.atoms.size(colAtom), eb,
       why);
@@ -359,10 +360,14 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
                                               std::string &why) {
   ExprBuilder eb{atoms, nullptr, {}};
   bool dynamic = ShapedType::isDynamic(seqQ) || ShapedType::isDynamic(seqK);
-  if (dynamic && (!program.selects.empty() || !program.biases.empty())) {
+  if (dynamic && (!program.selects.empty() || !program.biases.empty() ||
+                  !program.zeroingFactors.empty())) {
     why = "masks and biases with dynamic sequence lengths are not supported";
     return failure();
   }
+  if (failed(checkZeroingFactors(program, rowAtom, colAtom, batchAtoms, eb,
+                                 why)))
+    return failure();
   // A mask added to a bias (T5's position bias, sdpa's attn_mask) is
   // analyzed on its own.
   ScoreForm form = program;
