@@ -105,6 +105,46 @@ ARCHS = {
     "ministral": ("MinistralConfig", "MinistralModel", "decoder",
                   dict(sliding_window=4)),
     "arcee": ("ArceeConfig", "ArceeModel", "decoder", {}),
+    # Corpus decoders, swept with padding (`<arch>-padded`): ALiBi through
+    # baddbmm, multi-query, OPT's and GPT-NeoX's own masks, a window with
+    # padding, a softcap with a window and padding.
+    "bloom": ("BloomConfig", "BloomModel", "decoder", {}),
+    "opt": ("OPTConfig", "OPTModel", "decoder", dict(word_embed_proj_dim=32)),
+    "gpt_bigcode": ("GPTBigCodeConfig", "GPTBigCodeModel", "decoder",
+                    dict(multi_query=True)),
+    "gpt_neox": ("GPTNeoXConfig", "GPTNeoXModel", "decoder", {}),
+    "mistral": ("MistralConfig", "MistralModel", "decoder",
+                dict(sliding_window=4)),
+    "gemma2": ("Gemma2Config", "Gemma2Model", "decoder",
+               dict(sliding_window=4, query_pre_attn_scalar=8,
+                    attn_logit_softcapping=50.0)),
+    # Causal masks from a stored buffer (CTRL: triu * -1e4; GPT-1:
+    # w * b - 1e4 * (1 - b)).
+    "ctrl": ("CTRLConfig", "CTRLModel", "decoder", {}),
+    "openai_gpt": ("OpenAIGPTConfig", "OpenAIGPTModel", "decoder", {}),
+    # Differential attention: V's two halves per head, one softmax.
+    "diffllama": ("DiffLlamaConfig", "DiffLlamaModel", "decoder", {}),
+    # Chunked attention (a block-diagonal causal mask), NoPE layers with
+    # temperature-tuned queries; no MoE layers.
+    "llama4": ("Llama4TextConfig", "Llama4TextModel", "decoder",
+               dict(attention_chunk_size=4, moe_layers=[],
+                    interleave_moe_layer_step=0, intermediate_size_mlp=64,
+                    no_rope_layers=[1, 0])),
+    # Multi-head latent attention: Q.K over 16 dims, V of 8 (MHA: K and V
+    # per head); dense layers.
+    "deepseek_v3": ("DeepseekV3Config", "DeepseekV3Model", "decoder",
+                    dict(kv_lora_rank=16, q_lora_rank=None,
+                         qk_rope_head_dim=8, qk_nope_head_dim=8,
+                         v_head_dim=8, first_k_dense_replace=2,
+                         num_key_value_heads=4,
+                         n_routed_experts=2, num_experts_per_tok=1,
+                         n_group=1, topk_group=1, moe_intermediate_size=32)),
+    # Attention sinks and alternating sliding / full layers (MoE MLP).
+    "gpt_oss": ("GptOssConfig", "GptOssModel", "decoder",
+                dict(sliding_window=4, num_local_experts=2,
+                     num_experts_per_tok=1)),
+    "olmo3": ("Olmo3Config", "Olmo3Model", "decoder",
+              dict(sliding_window=4)),
     # Text encoders.
     "distilbert": ("DistilBertConfig", "DistilBertModel", "encoder", {}),
     "electra": ("ElectraConfig", "ElectraModel", "encoder",
@@ -126,6 +166,26 @@ ARCHS = {
     "esm": ("EsmConfig", "EsmModel", "encoder",
             dict(position_embedding_type="rotary", mask_token_id=1)),
     "ernie": ("ErnieConfig", "ErnieModel", "encoder", {}),
+    "camembert": ("CamembertConfig", "CamembertModel", "encoder", {}),
+    # Bottlenecked Q/K and a V from the full hidden state.
+    "mobilebert": ("MobileBertConfig", "MobileBertModel", "encoder",
+                   dict(embedding_size=16, intra_bottleneck_size=32,
+                        true_hidden_size=32)),
+    # 1x1 convolutions: Q, K, V in a [B, H, D, S] layout.
+    "squeezebert": ("SqueezeBertConfig", "SqueezeBertModel", "encoder",
+                    dict(embedding_size=32)),
+    # Half the heads a span convolution, half attention.
+    "convbert": ("ConvBertConfig", "ConvBertModel", "encoder",
+                 dict(embedding_size=32, head_ratio=2)),
+    # XLM-style masks (masked_fill of the scores by a [B, 1, 1, S] mask).
+    "flaubert": ("FlaubertConfig", "FlaubertModel", "encoder",
+                 dict(emb_dim=32, n_langs=1)),
+    # Relative attention with pooled queries (seq_q != seq_k).
+    "funnel": ("FunnelConfig", "FunnelBaseModel", "encoder",
+               dict(block_sizes=[1, 1], d_head=8, n_head=4, d_inner=64)),
+    # Two-stream relative attention (einsums).
+    "xlnet": ("XLNetConfig", "XLNetModel", "encoder",
+              dict(d_head=8, d_inner=64)),
     "clip_text": ("CLIPTextConfig", "CLIPTextModel", "encoder", {}),
     "siglip_text": ("SiglipTextConfig", "SiglipTextModel", "encoder", {}),
     # Encoder-decoders.
@@ -135,6 +195,7 @@ ARCHS = {
     "marian": ("MarianConfig", "MarianModel", "seq2seq", {}),
     "blenderbot": ("BlenderbotConfig", "BlenderbotModel", "seq2seq", {}),
     "m2m100": ("M2M100Config", "M2M100Model", "seq2seq", {}),
+    "t5": ("T5Config", "T5Model", "seq2seq", {}),
     "mt5": ("MT5Config", "MT5Model", "seq2seq", {}),
     "umt5": ("UMT5Config", "UMT5Model", "seq2seq", {}),
     "whisper": ("WhisperConfig", "WhisperModel", "speech", {}),
@@ -148,6 +209,12 @@ ARCHS = {
                       {}),
     "yolos": ("YolosConfig", "YolosModel", "vision",
               dict(num_detection_tokens=2, image_size=[16, 16])),
+    # Spatial reduction: K and V from a downsampled sequence.
+    "segformer": ("SegformerConfig", "SegformerModel", "vision",
+                  dict(num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1],
+                       hidden_sizes=[16, 32], num_attention_heads=[2, 4],
+                       patch_sizes=[3, 3], strides=[2, 2],
+                       mlp_ratios=[2, 2])),
     "swin": ("SwinConfig", "SwinModel", "vision",
              dict(embed_dim=16, depths=[2], num_heads=[2], window_size=2,
                   patch_size=4)),

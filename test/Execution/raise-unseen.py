@@ -11,6 +11,8 @@
 # CHECK: ok v_biased_after_repeat
 # CHECK: ok k_per_head_factor
 # CHECK: ok k_times_group_constant
+# CHECK: ok v_shared_k_grouped_two_products
+# CHECK: ok scores_times_causal_buffer
 # CHECK: 0 failed in all
 import os
 
@@ -29,4 +31,8 @@ failed += raise_equiv.run_file(
     os.path.join(here, "raise-attention-kv-after-repeat.mlir"),
     ["k_rope_after_repeat", "v_biased_after_repeat", "k_per_head_factor",
      "k_times_group_constant"])
+# Forms of the 2026-12-06 sweep (raise-attention-sweep.mlir).
+failed += raise_equiv.run_file(
+    os.path.join(here, "raise-attention-sweep.mlir"),
+    ["v_shared_k_grouped_two_products", "scores_times_causal_buffer"])
 print(f"{failed} failed in all")

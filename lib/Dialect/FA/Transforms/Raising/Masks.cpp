@@ -117,9 +117,10 @@ static constexpr const char *kDiffersPerBatch =
 /// `e` on the (row, key) grid; a term that reads the batch index (masks
 /// built per batch element from a batch arange) counts when it is the same
 /// for every batch element.
-static FailureOr<std::vector<double>>
-evaluatePositions(ExprP e, int rowAtom, int colAtom, ArrayRef<int> batchAtoms,
-                  ExprBuilder &eb, std::string &why) {
+FailureOr<std::vector<double>>
+mlir::fa::raising::evaluatePositions(ExprP e, int rowAtom, int colAtom,
+                                     ArrayRef<int> batchAtoms, ExprBuilder &eb,
+                                     std::string &why) {
   FailureOr<std::vector<double>> vals = evaluateOnGrid(
       e, rowAtom, colAtom, eb.atoms.size(rowAtom), eb.atoms.size(colAtom), eb,
       why);
@@ -349,23 +350,413 @@ static LogicalResult placeKeyPadding(
   return success();
 }
 
-LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
-                                              int rowAtom, int colAtom,
-                                              ArrayRef<int> batchAtoms,
-                                              ArrayRef<int> headAtoms,
-                                              int64_t seqQ, int64_t seqK,
-                                              AtomTable &atoms,
-                                              MaskConfig &out,
-                                              std::string &why) {
-  ExprBuilder eb{atoms, nullptr, {}};
+namespace {
+/// One analyzeMasks call: the terms of the scores are visited once each
+/// (selects, then biases), folding what is a function of the positions
+/// into the grid and placing the rest on `out`; the grid is classified at
+/// the end.
+class MaskAnalysis {
+public:
+  MaskAnalysis(int rowAtom, int colAtom, ArrayRef<int> batchAtoms,
+               ArrayRef<int> headAtoms, int64_t seqQ, int64_t seqK,
+               AtomTable &atoms, MaskConfig &out, std::string &why)
+      : rowAtom(rowAtom), colAtom(colAtom), batchAtoms(batchAtoms),
+        headAtoms(headAtoms), seqQ(seqQ), seqK(seqK), atoms(atoms), out(out),
+        why(why), eb{atoms, nullptr, {}} {}
+
+  LogicalResult run(const ScoreForm &program);
+
+private:
+  bool fits(const ExprP &e, bool asMask);
+  void secondTerm();
+  LogicalResult setData(Value v, Access a, bool boolean, bool visibleWhenTrue);
+  std::pair<Value, Access> originOf(ExprP e);
+  void hide(const std::vector<double> &vals, bool visibleWhenTrue,
+            double fill);
+  LogicalResult splitMask(const SelectTerm &s, bool additive, bool beforeCap,
+                          std::string &w);
+  LogicalResult analyzeSelect(const SelectTerm &s);
+  LogicalResult analyzeBias(size_t index, const ExprP &bias);
+  LogicalResult analyzeDataBias(const ExprP &bias, bool afterCap,
+                                FailureOr<std::vector<double>> &vals,
+                                const std::string &w);
+  bool staticToRegions();
+  FailureOr<bool> classifyGrid();
+  std::string describePositionMask() const;
+
+  int rowAtom, colAtom;
+  ArrayRef<int> batchAtoms, headAtoms;
+  int64_t seqQ, seqK;
+  AtomTable &atoms;
+  MaskConfig &out;
+  std::string &why;
+  ExprBuilder eb;
+  ScoreForm form;
+  // Terms that are none of causal, window, key padding or a [.., Sq, Sk]
+  // input go into the op's modifier regions (ToRegions.cpp).
+  std::optional<RegionRoles> roles;
+  Grid grid;
+  bool anyStatic = false;
+  SmallVector<std::string> parts;
+  SmallVector<StaticTerm> staticTerms;
+  // The key padding mask found by splitting a condition, and its term.
+  std::optional<PaddingTerm> pad;
+};
+} // namespace
+
+bool MaskAnalysis::fits(const ExprP &e, bool asMask) {
+  if (!roles)
+    roles = regionRoles(e, batchAtoms, headAtoms, rowAtom, colAtom);
+  std::string w;
+  return regionFit(e, *roles, atoms, asMask, w) == RegionFit::Fits;
+}
+
+/// fa.attention has one bias operand: names the term already taken.
+void MaskAnalysis::secondTerm() {
+  std::string first =
+      out.bias ? (out.bias.getDefiningOp()
+                      ? "'" + out.bias.getDefiningOp()->getName()
+                                  .getStringRef()
+                                  .str() +
+                            "'"
+                      : std::string("a function argument"))
+               : std::string("a bias computed with the scores");
+  why = "more than one data-dependent mask or bias (the first from " + first +
+        ")";
+}
+
+LogicalResult MaskAnalysis::setData(Value v, Access a, bool boolean,
+                                    bool visibleWhenTrue) {
+  if (out.bias) {
+    secondTerm();
+    return failure();
+  }
+  // The tensor the program holds, not a broadcast view of it.
+  std::tie(v, a) = resolveViews(v, std::move(a), atoms, nullptr);
+  out.bias = v;
+  out.biasAccess = std::move(a);
+  out.biasIsBoolean = boolean;
+  out.boolVisibleWhenTrue = visibleWhenTrue;
+  return success();
+}
+
+std::pair<Value, Access> MaskAnalysis::originOf(ExprP e) {
+  ExprP d = eb.deref(e);
+  if (e->kind == Expr::Leaf)
+    return {e->value, e->access};
+  if (d->origin)
+    return {d->origin, d->originAccess};
+  return {};
+}
+
+/// Hides `vals` (a condition on the grid) where it is not
+/// `visibleWhenTrue`.
+void MaskAnalysis::hide(const std::vector<double> &vals, bool visibleWhenTrue,
+                        double fill) {
+  anyStatic = true;
+  for (size_t k = 0; k < vals.size(); ++k)
+    if ((vals[k] != 0) != visibleWhenTrue) {
+      grid.visible[k] = 0;
+      grid.finiteFill |= !std::isinf(fill);
+    }
+}
+
+/// A condition split into positional parts and one key padding read;
+/// changes nothing unless every part is one of those. `additive`: the
+/// term is where(c, 0, fill) added to the scores (before the softcap
+/// when `beforeCap`), else a select of them.
+LogicalResult MaskAnalysis::splitMask(const SelectTerm &s, bool additive,
+                                      bool beforeCap, std::string &w) {
+  SmallVector<std::pair<ExprP, bool>> conjuncts;
+  splitConjuncts(s.cond, s.visibleWhenTrue, eb, conjuncts);
+  SmallVector<std::pair<std::vector<double>, bool>> positional;
+  SmallVector<ExprP> positionalConds;
+  SmallVector<std::pair<ExprP, bool>> inRegion;
+  std::optional<KeyPadding> found;
+  bool foundVisible = true;
+  for (auto [cond, visible] : conjuncts) {
+    FailureOr<std::vector<double>> vals =
+        evaluatePositions(cond, rowAtom, colAtom, batchAtoms, eb, w);
+    if (succeeded(vals)) {
+      positional.push_back({std::move(*vals), visible});
+      positionalConds.push_back(cond);
+      continue;
+    }
+    if (!isRegionCandidate(w))
+      return failure();
+    std::string positionsWhy = w;
+    FailureOr<KeyPadding> p =
+        matchKeyPadding(cond, batchAtoms, rowAtom, colAtom, eb, w);
+    if (failed(p)) {
+      // Nothing read from data: why the positions failed tells more.
+      if (w == kReadsNoData)
+        w = positionsWhy;
+      // A mask_mod condition; exact with a -inf fill only (a finite
+      // fill over a whole row averages V there).
+      if (std::isinf(s.fill) && fits(cond, true)) {
+        inRegion.push_back({cond, visible});
+        continue;
+      }
+      return failure();
+    }
+    if (found || pad) {
+      w = "more than one key padding mask";
+      return failure();
+    }
+    found = *p;
+    foundVisible = visible;
+  }
+  if (!found && inRegion.empty()) {
+    w = "the mask condition reads no key padding mask";
+    return failure();
+  }
+  // Recorded like any positional term: the grid says what they are.
+  for (auto [k, part] : llvm::enumerate(positional)) {
+    hide(part.first, part.second, s.fill);
+    staticTerms.push_back(
+        {positionalConds[k], true, part.second, s.fill, false, s.cond});
+  }
+  out.maskTerms.append(inRegion);
+  if (found)
+    pad = PaddingTerm{*found,
+                      {s.cond, foundVisible, s.fill},
+                      additive,
+                      beforeCap,
+                      conjuncts.size() == 1};
+  return success();
+}
+
+LogicalResult MaskAnalysis::analyzeSelect(const SelectTerm &s) {
+  std::string w;
+  FailureOr<std::vector<double>> cond =
+      evaluatePositions(s.cond, rowAtom, colAtom, batchAtoms, eb, w);
+  if (succeeded(cond)) {
+    staticTerms.push_back({s.cond, true, s.visibleWhenTrue, s.fill});
+    grid.finiteFill |= !std::isinf(s.fill);
+    hide(*cond, s.visibleWhenTrue, s.fill);
+    return success();
+  }
+  if (!isRegionCandidate(w)) {
+    why = w;
+    return failure();
+  }
+  std::string splitWhy;
+  if (succeeded(
+          splitMask(s, /*additive=*/false, /*beforeCap=*/false, splitWhy)))
+    return success();
+  if (w != kDependsOnData && w != kDependsOnBatchOrHead) {
+    why = w;
+    return failure();
+  }
+  // A finite fill replaces the score in score_mod, as the program
+  // does (before a softcap it would be capped: not then). One fill
+  // only: the order nested selects apply in is not kept.
+  bool sameFill = llvm::all_of(out.scoreSelects, [&](const SelectTerm &t) {
+    return t.fill == s.fill;
+  });
+  if (!std::isinf(s.fill) && !form.softcap && sameFill && fits(s.cond, true)) {
+    out.scoreSelects.push_back(s);
+    return success();
+  }
+  auto [v, a] = originOf(s.cond);
+  if (!v || !getElementTypeOrSelf(v.getType()).isInteger(1)) {
+    why = "a data-dependent mask condition (" +
+          describeNode(*eb.derefAll(s.cond)) +
+          ") that is not a boolean tensor nor a key padding mask (" +
+          splitWhy + ")";
+    return failure();
+  }
+  if (!std::isinf(s.fill)) {
+    why = "a data-dependent mask with a finite fill: a fully masked row "
+          "would average V in the original but give 0 in fa.attention";
+    return failure();
+  }
+  if (failed(setData(v, a, true, s.visibleWhenTrue)))
+    return failure();
+  parts.push_back("boolean mask as bias");
+  return success();
+}
+
+/// A bias that is not a 0 / fill mask of the positions: data, or a
+/// function of the positions with other values.
+LogicalResult MaskAnalysis::analyzeDataBias(
+    const ExprP &bias, bool afterCap, FailureOr<std::vector<double>> &vals,
+    const std::string &w) {
+  bool dataLike = succeeded(vals) || w == kDependsOnData ||
+                  w == kDependsOnBatchOrHead || w == kDiffersPerBatch;
+  if (!dataLike && !isRegionCandidate(w)) {
+    why = w;
+    return failure();
+  }
+  // A mask spelled as a value (where(mask, 0, fill)) that depends on
+  // data: positions and key padding, or a mask the program takes as
+  // a [.., Sq, Sk] input; nothing else is materialized.
+  std::optional<SelectTerm> m =
+      failed(vals) ? maskSelect(bias, eb) : std::nullopt;
+  std::string splitWhy;
+  if (m && succeeded(splitMask(*m, /*additive=*/true,
+                               form.softcap && !afterCap, splitWhy)))
+    return success();
+  // Added in score_mod: a bias, or a mask with a finite fill whose
+  // whole value is added (exact, fully hidden rows included).
+  if (!afterCap && fits(bias, false)) {
+    out.scoreTerms.push_back(bias);
+    return success();
+  }
+  if (!dataLike) {
+    why = w;
+    return failure();
+  }
+  if (m && !readsDataOfSize(m->cond, seqQ * seqK, eb)) {
+    why = "a mask computed from data that is neither a function of "
+          "the positions nor a key padding mask (" +
+          splitWhy +
+          "): raising it would materialize a [.., seq_q, seq_k] bias "
+          "the program does not take as input";
+    return failure();
+  }
+  if (afterCap) {
+    why = "a bias added after the softcap that is no mask "
+          "(fa.attention adds its bias before the softcap)";
+    return failure();
+  }
+  auto [v, a] = originOf(bias);
+  if (!v) {
+    // Computed inside the op that adds it: rebuilt on its own.
+    if (out.bias || out.biasExpr) {
+      secondTerm();
+      return failure();
+    }
+    out.biasExpr = bias;
+    parts.push_back("bias");
+    return success();
+  }
+  if (out.biasExpr || failed(setData(v, a, false, true))) {
+    secondTerm();
+    return failure();
+  }
+  parts.push_back("bias");
+  return success();
+}
+
+LogicalResult MaskAnalysis::analyzeBias(size_t index, const ExprP &bias) {
+  bool afterCap = index < form.biasesAfterCap;
+  std::string w;
+  FailureOr<std::vector<double>> vals =
+      evaluatePositions(bias, rowAtom, colAtom, batchAtoms, eb, w);
+  bool isMask = succeeded(vals) && llvm::all_of(*vals, [](double v) {
+                  return v == 0.0 || isMaskFill(v);
+                });
+  if (!isMask)
+    return analyzeDataBias(bias, afterCap, vals, w);
+  anyStatic = true;
+  staticTerms.push_back({bias, false, true, 0.0, afterCap});
+  for (size_t k = 0; k < vals->size(); ++k)
+    if ((*vals)[k] != 0.0) {
+      grid.visible[k] = 0;
+      grid.finiteFill |= !std::isinf((*vals)[k]);
+    }
+  return success();
+}
+
+/// Neither causal nor a window (a prefix-LM mask, a band the attributes do
+/// not state): each term in a region with its own fill, when none reads a
+/// [.., Sq, Sk] tensor.
+bool MaskAnalysis::staticToRegions() {
+  if (staticTerms.empty())
+    return false;
+  MaskConfig trial = out;
+  for (const StaticTerm &t : staticTerms) {
+    if (!t.isSelect) {
+      if (t.afterCap || !fits(t.e, false))
+        return false;
+      trial.scoreTerms.push_back(t.e);
+    } else if (std::isinf(t.fill)) {
+      if (!fits(t.e, true))
+        return false;
+      trial.maskTerms.push_back({t.e, t.visibleWhenTrue});
+    } else {
+      if (form.softcap || !fits(t.e, true))
+        return false;
+      trial.scoreSelects.push_back({t.e, t.visibleWhenTrue, t.fill});
+    }
+  }
+  out = std::move(trial);
+  return true;
+}
+
+std::string MaskAnalysis::describePositionMask() const {
+  std::string s;
+  if (out.causal)
+    s = "causal";
+  if (out.window)
+    s += std::string(s.empty() ? "" : " ") + "window [" +
+         std::to_string(out.window->first) + ", " +
+         std::to_string(out.window->second) + "]";
+  if (out.bottomRight)
+    s += " bottom_right";
+  return s;
+}
+
+/// What the positions hidden on the grid become: causal / window
+/// attributes, regions, or a constant bias. True when the analysis is
+/// complete (the constant-bias fallback).
+FailureOr<bool> MaskAnalysis::classifyGrid() {
+  // -inf and -1e9 agree only while every row keeps a visible key.
+  bool emptyRow = false;
+  for (int64_t i = 0; i < seqQ && !emptyRow; ++i)
+    emptyRow = !llvm::is_contained(
+        ArrayRef<char>(grid.visible).slice(i * seqK, seqK), 1);
+  if (emptyRow && grid.finiteFill) {
+    why = "a finite mask fill (like -1e9) hides every key of some row: the "
+          "original averages V there, fa.attention gives 0";
+    return failure();
+  }
+  std::optional<PositionMask> pos = matchGrid(grid);
+  bool inRegions = !pos && staticToRegions();
+  if (!pos && !inRegions) {
+    // Keep a constant that is no causal mask or window as the bias: an
+    // additive tensor as it is, a boolean one with a -inf fill as 0 / -inf.
+    why = "a constant mask that is neither causal nor a sliding window";
+    if (staticTerms.size() != 1 || out.bias || out.biasExpr || pad)
+      return failure();
+    const StaticTerm &t = staticTerms.front();
+    if (t.afterCap)
+      return failure();
+    if (t.isSelect && !std::isinf(t.fill))
+      return failure();
+    auto [v, a] = originOf(t.e);
+    if (!v ||
+        (t.isSelect && !getElementTypeOrSelf(v.getType()).isInteger(1)))
+      return failure();
+    if (failed(setData(v, a, t.isSelect, t.visibleWhenTrue)))
+      return failure();
+    why.clear();
+    parts.push_back("constant bias (not causal or a window)");
+    out.summary = llvm::join(parts, ", ");
+    return true;
+  }
+  // Only the positional part: a bias or boolean mask found above stays.
+  if (pos) {
+    static_cast<PositionMask &>(out) = *pos;
+    parts.insert(parts.begin(), describePositionMask());
+  }
+  return false;
+}
+
+LogicalResult MaskAnalysis::run(const ScoreForm &program) {
   bool dynamic = ShapedType::isDynamic(seqQ) || ShapedType::isDynamic(seqK);
-  if (dynamic && (!program.selects.empty() || !program.biases.empty())) {
+  if (dynamic && (!program.selects.empty() || !program.biases.empty() ||
+                  !program.zeroingFactors.empty())) {
     why = "masks and biases with dynamic sequence lengths are not supported";
     return failure();
   }
+  if (failed(checkZeroingFactors(program, rowAtom, colAtom, batchAtoms, eb,
+                                 why)))
+    return failure();
   // A mask added to a bias (T5's position bias, sdpa's attn_mask) is
   // analyzed on its own.
-  ScoreForm form = program;
+  form = program;
   splitMaskSummands(form, eb, [&](const ExprP &e) {
     if (maskSelect(e, eb))
       return true;
@@ -376,339 +767,27 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
              return v == 0.0 || isMaskFill(v);
            });
   });
-  // Terms that are none of causal, window, key padding or a [.., Sq, Sk]
-  // input go into the op's modifier regions (ToRegions.cpp).
-  std::optional<RegionRoles> roles;
-  auto fits = [&](const ExprP &e, bool asMask) {
-    if (!roles)
-      roles = regionRoles(e, batchAtoms, headAtoms, rowAtom, colAtom);
-    std::string w;
-    return regionFit(e, *roles, atoms, asMask, w) == RegionFit::Fits;
-  };
-  Grid grid{seqQ, seqK, std::vector<char>(dynamic ? 0 : seqQ * seqK, 1)};
-  bool anyStatic = false;
-  SmallVector<std::string> parts;
-  SmallVector<StaticTerm> staticTerms;
-  // fa.attention has one bias operand: names the term already taken.
-  auto secondTerm = [&]() {
-    std::string first =
-        out.bias ? (out.bias.getDefiningOp()
-                        ? "'" + out.bias.getDefiningOp()->getName()
-                                    .getStringRef()
-                                    .str() +
-                              "'"
-                        : std::string("a function argument"))
-                 : std::string("a bias computed with the scores");
-    why = "more than one data-dependent mask or bias (the first from " +
-          first + ")";
-  };
-  auto setData = [&](Value v, Access a, bool boolean,
-                     bool visibleWhenTrue) -> LogicalResult {
-    if (out.bias) {
-      secondTerm();
+  grid = Grid{seqQ, seqK, std::vector<char>(dynamic ? 0 : seqQ * seqK, 1)};
+  for (const SelectTerm &s : form.selects)
+    if (failed(analyzeSelect(s)))
       return failure();
-    }
-    // The tensor the program holds, not a broadcast view of it.
-    std::tie(v, a) = resolveViews(v, std::move(a), atoms, nullptr);
-    out.bias = v;
-    out.biasAccess = std::move(a);
-    out.biasIsBoolean = boolean;
-    out.boolVisibleWhenTrue = visibleWhenTrue;
-    return success();
-  };
-  auto originOf = [&](ExprP e) -> std::pair<Value, Access> {
-    ExprP d = eb.deref(e);
-    if (e->kind == Expr::Leaf)
-      return {e->value, e->access};
-    if (d->origin)
-      return {d->origin, d->originAccess};
-    return {};
-  };
-  // Hides `vals` (a condition on the grid) where it is not
-  // `visibleWhenTrue`.
-  auto hide = [&](const std::vector<double> &vals, bool visibleWhenTrue,
-                  double fill) {
-    anyStatic = true;
-    for (size_t k = 0; k < vals.size(); ++k)
-      if ((vals[k] != 0) != visibleWhenTrue) {
-        grid.visible[k] = 0;
-        grid.finiteFill |= !std::isinf(fill);
-      }
-  };
-  // The key padding mask found by splitting a condition, and its term.
-  std::optional<PaddingTerm> pad;
-  // A condition split into positional parts and one key padding read;
-  // changes nothing unless every part is one of those. `additive`: the
-  // term is where(c, 0, fill) added to the scores (before the softcap
-  // when `beforeCap`), else a select of them.
-  auto splitMask = [&](const SelectTerm &s, bool additive, bool beforeCap,
-                       std::string &w) -> LogicalResult {
-    SmallVector<std::pair<ExprP, bool>> parts;
-    splitConjuncts(s.cond, s.visibleWhenTrue, eb, parts);
-    SmallVector<std::pair<std::vector<double>, bool>> positional;
-    SmallVector<ExprP> positionalConds;
-    SmallVector<std::pair<ExprP, bool>> inRegion;
-    std::optional<KeyPadding> found;
-    bool foundVisible = true;
-    for (auto [cond, visible] : parts) {
-      FailureOr<std::vector<double>> vals =
-          evaluatePositions(cond, rowAtom, colAtom, batchAtoms, eb, w);
-      if (succeeded(vals)) {
-        positional.push_back({std::move(*vals), visible});
-        positionalConds.push_back(cond);
-        continue;
-      }
-      if (!isRegionCandidate(w))
-        return failure();
-      std::string positionsWhy = w;
-      FailureOr<KeyPadding> p =
-          matchKeyPadding(cond, batchAtoms, rowAtom, colAtom, eb, w);
-      if (failed(p)) {
-        // Nothing read from data: why the positions failed tells more.
-        if (w == kReadsNoData)
-          w = positionsWhy;
-        // A mask_mod condition; exact with a -inf fill only (a finite
-        // fill over a whole row averages V there).
-        if (std::isinf(s.fill) && fits(cond, true)) {
-          inRegion.push_back({cond, visible});
-          continue;
-        }
-        return failure();
-      }
-      if (found || pad) {
-        w = "more than one key padding mask";
-        return failure();
-      }
-      found = *p;
-      foundVisible = visible;
-    }
-    if (!found && inRegion.empty()) {
-      w = "the mask condition reads no key padding mask";
+  for (auto [index, bias] : llvm::enumerate(form.biases))
+    if (failed(analyzeBias(index, bias)))
       return failure();
-    }
-    // Recorded like any positional term: the grid says what they are.
-    for (auto [k, part] : llvm::enumerate(positional)) {
-      hide(part.first, part.second, s.fill);
-      staticTerms.push_back(
-          {positionalConds[k], true, part.second, s.fill, false, s.cond});
-    }
-    out.maskTerms.append(inRegion);
-    if (found)
-      pad = PaddingTerm{*found,
-                        {s.cond, foundVisible, s.fill},
-                        additive,
-                        beforeCap,
-                        parts.size() == 1};
-    return success();
-  };
-
-  for (const SelectTerm &s : form.selects) {
-    std::string w;
-    FailureOr<std::vector<double>> cond =
-        evaluatePositions(s.cond, rowAtom, colAtom, batchAtoms, eb, w);
-    if (failed(cond)) {
-      if (!isRegionCandidate(w)) {
-        why = w;
-        return failure();
-      }
-      std::string splitWhy;
-      if (succeeded(
-              splitMask(s, /*additive=*/false, /*beforeCap=*/false, splitWhy)))
-        continue;
-      if (w != kDependsOnData && w != kDependsOnBatchOrHead) {
-        why = w;
-        return failure();
-      }
-      // A finite fill replaces the score in score_mod, as the program
-      // does (before a softcap it would be capped: not then). One fill
-      // only: the order nested selects apply in is not kept.
-      bool sameFill = llvm::all_of(out.scoreSelects, [&](const SelectTerm &t) {
-        return t.fill == s.fill;
-      });
-      if (!std::isinf(s.fill) && !form.softcap && sameFill &&
-          fits(s.cond, true)) {
-        out.scoreSelects.push_back(s);
-        continue;
-      }
-      auto [v, a] = originOf(s.cond);
-      if (!v || !getElementTypeOrSelf(v.getType()).isInteger(1)) {
-        why = "a data-dependent mask condition (" +
-              describeNode(*eb.derefAll(s.cond)) +
-              ") that is not a boolean tensor nor a key padding mask (" +
-              splitWhy + ")";
-        return failure();
-      }
-      if (!std::isinf(s.fill)) {
-        why = "a data-dependent mask with a finite fill: a fully masked row "
-              "would average V in the original but give 0 in fa.attention";
-        return failure();
-      }
-      if (failed(setData(v, a, true, s.visibleWhenTrue)))
-        return failure();
-      parts.push_back("boolean mask as bias");
-      continue;
-    }
-    staticTerms.push_back({s.cond, true, s.visibleWhenTrue, s.fill});
-    grid.finiteFill |= !std::isinf(s.fill);
-    hide(*cond, s.visibleWhenTrue, s.fill);
-  }
-
-  for (auto [index, bias] : llvm::enumerate(form.biases)) {
-    bool afterCap = index < form.biasesAfterCap;
-    std::string w;
-    FailureOr<std::vector<double>> vals =
-        evaluatePositions(bias, rowAtom, colAtom, batchAtoms, eb, w);
-    bool isMask = succeeded(vals);
-    if (isMask)
-      for (double v : *vals)
-        if (v != 0.0 && !isMaskFill(v)) {
-          isMask = false;
-          break;
-        }
-    if (!isMask) {
-      bool dataLike = succeeded(vals) || w == kDependsOnData ||
-                      w == kDependsOnBatchOrHead || w == kDiffersPerBatch;
-      if (dataLike || isRegionCandidate(w)) {
-        // A mask spelled as a value (where(mask, 0, fill)) that depends on
-        // data: positions and key padding, or a mask the program takes as
-        // a [.., Sq, Sk] input; nothing else is materialized.
-        std::optional<SelectTerm> m =
-            failed(vals) ? maskSelect(bias, eb) : std::nullopt;
-        std::string splitWhy;
-        if (m && succeeded(splitMask(*m, /*additive=*/true,
-                                     form.softcap && !afterCap, splitWhy)))
-          continue;
-        // Added in score_mod: a bias, or a mask with a finite fill whose
-        // whole value is added (exact, fully hidden rows included).
-        if (!afterCap && fits(bias, false)) {
-          out.scoreTerms.push_back(bias);
-          continue;
-        }
-        if (!dataLike) {
-          why = w;
-          return failure();
-        }
-        if (m && !readsDataOfSize(m->cond, seqQ * seqK, eb)) {
-          why = "a mask computed from data that is neither a function of "
-                "the positions nor a key padding mask (" +
-                splitWhy +
-                "): raising it would materialize a [.., seq_q, seq_k] bias "
-                "the program does not take as input";
-          return failure();
-        }
-        if (afterCap) {
-          why = "a bias added after the softcap that is no mask "
-                "(fa.attention adds its bias before the softcap)";
-          return failure();
-        }
-        auto [v, a] = originOf(bias);
-        if (!v) {
-          // Computed inside the op that adds it: rebuilt on its own.
-          if (out.bias || out.biasExpr) {
-            secondTerm();
-            return failure();
-          }
-          out.biasExpr = bias;
-          parts.push_back("bias");
-          continue;
-        }
-        if (out.biasExpr || failed(setData(v, a, false, true))) {
-          secondTerm();
-          return failure();
-        }
-        parts.push_back("bias");
-        continue;
-      }
-      why = w;
-      return failure();
-    }
-    anyStatic = true;
-    staticTerms.push_back({bias, false, true, 0.0, afterCap});
-    for (size_t k = 0; k < vals->size(); ++k)
-      if ((*vals)[k] != 0.0) {
-        grid.visible[k] = 0;
-        grid.finiteFill |= !std::isinf((*vals)[k]);
-      }
-  }
-
   if (anyStatic && grid.hasHidden()) {
-    // -inf and -1e9 agree only while every row keeps a visible key.
-    bool emptyRow = false;
-    for (int64_t i = 0; i < seqQ && !emptyRow; ++i)
-      emptyRow = !llvm::is_contained(
-          ArrayRef<char>(grid.visible).slice(i * seqK, seqK), 1);
-    if (emptyRow && grid.finiteFill) {
-      why = "a finite mask fill (like -1e9) hides every key of some row: the "
-            "original averages V there, fa.attention gives 0";
+    FailureOr<bool> done = classifyGrid();
+    if (failed(done))
       return failure();
-    }
-    std::optional<PositionMask> pos = matchGrid(grid);
-    // Neither causal nor a window (a prefix-LM mask, a band the attributes
-    // do not state): each term in a region with its own fill, when none
-    // reads a [.., Sq, Sk] tensor.
-    auto staticToRegions = [&]() {
-      if (staticTerms.empty())
-        return false;
-      MaskConfig trial = out;
-      for (const StaticTerm &t : staticTerms) {
-        if (!t.isSelect) {
-          if (t.afterCap || !fits(t.e, false))
-            return false;
-          trial.scoreTerms.push_back(t.e);
-        } else if (std::isinf(t.fill)) {
-          if (!fits(t.e, true))
-            return false;
-          trial.maskTerms.push_back({t.e, t.visibleWhenTrue});
-        } else {
-          if (form.softcap || !fits(t.e, true))
-            return false;
-          trial.scoreSelects.push_back({t.e, t.visibleWhenTrue, t.fill});
-        }
-      }
-      out = std::move(trial);
-      return true;
-    };
-    bool inRegions = !pos && staticToRegions();
-    if (!pos && !inRegions) {
-      // Keep a constant that is no causal mask or window as the bias: an
-      // additive tensor as it is, a boolean one with a -inf fill as 0 / -inf.
-      why = "a constant mask that is neither causal nor a sliding window";
-      if (staticTerms.size() != 1 || out.bias || out.biasExpr || pad)
-        return failure();
-      const StaticTerm &t = staticTerms.front();
-      if (t.afterCap)
-        return failure();
-      if (t.isSelect && !std::isinf(t.fill))
-        return failure();
-      auto [v, a] = originOf(t.e);
-      if (!v || (t.isSelect &&
-                 !getElementTypeOrSelf(v.getType()).isInteger(1)))
-        return failure();
-      if (failed(setData(v, a, t.isSelect, t.visibleWhenTrue)))
-        return failure();
-      why.clear();
-      parts.push_back("constant bias (not causal or a window)");
-      out.summary = llvm::join(parts, ", ");
+    if (*done)
       return success();
-    }
-    // Only the positional part: a bias or boolean mask found above stays.
-    if (pos) {
-      static_cast<PositionMask &>(out) = *pos;
-      std::string s;
-      if (out.causal)
-        s = "causal";
-      if (out.window)
-        s += std::string(s.empty() ? "" : " ") + "window [" +
-             std::to_string(out.window->first) + ", " +
-             std::to_string(out.window->second) + "]";
-      if (out.bottomRight)
-        s += " bottom_right";
-      parts.insert(parts.begin(), s);
-    }
   }
   if (pad) {
     if (failed(placeKeyPadding(*pad, form.softcap.has_value(), grid.hasHidden(),
-                               staticTerms, out, eb, fits, why)))
+                               staticTerms, out, eb,
+                               [&](const ExprP &e, bool asMask) {
+                                 return fits(e, asMask);
+                               },
+                               why)))
       return failure();
     parts.push_back("key padding mask");
   }
@@ -718,4 +797,17 @@ LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
     parts.push_back("mask_mod");
   out.summary = llvm::join(parts, ", ");
   return success();
+}
+
+LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
+                                              int rowAtom, int colAtom,
+                                              ArrayRef<int> batchAtoms,
+                                              ArrayRef<int> headAtoms,
+                                              int64_t seqQ, int64_t seqK,
+                                              AtomTable &atoms,
+                                              MaskConfig &out,
+                                              std::string &why) {
+  return MaskAnalysis(rowAtom, colAtom, batchAtoms, headAtoms, seqQ, seqK,
+                      atoms, out, why)
+      .run(program);
 }

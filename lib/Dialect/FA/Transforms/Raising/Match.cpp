@@ -398,9 +398,47 @@ void Matcher::traceRoots(Side &s, Plan &plan) {
   plan.scale = scale;
 }
 
+/// Whether `user` is another P·V of the same probabilities: a contraction
+/// that reads `p` (through views) and sums over its keys. torch-mlir
+/// splits P·[V1 | V2] into P·V1 and P·V2 (DiffLlama); each is raised on its
+/// own and P dies with the last. The backward's Pᵀ·dO sums over the rows.
+static bool isSiblingValueProduct(Operation *user, Value p,
+                                  const Access &pAccess, int keyAtom,
+                                  AtomTable &atoms) {
+  if (!isContractionOp(user) || user->getNumResults() != 1)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+  if (!type)
+    return false;
+  std::string w;
+  FailureOr<Contraction> c = matchContraction(
+      user->getResult(0), atoms.freshAccess(type.getShape()), atoms, w);
+  if (failed(c))
+    return false;
+  Access pDims = atoms.leaves(pAccess);
+  auto keyDim = llvm::find_if(
+      pDims, [&](const AtomList &d) { return d == AtomList{keyAtom}; });
+  if (keyDim == pDims.end())
+    return false;
+  AtomList reduced = atoms.leaves(c->reduction);
+  for (auto [operand, access] :
+       {std::pair{c->lhs, c->lhsAccess}, std::pair{c->rhs, c->rhsAccess}}) {
+    auto [root, rootAccess] = resolveViews(operand, access, atoms, nullptr);
+    if (root != p)
+      continue;
+    AtomList read = atoms.leaves(rootAccess)[keyDim - pDims.begin()];
+    if (!read.empty() && sameSet(read, reduced))
+      return true;
+  }
+  return false;
+}
+
 LogicalResult Matcher::matchTrainingBackward(Side &s, Plan &plan,
                                              std::string &why) {
   plan.bwd.reset();
+  s.pReaders.remove_if([&](Operation *user) {
+    return isSiblingValueProduct(user, s.p, s.pAccess, plan.keyAtom, atoms);
+  });
   if (s.pReaders.empty())
     return success();
   auto escape = [&](const std::string &reason) {

@@ -334,11 +334,23 @@ struct SelectTerm {
 };
 
 /// scores = softcap(scale * qk + sum(biases)), then the selects.
+/// A tensor multiplying the scores that is no constant: exact as a mask
+/// only when it is 1 or 0 at each position and the masks applied after it
+/// hide its zeros (GPT-1's `w * b - 1e4 * (1 - b)`); ZeroingFactors.cpp
+/// checks that and drops it.
+struct ZeroingFactor {
+  ExprP factor;
+  /// The selects and biases applied after the product: the first ones of
+  /// the form's lists.
+  size_t selectsAfter = 0, biasesAfter = 0;
+};
+
 struct ScoreForm {
   double scale = 1.0;
   std::optional<double> softcap;
   SmallVector<SelectTerm> selects;
   SmallVector<ExprP> biases;
+  SmallVector<ZeroingFactor> zeroingFactors;
   /// The first biasesAfterCap biases are added after the softcap: only
   /// masks may be (a 0 / -inf term, a key padding mask).
   size_t biasesAfterCap = 0;
@@ -352,6 +364,23 @@ struct ScoreForm {
 };
 LogicalResult parseScore(ExprP e, ScoreForm &form, ExprBuilder &eb,
                          std::string &why);
+
+//===- ZeroingFactors.cpp -------------------------------------------------===//
+
+/// `e` on the (row, key) grid, row-major; a term that reads the batch index
+/// counts when it is the same for every batch element (Masks.cpp).
+FailureOr<std::vector<double>> evaluatePositions(ExprP e, int rowAtom,
+                                                 int colAtom,
+                                                 ArrayRef<int> batchAtoms,
+                                                 ExprBuilder &eb,
+                                                 std::string &why);
+
+/// Whether each zeroing factor of `form` is 0 / 1 on the (row, key) grid
+/// with its zeros hidden by the masks applied after it; then multiplying
+/// by it changes no visible score and it is dropped.
+LogicalResult checkZeroingFactors(const ScoreForm &form, int rowAtom,
+                                  int colAtom, ArrayRef<int> batchAtoms,
+                                  ExprBuilder &eb, std::string &why);
 
 //===- ScoreFloor.cpp -----------------------------------------------------===//
 

@@ -36,22 +36,34 @@ static bool kvBatch(const AtomList &leaves, const AtomList &batchOrder, int x,
   return llvm::is_contained(leaves, x) && llvm::is_contained(leaves, y);
 }
 
-/// K holds heads that the traced V lacks (Falcon's new decoder
-/// architecture: K computed per query head after RoPE, V a gather of the kv
-/// heads broadcast to them): V is read as P·V reads it, one per query head,
-/// and the op is MHA over the repeated V. Only V: a constant scaling on
-/// the way to K is already in the plan's scale, V's is not folded.
+/// K holds heads that the traced V lacks: V is read as P·V reads it. Two
+/// programs do this: Falcon's new decoder architecture (K computed per
+/// query head after RoPE, V a gather of the kv heads broadcast to them: the
+/// op is MHA over the repeated V), and DiffLlama (V shared by every head,
+/// broadcast to the query heads, K per kv head: the heads of the read that
+/// K lacks and V does not vary along are read at their first index, so V
+/// is broadcast to K's kv heads only). Only V: a constant scaling on the
+/// way to K is already in the plan's scale, V's is not folded.
 static LogicalResult readValueAsStored(Plan &plan, const AtomList &batchOrder,
-                                       const AtomTable &atoms, AtomList &kBatch,
+                                       AtomTable &atoms, AtomList &kBatch,
                                        AtomList &vBatch) {
   if (!plan.vRead.value)
     return failure();
   AtomList vb;
   if (!kvBatch(atoms.flatLeaves(plan.vRead.access), batchOrder, plan.keyAtom,
-               plan.dimVAtom, vb) ||
-      !sameSet(kBatch, vb))
+               plan.dimVAtom, vb))
     return failure();
-  plan.v = plan.vRead;
+  Root read = plan.vRead;
+  read.fixed.clear();
+  for (int a : AtomList(vb))
+    if (!llvm::is_contained(kBatch, a) &&
+        !mayVaryAlong(read.value, read.access, a, atoms)) {
+      read.fixed.push_back(a);
+      vb.erase(llvm::find(vb, a));
+    }
+  if (!sameSet(kBatch, vb))
+    return failure();
+  plan.v = read;
   vBatch = vb;
   return success();
 }

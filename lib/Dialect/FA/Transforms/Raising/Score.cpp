@@ -53,6 +53,40 @@ static ExprP scaledBias(const ExprP &bias, double scale) {
   return product;
 }
 
+/// Parses `side` into `trial`, a copy of `form` with the other side
+/// recorded; on success `form` becomes `trial`, on failure the ops recorded
+/// on the way are forgotten.
+static LogicalResult parseSide(const ExprP &side, ScoreForm &trial,
+                               ScoreForm &form, ExprBuilder &eb,
+                               std::string &why) {
+  OpSet saved;
+  if (eb.record)
+    saved = *eb.record;
+  if (succeeded(parseScore(side, trial, eb, why))) {
+    form = trial;
+    return success();
+  }
+  if (eb.record)
+    *eb.record = saved;
+  return failure();
+}
+
+/// `x * m` with neither side a constant: one side leads to Q Kᵀ, the other
+/// is a zeroing factor (ZeroingFactors.cpp checks it). `why` holds the
+/// remark for when neither side does.
+static LogicalResult parseZeroingProduct(const ExprP &e, ScoreForm &form,
+                                         ExprBuilder &eb, std::string &why) {
+  for (unsigned i = 0; i < 2; ++i) {
+    ScoreForm trial = form;
+    trial.zeroingFactors.push_back(
+        {e->ops[1 - i], form.selects.size(), form.biases.size()});
+    std::string whyTrial;
+    if (succeeded(parseSide(e->ops[i], trial, form, eb, whyTrial)))
+      return success();
+  }
+  return failure();
+}
+
 LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
                                             ExprBuilder &eb,
                                             std::string &why) {
@@ -92,7 +126,9 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
     if (!c->isConst()) {
       why = "the scores are multiplied by a non-constant (from " +
             describeNode(*eb.derefAll(c)) + ")";
-      return failure();
+      return e->kind == Expr::Mul && !form.softcap
+                 ? parseZeroingProduct(e, form, eb, why)
+                 : failure();
     }
     double f = e->kind == Expr::Mul ? c->fval : 1.0 / c->fval;
     ExprP t = eb.deref(a);
@@ -142,16 +178,9 @@ LogicalResult mlir::fa::raising::parseScore(ExprP e, ScoreForm &form,
       trial.biases.push_back(form.scale == 1.0
                                  ? e->ops[1 - i]
                                  : scaledBias(e->ops[1 - i], form.scale));
-      OpSet saved;
-      if (eb.record)
-        saved = *eb.record;
       std::string whyTrial;
-      if (succeeded(parseScore(e->ops[i], trial, eb, whyTrial))) {
-        form = trial;
+      if (succeeded(parseSide(e->ops[i], trial, form, eb, whyTrial)))
         return success();
-      }
-      if (eb.record)
-        *eb.record = saved;
       if (i == 0)
         whyFirst = whyTrial;
     }
