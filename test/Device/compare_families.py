@@ -30,6 +30,8 @@ Families (each a list of jobs: one input module and fa-compile options):
              --deterministic
   tests      each test/Conversion/FAToNVVM/*.mlir that fa-compile takes
              whole (no --split-input-file), default options
+  dynamic    the bench and varlen modules with --dynamic-tiles (the
+             device round's DYNAMIC_TILES=1 kernels)
 
 Only jobs the old compiler accepts are compared (a job the new one rejects
 is a difference). The bundles name their cubin by kernel name and hold
@@ -160,6 +162,7 @@ def families(work):
                        (module_of(work, "varlen_bwd_det", "gen_varlen_backward_inputs.py", "det"),
                         ["--deterministic"])],
         "tests": [(f, []) for f in conversion_tests()],
+        "dynamic": [(f, ["--dynamic-tiles"]) for f in bench] + [(varlen, ["--dynamic-tiles"])],
     }
 
 

@@ -162,8 +162,8 @@ KernelJson preKernel(const BK &cfg) {
 }
 
 KernelJson mainKernel(const BK &cfg) {
-  KernelJson k{"_main", "attention_bwd_main", {}, {}, workspaceNames(cfg),
-               BK::kThreads, cfg.sharedMemoryBytes()};
+  int64_t smem = BackwardMainShared::plan(cfg).layout.requestBytes();
+  KernelJson k{"_main", "attention_bwd_main", {}, {}, workspaceNames(cfg), BK::kThreads, smem};
   BackwardMainArgs unbound;
   k.params = backwardMainSignature(cfg, unbound).bundleParams();
   k.grid = cfg.varlen ? Array{paddedBlocksExpr(sym::SeqK, BK::kBlockN), sym::HeadsKV, 1}

@@ -1,11 +1,31 @@
-//===- BackwardConfig.cpp - The backward's name ---------------------------===//
+//===- BackwardConfig.cpp - The backward's name and shared memory ---------===//
 #include "BackwardBlockMap.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cassert>
+
 using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::nvvm_kernel;
+
+BackwardMainShared BackwardMainShared::plan(const BackwardKernelConfig &cfg) {
+  using BK = BackwardKernelConfig;
+  const int64_t align = SharedLayout::kSwizzleAlign;
+  BackwardMainShared s;
+  SharedLayout &l = s.layout;
+  s.k = l.reserve("producer", "K block", cfg.kBytes(), align);
+  s.v = l.reserve("producer", "V block", cfg.vBytes(), align);
+  s.slots = l.reserve("producer", "query slot ring", BK::kStages * cfg.slotBytes(), align);
+  s.ds = l.reserve("consumers", "dS buffers", 2 * cfg.dsBytes(), align);
+  // Sources of bulk reduce-adds (16-byte aligned).
+  s.dqStages = l.reserve("consumers", "dQ stages", 2 * cfg.dqStageBytes(), 16);
+  s.kvFull = l.reserveBarriers("producer", "K/V full barrier", 1);
+  s.slotBarriers = l.reserveBarriers("producer", "slot ring barriers", 2 * BK::kStages);
+  // Head dims up to kMaxHeadDim: d128 with 64-query tiles takes 197 KB.
+  assert(l.fits() && "the backward's main kernel exceeds shared memory");
+  return s;
+}
 
 std::string BackwardKernelConfig::name() const {
   std::string n = llvm::formatv("fa_bwd_{0}_d{1}", elemName(), headDim);

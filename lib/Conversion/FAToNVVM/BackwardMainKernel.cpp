@@ -67,10 +67,10 @@ class KeyBlockConsumer;
 class BackwardMainKernel {
 public:
   BackwardMainKernel(KernelBuilder &kb, const BK &cfg, LLVM::LLVMFuncOp fn, StringRef smemSymbol)
-      : kb(kb), cfg(cfg), args(bindArgs(fn, cfg)), tid(kb.threadIdX()),
-        base(kb.alignedSharedBase(smemSymbol)),
-        pipe(kb, base, cfg.slotOffset(), cfg.slotBytes(), barrier(1), barrier(1 + BK::kStages),
-             BK::kStages, 256) {}
+      : kb(kb), cfg(cfg), args(bindArgs(fn, cfg)), smem(BackwardMainShared::plan(cfg)),
+        tid(kb.threadIdX()), base(kb.alignedSharedBase(smemSymbol)),
+        pipe(kb, base, smem.slots.offset, cfg.slotBytes(), smem.slotBarriers.barrier(0),
+             smem.slotBarriers.barrier(BK::kStages), BK::kStages, 256) {}
 
   void emit();
 
@@ -81,8 +81,8 @@ private:
     backwardMainSignature(cfg, a).bind(fn);
     return a;
   }
-  int64_t barrier(int64_t index) const { return cfg.barrierOffset() + 8 * index; }
-  Value kvBarrier() { return kb.sharedAt(base, barrier(0)); }
+  Value kvBarrier() { return kb.sharedAt(base, smem.kvFull.offset); }
+  Value kBlock() { return kb.sharedAt(base, smem.k.offset); }
   QueryStep step(Value t);
   /// This CTA's key block, kv head and batch from its block id.
   void placeBlock();
@@ -135,6 +135,7 @@ private:
   KernelBuilder &kb;
   const BK &cfg;
   BackwardMainArgs args;
+  BackwardMainShared smem;
   Value tid, base;
   TmaPipeline pipe;
   Value nBlock, n0, headKV, batch, numHeadsQ, seqPad;
@@ -167,10 +168,10 @@ void BackwardMainKernel::emitProducer() {
     Value keyRow = packedRow(kStart, n0);
     mbarrierArriveExpectTx(kb, kvBarrier(), cfg.kBytes() + cfg.vBytes());
     for (int64_t i = 0; i < cfg.qkDim() / box; ++i)
-      tmaLoad(kb, kb.sharedAt(base, i * boxBytes), args.tmK, kvBarrier(),
+      tmaLoad(kb, kb.sharedAt(base, smem.k.at(i, boxBytes)), args.tmK, kvBarrier(),
               {kb.c32(box * i), keyRow, headKV, batch});
     for (int64_t i = 0; i < cfg.vDim() / box; ++i)
-      tmaLoad(kb, kb.sharedAt(base, cfg.vOffset() + i * boxBytes), args.tmV, kvBarrier(),
+      tmaLoad(kb, kb.sharedAt(base, smem.v.at(i, boxBytes)), args.tmV, kvBarrier(),
               {kb.c32(box * i), keyRow, headKV, batch});
     kb.forLoop(kb.c32(0), steps, {}, [&](Value t, ValueRange) {
       QueryStep s = step(t);
@@ -293,9 +294,9 @@ KeyBlockConsumer::KeyBlockConsumer(BackwardMainKernel &k, const ConsumerThread &
       log2Score(semantics, /*hasBias=*/cfg.bias.has_value()), linear(log2Score.linearFactor()),
       factor(kb.cf32(linear ? *linear : 1.0)) {
   slabOffset = kb.mul(me.c, kb.c32(64 * 128));
-  kDesc = wgmmaDescriptor(kb, kb.sharedAt(k.base, slabOffset), 16, 1024);
-  vDesc = wgmmaDescriptor(kb, kb.sharedAt(k.base, kb.add(slabOffset, kb.c32(cfg.vOffset()))),
-                          16, 1024);
+  kDesc = wgmmaDescriptor(kb, kb.sharedAt(k.kBlock(), slabOffset), 16, 1024);
+  vDesc = wgmmaDescriptor(kb, kb.sharedAt(k.base, kb.add(slabOffset, kb.c32(k.smem.v.offset))), 16,
+                          1024);
 }
 
 SmallVector<Value> KeyBlockConsumer::issueTransposed(Value aDesc, Value bDesc, int64_t dim) {
@@ -487,7 +488,7 @@ void KeyBlockConsumer::addSinkGrad(const QueryStep &s, Value stats, ArrayRef<Val
 
 Value KeyBlockConsumer::dsBuffer(Value t) {
   return kb.sharedAt(
-      k.base, kb.add(kb.c32(cfg.dsOffset()), kb.mul(kb.andi(t, kb.c32(1)), kb.c32(cfg.dsBytes()))));
+      k.base, kb.add(kb.c32(k.smem.ds.offset), kb.mul(kb.andi(t, kb.c32(1)), kb.c32(cfg.dsBytes()))));
 }
 
 Value KeyBlockConsumer::ownBox(Value dsBuf) {
@@ -557,7 +558,7 @@ std::pair<SmallVector<Value>, Value> KeyBlockConsumer::issueDq(Value dsBuf) {
     // keys, K's only box: the consumers' partials are disjoint.
     Value dsDesc =
         wgmmaDescriptor(kb, kb.sharedAt(dsBuf, kb.mul(me.c, kb.c32(64 * 128))), 16, 1024);
-    Value kBox = opaqueCopy(kb, wgmmaDescriptor(kb, k.base, keysN * 128, 1024));
+    Value kBox = opaqueCopy(kb, wgmmaDescriptor(kb, k.kBlock(), keysN * 128, 1024));
     for (int64_t kk = 0; kk < keysN / 16; ++kk)
       dq = wgmmaSS(kb, dq, wgmmaDescriptorAdd(kb, dsDesc, (kk / 4) * rowsM * 128 + (kk % 4) * 32),
                    wgmmaDescriptorAdd(kb, kBox, kk * 16 * 128), 64, kk > 0,
@@ -566,9 +567,9 @@ std::pair<SmallVector<Value>, Value> KeyBlockConsumer::issueDq(Value dsBuf) {
   } else if (DK / BK::kBox == 2) {
     Value dsDesc = wgmmaDescriptor(kb, dsBuf, 16, 1024);
     // Columns [64 c, 64 c + 64): all 128 keys, K's box c.
-    Value kBox =
-        opaqueCopy(kb, wgmmaDescriptor(kb, kb.sharedAt(k.base, kb.mul(me.c, kb.c32(keysN * 128))),
-                                       keysN * 128, 1024));
+    Value kBox = opaqueCopy(
+        kb, wgmmaDescriptor(kb, kb.sharedAt(k.kBlock(), kb.mul(me.c, kb.c32(keysN * 128))),
+                            keysN * 128, 1024));
     for (int64_t kk = 0; kk < keysN / 16; ++kk)
       dq = wgmmaSS(kb, dq, wgmmaDescriptorAdd(kb, dsDesc, (kk / 4) * rowsM * 128 + (kk % 4) * 32),
                    wgmmaDescriptorAdd(kb, kBox, kk * 16 * 128), 64, kk > 0,
@@ -578,7 +579,7 @@ std::pair<SmallVector<Value>, Value> KeyBlockConsumer::issueDq(Value dsBuf) {
     // One box: this consumer's 64 keys (dS's box c, K's slab c); both
     // consumers add into the same columns.
     Value kSlab =
-        opaqueCopy(kb, wgmmaDescriptor(kb, kb.sharedAt(k.base, slabOffset), keysN * 128, 1024));
+        opaqueCopy(kb, wgmmaDescriptor(kb, kb.sharedAt(k.kBlock(), slabOffset), keysN * 128, 1024));
     Value aBase =
         wgmmaDescriptor(kb, kb.sharedAt(dsBuf, kb.mul(me.c, kb.c32(rowsM * 128))), 16, 1024);
     for (int64_t kk = 0; kk < 64 / 16; ++kk)
@@ -849,7 +850,7 @@ void BackwardMainKernel::addDq(const QueryStep &s, Value rowHalf, ArrayRef<Value
                                Value c, Value threadInWg) {
   Value isLeader = kb.cmp(arith::CmpIPredicate::eq, threadInWg, kb.c32(0));
   Value stage = kb.sharedAt(
-      base, kb.add(kb.c32(cfg.dqStageOffset()), kb.mul(c, kb.c32(cfg.dqStageBytes()))));
+      base, kb.add(kb.c32(smem.dqStages.offset), kb.mul(c, kb.c32(cfg.dqStageBytes()))));
   // The stage is free once this warpgroup's previous reduce has read it.
   kb.ifThen(isLeader, [&] { bulkWaitRead(kb); });
   Value free = kb.add(kb.c32(static_cast<int64_t>(BackwardBarrier::DqStageFree)), c);

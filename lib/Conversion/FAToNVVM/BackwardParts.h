@@ -20,6 +20,7 @@
 
 #include "BundleExpr.h"
 #include "KernelParts.h"
+#include "SharedLayout.h"
 
 namespace mlir::fa::nvvm_kernel {
 
@@ -78,10 +79,8 @@ struct BackwardKernelConfig {
   bool wideQueryTile() const { return blockM == 2 * kRowTile; }
   int64_t vDim() const { return llvm::alignTo(headDimV, kBox); }
 
-  // Shared memory of the main kernel, from a 1024-aligned base: K, V (the
-  // CTA's block, once), `kStages` slots of [Q | dO | LSE2 | D], two dS
-  // buffers [blockM queries x 128 keys], the two consumers' dQ stages, the
-  // mbarriers.
+  // The main kernel's shared-memory regions' sizes (BackwardMainShared
+  // lays them out).
   int64_t kBytes() const { return kBlockN * qkDim() * 2; }
   int64_t vBytes() const { return kBlockN * vDim() * 2; }
   int64_t qBytes() const { return blockM * qkDim() * 2; }
@@ -90,17 +89,10 @@ struct BackwardKernelConfig {
   /// Bytes one slot's TMA copies bring (the full barrier's transaction count).
   int64_t slotLoadBytes() const { return qBytes() + doBytes() + 2 * rowStatBytes(); }
   int64_t slotBytes() const { return llvm::alignTo(slotLoadBytes(), 1024); }
-  int64_t vOffset() const { return kBytes(); }
-  int64_t slotOffset() const { return vOffset() + vBytes(); }
   int64_t dsBytes() const { return blockM * kBlockN * 2; }
-  int64_t dsOffset() const { return slotOffset() + kStages * slotBytes(); }
   /// Each consumer stages its dQ partial [64 x 64] f32 here for one bulk
   /// reduce-add, in the workspace's blocked order (see dqAccumIndex).
   int64_t dqStageBytes() const { return kRowTile * kBox * 4; }
-  int64_t dqStageOffset() const { return dsOffset() + 2 * dsBytes(); }
-  int64_t barrierOffset() const { return dqStageOffset() + 2 * dqStageBytes(); }
-  int64_t numBarriers() const { return 1 + 2 * kStages; }
-  int64_t sharedMemoryBytes() const { return barrierOffset() + 8 * numBarriers() + 1024; }
 
   const char *elemName() const { return elem == ElemType::BF16 ? "bf16" : "f16"; }
   /// The sequence's name; its kernels append "_pre", "_main", "_post"
@@ -112,6 +104,17 @@ struct BackwardKernelConfig {
   /// choice where the configuration allows 128 (the A/B knob
   /// `bwd-query-tile`).
   void chooseQueryTile(unsigned forced);
+};
+
+/// The main kernel's shared memory by part (SharedLayout), from the
+/// 1024-aligned base: the producer's K and V of the CTA's key block (once)
+/// and its ring of `kStages` slots [Q | dO | LSE2 | D]; the consumers' two
+/// dS buffers [blockM queries x 128 keys] and two dQ stages; the producer's
+/// mbarriers (K/V full, then the slots' full and empty).
+struct BackwardMainShared {
+  SharedLayout layout;
+  SharedRegion k, v, slots, ds, dqStages, kvFull, slotBarriers;
+  static BackwardMainShared plan(const BackwardKernelConfig &cfg);
 };
 
 /// Named barriers of the main kernel (ids after the forward's); the

@@ -3,6 +3,7 @@
 
 #include "BackwardParts.h"
 #include "BlockMap.h"
+#include "ForwardShared.h"
 #include "RegionFragments.h"
 #include "fa/Dialect/FA/IR/FAOps.h"
 
@@ -215,16 +216,19 @@ FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVM
   return planAndCheck(cfg, op, opts);
 }
 
-/// Plans the tiles of `cfg` and checks they fit shared memory.
+/// Plans the tiles of `cfg` and checks they fit shared memory; the error
+/// names the first part's region past the limit.
 FailureOr<AttentionKernelConfig> planAndCheck(AttentionKernelConfig cfg, Operation *op,
                                               const ConvertFAToNVVMOptions &opts) {
   cfg.planTiles();
   int64_t d = cfg.headDim, dv = cfg.headDimV;
-  int64_t smem = cfg.sharedMemoryBytes();
-  if (smem > AttentionKernelConfig::kSharedMemoryLimit)
+  SharedLayout layout = ForwardShared::plan(cfg).layout;
+  if (const SharedLayout::Entry *past = layout.firstOverflow())
     return op->emitOpError("convert-fa-to-nvvm: ")
                << "stages=" << opts.stages << " with head dims " << d << "/" << dv << " needs "
-               << smem << " B of shared memory, more than the 227 KB an sm_90a CTA may use",
+               << layout.requestBytes()
+               << " B of shared memory, more than the 227 KB an sm_90a CTA may use: "
+               << past->describe() << " does not fit",
            failure();
   return cfg;
 }

@@ -1,5 +1,6 @@
 //===- ForwardBundle.cpp - The forward kernel's bundle JSON ---------------===//
 #include "BlockMap.h"
+#include "ForwardShared.h"
 #include "ForwardSignature.h"
 
 #include "llvm/Support/JSON.h"
@@ -40,7 +41,8 @@ std::string mlir::fa::nvvm_kernel::bundleJson(const AttentionKernelConfig &cfg, 
   if (cfg.paged())
     config["page_size"] = cfg.pageSize;
   Object root = kernelBundleRoot(chip, cubinFile, cfg.attentionKernelName(), forwardOp(cfg),
-                                 std::move(config), cfg.threads(), cfg.sharedMemoryBytes(),
+                                 std::move(config), cfg.threads(),
+                                 ForwardShared::plan(cfg, *scheduler).layout.requestBytes(),
                                  scheduler->gridShape(), std::move(params));
   if (cfg.splitKv) {
     Array scratch;

@@ -136,7 +136,7 @@ TileConsumer::TileConsumer(ForwardKernel &k, const ConsumerThread &me)
   if (cfg.stashesLengths())
     scores.reloadLengthsWith(
         [this] { return std::make_pair(this->k.reloadStash(0), this->k.reloadStash(1)); });
-  qDesc = wgmmaDescriptor(kb, kb.sharedAt(k.base, kb.mul(me.c, kb.c32(64 * 128))), 16, 1024);
+  qDesc = wgmmaDescriptor(kb, kb.sharedAt(k.qTile(), kb.mul(me.c, kb.c32(64 * 128))), 16, 1024);
   int64_t turn0 = static_cast<int64_t>(NamedBarrier::ConsumerTurnFirst);
   myTurn = kb.add(me.c, kb.c32(turn0));
   otherTurn = kb.sub(kb.c32(turn0 + 1), me.c);
@@ -536,7 +536,7 @@ void ForwardKernel::loadPackedQuery(const ConsumerThread &me) {
     Value offset = kb.add(kb.add(kb.mul(box, kb.c32(cfg.blockM() * 128)),
                                  kb.mul(kb.add(kb.mul(me.c, kb.c32(64)), r), kb.c32(128))),
                           kb.mul(col, kb.c32(16)));
-    LLVM::StoreOp::create(kb.b, data, kb.sharedAt(base, offset), /*alignment=*/16);
+    LLVM::StoreOp::create(kb.b, data, kb.sharedAt(qTile(), offset), /*alignment=*/16);
   }
   fenceProxyAsyncShared(kb); // generic stores, read by wgmma
   syncWarpgroup(me);

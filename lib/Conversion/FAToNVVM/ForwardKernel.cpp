@@ -62,11 +62,23 @@ void ForwardKernel::emit() {
 }
 
 void ForwardKernel::bindTileHandover() {
-  int64_t first = 2 + 4 * cfg.stages; // after Q's, the rings' and Q empty
   schedulerArgs.tileCounter = args.tileCounter;
-  schedulerArgs.tileSlot = kb.sharedAt(base, cfg.tileSlotOffset());
-  schedulerArgs.tileFull = kb.sharedAt(base, barrier(first));
-  schedulerArgs.tileEmpty = kb.sharedAt(base, barrier(first + 1));
+  schedulerArgs.tileSlot = kb.sharedAt(base, smem.scheduler.tileSlot.offset);
+  schedulerArgs.tileFull = kb.sharedAt(base, smem.scheduler.handoverBarriers.barrier(0));
+  schedulerArgs.tileEmpty = kb.sharedAt(base, smem.scheduler.handoverBarriers.barrier(1));
+}
+
+ForwardShared ForwardShared::plan(const AttentionKernelConfig &cfg,
+                                  const TileScheduler &scheduler) {
+  ForwardShared s;
+  s.mainloop = MainloopShared::reserve(s.layout, cfg);
+  s.scheduler = scheduler.reserveShared(s.layout);
+  s.stash = ForwardKernel::reserveStash(s.layout, cfg);
+  return s;
+}
+
+ForwardShared ForwardShared::plan(const AttentionKernelConfig &cfg) {
+  return plan(cfg, *TileScheduler::forConfig(cfg));
 }
 
 LLVM::LLVMFuncOp mlir::fa::nvvm_kernel::buildAttentionKernel(OpBuilder &builder, Location loc,

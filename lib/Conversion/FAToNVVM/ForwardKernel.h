@@ -15,14 +15,16 @@
 //                        then the epilogue (Epilogue.cpp: dense, ragged,
 //                        split partial)
 //
-// Shared memory (from a 1024-aligned base): Q [BM x D], K[stages] [BN x D],
-// V[stages] [BN x D], each as D/64 boxes of [rows x 64] with 128B swizzle,
-// then the mbarriers (and a ragged batch's stashed lengths).
+// Shared memory (ForwardShared.h says which part owns which region): Q
+// [BM x D], K[stages] [BN x D], V[stages] [BN x D], each as D/64 boxes of
+// [rows x 64] with 128B swizzle, then the mbarriers (and a ragged batch's
+// stashed lengths, or the dynamic scheduler's tile slot).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FA_LIB_CONVERSION_FATONVVM_FORWARDKERNEL_H
 #define FA_LIB_CONVERSION_FATONVVM_FORWARDKERNEL_H
 
+#include "ForwardShared.h"
 #include "ForwardSignature.h"
 #include "KernelParts.h"
 
@@ -41,17 +43,16 @@ public:
   ForwardKernel(KernelBuilder &kb, const AttentionKernelConfig &cfg, LLVM::LLVMFuncOp fn,
                 StringRef smemSymbol)
       : kb(kb), cfg(cfg), args(bindArgs(fn, cfg)), scheduler(TileScheduler::forConfig(cfg)),
+        smem(ForwardShared::plan(cfg, *scheduler)),
         // (The dynamic scheduler's handover: bindTileHandover.)
         schedulerArgs{args.seqQ,  args.numSplits,  args.numBlocks,  args.numHeads,
                       args.batch, args.cuSeqlensQ, args.cuSeqlensK, args.numSeqs,
                       Value(),    Value(),         Value(),         Value()},
         tid(kb.threadIdX()), base(kb.alignedSharedBase(smemSymbol)),
-        // Barriers after Q's: full K, full V, empty K, empty V (stages each),
-        // the layout of the kernel before it was split into parts.
-        kPipe(kb, base, cfg.kOffset(), cfg.kTileBytes(), barrier(1), barrier(1 + 2 * cfg.stages),
-              cfg.stages, 128 * cfg.consumers),
-        vPipe(kb, base, cfg.vOffset(), cfg.vTileBytes(), barrier(1 + cfg.stages),
-              barrier(1 + 3 * cfg.stages), cfg.stages, 128 * cfg.consumers) {}
+        kPipe(kb, base, smem.mainloop.kRing.offset, cfg.kTileBytes(), smem.mainloop.kFull(),
+              smem.mainloop.kEmpty(), cfg.stages, 128 * cfg.consumers),
+        vPipe(kb, base, smem.mainloop.vRing.offset, cfg.vTileBytes(), smem.mainloop.vFull(),
+              smem.mainloop.vEmpty(), cfg.stages, 128 * cfg.consumers) {}
 
   /// The kernel body (ForwardKernel.cpp).
   void emit();
@@ -63,15 +64,16 @@ public:
     return a;
   }
 
-  // Shared memory.
-  /// Offset of mbarrier `index` in shared memory.
-  int64_t barrier(int64_t index) const { return cfg.barrierOffset() + 8 * index; }
-  Value qBarrier() { return kb.sharedAt(base, barrier(0)); }
+  // Shared memory (smem: the parts' regions).
+  Value qTile() { return kb.sharedAt(base, smem.mainloop.q.offset); }
+  Value qBarrier() { return kb.sharedAt(base, smem.mainloop.qFull.offset); }
   /// Persistent: the consumers arrive when done with Q (128 x consumers).
-  Value qEmptyBarrier() { return kb.sharedAt(base, barrier(1 + 4 * cfg.stages)); }
+  Value qEmptyBarrier() { return kb.sharedAt(base, smem.mainloop.qEmpty.offset); }
   /// Dynamic: the tile counter and the handover's slot and barriers
   /// (TileScheduler.h's DynamicScheduler) into schedulerArgs.
   void bindTileHandover();
+  /// stashesLengths: the stash's region (ForwardTiles.cpp owns it).
+  static SharedRegion reserveStash(SharedLayout &layout, const AttentionKernelConfig &cfg);
   /// stashesLengths: (seq_q, seq_k, first query row) of this CTA's
   /// sequence into shared memory (thread 0, before the CTA barrier) and
   /// back (volatile loads where they are used: not held in registers).
@@ -132,6 +134,7 @@ public:
   const AttentionKernelConfig &cfg;
   KernelArgs args;
   std::unique_ptr<TileScheduler> scheduler;
+  ForwardShared smem;
   SchedulerArgs schedulerArgs;
   Value tid, base; // in this order: tid is read first (keeps the PTX as before)
   TmaPipeline kPipe, vPipe;

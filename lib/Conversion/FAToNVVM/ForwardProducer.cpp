@@ -14,6 +14,20 @@ using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::nvvm_kernel;
 
+MainloopShared MainloopShared::reserve(SharedLayout &layout, const AttentionKernelConfig &cfg) {
+  const int64_t align = SharedLayout::kSwizzleAlign;
+  MainloopShared m;
+  m.stages = cfg.stages;
+  m.q = layout.reserve("mainloop", "Q tile", cfg.qTileBytes(), align);
+  m.kRing = layout.reserve("mainloop", "K ring", cfg.stages * cfg.kTileBytes(), align);
+  m.vRing = layout.reserve("mainloop", "V ring", cfg.stages * cfg.vTileBytes(), align);
+  m.qFull = layout.reserveBarriers("mainloop", "Q full barrier", 1);
+  m.ringBarriers = layout.reserveBarriers("mainloop", "K/V ring barriers", 4 * cfg.stages);
+  if (cfg.isPersistent())
+    m.qEmpty = layout.reserveBarriers("mainloop", "Q empty barrier", 1);
+  return m;
+}
+
 void ForwardKernel::emitProducer() {
   setMaxRegisters(kb, cfg.producerRegs, /*increase=*/false);
   Value isLeader = kb.cmp(arith::CmpIPredicate::eq, tid, kb.c32(0));
@@ -40,7 +54,8 @@ void ForwardKernel::produceTile(Value qLoads) {
     if (!cfg.packGqa()) { // packed Q: the consumers load it
       mbarrierArriveExpectTx(kb, qBarrier(), cfg.qTileBytes());
       for (int64_t box = 0; box < cfg.qkDim() / cfg.boxElems(); ++box)
-        tmaLoad(kb, kb.sharedAt(base, box * cfg.blockM() * 128), args.tmQ, qBarrier(),
+        tmaLoad(kb, kb.sharedAt(base, smem.mainloop.q.at(box, cfg.blockM() * 128)), args.tmQ,
+                qBarrier(),
                 {kb.c32(cfg.boxElems() * box), qRowBase ? kb.add(qRowBase, m0) : m0, work.head,
                  work.batch});
     }

@@ -66,13 +66,21 @@ void ForwardKernel::forEachTile(const std::function<void(Value qLoads)> &body, b
                          });
 }
 
+SharedRegion ForwardKernel::reserveStash(SharedLayout &layout, const AttentionKernelConfig &cfg) {
+  if (!cfg.stashesLengths())
+    return {};
+  // Three i32 in 16 bytes (what the kernel requested before the parts
+  // reserved their own regions: the bundles stay byte-identical).
+  return layout.reserve("work tile", "lengths stash", 16, 4);
+}
+
 void ForwardKernel::storeStash() {
   Value values[3] = {seqQ, seqK, qRowBase};
   for (int64_t i = 0; i < 3; ++i)
-    LLVM::StoreOp::create(kb.b, values[i], kb.sharedAt(base, cfg.stashOffset() + 4 * i), 4);
+    LLVM::StoreOp::create(kb.b, values[i], kb.sharedAt(base, smem.stash.at(i, 4)), 4);
 }
 
 Value ForwardKernel::reloadStash(int64_t index) {
-  return LLVM::LoadOp::create(kb.b, kb.i32, kb.sharedAt(base, cfg.stashOffset() + 4 * index), 4,
+  return LLVM::LoadOp::create(kb.b, kb.i32, kb.sharedAt(base, smem.stash.at(index, 4)), 4,
                               /*isVolatile=*/true);
 }

@@ -1,4 +1,5 @@
 //===- KernelConfig.cpp - Kernel names and the tile plan ------------------===//
+#include "ForwardShared.h"
 #include "KernelParts.h"
 #include "RegionFragments.h"
 
@@ -85,7 +86,7 @@ void AttentionKernelConfig::planTiles() {
     int64_t biasRegs = readsPerKey(*this) ? n / 2 : 0;
     bool regsFit = vDim() / 2 + n / 2 + n / 4 + biasRegs <= accumulatorRegs(consumers);
     // Paged: the largest tile that nests with the pages (else none fits).
-    if (regsFit && sharedMemoryBytes() <= kSharedMemoryLimit && pagesFitTiles())
+    if (regsFit && ForwardShared::plan(*this).layout.fits() && pagesFitTiles())
       return;
   }
 }

@@ -2,8 +2,9 @@
 //
 // AttentionKernelConfig: the element types, head dims, layout, score
 // function and the features (bias, FP8, split-KV, paged caches, append,
-// ragged batches) of one forward kernel, its tile plan (planTiles) and
-// shared-memory layout, and its name (KernelConfig.cpp).
+// ragged batches) of one forward kernel, its tile plan (planTiles) and its
+// name (KernelConfig.cpp). The shared memory's layout is the parts'
+// (ForwardShared.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FA_LIB_CONVERSION_FATONVVM_KERNELCONFIG_H
@@ -105,8 +106,6 @@ struct AttentionKernelConfig {
   /// largest value 256 < 448), so that probabilities down to 2^-14 stay
   /// normal numbers; O's normalisation cancels it, the LSE subtracts it.
   static constexpr int64_t kFp8PShift = 8;
-  /// Dynamic shared memory an sm_90a CTA may use.
-  static constexpr int64_t kSharedMemoryLimit = 227 * 1024;
 
   /// Picks the consumers (3 at head dim 64, FA3's 192-row tile; else 2),
   /// their registers, and blockN for the head dims (docs/HopperKernel.md,
@@ -179,15 +178,6 @@ struct AttentionKernelConfig {
   static constexpr int64_t kValueTBoxKeys = 128;
   int64_t vTileKeys() const { return isFp8() ? llvm::alignTo(blockN, kValueTBoxKeys) : blockN; }
   int64_t vTileBytes() const { return vTileKeys() * vDim() * elemBytes(elem); }
-  /// Offsets inside the (1024-aligned) dynamic shared memory.
-  int64_t kOffset() const { return qTileBytes(); }
-  int64_t vOffset() const { return kOffset() + stages * kTileBytes(); }
-  int64_t barrierOffset() const { return vOffset() + stages * vTileBytes(); }
-  /// Q full, the K/V rings' full and empty barriers, then (persistent) Q
-  /// empty, then (dynamic) the tile handover's full and empty.
-  int64_t numBarriers() const {
-    return 1 + 4 * stages + (isPersistent() ? 1 : 0) + (hasDynamicScheduler() ? 2 : 0);
-  }
   /// A ragged batch's one-tile-per-CTA kernel keeps its sequence's lengths
   /// and start in shared memory (seq_q, seq_k, first query row) when it
   /// has three consumers: they re-read them where they use them instead of
@@ -196,14 +186,6 @@ struct AttentionKernelConfig {
   /// 0.90-0.97). With two, the re-reads cost more than they save (d128
   /// causal 0.94-0.98 of dense held, 0.88-0.94 re-read).
   bool stashesLengths() const { return varlen && !isPersistent() && consumers == 3; }
-  int64_t stashOffset() const { return barrierOffset() + 8 * numBarriers(); }
-  /// Dynamic: the next tile's index, which the producer hands to the
-  /// consumers (where a one-tile kernel keeps its stash).
-  int64_t tileSlotOffset() const { return stashOffset(); }
-  /// Requested dynamic shared memory, including the alignment slack.
-  int64_t sharedMemoryBytes() const {
-    return stashOffset() + (stashesLengths() || hasDynamicScheduler() ? 16 : 0) + 1024;
-  }
   const char *elemName() const { return elemTypeName(elem); }
   static const char *elemTypeName(ElemType e) {
     return e == ElemType::BF16 ? "bf16" : e == ElemType::F16 ? "f16" : "f8e4m3fn";

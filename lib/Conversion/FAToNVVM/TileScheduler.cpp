@@ -320,6 +320,7 @@ public:
       counter["init"] = "zero"; // every launch counts from 0
     return llvm::json::Array{std::move(counter)};
   }
+  SchedulerShared reserveShared(SharedLayout &layout) const override;
   void forEachTile(KernelBuilder &kb, const SchedulerArgs &a, bool warpWide,
                    TileBody body) const override;
 
@@ -332,6 +333,15 @@ private:
 };
 
 } // namespace
+
+SchedulerShared DynamicScheduler::reserveShared(SharedLayout &layout) const {
+  SchedulerShared s;
+  s.handoverBarriers = layout.reserveBarriers("tile scheduler", "tile handover barriers", 2);
+  // One i32 in 16 bytes (what the kernel requested before the parts
+  // reserved their own regions: the bundles stay byte-identical).
+  s.tileSlot = layout.reserve("tile scheduler", "tile slot", 16, 4);
+  return s;
+}
 
 Value DynamicScheduler::claimNext(KernelBuilder &kb, const SchedulerArgs &a, Value handover) const {
   Value taken = LLVM::AtomicRMWOp::create(kb.b, LLVM::AtomicBinOp::add, a.tileCounter, kb.c32(1),

@@ -29,6 +29,7 @@
 #define FA_LIB_CONVERSION_FATONVVM_TILESCHEDULER_H
 
 #include "KernelConfig.h"
+#include "SharedLayout.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -71,6 +72,13 @@ struct SchedulerArgs {
   Value tileCounter, tileSlot, tileFull, tileEmpty;
 };
 
+/// The shared memory a scheduler reserves (SharedLayout): the dynamic
+/// one's handover of the next tile index from the producer to the
+/// consumers, its full and empty mbarriers and the index's slot.
+struct SchedulerShared {
+  SharedRegion handoverBarriers, tileSlot;
+};
+
 class TileScheduler {
 public:
   /// Begins `tile`, whose key tiles start at position `ring` of the K/V
@@ -91,6 +99,9 @@ public:
   /// tile counter): the kernel's `scratch` entries, or with `withInit` a
   /// sequence's `workspace` entries (docs/BundleFormat.md).
   virtual llvm::json::Array workspace(bool withInit) const { return {}; }
+  /// Reserves the scheduler's shared memory in `layout` (none but the
+  /// dynamic one's handover).
+  virtual SchedulerShared reserveShared(SharedLayout &layout) const { return {}; }
   /// Whether a CTA computes several tiles (forEachTile); else one
   /// (currentTile), which the kernel begins before its roles split.
   virtual bool isPersistent() const { return false; }

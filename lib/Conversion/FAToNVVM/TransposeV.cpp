@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "KernelParts.h"
 #include "KernelSignature.h"
+#include "SharedLayout.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -32,6 +33,14 @@ constexpr int64_t kThreads = 256;
 constexpr int64_t kKeys = 64;  // keys per CTA (the workspace's key padding)
 constexpr int64_t kSlab = 64;  // dims per pass through the tile
 constexpr int64_t kTileBytes = kKeys * kSlab;
+
+/// The dynamic shared memory to request: one tile of kKeys x kSlab bytes
+/// (written and read by byte).
+int64_t transposeSharedBytes() {
+  SharedLayout layout;
+  layout.reserve("transpose", "V tile", kTileBytes, 1);
+  return layout.requestBytes();
+}
 
 std::string transposeName(const AttentionKernelConfig &cfg) {
   return cfg.kernelName() + "_transpose_v";
@@ -141,9 +150,8 @@ std::string mlir::fa::nvvm_kernel::transposeValueBundleJson(const AttentionKerne
   TransposeArgs unbound;
   Array params = transposeSignature(unbound).bundleParams();
   Array grid{llvm::formatv("ceildiv(seq_k, {0})", kKeys).str(), "heads_kv", "batch"};
-  // The dynamic shared memory: the tile and its 1024-byte alignment slack.
   Object root = kernelBundleRoot(chip, cubinFile, transposeName(cfg), "attention_fwd_transpose_v",
-                                 forwardBundleConfig(cfg), kThreads, kTileBytes + 1024,
+                                 forwardBundleConfig(cfg), kThreads, transposeSharedBytes(),
                                  std::move(grid), std::move(params));
   root["scratch"] = Array{valueTransposeWorkspace(cfg, /*withInit=*/false)};
   return printJson(std::move(root));
