@@ -487,8 +487,8 @@ void KeyBlockConsumer::addSinkGrad(const QueryStep &s, Value stats, ArrayRef<Val
 }
 
 Value KeyBlockConsumer::dsBuffer(Value t) {
-  return kb.sharedAt(
-      k.base, kb.add(kb.c32(k.smem.ds.offset), kb.mul(kb.andi(t, kb.c32(1)), kb.c32(cfg.dsBytes()))));
+  return kb.sharedAt(k.base, kb.add(kb.c32(k.smem.ds.offset),
+                                    kb.mul(kb.andi(t, kb.c32(1)), kb.c32(cfg.dsBytes()))));
 }
 
 Value KeyBlockConsumer::ownBox(Value dsBuf) {

@@ -118,7 +118,7 @@ static constexpr const char *kDiffersPerBatch =
 /// built per batch element from a batch arange) counts when it is the same
 /// for every batch element.
 FailureOr<std::vector<double>>
-mlir::fa::raising::evaluatePositions(ExprP e, int rowAtom, int colAtom,
+mlir::fa::raising::evaluatePositions(const ExprP &e, int rowAtom, int colAtom,
                                      ArrayRef<int> batchAtoms, ExprBuilder &eb,
                                      std::string &why) {
   FailureOr<std::vector<double>> vals = evaluateOnGrid(
@@ -370,9 +370,8 @@ private:
   bool fits(const ExprP &e, bool asMask);
   void secondTerm();
   LogicalResult setData(Value v, Access a, bool boolean, bool visibleWhenTrue);
-  std::pair<Value, Access> originOf(ExprP e);
-  void hide(const std::vector<double> &vals, bool visibleWhenTrue,
-            double fill);
+  std::pair<Value, Access> originOf(const ExprP &e);
+  void hide(const std::vector<double> &vals, bool visibleWhenTrue, double fill);
   LogicalResult splitMask(const SelectTerm &s, bool additive, bool beforeCap,
                           std::string &w);
   LogicalResult analyzeSelect(const SelectTerm &s);
@@ -414,12 +413,13 @@ bool MaskAnalysis::fits(const ExprP &e, bool asMask) {
 /// fa.attention has one bias operand: names the term already taken.
 void MaskAnalysis::secondTerm() {
   std::string first =
-      out.bias ? (out.bias.getDefiningOp()
-                      ? "'" + out.bias.getDefiningOp()->getName()
-                                  .getStringRef()
-                                  .str() +
-                            "'"
-                      : std::string("a function argument"))
+      out.bias ? (out.bias.getDefiningOp() ? "'" +
+                                                 out.bias.getDefiningOp()
+                                                     ->getName()
+                                                     .getStringRef()
+                                                     .str() +
+                                                 "'"
+                                           : std::string("a function argument"))
                : std::string("a bias computed with the scores");
   why = "more than one data-dependent mask or bias (the first from " + first +
         ")";
@@ -440,7 +440,7 @@ LogicalResult MaskAnalysis::setData(Value v, Access a, bool boolean,
   return success();
 }
 
-std::pair<Value, Access> MaskAnalysis::originOf(ExprP e) {
+std::pair<Value, Access> MaskAnalysis::originOf(const ExprP &e) {
   ExprP d = eb.deref(e);
   if (e->kind == Expr::Leaf)
     return {e->value, e->access};
@@ -474,7 +474,7 @@ LogicalResult MaskAnalysis::splitMask(const SelectTerm &s, bool additive,
   SmallVector<std::pair<ExprP, bool>> inRegion;
   std::optional<KeyPadding> found;
   bool foundVisible = true;
-  for (auto [cond, visible] : conjuncts) {
+  for (const auto &[cond, visible] : conjuncts) {
     FailureOr<std::vector<double>> vals =
         evaluatePositions(cond, rowAtom, colAtom, batchAtoms, eb, w);
     if (succeeded(vals)) {
@@ -551,9 +551,8 @@ LogicalResult MaskAnalysis::analyzeSelect(const SelectTerm &s) {
   // A finite fill replaces the score in score_mod, as the program
   // does (before a softcap it would be capped: not then). One fill
   // only: the order nested selects apply in is not kept.
-  bool sameFill = llvm::all_of(out.scoreSelects, [&](const SelectTerm &t) {
-    return t.fill == s.fill;
-  });
+  bool sameFill = llvm::all_of(
+      out.scoreSelects, [&](const SelectTerm &t) { return t.fill == s.fill; });
   if (!std::isinf(s.fill) && !form.softcap && sameFill && fits(s.cond, true)) {
     out.scoreSelects.push_back(s);
     return success();
@@ -562,8 +561,8 @@ LogicalResult MaskAnalysis::analyzeSelect(const SelectTerm &s) {
   if (!v || !getElementTypeOrSelf(v.getType()).isInteger(1)) {
     why = "a data-dependent mask condition (" +
           describeNode(*eb.derefAll(s.cond)) +
-          ") that is not a boolean tensor nor a key padding mask (" +
-          splitWhy + ")";
+          ") that is not a boolean tensor nor a key padding mask (" + splitWhy +
+          ")";
     return failure();
   }
   if (!std::isinf(s.fill)) {
@@ -579,9 +578,10 @@ LogicalResult MaskAnalysis::analyzeSelect(const SelectTerm &s) {
 
 /// A bias that is not a 0 / fill mask of the positions: data, or a
 /// function of the positions with other values.
-LogicalResult MaskAnalysis::analyzeDataBias(
-    const ExprP &bias, bool afterCap, FailureOr<std::vector<double>> &vals,
-    const std::string &w) {
+LogicalResult
+MaskAnalysis::analyzeDataBias(const ExprP &bias, bool afterCap,
+                              FailureOr<std::vector<double>> &vals,
+                              const std::string &w) {
   bool dataLike = succeeded(vals) || w == kDependsOnData ||
                   w == kDependsOnBatchOrHead || w == kDiffersPerBatch;
   if (!dataLike && !isRegionCandidate(w)) {
@@ -594,8 +594,8 @@ LogicalResult MaskAnalysis::analyzeDataBias(
   std::optional<SelectTerm> m =
       failed(vals) ? maskSelect(bias, eb) : std::nullopt;
   std::string splitWhy;
-  if (m && succeeded(splitMask(*m, /*additive=*/true,
-                               form.softcap && !afterCap, splitWhy)))
+  if (m && succeeded(splitMask(*m, /*additive=*/true, form.softcap && !afterCap,
+                               splitWhy)))
     return success();
   // Added in score_mod: a bias, or a mask with a finite fill whose
   // whole value is added (exact, fully hidden rows included).
@@ -726,8 +726,7 @@ FailureOr<bool> MaskAnalysis::classifyGrid() {
     if (t.isSelect && !std::isinf(t.fill))
       return failure();
     auto [v, a] = originOf(t.e);
-    if (!v ||
-        (t.isSelect && !getElementTypeOrSelf(v.getType()).isInteger(1)))
+    if (!v || (t.isSelect && !getElementTypeOrSelf(v.getType()).isInteger(1)))
       return failure();
     if (failed(setData(v, a, t.isSelect, t.visibleWhenTrue)))
       return failure();
@@ -751,8 +750,8 @@ LogicalResult MaskAnalysis::run(const ScoreForm &program) {
     why = "masks and biases with dynamic sequence lengths are not supported";
     return failure();
   }
-  if (failed(checkZeroingFactors(program, rowAtom, colAtom, batchAtoms, eb,
-                                 why)))
+  if (failed(
+          checkZeroingFactors(program, rowAtom, colAtom, batchAtoms, eb, why)))
     return failure();
   // A mask added to a bias (T5's position bias, sdpa's attn_mask) is
   // analyzed on its own.
@@ -782,12 +781,10 @@ LogicalResult MaskAnalysis::run(const ScoreForm &program) {
       return success();
   }
   if (pad) {
-    if (failed(placeKeyPadding(*pad, form.softcap.has_value(), grid.hasHidden(),
-                               staticTerms, out, eb,
-                               [&](const ExprP &e, bool asMask) {
-                                 return fits(e, asMask);
-                               },
-                               why)))
+    if (failed(placeKeyPadding(
+            *pad, form.softcap.has_value(), grid.hasHidden(), staticTerms, out,
+            eb, [&](const ExprP &e, bool asMask) { return fits(e, asMask); },
+            why)))
       return failure();
     parts.push_back("key padding mask");
   }
@@ -799,14 +796,10 @@ LogicalResult MaskAnalysis::run(const ScoreForm &program) {
   return success();
 }
 
-LogicalResult mlir::fa::raising::analyzeMasks(const ScoreForm &program,
-                                              int rowAtom, int colAtom,
-                                              ArrayRef<int> batchAtoms,
-                                              ArrayRef<int> headAtoms,
-                                              int64_t seqQ, int64_t seqK,
-                                              AtomTable &atoms,
-                                              MaskConfig &out,
-                                              std::string &why) {
+LogicalResult mlir::fa::raising::analyzeMasks(
+    const ScoreForm &program, int rowAtom, int colAtom,
+    ArrayRef<int> batchAtoms, ArrayRef<int> headAtoms, int64_t seqQ,
+    int64_t seqK, AtomTable &atoms, MaskConfig &out, std::string &why) {
   return MaskAnalysis(rowAtom, colAtom, batchAtoms, headAtoms, seqQ, seqK,
                       atoms, out, why)
       .run(program);

@@ -416,12 +416,12 @@ static bool isSiblingValueProduct(Operation *user, Value p,
   if (failed(c))
     return false;
   Access pDims = atoms.leaves(pAccess);
-  auto keyDim = llvm::find_if(
+  auto *keyDim = llvm::find_if(
       pDims, [&](const AtomList &d) { return d == AtomList{keyAtom}; });
   if (keyDim == pDims.end())
     return false;
   AtomList reduced = atoms.leaves(c->reduction);
-  for (auto [operand, access] :
+  for (const auto &[operand, access] :
        {std::pair{c->lhs, c->lhsAccess}, std::pair{c->rhs, c->rhsAccess}}) {
     auto [root, rootAccess] = resolveViews(operand, access, atoms, nullptr);
     if (root != p)

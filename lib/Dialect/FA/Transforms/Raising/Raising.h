@@ -369,11 +369,9 @@ LogicalResult parseScore(ExprP e, ScoreForm &form, ExprBuilder &eb,
 
 /// `e` on the (row, key) grid, row-major; a term that reads the batch index
 /// counts when it is the same for every batch element (Masks.cpp).
-FailureOr<std::vector<double>> evaluatePositions(ExprP e, int rowAtom,
-                                                 int colAtom,
-                                                 ArrayRef<int> batchAtoms,
-                                                 ExprBuilder &eb,
-                                                 std::string &why);
+FailureOr<std::vector<double>>
+evaluatePositions(const ExprP &e, int rowAtom, int colAtom,
+                  ArrayRef<int> batchAtoms, ExprBuilder &eb, std::string &why);
 
 /// Whether each zeroing factor of `form` is 0 / 1 on the (row, key) grid
 /// with its zeros hidden by the masks applied after it; then multiplying

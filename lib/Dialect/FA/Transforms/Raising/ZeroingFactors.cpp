@@ -1,4 +1,5 @@
-//===- ZeroingFactors.cpp - Scores multiplied by a 0 / 1 mask --------------===//
+//===- ZeroingFactors.cpp - Scores multiplied by a 0 / 1 mask
+//--------------===//
 //
 // GPT-1 masks its scores as `w * b - 1e4 * (1 - b)` with b the causal
 // buffer: the product zeroes the hidden scores and the added term gives
@@ -36,10 +37,10 @@ static std::string describeFactor(StringRef what, const ExprP &factor,
          describeNode(*eb.derefAll(factor)) + ")";
 }
 
-static LogicalResult checkFactor(const ScoreForm &form,
-                                 const ZeroingFactor &z, int rowAtom,
-                                 int colAtom, ArrayRef<int> batchAtoms,
-                                 ExprBuilder &eb, std::string &why) {
+static LogicalResult checkFactor(const ScoreForm &form, const ZeroingFactor &z,
+                                 int rowAtom, int colAtom,
+                                 ArrayRef<int> batchAtoms, ExprBuilder &eb,
+                                 std::string &why) {
   std::string w;
   FailureOr<std::vector<double>> vals =
       evaluatePositions(z.factor, rowAtom, colAtom, batchAtoms, eb, w);
@@ -58,9 +59,8 @@ static LogicalResult checkFactor(const ScoreForm &form,
     if (FailureOr<std::vector<double>> c =
             evaluatePositions(s.cond, rowAtom, colAtom, batchAtoms, eb, w);
         succeeded(c))
-      after.hideWhere(*c, [&](double v) {
-        return (v != 0.0) != s.visibleWhenTrue;
-      });
+      after.hideWhere(
+          *c, [&](double v) { return (v != 0.0) != s.visibleWhenTrue; });
   for (const ExprP &b : ArrayRef(form.biases).take_front(z.biasesAfter))
     if (FailureOr<std::vector<double>> c =
             evaluatePositions(b, rowAtom, colAtom, batchAtoms, eb, w);
