@@ -166,13 +166,9 @@ class AttentionConfig:
         return f"{kind}<{dims}x{elem}>"
 
     def _dtype(self, role):
-        """`role`'s element type, as x-fa-contract.operands gives it: a fixed
-        dtype, the bias's, or the attention's (one dtype here: the output's
-        is the inputs')."""
-        source = contract.operands()[role]["dtype"]
-        if source == "bias_dtype":
-            return self.bias_dtype
-        return self.dtype if source in ("dtype", "out_dtype") else source
+        """`role`'s element type, as x-fa-contract.operands gives it (one
+        dtype here: the output's is the inputs')."""
+        return contract.operand_dtype(role, self.dtype, bias_dtype=self.bias_dtype)
 
     def attributes(self, kvcache=False):
         """The op's attribute dictionary; `kvcache`: fa.attention_kvcache's,

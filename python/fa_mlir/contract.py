@@ -74,6 +74,15 @@ def operands():
     return contract()["operands"]
 
 
+def operand_dtype(role, dtype, out_dtype=None, bias_dtype=None):
+    """`role`'s element type: x-fa-contract.operands[role].dtype names a
+    fixed dtype ("f32", "i32") or the field it comes from (the attention's
+    dtype, the output's, the bias's)."""
+    source = operands()[role]["dtype"]
+    fields = {"dtype": dtype, "out_dtype": out_dtype or dtype, "bias_dtype": bias_dtype}
+    return fields[source] if source in fields else source
+
+
 def symbol_names():
     return tuple(contract()["symbols"])
 

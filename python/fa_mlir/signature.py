@@ -34,11 +34,6 @@ ROLES = tuple(_BHSD) + tuple(_FIXED) + ("bias",) + tuple(_GRAD_OF)
 # Operands that are integers, not attention data (the kvcache kernel's
 # per-sequence lengths and block table, a ragged batch's bounds).
 INT32_ROLES = tuple(r for r, o in _OPERANDS.items() if o["dtype"] == "i32")
-# Where an operand's dtype comes from (x-fa-contract.operands[role].dtype):
-# a config field, or else the fixed dtype named.
-_DTYPE_FIELDS = {"dtype": lambda kcfg: kcfg.dtype,
-                 "out_dtype": lambda kcfg: kcfg.out_dtype or kcfg.dtype,
-                 "bias_dtype": lambda kcfg: kcfg.bias_dtype}
 _CONFIG_FIELDS = frozenset(f.name for f in dataclasses.fields(KernelConfig))
 # FP8 with descale_block (bq, bk): the descales' block counts,
 # ceil(seq_q / bq) and ceil(seq_k / bk) (static when the sequences are).
@@ -86,9 +81,8 @@ def role_dims(kcfg, role):
 def role_dtype(kcfg, role):
     if capture_index(kcfg, role) is not None:
         return kcfg.captures[capture_index(kcfg, role)].split("x")[-1][:-1]
-    source = _OPERANDS[_GRAD_OF.get(role, role)]["dtype"]
-    field = _DTYPE_FIELDS.get(source)
-    return field(kcfg) if field else source
+    return contract.operand_dtype(_GRAD_OF.get(role, role), kcfg.dtype, kcfg.out_dtype,
+                                  kcfg.bias_dtype)
 
 
 def _static(kcfg, sym):

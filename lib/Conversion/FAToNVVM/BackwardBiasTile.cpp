@@ -19,10 +19,6 @@ Value TransposedMatrixRows::at(int64_t q) {
   return kb.sharedAt(dsBuf, kb.add(boxOffset, kb.mul(query, kb.c32(128))));
 }
 
-Value mlir::fa::nvvm_kernel::opaqueCopy32(KernelBuilder &kb, Value v) {
-  return inlinePtx(kb, kb.i32, {v}, "mov.b32 $0, $1;", "=r,r", /*clobbersMemory=*/false);
-}
-
 SmallVector<Value> mlir::fa::nvvm_kernel::ldmatrixX4Trans(KernelBuilder &kb, Value rowAddress) {
   Value addr = LLVM::PtrToIntOp::create(kb.b, kb.i32, rowAddress);
   auto ty = LLVM::LLVMStructType::getLiteral(kb.b.getContext(), SmallVector<Type>(4, kb.i32));

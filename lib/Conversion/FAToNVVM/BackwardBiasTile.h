@@ -40,10 +40,6 @@ private:
   Value dsBuf, matrix, r, boxOffset;
 };
 
-/// An i32 the compiler cannot see through (opaqueCopy's i32 form): values
-/// computed from it stay in the loop that uses them.
-Value opaqueCopy32(KernelBuilder &kb, Value v);
-
 /// ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16: four pair registers.
 SmallVector<Value> ldmatrixX4Trans(KernelBuilder &kb, Value rowAddress);
 

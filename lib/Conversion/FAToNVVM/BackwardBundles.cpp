@@ -189,11 +189,10 @@ KernelJson biasGradKernel(const BK &cfg) {
   return k;
 }
 
-/// One CTA per query head: grad_sinks from the main kernel's partials (its
-/// shared memory: the eight warps' sums, after the 1024-byte alignment).
+/// One CTA per query head: grad_sinks from the main kernel's partials.
 KernelJson sinkGradKernel() {
-  KernelJson k{"_dsinks",       "attention_bwd_dsinks",         {}, {}, {"dsinks_partial"},
-               BK::kAuxThreads, 1024 + BK::kAuxThreads / 32 * 4};
+  KernelJson k{"_dsinks",       "attention_bwd_dsinks", {}, {}, {"dsinks_partial"},
+               BK::kAuxThreads, sinkGradSharedBytes()};
   SinkGradArgs unbound;
   k.params = backwardSinkGradSignature(unbound).bundleParams();
   k.grid = Array{sym::HeadsQ, 1, 1};

@@ -253,11 +253,16 @@ private:
   /// and the copy of step t + 1's bias into the other buffer, whose dS
   /// (step t - 1) every reader is done with.
   void moveBiasTiles(Value t, const QueryStep &s, Value dsBuf);
+  /// The offset of (this CTA's batch, `qHead`)'s [seq_q, seq_k] plane of a
+  /// bias or its gradient.
+  Value biasPlane(const BiasArgs &a, Value qHead) {
+    return kb.add(kb.mul(kb.ext64(k.batch), a.strideBatch), kb.mul(kb.ext64(qHead), a.strideHead));
+  }
   /// The copies' thread mapping, recomputed at each use from an opaque
   /// thread index: hoisted out of the loop, the chunk offsets and tests
   /// stay live across it and the consumers spill.
   BiasTileCopy biasTileCopy() {
-    return BiasTileCopy(kb, cfg.blockM, k.args.seqQ, k.args.seqK, opaqueCopy32(kb, me.threadInWg));
+    return BiasTileCopy(kb, cfg.blockM, k.args.seqQ, k.args.seqK, opaqueCopy(kb, me.threadInWg));
   }
   /// dQ partial [64 queries x 64 columns] = dS[:, keys] K[keys, cols]
   /// issued; returns it and the 64-column box of dQ it belongs to.
@@ -508,9 +513,7 @@ Value KeyBlockConsumer::storeDsTransposed(Value t, ArrayRef<Value> dsRegs) {
 void KeyBlockConsumer::copyBiasTile(Value t) {
   QueryStep s = k.step(t);
   const BiasArgs &bias = k.args.bias;
-  Value plane = kb.add(kb.mul(kb.ext64(k.batch), bias.strideBatch),
-                       kb.mul(kb.ext64(s.qHead), bias.strideHead));
-  biasTileCopy().load(bias, plane, s.m0, slab0, ownBox(dsBuffer(t)));
+  biasTileCopy().load(bias, biasPlane(bias, s.qHead), s.m0, slab0, ownBox(dsBuffer(t)));
 }
 
 std::function<Value(int64_t)> KeyBlockConsumer::sharedBiasLoader(Value t) {
@@ -518,8 +521,8 @@ std::function<Value(int64_t)> KeyBlockConsumer::sharedBiasLoader(Value t) {
   BiasTileCopy::wait(kb);
   namedBarrierSync(kb, kb.add(kb.c32(static_cast<int64_t>(BackwardBarrier::BiasTileCopied)), me.c),
                    128);
-  TransposedMatrixRows rows(kb, dsBuffer(t), me.c, cfg.blockM, opaqueCopy32(kb, me.warp),
-                            opaqueCopy32(kb, me.lane));
+  TransposedMatrixRows rows(kb, dsBuffer(t), me.c, cfg.blockM, opaqueCopy(kb, me.warp),
+                            opaqueCopy(kb, me.lane));
   SmallVector<Value> pairs;
   for (int64_t q = 0; q < cfg.blockM / 16; ++q)
     llvm::append_range(pairs, ldmatrixX4Trans(kb, rows.at(q)));
@@ -541,9 +544,7 @@ void KeyBlockConsumer::moveBiasTiles(Value t, const QueryStep &s, Value dsBuf) {
                           ownBox(dsBuf), biasElementType(kb, *cfg.bias));
   } else if (cfg.biasGradFromDs()) {
     const BiasArgs &g = k.args.gradBias;
-    Value plane =
-        kb.add(kb.mul(kb.ext64(k.batch), g.strideBatch), kb.mul(kb.ext64(s.qHead), g.strideHead));
-    biasTileCopy().store(g, plane, s.m0, slab0, ownBox(dsBuf));
+    biasTileCopy().store(g, biasPlane(g, s.qHead), s.m0, slab0, ownBox(dsBuf));
   }
   Value t1 = kb.add(t, kb.c32(1));
   kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, t1, k.steps), [&] { copyBiasTile(t1); });

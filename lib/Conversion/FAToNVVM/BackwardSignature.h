@@ -84,6 +84,9 @@ struct SinkGradArgs {
   Value partial, gradSinks, batch, seqK;
 };
 KernelSignature backwardSinkGradSignature(SinkGradArgs &args);
+/// The dsinks kernel's dynamic shared memory: its warps' sums
+/// (SharedLayout, with the alignment slack).
+int64_t sinkGradSharedBytes();
 
 } // namespace mlir::fa::nvvm_kernel
 

@@ -95,6 +95,12 @@ KernelSignature mlir::fa::nvvm_kernel::backwardSinkGradSignature(SinkGradArgs &a
   return sig;
 }
 
+int64_t mlir::fa::nvvm_kernel::sinkGradSharedBytes() {
+  SharedLayout layout;
+  layout.reserve("dsinks", "warp sums", 4 * kWarps, 4);
+  return layout.requestBytes();
+}
+
 /// One CTA per query head (blockIdx.x): its threads stride over the head's
 /// partials, batch by batch, four loads in flight, then a warp tree and the
 /// eight warps' sums in order through shared memory.

@@ -188,8 +188,9 @@ void namedBarrierArrive(KernelBuilder &kb, int64_t id, int64_t threads);
 /// Spins until the i32 at global `ptr` (read with acquire, gpu scope)
 /// equals `expected`.
 void spinUntilEqual(KernelBuilder &kb, Value ptr, Value expected);
-/// A copy of the i64 `v` that LLVM cannot hoist out of a loop: loop-invariant
-/// wgmma descriptors (plus their per-k-step offsets) otherwise stay live in
+/// A copy of the i64 or i32 `v` that LLVM cannot hoist out of a loop:
+/// loop-invariant wgmma descriptors (plus their per-k-step offsets), or
+/// the addresses computed from a thread index, otherwise stay live in
 /// registers across the loop, which the backward's consumers cannot afford.
 Value opaqueCopy(KernelBuilder &kb, Value v);
 /// fence.acq_rel.gpu.

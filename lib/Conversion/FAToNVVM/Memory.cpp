@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
 
+#include <cassert>
+
 using namespace mlir;
 using namespace mlir::fa::nvvm_kernel;
 
@@ -108,5 +110,8 @@ void mlir::fa::nvvm_kernel::releaseAdd(KernelBuilder &kb, Value ptr, Value v) {
 
 Value mlir::fa::nvvm_kernel::opaqueCopy(KernelBuilder &kb, Value v) {
   // Side effects keep it in the loop; memory is not touched.
+  if (v.getType() == kb.i32)
+    return inlinePtx(kb, kb.i32, {v}, "mov.b32 $0, $1;", "=r,r", /*clobbersMemory=*/false);
+  assert(v.getType() == kb.i64 && "an opaque copy of an i32 or an i64");
   return inlinePtx(kb, kb.i64, {v}, "mov.b64 $0, $1;", "=l,l", /*clobbersMemory=*/false);
 }
