@@ -23,7 +23,9 @@ compared with ours (max |diff| in the CSV). A peer that cannot run a row is
 
 Usage: python3 test/Device/bench_sinks.py BUNDLE_DIR CSV_OUT
 Env: SINKS_QUICK=1 (4k causal_d64 only), SINKS_ROWS (comma list of rows),
-PEERS (comma list of fa4, flex).
+PEERS (comma list of fa4, flex), PREV_SINKS (a folder of other builds of the
+same configurations, e.g. another compiler's or other flags': its sinks
+kernels timed as "ours_prev" in the same process, for an A/B).
 """
 import csv
 import math
@@ -168,6 +170,7 @@ def main(argv):
     quick = os.environ.get("SINKS_QUICK")
     want_peers = os.environ.get("PEERS", "fa4,flex").split(",")
     only = [r for r in os.environ.get("SINKS_ROWS", "").split(",") if r]
+    prev = os.environ.get("PREV_SINKS")
     rows = []
     print("TFLOP/s, attention sinks (bf16, 16k tokens; fwd / bwd)")
     for row, (with_s, without_s, d, hq, hkv, seqlens) in ROWS.items():
@@ -182,6 +185,8 @@ def main(argv):
             ref = None
             impls = [("ours", lambda: ours(folder, with_s, q, k, v, sinks, do)),
                      ("ours_nosinks", lambda: ours(folder, without_s, q, k, v, sinks, do))]
+            if prev:
+                impls.append(("ours_prev", lambda: ours(prev, with_s, q, k, v, sinks, do)))
             if "fa4" in want_peers:
                 impls += [("fa4_sink", lambda: fa4(cfg, q, k, v, sinks, do, True)),
                           ("fa4", lambda: fa4(cfg, q, k, v, sinks, do, False))]
