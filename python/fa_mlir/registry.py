@@ -136,6 +136,13 @@ def get_bundle(kcfg, target):
 
 
 def forget():
-    """Drops the in-process bundle memo (the on-disk cache stays)."""
+    """Drops the in-process bundle memo (the on-disk cache stays), after
+    the prefetches in flight end: one finishing later would put its bundle
+    back into the memo just cleared."""
+    with _lock:
+        pending = list(_pending.values())
+    for thread in pending:
+        if thread is not threading.current_thread():
+            thread.join()
     with _lock:
         _loaded.clear()

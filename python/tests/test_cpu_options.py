@@ -86,6 +86,33 @@ def test_prefetch_compiles_once_and_get_bundle_waits(monkeypatch):
         registry.forget()
 
 
+def test_forget_waits_for_a_prefetch_in_flight(monkeypatch):
+    """A prefetch that ends after forget() must not put its bundle back
+    (a test's forget() then found an earlier test's backward loaded)."""
+    kcfg = KernelConfig(op="backward", dtype="f32", head_dim=8, heads_q=2,
+                        heads_kv=1)
+    started, release = threading.Event(), threading.Event()
+
+    def slow_compile(config, target):
+        started.set()
+        release.wait(10)
+        return "bundle"
+
+    monkeypatch.setattr(registry, "find_aot", lambda *a: None)
+    monkeypatch.setattr(compiler, "find_fa_opt", lambda: "fa-opt")
+    monkeypatch.setattr(compiler, "compile", slow_compile)
+    registry.forget()
+    try:
+        registry.prefetch(kcfg, "cpu")
+        assert started.wait(10)
+        threading.Timer(0.05, release.set).start()
+        registry.forget()
+        assert not registry._loaded and not registry._pending
+    finally:
+        release.set()
+        registry.forget()
+
+
 def _function(name, lines):
     return f"define void @{name}(ptr %0) {{\n" + "  x\n" * lines + "}\n"
 
