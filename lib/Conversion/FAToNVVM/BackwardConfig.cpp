@@ -54,10 +54,13 @@ void BackwardKernelConfig::chooseQueryTile(unsigned forced) {
   // 240 registers at head dims up to 64 only. A ragged batch's padded
   // blocks are 64 rows (VarlenBackward.cpp).
   bool fits = qkDim() == kBox && vDim() == kBox && !varlen;
-  // Regions, a bias, a softcap or sinks keep more per-score values live (the
-  // derivative, the bias's addresses, capture reads, the dSinks terms): they
-  // spill at 128 (ptxas, docs/HopperBackward.md; sinks 36-44 B, 0 at 64).
-  bool preferred = fits && !semantics.hasModifiers() && !bias && !semantics.softcap && !sinks();
+  // Regions, an f32 bias or a softcap keep more per-score values live (the
+  // derivative, the bias's addresses, capture reads): they spill hundreds
+  // of bytes at 128. A 16-bit bias read from shared memory (8-20 B) or sinks
+  // (36-44 B) spill a little but measured faster at 128 (bias +14-16 %,
+  // sinks +3-7 %, both orders of an A/B; docs/HopperBackward.md).
+  bool biasFits = !bias || (biasGradFromDs() && !sinks());
+  bool preferred = fits && !semantics.hasModifiers() && !semantics.softcap && biasFits;
   bool wide = forced == 0 ? preferred : (forced == 2 * kRowTile && fits);
   blockM = wide ? 2 * kRowTile : kRowTile;
 }

@@ -100,7 +100,8 @@ struct BackwardKernelConfig {
   std::string name() const;
   /// The main kernel's query tile: 128 rows where the head dims are at most
   /// 64 and the registers allow it (a dense batch without score_mod or
-  /// mask_mod, bias or softcap), else 64; `forced` (64 or 128, 0 = choose) overrides the
+  /// mask_mod or softcap, and a bias only of 16 bits, as the inputs, without
+  /// sinks), else 64; `forced` (64 or 128, 0 = choose) overrides the
   /// choice where the configuration allows 128 (the A/B knob
   /// `bwd-query-tile`).
   void chooseQueryTile(unsigned forced);

@@ -1,4 +1,8 @@
-// RUN: fa-opt %s --split-input-file --convert-fa-to-nvvm | FileCheck %s
+// The bias paths of the 64-query tile (CHECK) and the tile each configuration
+// takes by default (TILE): 128 query rows at d64 for a 16-bit bias of the
+// inputs' type (measured faster, docs/HopperBackward.md), 64 for an f32 bias.
+// RUN: fa-opt %s --split-input-file --convert-fa-to-nvvm="bwd-query-tile=64" | FileCheck %s
+// RUN: fa-opt %s --split-input-file --convert-fa-to-nvvm | FileCheck %s --check-prefix=TILE
 
 // A bias in the backward (docs/HopperBackward.md, "Bias and dBias"): the main
 // kernel adds it to S^T; dS^T is its gradient. Per batch and head each
@@ -7,6 +11,7 @@
 // mask skips; three kernels, no dBias workspace. An f32 bias is read per
 // S^T register and its gradient stored per register (no shared tile).
 
+// TILE-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2 = {
 // CHECK-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2 = {fa_bwd_bf16_d128_bhsd_causal_biasf32_m64n128s2 = "
 // CHECK-SAME: \22bias\22: true
 // CHECK-SAME: \22bias_broadcast\22: []
@@ -47,6 +52,13 @@ func.func @per_batch_head(%do: tensor<?x?x?x128xbf16>, %q: tensor<?x?x?x128xbf16
 // dS's box after the consumer's dS barrier: 4 keys per thread and pass,
 // red.global.add.v4.f32 (element reductions where seq_k % 4 != 0 or the
 // chunk crosses seq_k), none per S^T register.
+// TILE-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d64_bshd_biasbf16_bcb_m128n128s2 = {
+// TILE: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m128n128s2_main(
+// TILE: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
+// TILE: "cp.async.wait_group 0;"
+// TILE: "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];"
+// TILE: "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};"
+// TILE: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m128n128s2_dbias(
 // CHECK-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2 = {fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2 = "
 // CHECK-SAME: \22bias_broadcast\22: [\0A      \22batch\22\0A    ]
 // CHECK-SAME: \22bias_dtype\22: \22bf16\22
@@ -90,6 +102,13 @@ func.func @broadcast_batch(%do: tensor<?x?x?x64xbf16>, %q: tensor<?x?x?x64xbf16>
 // consumer's dS barrier, 16-byte shared loads of its box and 16-byte global
 // stores (element stores where a chunk crosses seq_k or the rows are not
 // 16-byte aligned), no per-register stores of the bias's type.
+// TILE-LABEL: fa.kernel_bundles = {fa_bwd_f16_d64_bhsd_biasf16_m128n128s2 =
+// TILE: llvm.func @fa_bwd_f16_d64_bhsd_biasf16_m128n128s2_main(
+// TILE: "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];"
+// TILE-NOT: red.global.add.f32
+// TILE: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr{{$}}
+// TILE-NOT: red.global.add.f32
+// TILE: llvm.func @fa_bwd_f16_d64_bhsd_biasf16_m128n128s2_post(
 // CHECK-LABEL: fa.kernel_bundles = {fa_bwd_f16_d64_bhsd_biasf16_m64n128s2 =
 // CHECK-SAME: \22bias_broadcast\22: []
 // CHECK: llvm.func @fa_bwd_f16_d64_bhsd_biasf16_m64n128s2_main(

@@ -58,12 +58,12 @@ func.func @forward_plain(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>,
 // of dsinks_partial [batch, heads_q, ceildiv(seq_k, 128) * 8] (zeroed:
 // "init": "zero"; one lane reads, adds and writes it); a fifth kernel,
 // _dsinks (a CTA per query head), adds a head's partials in a fixed order
-// and writes grad_sinks. No atomics anywhere. (d64 keeps the 64-query tile with sinks.)
-// CHECK-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2 = {fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2 = "
+// and writes grad_sinks. No atomics anywhere. (d64 takes the 128-query tile, as without sinks.)
+// CHECK-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2 = {fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2 = "
 // CHECK-SAME: \22sinks\22: true
-// CHECK-SAME: \22fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_post.json\22,\0A    \22fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_dsinks.json\22\0A  ]
+// CHECK-SAME: \22fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_post.json\22,\0A    \22fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_dsinks.json\22\0A  ]
 // CHECK-SAME: \22init\22: \22zero\22,\0A      \22name\22: \22dsinks_partial\22,\0A      \22shape\22: [\0A        \22batch\22,\0A        \22heads_q\22,\0A        \22ceildiv(seq_k, 128) * 8\22
-// CHECK-SAME: fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_dsinks = "
+// CHECK-SAME: fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_dsinks = "
 // CHECK-SAME: \22grid\22: [\0A    \22heads_q\22,\0A    1,\0A    1\0A  ]
 // CHECK-SAME: \22op\22: \22attention_bwd_dsinks\22
 // CHECK-SAME: \22operand\22: \22dsinks_partial\22
@@ -71,17 +71,17 @@ func.func @forward_plain(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>,
 // CHECK-SAME: \22value\22: \22batch\22
 // CHECK-SAME: \22value\22: \22seq_k\22
 // CHECK-SAME: \22shared_memory_bytes\22: 1056
-// CHECK-SAME: fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_main = "
+// CHECK-SAME: fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_main = "
 // CHECK-SAME: \22operand\22: \22dq_accum\22
 // CHECK-SAME: \22operand\22: \22sinks\22
 // CHECK-SAME: \22operand\22: \22dsinks_partial\22
-// CHECK-SAME: fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_pre = "
+// CHECK-SAME: fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_pre = "
 // CHECK-SAME: \22operand\22: \22softmax_d\22
 // The pre kernel's parameters are those without sinks (it zeroes dq_accum).
-// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_pre(
+// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_pre(
 // CHECK-SAME: %arg12: !llvm.ptr, %arg13: !llvm.ptr, %arg14: !llvm.ptr, %arg15: i32)
 // The main kernel: dq_accum, sinks, dsinks_partial, then the sizes.
-// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_main(
+// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_main(
 // CHECK-SAME: %arg14: !llvm.ptr, %arg15: !llvm.ptr, %arg16: !llvm.ptr, %arg17: i32, %arg18: i32, %arg19: i32)
 // CHECK: llvm.getelementptr %arg15[{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
@@ -94,7 +94,7 @@ func.func @forward_plain(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>,
 // CHECK-NEXT: %[[OLD:.*]] = llvm.load %[[PART]] {alignment = 4 : i64} : !llvm.ptr -> f32
 // CHECK-NEXT: %[[NEW:.*]] = arith.subf %[[OLD]], %{{.*}} : f32
 // CHECK-NEXT: llvm.store %[[NEW]], %[[PART]] {alignment = 4 : i64} : f32, !llvm.ptr
-// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_sinks_m64n128s2_dsinks(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: i32, %arg3: i32)
+// CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_sinks_m128n128s2_dsinks(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: i32, %arg3: i32)
 // CHECK-NOT: red.global
 // CHECK: nvvm.barrier0
 // CHECK: llvm.getelementptr %arg1[{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
