@@ -32,7 +32,7 @@ from fa_mlir.torch import _ops, modifiers  # noqa: E402
 from fa_mlir.torch._sequence_mods import SequenceModifiers  # noqa: E402
 
 from _cuda_route import Routed, fa_opt_output, needs_fa_opt  # noqa: E402
-from _fake_cuda import FakeCuda, fake_cuda  # noqa: E402
+from _fake_cuda import fake_cuda, fake_cuda_capture  # noqa: E402
 from _util import within_criterion  # noqa: E402
 
 HQ, HKV, D = 4, 2, 16
@@ -276,18 +276,6 @@ def test_regions_are_rebased_only_where_they_read_the_positions():
     assert "%seq_q_idx" not in both.mask_mod  # a ragged batch's i is local
 
 
-class _Table(FakeCuda):
-    """A captured table posing as CUDA whose .cpu() is a plain CPU copy,
-    as a CUDA tensor's is (the trace reads such copies)."""
-
-    def cpu(self):
-        return self.as_subclass(torch.Tensor).clone()
-
-
-def cuda_table(t):
-    return torch.Tensor._make_subclass(_Table, t)
-
-
 # -- refusals ------------------------------------------------------------------
 
 def untraceable(score, b, h, q_idx, kv_idx):
@@ -360,7 +348,7 @@ def test_cuda_varlen_backward_with_regions_raises():
     try:
         q, k, v = (fake_cuda(x.detach()).requires_grad_()
                    for x in varlen_inputs())
-        docs = cuda_table(DOCS)
+        docs = fake_cuda_capture(DOCS)
         out = fat.varlen_attention(
             q, k, v, fake_cuda(cu(CU_Q)), fake_cuda(cu(CU_K)), 70, 70,
             mask_mod=lambda b, h, i, j: docs[b, i] == docs[b, j])
@@ -440,7 +428,8 @@ def sm90a_bundles(tmp_path_factory):
 
 def cuda_modifiers():
     """alibi and document over tables posing as CUDA tensors."""
-    slopes, docs = cuda_table(SLOPES.clone()), cuda_table(DOCS.clone())
+    slopes = fake_cuda_capture(SLOPES.clone())
+    docs = fake_cuda_capture(DOCS.clone())
 
     def score_mod(score, b, h, q_idx, kv_idx):
         return score + slopes[h] * (kv_idx - q_idx)
