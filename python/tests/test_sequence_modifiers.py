@@ -486,3 +486,39 @@ def test_cuda_kvcache_passes_the_captures(monkeypatch, sm90a_bundles):
         k=randn(3, SNEW, 2, 128), v=randn(3, SNEW, 2, 128), causal=True, **kw)
     assert out.shape == q.shape
     check_captures_launched(routed, bundle, captures)
+
+
+@needs_fa_compile
+def test_aot_bundles_serve_the_cuda_route_without_a_compiler(tmp_path,
+                                                             monkeypatch):
+    """The regions are KernelConfig fields of the serving ops too, so an
+    AOT directory (configs.json) carries them: a machine without the
+    compiler finds the varlen kernel of the traced functions there (the
+    call up to libfa_runtime's check of its launch, captures included),
+    and another function finds none."""
+    from fa_mlir import aot, registry
+    kcfg = SM90A["varlen"].with_(heads_q=None, heads_kv=None)
+    aot.build([(kcfg, "sm_90a")], str(tmp_path / "bundles"), runtime=True,
+              log=str)
+    monkeypatch.setenv("FA_BUILD_DIR", str(tmp_path / "nowhere"))
+    monkeypatch.setenv("FA_MLIR_BUNDLE_PATH", str(tmp_path / "bundles"))
+    registry.forget()
+    lookup = _ops.get_bundle
+    routed = Routed(monkeypatch)
+    monkeypatch.setattr(_ops, "get_bundle", lookup)  # the registry's
+    try:
+        kw, captures = cuda_modifiers()
+        g = torch.Generator().manual_seed(0)
+        q, k, v = (fake_cuda(torch.randn(n, h, 128, generator=g).bfloat16())
+                   for n, h in ((CU_Q[-1], 8), (CU_K[-1], 2), (CU_K[-1], 2)))
+        bounds = fake_cuda(cu(CU_Q)), fake_cuda(cu(CU_K))
+        fat.varlen_attention(q, k, v, *bounds, 70, 70, causal=True, **kw)
+        (tensors,) = routed.launched
+        assert all(tensors[f"capture{i}"] is c
+                   for i, c in enumerate(captures))
+        with pytest.raises(fa_mlir.errors.BundleError,
+                           match="no compiler here"):
+            fat.varlen_attention(q, k, v, *bounds, 70, 70, causal=True,
+                                 score_mod=kw["score_mod"])
+    finally:
+        registry.forget()
