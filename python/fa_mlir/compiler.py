@@ -232,7 +232,7 @@ def _op_parts(kcfg, acfg, ins, outs):
     of the op: the bias and the score_mod/mask_mod captures in their
     clauses. fa.attention_kvcache: the block table of paged caches, the
     appended tokens, and with them the updated caches as two more results
-    (which the kvcache_append kernel writes in place)."""
+    (which the kvcache_append kernel writes in place), then the captures."""
     if kcfg.op != "kvcache":
         captures = fa_config.capture_roles(acfg)
         groups = _clause(acfg, "bias", ["bias"]) if acfg.bias else ""
@@ -249,6 +249,9 @@ def _op_parts(kcfg, acfg, ins, outs):
     if acfg.append:
         groups += _clause(acfg, "append", ["key_new", "value_new"])
         caches = fa_config.kvcache_caches(acfg)
+    captures = fa_config.capture_roles(acfg)
+    if captures:
+        groups += _clause(acfg, "captures", captures)
     return ins[:4], groups, outs + caches
 
 

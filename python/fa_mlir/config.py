@@ -278,12 +278,15 @@ def op_roles(op, cfg):
     order."""
     if op == "backward":
         return backward_inputs(cfg), backward_outputs(cfg)
+    # The serving ops' captures follow their other operands.
+    captures = capture_roles(cfg)
     if op == "kvcache":
-        return kvcache_inputs(cfg), forward_outputs(cfg)
+        return kvcache_inputs(cfg) + captures, forward_outputs(cfg)
     if op == "varlen":  # fa.attention_varlen always returns the LSE
-        return list(VARLEN_INPUTS), ["output", "lse"]
+        return VARLEN_INPUTS + captures, ["output", "lse"]
     if op == "varlen_backward":
-        return list(VARLEN_BACKWARD_INPUTS), list(VARLEN_BACKWARD_OUTPUTS)
+        return (VARLEN_BACKWARD_INPUTS + captures,
+                list(VARLEN_BACKWARD_OUTPUTS))
     return forward_inputs(cfg), forward_outputs(cfg)
 
 

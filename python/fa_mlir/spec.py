@@ -27,6 +27,8 @@ OPS = ("forward", "backward", "kvcache", "varlen", "varlen_backward",
 BACKWARD_OPS = ("backward", "varlen_backward")
 # The ops over a ragged batch packed along the tokens.
 VARLEN_OPS = ("varlen", "varlen_backward")
+# The ops that take score_mod/mask_mod regions and their captures.
+MODIFIER_OPS = ("forward", "backward", "kvcache", "varlen", "varlen_backward")
 TARGETS = ("cpu", "sm_90a")
 DTYPES = ("f32", "f16", "bf16")
 # FP8 (float8_e4m3fn) Q, K, V with their descales: the forward only, its
@@ -142,10 +144,11 @@ class KernelConfig:
     # [batch, heads_q | heads_kv, ceil(seq / block)]).
     out_dtype: Optional[str] = None
     descale_block: Optional[Tuple[int, int]] = None
-    # forward and backward: FlexAttention-style modifiers, the text of the
-    # op's score_mod / mask_mod region (docs/Modifiers.md; the region's
-    # block arguments end with one per capture), and the captures' MLIR
-    # types ("tensor<?xf32>"), operands "capture0", ... of the kernel.
+    # forward, backward, kvcache and varlen(_backward): FlexAttention-style
+    # modifiers, the text of the op's score_mod / mask_mod region
+    # (docs/Modifiers.md; the region's block arguments end with one per
+    # capture), and the captures' MLIR types ("tensor<?xf32>"), operands
+    # "capture0", ... of the kernel.
     # fa_mlir.torch traces them from Python functions (modifiers.py).
     score_mod: Optional[str] = None
     mask_mod: Optional[str] = None
@@ -251,10 +254,10 @@ class KernelConfig:
                 f"in-place appends), got op {self.op!r}")
         if self.op in VARLEN_OPS:
             self._validate_varlen(bad)
-        if self.op == "combine":
-            self._validate_combine(bad)
         if self.score_mod or self.mask_mod or self.captures:
             self._validate_modifiers(bad)
+        if self.op == "combine":
+            self._validate_combine(bad)
         if self.sinks and (self.op not in ("forward", "backward") or
                            self.dtype == FP8):
             bad(f"sinks are for op forward and backward with dtype f32, f16 "
@@ -266,12 +269,13 @@ class KernelConfig:
                 f"inputs), got dtype {self.dtype!r}")
 
     def _validate_modifiers(self, bad):
-        """score_mod/mask_mod regions are fa.attention's and
-        fa.attention_grad's (not yet the serving ops' nor FP8's); captures
-        are what a region reads."""
-        if self.op not in ("forward", "backward"):
-            bad(f"score_mod/mask_mod are for op forward and backward, got op "
-                f"{self.op!r}")
+        """score_mod/mask_mod regions are fa.attention's, fa.attention_grad's
+        and the serving ops' (fa.attention_kvcache, fa.attention_varlen and
+        its gradient: docs/Modifiers.md, *On the inference ops*), not
+        FP8's nor fa.combine's; captures are what a region reads."""
+        if self.op not in MODIFIER_OPS:
+            bad(f"score_mod/mask_mod are for op {', '.join(MODIFIER_OPS)}, "
+                f"got op {self.op!r}")
         if self.dtype == FP8:
             bad(f"score_mod/mask_mod are not supported with dtype {FP8}")
         if self.captures and not (self.score_mod or self.mask_mod):
@@ -344,6 +348,12 @@ class KernelConfig:
         where = f"KernelConfig for target {target}"
         if target == "sm_90a" and self.op == "backward":
             self._check_sm90a_backward(where)
+        if target == "sm_90a" and self.op == "varlen_backward" and (
+                self.score_mod or self.mask_mod):
+            raise UnsupportedError(
+                f"{where}: op varlen_backward with score_mod/mask_mod: the "
+                "sm_90a fa.attention_varlen_grad takes no regions (its "
+                "kernels see packed rows, not the sequences' positions)")
         if (target == "sm_90a" and self.op == "combine" and
                 self.head_dim not in SM90A_COMBINE_HEAD_DIMS):
             raise UnsupportedError(

@@ -48,3 +48,17 @@ class SyncTrap(FakeCuda):
 
 def sync_trap(t):
     return torch.Tensor._make_subclass(SyncTrap, t)
+
+
+class _CaptureCopy(FakeCuda):
+    """A FakeCuda whose .cpu() is a plain CPU copy, as a CUDA tensor's is:
+    the modifier trace indexes host copies of the tensors a function
+    captures (modifiers._with_host_copies)."""
+
+    def cpu(self):
+        return self.as_subclass(torch.Tensor).clone()
+
+
+def fake_cuda_capture(t):
+    """`t` posing as CUDA, as a tensor a score_mod/mask_mod captures."""
+    return torch.Tensor._make_subclass(_CaptureCopy, t)

@@ -19,7 +19,7 @@ from fa_mlir import aot, registry  # noqa: E402
 from fa_mlir.torch import _ops  # noqa: E402
 
 from _cuda_route import Routed  # noqa: E402
-from _fake_cuda import fake_cuda  # noqa: E402
+from _fake_cuda import fake_cuda, fake_cuda_capture  # noqa: E402
 
 GPU_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gpu")
 
@@ -118,10 +118,10 @@ def test_backward_kernels_are_built_ahead_of_time(case, deterministic):
 KVCACHE = _gpu_tests("test_gpu_kvcache")
 
 
-def _kvcache_requested(monkeypatch, call, inputs):
+def _kvcache_requested(monkeypatch, call, inputs, op="kvcache"):
     """The KernelConfig (heads dynamic, as the AOT build compiles it) of
     `call` on CPU tensors posing as CUDA: the call takes its sm_90a route,
-    up to the kernel lookup."""
+    up to the kernel lookup (of a kernel of `op`)."""
     asked = []
 
     def lookup(kcfg, target):
@@ -133,7 +133,7 @@ def _kvcache_requested(monkeypatch, call, inputs):
     with pytest.raises(_Lookup):
         call(inputs)
     kcfg = registry.candidates(asked[0])[-1]
-    assert kcfg.op == "kvcache"
+    assert kcfg.op == op
     return kcfg
 
 
@@ -275,3 +275,40 @@ def test_sinks_kernels_are_built_ahead_of_time(case):
         kcfg = registry.candidates(kcfg)[-1]
         assert kcfg.to_dict() in _aot_configs(), (
             f"{case.name} asks for {kcfg.key()}, which configs.json does not build")
+
+
+SEQMODS = _gpu_tests("test_gpu_sequence_modifiers")
+_SEQMODS_CASES = ([("varlen", c) for c in SEQMODS.VARLEN_CASES] +
+                  [("kvcache", c) for c in SEQMODS.KV_CASES])
+
+
+def _sequence_modifiers_call(op, case):
+    """test_gpu_sequence_modifiers' call for `case` on CPU tensors posing
+    as CUDA (its captures too)."""
+    caps = {n: fake_cuda_capture(t) for n, t in SEQMODS.captures(
+        len(SEQMODS.CACHED) if op == "kvcache" else len(case.lengths_q),
+        "cpu").items()}
+    if op == "varlen":
+        x = {n: fake_cuda(t) for n, t in
+             SEQMODS.varlen_inputs(case, "cpu").items()}
+        return lambda: SEQMODS.varlen_call(case, x, caps)
+    x, _ = SEQMODS.kv_inputs(case, "cpu")
+    x = {n: None if t is None else fake_cuda(t) for n, t in x.items()}
+    return lambda: SEQMODS.kv_call(case, x, caps)
+
+
+@pytest.mark.parametrize("op, case", _SEQMODS_CASES,
+                         ids=[c.name for _, c in _SEQMODS_CASES])
+def test_sequence_modifier_kernels_are_built_ahead_of_time(monkeypatch, op,
+                                                           case):
+    # The varlen / kvcache KernelConfig with the traced regions and the
+    # captures' types, as the call asks for it, is in configs.json, and
+    # sm_90a takes it.
+    kcfg = _kvcache_requested(monkeypatch, lambda call: call(),
+                              _sequence_modifiers_call(op, case), op)
+    assert kcfg.captures and (kcfg.score_mod and kcfg.mask_mod), case.name
+    kcfg.check_target("sm_90a")
+    assert kcfg.to_dict() in _aot_configs(), (
+        f"{case.name} asks for {kcfg.key()}, which configs.json does not "
+        "build")
+

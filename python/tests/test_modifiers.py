@@ -407,8 +407,9 @@ def test_kernel_config_checks_its_modifier_fields():
             (dict(captures=("tensor<4xf32>",), score_mod=text.score_mod),
              "captures must be"),
             (dict(score_mod="fa.yield"), "score_mod must be None or the text"),
-            (dict(score_mod=text.score_mod, op="kvcache", layout="bshd"),
-             "score_mod/mask_mod are for op forward and backward")]:
+            (dict(score_mod=text.score_mod, op="combine"),
+             "score_mod/mask_mod are for op forward, backward, kvcache, "
+             "varlen, varlen_backward, got op 'combine'")]:
         with pytest.raises(ArgumentError, match=message):
             KernelConfig(**bad)
 

@@ -76,10 +76,7 @@ def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
         return kcfg
     dtype, sizes = checked or _convert.check_inputs(
         q, k, v, bias, layout, where=_convert.WHERE)
-    regions = {}
-    if score_mod or mask_mod:
-        regions = dict(score_mod=score_mod or None, mask_mod=mask_mod or None,
-                       captures=tuple(capture_type(c) for c in captures))
+    regions = region_fields(score_mod, mask_mod, captures)
     if sinks:
         regions["sinks"] = True
     kcfg = _memo_config(op, dtype, sizes, bias, causal, scale, window_left,
@@ -88,33 +85,50 @@ def kernel_config(op, q, k, v, bias, causal, scale, window_left, window_right,
     return kcfg if memo is None else _memo_put(_call_configs, memo, kcfg)
 
 
+def region_fields(score_mod, mask_mod, captures):
+    """The KernelConfig fields of a call's modifier regions (texts, "" for
+    none) and the tensors they capture; {} without regions."""
+    if not (score_mod or mask_mod):
+        return {}
+    return dict(score_mod=score_mod or None, mask_mod=mask_mod or None,
+                captures=tuple(capture_type(c) for c in captures))
+
+
 def kvcache_config(q, k_cache, v_cache, page_size, append, causal, scale,
-                   window_left, window_right, softcap, num_splits):
+                   window_left, window_right, softcap, num_splits,
+                   score_mod="", mask_mod="", captures=()):
     """The KernelConfig of an attention_with_kvcache call on CUDA (whose
     arguments inference.py checked): static heads, head dims and page size
     (k_cache.shape[1] of a paged cache, else None), every other size
-    dynamic; `append`: the call writes new tokens into the caches."""
+    dynamic; `append`: the call writes new tokens into the caches.
+    `score_mod`, `mask_mod`: region texts ("" for none) reading
+    `captures`."""
     sizes = dict(heads_q=q.shape[2], heads_kv=k_cache.shape[2],
                  head_dim=q.shape[3], head_dim_v=v_cache.shape[3])
     return _memo_config("kvcache", _convert.fa_dtype(q, "q", KVCACHE), sizes,
                         None,
                         causal, scale, window_left, window_right, softcap, "",
                         "bshd", num_splits=num_splits, page_size=page_size,
-                        append=append)
+                        append=append,
+                        **region_fields(score_mod, mask_mod, captures))
 
 
 def varlen_config(q, k, v, causal, scale, window_left, window_right, softcap,
-                  mask_alignment, op="varlen", deterministic=False):
+                  mask_alignment, op="varlen", deterministic=False,
+                  score_mod="", mask_mod="", captures=()):
     """The KernelConfig of a varlen_attention call on CUDA (q [total_q, Hq,
     D], k/v [total_k, Hkv, D(v)], checked by inference.py): static heads and
     head dims; the sequence count and token totals are dynamic. `op`
-    "varlen_backward": its backward (fa.attention_varlen_grad)."""
+    "varlen_backward": its backward (fa.attention_varlen_grad).
+    `score_mod`, `mask_mod`: region texts ("" for none) reading
+    `captures`."""
     sizes = dict(heads_q=q.shape[1], heads_kv=k.shape[1], head_dim=q.shape[2],
                  head_dim_v=v.shape[2])
     return _memo_config(op, _convert.fa_dtype(q, "q", VARLEN), sizes,
                         None,
                         causal, scale, window_left, window_right, softcap,
-                        mask_alignment, "bshd", deterministic)
+                        mask_alignment, "bshd", deterministic,
+                        **region_fields(score_mod, mask_mod, captures))
 
 
 def _bias_flags(bias, sizes):
@@ -342,7 +356,8 @@ def kvcache_operands(q, k_cache, v_cache, cache_seqlens, block_table=None,
 
 def run_kvcache(q, k_cache, v_cache, cache_seqlens, causal, scale,
                 window_left, window_right, softcap, num_splits,
-                block_table=None, k=None, v=None):
+                block_table=None, k=None, v=None, score_mod="", mask_mod="",
+                captures=()):
     """[output, lse] of fa.attention_kvcache on CUDA: sequence b attends
     over its first cache_seqlens[b] (int32 [B]) keys, masks aligned
     bottom-right. Caches contiguous [B, capacity, Hkv, D], or paged
@@ -351,17 +366,19 @@ def run_kvcache(q, k_cache, v_cache, cache_seqlens, causal, scale,
     cache_seqlens first by the sequence's kvcache_append kernel, in place:
     the caches are passed as they are (inference.py checked they are
     contiguous), never copied. The sm_90a kernel is a sequence ([append,]
-    split-KV partials, their combine)."""
+    split-KV partials, their combine). `score_mod`, `mask_mod`: region
+    texts ("" for none) reading `captures`, operands capture<i>."""
     q = _dense(q)
     if k is None:  # read only: a copy with a unit innermost stride is fine
         k_cache, v_cache = _dense(k_cache), _dense(v_cache)
     page_size = None if block_table is None else k_cache.shape[1]
     kcfg = kvcache_config(q, k_cache, v_cache, page_size, k is not None,
                           causal, scale, window_left, window_right, softcap,
-                          num_splits)
+                          num_splits, score_mod, mask_mod, captures)
     bundle = get_bundle(kcfg, _target(q))
     tensors = kvcache_operands(q, k_cache, v_cache, cache_seqlens,
                                block_table, k, v)
+    tensors.update(_capture_operands(captures))
     tensors.update(_workspace(bundle, _operand_symbols(bundle, kcfg, tensors),
                               q.device))
     _launch(bundle, tensors, q.device)
@@ -407,14 +424,19 @@ def varlen_operands(q, k, v, cu_seqlens_q, cu_seqlens_k):
 
 
 def run_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale,
-               window_left, window_right, softcap, mask_alignment):
+               window_left, window_right, softcap, mask_alignment,
+               score_mod="", mask_mod="", captures=()):
     """[output [total_q, Hq, Dv], lse [Hq, total_q]] of fa.attention_varlen
     on CUDA: one launch for the whole ragged batch (inference.py checked
-    the bounds' values on the host; the kernel trusts them)."""
+    the bounds' values on the host; the kernel trusts them). `score_mod`,
+    `mask_mod`: region texts ("" for none) reading `captures`, operands
+    capture<i>."""
     kcfg = varlen_config(q, k, v, causal, scale, window_left, window_right,
-                         softcap, mask_alignment)
+                         softcap, mask_alignment, score_mod=score_mod,
+                         mask_mod=mask_mod, captures=captures)
     bundle = get_bundle(kcfg, _target(q))
     tensors = varlen_operands(q, k, v, cu_seqlens_q, cu_seqlens_k)
+    tensors.update(_capture_operands(captures))
     _launch(bundle, tensors, q.device)
     return [tensors["output"][0], tensors["lse"][0]]
 

@@ -219,23 +219,32 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
                                 f"float8_e4m3fn inputs, not {q.dtype}")
     bias = _convert.prepare_bias(bias, q, sizes)
     sinks = prepare_sinks(_convert.WHERE, sinks, q, sizes)
+    out, lse = run_traced(
+        q, k, v, bias, (causal, scale, wl, wr, softcap, mask_alignment,
+                        layout), deterministic, mods, sinks, block_mask,
+        checked=(dtype, sizes))
+    return (out, lse) if return_lse else out
+
+
+def run_traced(q, k, v, bias, options, deterministic=False, mods=None,
+               sinks=None, block_mask=None, checked=None):
+    """(out, lse) of a call whose arguments are checked and whose
+    functions are traced (`mods`, modifiers.Modifiers or None); `options`:
+    (causal, scale, window_left, window_right, softcap, mask_alignment,
+    layout) as the kernels take them; `checked`: check_inputs' result, if
+    known. The serving calls' CPU route runs each sequence through it."""
     captures = mods.captures if mods else ()
     if _eager(q, k, v, bias, sinks, *captures) and \
             not needs_grad(q, k, v, bias, sinks):
         # Inference: no autograd node to build (its cost is host time on
         # every call of a serving loop).
         score_text, mask_text = _regions(mods)
-        out, lse = _ops.run_forward(q, k, v, bias, causal, scale, wl, wr,
-                                    softcap, mask_alignment, layout,
-                                    checked=(dtype, sizes),
-                                    score_mod=score_text, mask_mod=mask_text,
-                                    captures=list(captures), sinks=sinks,
-                                    block_mask=block_mask)
-    else:
-        out, lse = AttentionFunction.apply(
-            q, k, v, bias, causal, scale, wl, wr, softcap, mask_alignment,
-            layout, deterministic, mods, sinks, block_mask)
-    return (out, lse) if return_lse else out
+        return _ops.run_forward(q, k, v, bias, *options, checked=checked,
+                                score_mod=score_text, mask_mod=mask_text,
+                                captures=list(captures), sinks=sinks,
+                                block_mask=block_mask)
+    return AttentionFunction.apply(q, k, v, bias, *options, deterministic,
+                                   mods, sinks, block_mask)
 
 
 def _check_block_mask(block_mask, mask_mod, sizes, device):

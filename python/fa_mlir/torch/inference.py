@@ -9,8 +9,14 @@ pages. On CUDA attention_with_kvcache runs the sm_90a fa.attention_kvcache
 kernel sequence (all sequences in one call), over contiguous or paged
 caches, with the append written into the caches in place by the sequence's
 first kernel; varlen_attention runs the sm_90a fa.attention_varlen kernel
-once for the whole batch, and its backward the dense sm_90a backward per
-sequence. See docs/Inference.md for why, and for what is not built yet.
+once for the whole batch, and its backward the sm_90a
+fa.attention_varlen_grad kernels. See docs/Inference.md for why, and for
+what is not built yet.
+
+Both take FlexAttention's score_mod and mask_mod as fa_mlir.torch.attention
+does (traced into the ops' regions; docs/Modifiers.md, *On the inference
+ops*, fixes what the indices count). On the CPU each sequence's dense call
+gets the regions rebased to those positions (_sequence_mods.py).
 """
 import torch
 
@@ -18,8 +24,10 @@ from ..arguments import check_bool, check_f32, check_int
 from ..errors import UnsupportedError
 from . import _inference_checks as checks
 from . import _ops
-from ._forward_only import needs_grad
-from .attention import attention, mask_options, window_ints
+from . import modifiers
+from ._forward_only import forward_only, needs_grad
+from ._sequence_mods import SequenceModifiers
+from .attention import _regions, mask_options, run_traced, window_ints
 
 VARLEN, KVCACHE = _ops.VARLEN, _ops.KVCACHE
 
@@ -32,10 +40,24 @@ def _score_options(where, scale, softcap, window):
     return scale, softcap, window_ints(where, window)
 
 
+def _modifiers(where, score_mod, mask_mod, q):
+    """The call's traced functions (modifiers.Modifiers, or None), their
+    captures checked against q."""
+    mods = modifiers.trace(where, score_mod, mask_mod, q.device)
+    if mods is not None:
+        modifiers.check_captures(where, mods, q)
+    return mods
+
+
+def _region_args(mods):
+    """(score_mod text, mask_mod text, captures) as _ops takes them."""
+    return _regions(mods) + (list(mods.captures) if mods else [],)
+
+
 def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
                      max_seqlen_k, *, causal=False, mask_alignment=None,
                      scale=None, window=None, softcap=None, return_lse=False,
-                     deterministic=False):
+                     deterministic=False, score_mod=None, mask_mod=None):
     """Attention over a ragged batch packed along the tokens.
 
     q: [total_q, Hq, D], k: [total_k, Hkv, D], v: [total_k, Hkv, Dv];
@@ -49,6 +71,18 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     sequence for the whole batch; on the CPU the backward kernel per
     sequence. deterministic: the CUDA backward accumulates dQ in a fixed
     order, so that repeated runs are bitwise equal (the CPU's always is).
+
+    score_mod(score, b, h, q_idx, kv_idx) and mask_mod(b, h, q_idx, kv_idx):
+    FlexAttention's modifiers, as fa_mlir.torch.attention takes them
+    (traced into fa.attention_varlen's regions; tensors they read are
+    passed to the kernel on every call). b is the sequence (0 .. B-1),
+    q_idx and kv_idx the query's and the key's position within their
+    sequence, from 0 (what the same batch padded to [B, max_seqlen] gives
+    attention and FlexAttention); h is the query head. A table read per
+    packed row needs cu_seqlens as a capture. Differentiable on the CPU
+    (per sequence); on CUDA the backward (fa.attention_varlen_grad) takes
+    no regions, so a backward through an output computed with them raises
+    UnsupportedError naming them (never a gradient without them).
 
     CUDA tensors (bf16/f16, sm_90a) run the fa.attention_varlen kernel once
     for the whole batch, without reading the bounds back (no device->host
@@ -66,6 +100,7 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     checks.same_dims(VARLEN, "v", v, (0, 1), k, "k")
     checks.same_dims(VARLEN, "k", k, (2,), q, "q")
     checks.heads(VARLEN, q.shape[1], k.shape[1], "k")
+    mods = _modifiers(VARLEN, score_mod, mask_mod, q)
     max_q = check_int(VARLEN, "max_seqlen_q", max_seqlen_q, 0)
     max_k = check_int(VARLEN, "max_seqlen_k", max_seqlen_k, 0)
     len_q = checks.cu_seqlens(VARLEN, "cu_seqlens_q", cu_seqlens_q,
@@ -84,13 +119,14 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
         VARLEN, causal, window, mask_alignment)
     if q.device.type == "cuda":
         out, lse = _cuda_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, *checked,
-                                deterministic=deterministic)
+                                deterministic=deterministic, mods=mods)
         return (out, lse) if return_lse else out
-    options = dict(causal=causal, mask_alignment=mask_alignment, scale=scale,
-                   window=window, softcap=softcap)
+    scale, softcap, causal, wl, wr, alignment = checked
+    options = (causal, scale, wl, wr, softcap, alignment, "bshd")
+    per_sequence = SequenceModifiers(mods, rebase_q=False)
     outs, lses = [], []
     q0 = k0 = 0
-    for sq, sk in zip(len_q, len_k):
+    for b, (sq, sk) in enumerate(zip(len_q, len_k)):
         qb = q[q0:q0 + sq].unsqueeze(0)
         kb, vb = (t[k0:k0 + sk].unsqueeze(0) for t in (k, v))
         q0, k0 = q0 + sq, k0 + sk
@@ -101,8 +137,8 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
             lses.append(torch.full((q.shape[1], sq), float("-inf"),
                                    device=q.device))
             continue
-        ob, lb = attention(qb, kb, vb, layout="bshd", return_lse=True,
-                           **options)
+        ob, lb = run_traced(qb, kb, vb, None, options,
+                            mods=per_sequence.of(b, 0, q.device))
         outs.append(ob[0])
         lses.append(lb[0])
     out = (torch.cat(outs) if outs else
@@ -115,8 +151,9 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
 
 
 def _cuda_varlen(q, k, v, cu_q, cu_k, scale, softcap, causal, wl, wr,
-                 alignment, deterministic=False):
-    """(out, lse) of the sm_90a varlen kernel, differentiable in q, k, v."""
+                 alignment, deterministic=False, mods=None):
+    """(out, lse) of the sm_90a varlen kernel, differentiable in q, k, v
+    without modifiers (`mods`); with them a backward raises."""
     if q.dtype not in (torch.bfloat16, torch.float16):
         raise UnsupportedError(
             f"{VARLEN}: q has dtype {q.dtype}; on CUDA the sm_90a kernel "
@@ -125,9 +162,26 @@ def _cuda_varlen(q, k, v, cu_q, cu_k, scale, softcap, causal, wl, wr,
     if q.shape[0] == 0:  # no query: nothing to compute
         return (q.new_zeros((0, q.shape[1], v.shape[2])),
                 q.new_zeros((q.shape[1], 0), dtype=torch.float32))
+    regions = _region_args(mods)
     if not needs_grad(q, k, v):  # inference: no autograd node
-        return _ops.run_varlen(q, k, v, cu_q, cu_k, *options)
+        return _ops.run_varlen(q, k, v, cu_q, cu_k, *options, *regions)
+    if mods is not None:
+        return forward_only(
+            lambda: tuple(_ops.run_varlen(q, k, v, cu_q, cu_k, *options,
+                                          *regions)),
+            _no_varlen_grad(mods), q, k, v, constant=(1,))
     return _VarlenFunction.apply(q, k, v, cu_q, cu_k, options, deterministic)
+
+
+def _no_varlen_grad(mods):
+    names = " and ".join(n for n, text in (("score_mod", mods.score_mod),
+                                           ("mask_mod", mods.mask_mod)) if text)
+    return (f"{VARLEN}: no gradient through an output computed with "
+            f"{names} on CUDA: the sm_90a backward (fa.attention_varlen_grad) "
+            "takes no score_mod/mask_mod regions (its kernels see packed "
+            "rows, not the sequences' positions). Call it under "
+            "torch.no_grad() for inference, or train on CPU tensors, whose "
+            "backward runs per sequence")
 
 
 class _VarlenFunction(torch.autograd.Function):
@@ -200,7 +254,7 @@ def _sequence_keys(cache, block_table, b, length):
 def attention_with_kvcache(q, k_cache, v_cache, *, cache_seqlens,
                            block_table=None, k=None, v=None, causal=False,
                            scale=None, window=None, softcap=None, num_splits=0,
-                           return_lse=False):
+                           return_lse=False, score_mod=None, mask_mod=None):
     """Decode / chunked prefill over a KV cache (flash-attn's
     flash_attn_with_kvcache).
 
@@ -215,6 +269,17 @@ def attention_with_kvcache(q, k_cache, v_cache, *, cache_seqlens,
     split-KV chunks per (sequence, head) (0: a heuristic from the shape and
     the core count; 1: unsplit). Returns out [B, Sq, Hq, D], and with
     return_lse the f32 lse [B, Hq, Sq]. Not differentiable (inference).
+
+    score_mod(score, b, h, q_idx, kv_idx) and mask_mod(b, h, q_idx, kv_idx):
+    FlexAttention's modifiers, as fa_mlir.torch.attention takes them
+    (traced into fa.attention_kvcache's regions; tensors they read are
+    passed to the kernel on every call). b is the sequence, kv_idx the
+    key's position in it (0 .. cache_seqlens[b] + Sk_new - 1: a paged
+    cache's pages are invisible), and q_idx the query's absolute position
+    in the same sequence, cache_seqlens[b] + Sk_new - Sq + i for query row
+    i (the queries are the last Sq tokens): ALiBi's kv_idx - q_idx is the
+    true distance at every decode step, mask_mod kv_idx <= q_idx is
+    causal, and one table indexed by position serves queries and keys.
 
     CUDA tensors (bf16/f16, sm_90a) run the fa.attention_kvcache kernel
     sequence, paged or not, with or without k/v; to append there the caches
@@ -247,6 +312,7 @@ def attention_with_kvcache(q, k_cache, v_cache, *, cache_seqlens,
     return_lse = check_bool(KVCACHE, "return_lse", return_lse)
     splits = check_int(KVCACHE, "num_splits", num_splits, 0)
     scale, softcap, (wl, wr) = _score_options(KVCACHE, scale, softcap, window)
+    mods = _modifiers(KVCACHE, score_mod, mask_mod, q)
 
     with torch.no_grad():
         if q.device.type == "cuda":
@@ -255,18 +321,20 @@ def attention_with_kvcache(q, k_cache, v_cache, *, cache_seqlens,
                 checks.in_place(KVCACHE, "v_cache", v_cache)
             out, lse = _ops.run_kvcache(q, k_cache, v_cache, lens, causal,
                                         scale, wl, wr, softcap, splits,
-                                        block_table, k, v)
+                                        block_table, k, v, *_region_args(mods))
         else:
             out, lse = _cpu_kvcache(q, k_cache, v_cache, block_table, k, v,
                                     cached, lengths, causal, scale, wl, wr,
-                                    softcap, splits)
+                                    softcap, splits, mods)
     return (out, lse) if return_lse else out
 
 
 def _cpu_kvcache(q, k_cache, v_cache, block_table, k, v, cached, lengths,
-                 causal, scale, wl, wr, softcap, splits):
+                 causal, scale, wl, wr, softcap, splits, mods=None):
     """Appends k and v (in place), then runs the forward kernel on each
-    sequence's keys: [out, lse]."""
+    sequence's keys: [out, lse]. `mods`: the call's modifiers, rebased per
+    sequence (the queries of sequence b start at position lengths[b] -
+    Sq)."""
     masked = causal or (wl, wr) != (-1, -1)
     if k is not None:
         cache_len = torch.tensor(cached, dtype=torch.int32, device=q.device)
@@ -274,14 +342,18 @@ def _cpu_kvcache(q, k_cache, v_cache, block_table, k, v, cached, lengths,
                             k_cache.shape[1])
         k_cache[rows, cols] = k
         v_cache[rows, cols] = v
+    per_sequence = SequenceModifiers(mods, rebase_q=True)
     outs, lses = [], []
     for b, n in enumerate(lengths):
         kb = _sequence_keys(k_cache, block_table, b, n)
         vb = _sequence_keys(v_cache, block_table, b, n)
+        score_text, mask_text, captures = _region_args(
+            per_sequence.of(b, n - q.shape[1], q.device))
         ob, lb = _ops.run_forward(
             q[b:b + 1], kb, vb, None, causal, scale, wl, wr, softcap,
             "bottom_right" if masked else "", "bshd",
-            num_splits=None if splits == 1 else splits)
+            num_splits=None if splits == 1 else splits, score_mod=score_text,
+            mask_mod=mask_text, captures=captures)
         outs.append(ob)
         lses.append(lb)
     if not outs:  # batch 0: nothing to concatenate
