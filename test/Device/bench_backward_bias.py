@@ -58,8 +58,9 @@ def ours_backward(seq, q, k, v, do, bias):
 
 def sequence(top, name):
     """The sequence in top/name, or None where that folder is missing."""
-    path = os.path.join(top, name)
-    return cb.Sequence(path) if top and os.path.isdir(path) else None
+    if not top or not os.path.isdir(os.path.join(top, name)):
+        return None
+    return cb.Sequence(os.path.join(top, name))
 
 
 def main():
