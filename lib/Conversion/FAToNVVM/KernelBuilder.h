@@ -129,6 +129,11 @@ Value sharedAsCluster(KernelBuilder &kb, Value p);
 /// start address >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45),
 /// swizzle mode 1 = 128B (62-63).
 Value wgmmaDescriptor(KernelBuilder &kb, Value smemPtr, int64_t lbo, int64_t sbo);
+/// wgmmaDescriptor with the start address field computed in 32 bits behind
+/// an opaque copy: LLVM would widen it back to bits 4-17 of the 64-bit
+/// shared address (bfe.u64), which ptxas sums in 64 bits with a carry, a
+/// register pair more where the consumers have none to spare.
+Value wgmmaDescriptorNarrow(KernelBuilder &kb, Value smemPtr, int64_t lbo, int64_t sbo);
 /// desc + bytes (the start address field is in units of 16 B).
 Value wgmmaDescriptorAdd(KernelBuilder &kb, Value desc, int64_t bytes);
 void wgmmaFence(KernelBuilder &kb);
