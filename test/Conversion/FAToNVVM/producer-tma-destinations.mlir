@@ -8,7 +8,7 @@
 // (sharedAsCluster) they stay base + offset, which ptxas folds into the
 // copy; the addrspacecast's cvta.shared + cvta.to.shared::cluster held a
 // register each across the loop, and 28 of the device round's 76 kernels
-// spilled in the producer (producer-spills-ptxas.mlir checks ptxas's count).
+// spilled in the producer (spills-ptxas.mlir checks ptxas's count).
 // A one-tile kernel (d256 is not persistent) keeps the cast.
 
 // LOOP: setmaxnreg.dec.sync.aligned.u32 {{.*}}24;
