@@ -67,8 +67,8 @@ private:
   void rescaleO(SmallVector<Value> &o, Value rescale[2]);
   /// The descriptor of a K or V ring slot (SBO 1024).
   Value slotDescriptor(Value slot, int64_t lbo) {
-    return cfg.consumersRecompute() ? wgmmaDescriptorNarrow(kb, slot, lbo, 1024)
-                                    : wgmmaDescriptor(kb, slot, lbo, 1024);
+    return cfg.narrowSlotDescriptors() ? wgmmaDescriptorNarrow(kb, slot, lbo, 1024)
+                                       : wgmmaDescriptor(kb, slot, lbo, 1024);
   }
   /// P (f32) as the A registers of P V.
   SmallVector<Value> packP(ArrayRef<Value> p);
@@ -588,7 +588,7 @@ void ForwardKernel::emitConsumer() {
   ConsumerThread me = ConsumerThread::enter(kb, tid, cfg.consumerRegs);
   forEachTile(
       [&](Value qLoads) {
-        if (!scheduler->isPersistent() || !cfg.consumersRecompute()) {
+        if (!cfg.freshThreadIndices()) {
           TileConsumer(*this, me).run(qLoads);
           return;
         }

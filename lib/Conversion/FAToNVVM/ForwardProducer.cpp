@@ -88,8 +88,7 @@ void ForwardKernel::load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t di
     auto [page, inPage] = pageOf(kb.add(row, kb.c32(part * rows)));
     for (int64_t box = 0; box < dim / AttentionKernelConfig::kBox; ++box)
       tmaLoad(kb, loadDestination(tile, box * cfg.blockN * 128 + part * rows * 128), tensorMap,
-              full,
-              {kb.c32(64 * box), inPage, headKV, page});
+              full, {kb.c32(64 * box), inPage, headKV, page});
   }
 }
 

@@ -10,7 +10,8 @@
 // went by value (producer-tma-destinations.mlir); the d64 causal one (128
 // at launch, three consumers at 160) 12 bytes in the consumers before they
 // recomputed their thread indices per tile and their K/V descriptors in 32
-// bits (AttentionKernelConfig::consumersRecompute; docs/HopperKernel.md).
+// bits (AttentionKernelConfig::freshThreadIndices, narrowSlotDescriptors;
+// docs/HopperKernel.md).
 
 // CHECK: Compiling entry function 'fa_fwd_bf16_d128_
 // CHECK: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
