@@ -45,3 +45,11 @@ llvm_config.with_environment(
      os.path.join(config.fa_src_root, "python")],
     append_path=True)
 llvm_config.with_environment("FA_BUILD_DIR", config.fa_obj_root)
+
+# CUDA's ptxas (/usr/local/cuda in CI; PTXAS as in test/Device/build_kernels.sh)
+# for the tests of what it makes of our PTX: registers, stack and spills
+# (REQUIRES: ptxas).
+ptxas = os.environ.get("PTXAS", "/usr/local/cuda/bin/ptxas")
+if os.access(ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))

@@ -65,6 +65,11 @@ private:
   /// leaves e4m3 no room for a stale max). Past the first tiles most rows'
   /// maxima stand, and the nO multiplies are skipped.
   void rescaleO(SmallVector<Value> &o, Value rescale[2]);
+  /// The descriptor of a K or V ring slot (SBO 1024).
+  Value slotDescriptor(Value slot, int64_t lbo) {
+    return cfg.narrowSlotDescriptors() ? wgmmaDescriptorNarrow(kb, slot, lbo, 1024)
+                                       : wgmmaDescriptor(kb, slot, lbo, 1024);
+  }
   /// P (f32) as the A registers of P V.
   SmallVector<Value> packP(ArrayRef<Value> p);
   /// The row state of a loop's state `st` and back.
@@ -189,7 +194,7 @@ SmallVector<Value> TileConsumer::issueS(Value t, bool wait) {
   const int64_t BN = cfg.blockN, BM = cfg.blockM();
   if (wait)
     k.kPipe.wait(t);
-  Value kDesc = wgmmaDescriptor(kb, k.kPipe.slot(t), 16, 1024);
+  Value kDesc = slotDescriptor(k.kPipe.slot(t), 16);
   SmallVector<Value> acc;
   wgmmaFence(kb);
   // A k-step is 32 bytes of a 128-byte row (16 bf16/f16 or 32 e4m3).
@@ -212,8 +217,7 @@ SmallVector<Value> TileConsumer::issuePV(Value t, ValueRange o, ValueRange p, bo
   // V^T (FP8) is K-major, boxes of [DV rows x kValueTBoxKeys keys]:
   // k-step kk is 32 bytes into a row of box kk / 4. V is MN-major: LBO =
   // next 64-wide dim box, SBO = next 8 kv rows.
-  Value vDesc = cfg.isFp8() ? wgmmaDescriptor(kb, k.vPipe.slot(t), 16, 1024)
-                            : wgmmaDescriptor(kb, k.vPipe.slot(t), BN * 128, 1024);
+  Value vDesc = slotDescriptor(k.vPipe.slot(t), cfg.isFp8() ? 16 : BN * 128);
   SmallVector<Value> acc(o.begin(), o.end());
   if (fence)
     wgmmaFence(kb);
@@ -582,5 +586,16 @@ Value ForwardKernel::loadDescale(int64_t i, Value head, Value block) {
 
 void ForwardKernel::emitConsumer() {
   ConsumerThread me = ConsumerThread::enter(kb, tid, cfg.consumerRegs);
-  forEachTile([&](Value qLoads) { TileConsumer(*this, me).run(qLoads); }, /*warpWide=*/true);
+  forEachTile(
+      [&](Value qLoads) {
+        if (!cfg.freshThreadIndices()) {
+          TileConsumer(*this, me).run(qLoads);
+          return;
+        }
+        ConsumerThread fresh = me;
+        for (Value *v : {&fresh.c, &fresh.warp, &fresh.lane, &fresh.threadInWg})
+          *v = opaqueCopy(kb, *v);
+        TileConsumer(*this, fresh).run(qLoads);
+      },
+      /*warpWide=*/true);
 }

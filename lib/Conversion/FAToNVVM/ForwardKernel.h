@@ -102,6 +102,8 @@ public:
   void emitProducer();
   void produceTile(Value qLoads);
   void load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t dim, int64_t bytes);
+  /// Where a TMA box lands: `offset` bytes into shared `region`.
+  Value loadDestination(Value region, int64_t offset);
   /// FP8: V^T's tile of iteration t, vTileKeys / kValueTBoxKeys boxes.
   void loadValueT(Value t);
   /// Paged caches: the page holding key slot `key` of this batch and the

@@ -54,7 +54,7 @@ void ForwardKernel::produceTile(Value qLoads) {
     if (!cfg.packGqa()) { // packed Q: the consumers load it
       mbarrierArriveExpectTx(kb, qBarrier(), cfg.qTileBytes());
       for (int64_t box = 0; box < cfg.qkDim() / cfg.boxElems(); ++box)
-        tmaLoad(kb, kb.sharedAt(base, smem.mainloop.q.at(box, cfg.blockM() * 128)), args.tmQ,
+        tmaLoad(kb, loadDestination(base, smem.mainloop.q.at(box, cfg.blockM() * 128)), args.tmQ,
                 qBarrier(),
                 {kb.c32(cfg.boxElems() * box), qRowBase ? kb.add(qRowBase, m0) : m0, work.head,
                  work.batch});
@@ -77,7 +77,7 @@ void ForwardKernel::load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t di
     row = kb.add(kRowBase, row);
   if (!cfg.paged()) {
     for (int64_t box = 0; box < dim / cfg.boxElems(); ++box)
-      tmaLoad(kb, kb.sharedAt(tile, box * cfg.blockN * 128), tensorMap, full,
+      tmaLoad(kb, loadDestination(tile, box * cfg.blockN * 128), tensorMap, full,
               {kb.c32(cfg.boxElems() * box), row, headKV, work.batch});
     return;
   }
@@ -87,8 +87,8 @@ void ForwardKernel::load(TmaPipeline &pipe, Value tensorMap, Value t, int64_t di
   for (int64_t part = 0; part < cfg.blockN / rows; ++part) {
     auto [page, inPage] = pageOf(kb.add(row, kb.c32(part * rows)));
     for (int64_t box = 0; box < dim / AttentionKernelConfig::kBox; ++box)
-      tmaLoad(kb, kb.sharedAt(tile, box * cfg.blockN * 128 + part * rows * 128), tensorMap, full,
-              {kb.c32(64 * box), inPage, headKV, page});
+      tmaLoad(kb, loadDestination(tile, box * cfg.blockN * 128 + part * rows * 128), tensorMap,
+              full, {kb.c32(64 * box), inPage, headKV, page});
   }
 }
 
@@ -97,8 +97,18 @@ void ForwardKernel::loadValueT(Value t) {
   Value key = kb.mul(keyTile(t), kb.c32(cfg.blockN));
   const int64_t keys = AttentionKernelConfig::kValueTBoxKeys;
   for (int64_t box = 0; box < cfg.vTileKeys() / keys; ++box)
-    tmaLoad(kb, kb.sharedAt(vPipe.slot(t), box * cfg.vDim() * keys), args.tmV, full,
+    tmaLoad(kb, loadDestination(vPipe.slot(t), box * cfg.vDim() * keys), args.tmV, full,
             {kb.add(key, kb.c32(keys * box)), kb.c32(0), headKV, work.batch});
+}
+
+Value ForwardKernel::loadDestination(Value region, int64_t offset) {
+  Value dst = kb.sharedAt(region, offset);
+  // A persistent producer's 24 registers hold the tile loop's state; there
+  // the destinations are passed by value (sharedAsCluster), so that ptxas
+  // recomputes the loop-invariant ones (Q's boxes, which LLVM hoists out of
+  // the loop) instead of holding them: 28 of the 76 matrix kernels spilled
+  // in the producer without it (docs/HopperKernel.md, 2026-12-06).
+  return scheduler->isPersistent() ? sharedAsCluster(kb, dst) : dst;
 }
 
 std::pair<Value, Value> ForwardKernel::pageOf(Value key) {

@@ -109,9 +109,17 @@ void mbarrierArriveExpectTx(KernelBuilder &kb, Value bar, int64_t bytes);
 void mbarrierArrive(KernelBuilder &kb, Value bar);
 /// Spin until the phase of parity `parity` (i32 0/1) has completed.
 void mbarrierWait(KernelBuilder &kb, Value bar, Value parity);
-/// cp.async.bulk.tensor of one box at `coords` into shared `dst`,
+/// cp.async.bulk.tensor of one box at `coords` into shared `dst` (a
+/// shared pointer, or a shared::cluster one from sharedAsCluster),
 /// completing on `bar`. `tensorMap` is a grid-constant parameter.
 void tmaLoad(KernelBuilder &kb, Value dst, Value tensorMap, Value bar, ValueRange coords);
+/// The CTA's own shared pointer `p` as a shared::cluster pointer by its
+/// value (a .shared::cta address is the executing CTA's .shared::cluster
+/// address). Unlike the addrspacecast tmaLoad makes (cvta.shared, then
+/// cvta.to.shared::cluster), ptxas sees base + offset, which it recomputes
+/// where needed; the cast of a loop-invariant destination that LLVM hoists
+/// out of a loop holds a register across it.
+Value sharedAsCluster(KernelBuilder &kb, Value p);
 
 //===----------------------------------------------------------------------===//
 // wgmma (WGMMA.cpp)
@@ -121,6 +129,11 @@ void tmaLoad(KernelBuilder &kb, Value dst, Value tensorMap, Value bar, ValueRang
 /// start address >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45),
 /// swizzle mode 1 = 128B (62-63).
 Value wgmmaDescriptor(KernelBuilder &kb, Value smemPtr, int64_t lbo, int64_t sbo);
+/// wgmmaDescriptor with the start address field computed in 32 bits behind
+/// an opaque copy: LLVM would widen it back to bits 4-17 of the 64-bit
+/// shared address (bfe.u64), which ptxas sums in 64 bits with a carry, a
+/// register pair more where the consumers have none to spare.
+Value wgmmaDescriptorNarrow(KernelBuilder &kb, Value smemPtr, int64_t lbo, int64_t sbo);
 /// desc + bytes (the start address field is in units of 16 B).
 Value wgmmaDescriptorAdd(KernelBuilder &kb, Value desc, int64_t bytes);
 void wgmmaFence(KernelBuilder &kb);

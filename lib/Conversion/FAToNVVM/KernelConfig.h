@@ -186,6 +186,17 @@ struct AttentionKernelConfig {
   /// 0.90-0.97). With two, the re-reads cost more than they save (d128
   /// causal 0.94-0.98 of dense held, 0.88-0.94 re-read).
   bool stashesLengths() const { return varlen && !isPersistent() && consumers == 3; }
+  /// Three consumer warpgroups (setmaxnreg 160) have no register to hold
+  /// what they can recompute: the K/V slots' wgmma descriptors are computed
+  /// in 32 bits, and a persistent kernel's consumers take their thread's
+  /// indices afresh in each work tile (LLVM hoists what derives from them
+  /// out of the tile loop). ptxas: d64 causal 12 bytes of spills to none
+  /// (docs/HopperKernel.md, "Spills"). Not the fresh indices in a ragged
+  /// batch, whose tile search needs the registers they free (its d64
+  /// kernel went from no spills to 24 bytes). With two consumers (240) the
+  /// kernels keep their code.
+  bool narrowSlotDescriptors() const { return consumers == 3; }
+  bool freshThreadIndices() const { return consumers == 3 && isPersistent() && !varlen; }
   const char *elemName() const { return elemTypeName(elem); }
   static const char *elemTypeName(ElemType e) {
     return e == ElemType::BF16 ? "bf16" : e == ElemType::F16 ? "f16" : "f8e4m3fn";

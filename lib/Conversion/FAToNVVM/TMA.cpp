@@ -40,11 +40,16 @@ void mlir::fa::nvvm_kernel::tmaLoad(KernelBuilder &kb, Value dst, Value tensorMa
                                     ValueRange coords) {
   // The op's non-multicast form wants a shared::cluster destination; a CTA's
   // own shared address is valid there.
-  Value dst7 = LLVM::AddrSpaceCastOp::create(
-      kb.b, LLVM::LLVMPointerType::get(kb.b.getContext(), 7), dst);
+  auto cluster = LLVM::LLVMPointerType::get(kb.b.getContext(), 7);
+  Value dst7 = dst.getType() == cluster ? dst : LLVM::AddrSpaceCastOp::create(kb.b, cluster, dst);
   NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
       kb.b, dst7, tensorMap, coords, bar, /*im2colOffsets=*/ValueRange{},
       /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
       NVVM::TMALoadModeAttr::get(kb.b.getContext(), NVVM::TMALoadMode::TILE),
       kb.b.getBoolAttr(false), /*group=*/NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
+}
+
+Value mlir::fa::nvvm_kernel::sharedAsCluster(KernelBuilder &kb, Value p) {
+  return LLVM::IntToPtrOp::create(kb.b, LLVM::LLVMPointerType::get(kb.b.getContext(), 7),
+                                  kb.sharedAddress64(p));
 }

@@ -20,12 +20,23 @@
 using namespace mlir;
 using namespace mlir::fa::nvvm_kernel;
 
+/// The descriptor of the i64 start address field `field`.
+static Value descriptorOf(KernelBuilder &kb, Value field, int64_t lbo, int64_t sbo) {
+  uint64_t hi = (uint64_t(lbo >> 4) << 16) | (uint64_t(sbo >> 4) << 32) | (uint64_t(1) << 62);
+  return kb.ori(field, kb.c64(static_cast<int64_t>(hi)));
+}
+
 Value mlir::fa::nvvm_kernel::wgmmaDescriptor(KernelBuilder &kb, Value smemPtr, int64_t lbo,
                                              int64_t sbo) {
   Value addr = kb.sharedAddress64(smemPtr);
-  Value field = kb.andi(kb.shru(addr, kb.c64(4)), kb.c64(0x3FFF));
-  uint64_t hi = (uint64_t(lbo >> 4) << 16) | (uint64_t(sbo >> 4) << 32) | (uint64_t(1) << 62);
-  return kb.ori(field, kb.c64(static_cast<int64_t>(hi)));
+  return descriptorOf(kb, kb.andi(kb.shru(addr, kb.c64(4)), kb.c64(0x3FFF)), lbo, sbo);
+}
+
+Value mlir::fa::nvvm_kernel::wgmmaDescriptorNarrow(KernelBuilder &kb, Value smemPtr, int64_t lbo,
+                                                   int64_t sbo) {
+  Value addr = LLVM::PtrToIntOp::create(kb.b, kb.i32, smemPtr);
+  Value field = opaqueCopy(kb, kb.andi(kb.shru(addr, kb.c32(4)), kb.c32(0x3FFF)));
+  return descriptorOf(kb, LLVM::ZExtOp::create(kb.b, kb.i64, field), lbo, sbo);
 }
 
 Value mlir::fa::nvvm_kernel::wgmmaDescriptorAdd(KernelBuilder &kb, Value desc, int64_t bytes) {
