@@ -10,7 +10,8 @@
 #       carry [".devbuild"]); no MLIR there. Stages, each time-boxed:
 #       1 SASS: HGMMA present, no local-memory spills (cuobjdump), plus the
 #         ptxas report made by prepare and where the spills are, producer
-#         or consumer warps (test/Device/spill_sites.py -> $OUT/spill_sites.txt)
+#         or consumer warps (test/Device/spill_sites.py -> $OUT/spill_sites.txt,
+#         the backward sequences' -> $OUT/spill_sites_backward.txt)
 #       2 correctness over the matrix through libfa_runtime against SDPA and
 #         float64 (test/Device/check_attention.py), and, at the same time,
 #         compute-sanitizer memcheck on small shapes and racecheck on tiny
@@ -394,6 +395,10 @@ run() {
   # which warps spill: the producer (after setmaxnreg.dec) or the consumers
   python3 test/Device/spill_sites.py cuobjdump "$K"/*.cubin > "$OUT/spill_sites.txt" 2>&1
   tail -1 "$OUT/spill_sites.txt"
+  # the backward sequences' kernels (pre, main, post of each cubin apart)
+  python3 test/Device/spill_sites.py cuobjdump "$dev"/backward/*/*.cubin \
+    > "$OUT/spill_sites_backward.txt" 2>&1
+  echo "backward $(tail -1 "$OUT/spill_sites_backward.txt")"
 
   fi
   if stage_on 2; then

@@ -13,7 +13,9 @@ laid out; a kernel without setmaxnreg counts everything as "prologue".
     python3 spill_sites.py DISASSEMBLER CUBIN... > spills.txt
 DISASSEMBLER: "cuobjdump" (cuobjdump --dump-sass, on the GPU machine) or a
 path to nvdisasm (nvdisasm -c; the PyPI wheel nvidia-cuda-nvdisasm has one).
-Prints one line per kernel with spills and a summary line.
+Prints one line per kernel with spills and a summary line; a cubin of a
+kernel sequence (the backward's pre, main and post kernels) counts each of
+its kernels apart.
 """
 import os
 import re
@@ -29,6 +31,20 @@ def sass(disassembler, cubin):
     else:
         cmd = [disassembler, "-c", cubin]
     return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+
+
+# Where a kernel's code starts: cuobjdump's "Function : name" header,
+# nvdisasm's ".text.name:" section label.
+FUNCTION = re.compile(r"^\s*(?:Function : (\w+)|\.text\.(\w+):)", re.M)
+
+
+def kernels(text, default_name):
+    """(name, SASS) of each kernel in a disassembly."""
+    starts = list(FUNCTION.finditer(text))
+    if not starts:
+        return [(default_name, text)]
+    ends = [m.start() for m in starts[1:]] + [len(text)]
+    return [(m.group(1) or m.group(2), text[m.end():end]) for m, end in zip(starts, ends)]
 
 
 def spill_sites(text):
@@ -50,17 +66,19 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     disassembler, cubins = argv[1], argv[2:]
-    totals, kernels_with = [0, 0, 0], [0, 0, 0]
+    totals, kernels_with, count = [0, 0, 0], [0, 0, 0], 0
     for cubin in cubins:
-        counts = spill_sites(sass(disassembler, cubin))
-        for i, n in enumerate(counts):
-            totals[i] += n
-            kernels_with[i] += n > 0
-        if any(counts):
-            name = os.path.basename(cubin)[:-len(".cubin")]
-            print(f"{name:<72} prologue {counts[0]:>3} producer {counts[1]:>3} "
-                  f"consumers {counts[2]:>3}")
-    print(f"spill_sites: {len(cubins)} kernels; with spills in the prologue {kernels_with[0]}, "
+        for name, code in kernels(sass(disassembler, cubin),
+                                  os.path.basename(cubin)[:-len(".cubin")]):
+            count += 1
+            counts = spill_sites(code)
+            for i, n in enumerate(counts):
+                totals[i] += n
+                kernels_with[i] += n > 0
+            if any(counts):
+                print(f"{name:<72} prologue {counts[0]:>3} producer {counts[1]:>3} "
+                      f"consumers {counts[2]:>3}")
+    print(f"spill_sites: {count} kernels; with spills in the prologue {kernels_with[0]}, "
           f"the producer {kernels_with[1]}, the consumers {kernels_with[2]} "
           f"(LDL/STL instructions: {totals[0]} / {totals[1]} / {totals[2]})")
     return 0
