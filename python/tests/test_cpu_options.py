@@ -59,58 +59,55 @@ def test_openmp_link_flags_find_the_runtime_again():
         "-L/opt/omp", "-l:libomp.so.5", "-Wl,-rpath,/opt/omp")
 
 
-def test_prefetch_compiles_once_and_get_bundle_waits(monkeypatch):
-    kcfg = KernelConfig(op="backward", dtype="f32", head_dim=8, heads_q=2,
-                        heads_kv=1)
-    started, release, calls = threading.Event(), threading.Event(), []
+class SlowCompile:
+    """compiler.compile replaced by one that records its calls and blocks
+    until `release` (no AOT bundle, a compiler "present"), for the
+    prefetch thread's timing."""
 
-    def slow_compile(config, target):
-        calls.append(config)
-        started.set()
-        release.wait(10)
+    KCFG = KernelConfig(op="backward", dtype="f32", head_dim=8, heads_q=2,
+                        heads_kv=1)
+
+    def __init__(self, monkeypatch):
+        self.started, self.release, self.calls = (threading.Event(),
+                                                  threading.Event(), [])
+        monkeypatch.setattr(registry, "find_aot", lambda *a: None)
+        monkeypatch.setattr(compiler, "find_fa_opt", lambda: "fa-opt")
+        monkeypatch.setattr(compiler, "compile", self)
+
+    def __call__(self, config, target):
+        self.calls.append(config)
+        self.started.set()
+        self.release.wait(10)
         return "bundle"
 
-    monkeypatch.setattr(registry, "find_aot", lambda *a: None)
-    monkeypatch.setattr(compiler, "find_fa_opt", lambda: "fa-opt")
-    monkeypatch.setattr(compiler, "compile", slow_compile)
+
+@pytest.fixture
+def slow_compile(monkeypatch):
+    slow = SlowCompile(monkeypatch)
     registry.forget()
-    try:
-        registry.prefetch(kcfg, "cpu")
-        assert started.wait(10)
-        registry.prefetch(kcfg, "cpu")  # already coming: no second thread
-        threading.Timer(0.05, release.set).start()
-        assert registry.get_bundle(kcfg, "cpu") == "bundle"
-        assert len(calls) == 1
-    finally:
-        release.set()
-        registry.forget()
+    yield slow
+    slow.release.set()
+    registry.forget()
 
 
-def test_forget_waits_for_a_prefetch_in_flight(monkeypatch):
+def test_prefetch_compiles_once_and_get_bundle_waits(slow_compile):
+    kcfg = SlowCompile.KCFG
+    registry.prefetch(kcfg, "cpu")
+    assert slow_compile.started.wait(10)
+    registry.prefetch(kcfg, "cpu")  # already coming: no second thread
+    threading.Timer(0.05, slow_compile.release.set).start()
+    assert registry.get_bundle(kcfg, "cpu") == "bundle"
+    assert len(slow_compile.calls) == 1
+
+
+def test_forget_waits_for_a_prefetch_in_flight(slow_compile):
     """A prefetch that ends after forget() must not put its bundle back
     (a test's forget() then found an earlier test's backward loaded)."""
-    kcfg = KernelConfig(op="backward", dtype="f32", head_dim=8, heads_q=2,
-                        heads_kv=1)
-    started, release = threading.Event(), threading.Event()
-
-    def slow_compile(config, target):
-        started.set()
-        release.wait(10)
-        return "bundle"
-
-    monkeypatch.setattr(registry, "find_aot", lambda *a: None)
-    monkeypatch.setattr(compiler, "find_fa_opt", lambda: "fa-opt")
-    monkeypatch.setattr(compiler, "compile", slow_compile)
+    registry.prefetch(SlowCompile.KCFG, "cpu")
+    assert slow_compile.started.wait(10)
+    threading.Timer(0.05, slow_compile.release.set).start()
     registry.forget()
-    try:
-        registry.prefetch(kcfg, "cpu")
-        assert started.wait(10)
-        threading.Timer(0.05, release.set).start()
-        registry.forget()
-        assert not registry._loaded and not registry._pending
-    finally:
-        release.set()
-        registry.forget()
+    assert not registry._loaded and not registry._pending
 
 
 def _function(name, lines):
