@@ -34,6 +34,7 @@ from fa_mlir.torch._sequence_mods import SequenceModifiers  # noqa: E402
 from _cuda_route import Routed, fa_opt_output, needs_fa_opt  # noqa: E402
 from _fake_cuda import fake_cuda, fake_cuda_capture  # noqa: E402
 from _util import within_criterion  # noqa: E402
+import _flex_mods as flex_mods  # noqa: E402
 
 HQ, HKV, D = 4, 2, 16
 gen = torch.Generator().manual_seed(7)
@@ -430,13 +431,8 @@ def cuda_modifiers():
     """alibi and document over tables posing as CUDA tensors."""
     slopes = fake_cuda_capture(SLOPES.clone())
     docs = fake_cuda_capture(DOCS.clone())
-
-    def score_mod(score, b, h, q_idx, kv_idx):
-        return score + slopes[h] * (kv_idx - q_idx)
-
-    def mask_mod(b, h, q_idx, kv_idx):
-        return docs[b, q_idx] == docs[b, kv_idx]
-    return dict(score_mod=score_mod, mask_mod=mask_mod), (slopes, docs)
+    return (dict(score_mod=flex_mods.alibi(slopes), mask_mod=flex_mods.document(docs)),
+            (slopes, docs))
 
 
 def check_captures_launched(routed, bundle, captures):

@@ -23,14 +23,10 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import fa_mlir.torch as fat  # noqa: E402
+from _flex_mods import alibi, prefix_lm, t5  # noqa: E402
 
 EPS = 1e-3
 
-
-def alibi(slopes):
-    def score_mod(score, b, h, q_idx, kv_idx):
-        return score + slopes[h] * (kv_idx - q_idx)
-    return score_mod
 
 
 def document_padded(docs):
@@ -39,20 +35,6 @@ def document_padded(docs):
         return (docs[b, q_idx] == docs[b, kv_idx]) & (docs[b, q_idx] >= 0)
     return mask_mod
 
-
-def t5(table):
-    """T5's bidirectional buckets (16 per direction, exact below 8,
-    logarithmic to 128), in log2 form as the device round's."""
-    def score_mod(score, b, h, q_idx, kv_idx):
-        rel = kv_idx - q_idx
-        dist = rel.abs()
-        ratio = torch.clamp(dist, min=1).float() / 8.0
-        large = torch.clamp(8 + (torch.log2(ratio) * 2.0).to(torch.int64),
-                            max=15)
-        bucket = torch.where(rel > 0, 16, 0) + torch.where(dist < 8, dist,
-                                                           large)
-        return score + table[h, bucket]
-    return score_mod
 
 
 def relative_wrapped(rel):
@@ -63,11 +45,6 @@ def relative_wrapped(rel):
         return score + rel[h, kv_idx - q_idx]
     return score_mod
 
-
-def prefix_lm(prefix):
-    def mask_mod(b, h, q_idx, kv_idx):
-        return (kv_idx <= q_idx) | (kv_idx < prefix[b])
-    return mask_mod
 
 
 def smooth_alibi(slopes):

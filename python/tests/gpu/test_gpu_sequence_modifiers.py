@@ -31,54 +31,16 @@ torch = pytest.importorskip("torch")
 
 import fa_mlir.torch as fat  # noqa: E402
 from fa_mlir.errors import UnsupportedError  # noqa: E402
+from _flex_mods import alibi, document, prefix_lm, t5  # noqa: E402
 
 EPS = 1e-4
 HQ, HKV = 8, 2
 POSITIONS = 1024  # the per-sequence tables' width
 
 
-def alibi(caps):
-    slopes = caps["slopes"]
-
-    def score_mod(score, b, h, q_idx, kv_idx):
-        return score + slopes[h] * (kv_idx - q_idx)
-    return score_mod
-
-
-def document(caps):
-    docs = caps["docs"]
-
-    def mask_mod(b, h, q_idx, kv_idx):
-        return docs[b, q_idx] == docs[b, kv_idx]
-    return mask_mod
-
-
-def t5(caps):
-    """T5's bidirectional buckets (16 per direction, exact below 8,
-    logarithmic to 128)."""
-    table = caps["table"]
-
-    def score_mod(score, b, h, q_idx, kv_idx):
-        rel = kv_idx - q_idx
-        dist = rel.abs()
-        ratio = torch.clamp(dist, min=1).float() / 8.0
-        large = torch.clamp(8 + (torch.log2(ratio) * 2.0).to(torch.int64),
-                            max=15)
-        bucket = torch.where(rel > 0, 16, 0) + torch.where(dist < 8, dist,
-                                                           large)
-        return score + table[h, bucket]
-    return score_mod
-
-
-def prefix_lm(caps):
-    prefix = caps["prefix"]
-
-    def mask_mod(b, h, q_idx, kv_idx):
-        return (kv_idx <= q_idx) | (kv_idx < prefix[b])
-    return mask_mod
-
-
-MODS = {"alibi_document": (alibi, document), "t5_prefix_lm": (t5, prefix_lm)}
+# name -> (captures -> score_mod, captures -> mask_mod)
+MODS = {"alibi_document": (lambda c: alibi(c["slopes"]), lambda c: document(c["docs"])),
+        "t5_prefix_lm": (lambda c: t5(c["table"]), lambda c: prefix_lm(c["prefix"]))}
 
 
 def captures(batch, device, seed=5):
