@@ -9,7 +9,8 @@ would). Time: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms).
 
 Usage: python3 test/Device/bench_backward.py BUNDLES CSV_OUT
 Env: SEQLENS (1024,...,16384), HDIMS (64,128), CAUSAL (0,1), PREV_BACKWARD (a folder of
-an earlier compiler's sequences, timed as "ours_prev" in the same process).
+an earlier compiler's sequences, timed as "ours_prev" in the same process), PEERS
+(fa4,cudnn,fa2; empty: none, for an A/B of ours and ours_prev in the other order).
 """
 import os
 import sys
@@ -53,6 +54,11 @@ def ours_backward(seq, q, k, v, do, causal):
     return lambda: seq(do, q, k, v, o, lse, dq, dk, dv, sym)
 
 
+# PEERS=fa4,cudnn,fa2 (the default), or fewer (empty: ours against ours_prev only, for an
+# A/B measured in both orders without timing the peers twice).
+PEERS = [n for n in os.environ.get("PEERS", "fa4,cudnn,fa2").split(",") if n]
+
+
 def main():
     folder, csv_out = sys.argv[1], sys.argv[2]
     torch.zeros(1, device="cuda")
@@ -82,7 +88,7 @@ def main():
                                for _ in range(4))
                 res = {}
                 calls = [(n, lambda n=n: peer_backward(n, q, k, v, do, causal))
-                         for n in ("fa4", "cudnn", "fa2")]
+                         for n in PEERS]
                 if (causal, D) in prev:
                     calls.insert(0, ("ours_prev", lambda: ours_backward(prev[(causal, D)], q, k, v, do, causal)))
                 if (causal, D) in seqs:

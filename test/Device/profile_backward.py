@@ -8,7 +8,10 @@ Usage: python3 test/Device/profile_backward.py BUNDLES causal hdim seqlen [batch
 BIAS=1H or BH: non-causal with bench_backward_bias.py's bias and
 configuration, the dbias kernel included), under
   ncu --nvtx --nvtx-include measure/ --clock-control none --csv --metrics METRICS
-(METRICS: `profile_backward.py metrics`), then `profile_backward.py summary NCU_CSV`.
+(METRICS: `profile_backward.py metrics`, or `profile_backward.py metrics stalls` for the
+issue-stall reasons, instructions and shared-memory conflicts), then
+`profile_backward.py summary NCU_CSV`. PEER=fa4|cudnn profiles that peer's backward
+at the same shape instead of ours (FA4 needs its wheels in the environment).
 """
 import csv
 import os
@@ -26,10 +29,19 @@ from bench_backward import ours_backward  # noqa: E402
 
 METRICS = ("gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,"
            "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active")
+STALLS = ("barrier", "long_scoreboard", "wait", "mio_throttle", "short_scoreboard",
+          "math_pipe_throttle", "lg_throttle", "membar", "dispatch_stall", "no_instruction",
+          "selected", "not_selected", "branch_resolving", "sleeping")
+# The same four first, then why warps did not issue (percent of active warp cycles), the
+# instructions issued and the shared-memory bank conflicts, to put two kernels side by side.
+STALL_METRICS = METRICS + "," + ",".join(
+    [f"smsp__warp_issue_stalled_{s}_per_warp_active.pct" for s in STALLS]
+    + ["smsp__inst_executed.sum", "smsp__issue_active.avg.pct_of_peak_sustained_active",
+       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "launch__registers_per_thread"])
 # To microseconds and GB; ncu versions spell units either way.
 UNITS = {"nsecond": 1e-3, "usecond": 1, "msecond": 1e3, "ns": 1e-3, "us": 1, "ms": 1e3,
          "byte": 1e-9, "Kbyte": 1e-6, "Mbyte": 1e-3, "Gbyte": 1, "B": 1e-9, "KB": 1e-6,
-         "MB": 1e-3, "GB": 1, "%": 1}
+         "MB": 1e-3, "GB": 1, "%": 1, "inst": 1, "": 1, "register/thread": 1}
 
 
 def summary(path):
@@ -58,18 +70,34 @@ def summary(path):
               f"{k.get('dram__bytes_read.sum', float('nan')):.3f} | "
               f"{k.get('dram__bytes_write.sum', float('nan')):.3f} | "
               f"{k.get(METRICS.split(',')[-1], float('nan')):.0f} |")
+    extra = [m for m in STALL_METRICS.split(",")[4:] if any(m in k for k in kernels.values())]
+    if extra:
+        short = [m.replace("smsp__warp_issue_stalled_", "").replace("_per_warp_active.pct", "")
+                 for m in extra]
+        print("\n| kernel | " + " | ".join(short) + " |")
+        print("|---" * (len(extra) + 1) + "|")
+        for kid in sorted(kernels):
+            k = kernels[kid]
+            print(f"| {k['name'][:48]} | " + " | ".join(
+                f"{k.get(m, float('nan')):.4g}" for m in extra) + " |")
 
 
 def main():
     if sys.argv[1] == "summary":
         return summary(sys.argv[2])
     if sys.argv[1] == "metrics":
-        return print(METRICS)
+        return print(STALL_METRICS if sys.argv[2:] == ["stalls"] else METRICS)
     folder, causal, D, N = sys.argv[1], bool(int(sys.argv[2])), int(sys.argv[3]), int(sys.argv[4])
     B, H = (int(sys.argv[5]), int(sys.argv[6])) if len(sys.argv) > 6 else peers.shape(N, D)
     q, k, v, do = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16) for _ in range(4))
     bias = os.environ.get("BIAS")
-    if bias:
+    peer = os.environ.get("PEER")
+    if peer:
+        from bench_backward import peer_backward
+        call = peer_backward(peer, q, k, v, do, causal)
+        if call is None:
+            sys.exit(f"profile: {peer} unavailable")
+    elif bias:
         per_batch = bias == "BH"
         seq = cb.Sequence(os.path.join(folder, bench_backward_bias.FOLDERS[(D, per_batch)]))
         b = peers.alibi_bias(H, N).expand(B if per_batch else 1, H, N, N).contiguous()
@@ -83,7 +111,8 @@ def main():
     call()
     torch.cuda.nvtx.range_pop()
     torch.cuda.synchronize()
-    print(f"profiled: causal={int(causal)} d{D} N{N} B{B} H{H} bias={bias or 'none'}")
+    print(f"profiled: {peer or 'ours'} causal={int(causal)} d{D} N{N} B{B} H{H} "
+          f"bias={bias or 'none'}")
 
 
 if __name__ == "__main__":

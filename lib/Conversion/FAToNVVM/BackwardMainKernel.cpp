@@ -221,11 +221,12 @@ private:
   /// Step t: acc holds dK, dV (and with lookahead S^T, dP^T of t).
   SmallVector<Value> step(Value t, ValueRange acc);
   /// P^T and dS^T of step `s` from S^T and dP^T (waits for dP^T); dS^T is
-  /// also dBias, stored with a bias.
-  std::pair<SmallVector<Value>, SmallVector<Value>> probabilities(Value t, const QueryStep &s,
-                                                                  Value stats,
-                                                                  SmallVector<Value> sT,
-                                                                  ArrayRef<Value> dpT);
+  /// also dBias, stored with a bias. `underDp`, if set, issues what needs
+  /// only P^T (the dV product) as one commit group before that wait, which
+  /// leaves it running.
+  std::pair<SmallVector<Value>, SmallVector<Value>>
+  probabilities(Value t, const QueryStep &s, Value stats, SmallVector<Value> sT,
+                ArrayRef<Value> dpT, const std::function<void(ArrayRef<Value>)> &underDp);
   /// The score function with score_mod on S^T of step `s` (in place), as
   /// the forward applies it: log2-domain scores, score_mod after the scale
   /// and the bias, before the softcap. Returns d score / d(scale qk + bias)
@@ -384,7 +385,8 @@ SmallVector<Value> KeyBlockConsumer::mainloop() {
 
 std::pair<SmallVector<Value>, SmallVector<Value>>
 KeyBlockConsumer::probabilities(Value t, const QueryStep &s, Value stats, SmallVector<Value> sT,
-                                ArrayRef<Value> dpT) {
+                                ArrayRef<Value> dpT,
+                                const std::function<void(ArrayRef<Value>)> &underDp) {
   // With a softcap, dS is taken through d(score)/d(scale qk) = 1 - (score
   // / softcap)^2, from the score before the mask (-inf there would make it
   // NaN; P = 0 zeroes those entries anyway).
@@ -414,8 +416,17 @@ KeyBlockConsumer::probabilities(Value t, const QueryStep &s, Value stats, SmallV
   SmallVector<Value> p(nS);
   for (int64_t i = 0; i < nS; ++i)
     p[i] = kb.exp2(kb.fma(sT[i], factor, arith::NegFOp::create(kb.b, lse2[i])));
-  wgmmaWait(kb, 0);
-  SmallVector<Value> dsum = k.loadRowStats(stats, cfg.rowStatBytes(), laneCol);
+  // With `underDp`, D is read before the wait: a shared load after it makes
+  // ptxas hoist the wait above the exp2s to start the load early.
+  SmallVector<Value> dsum;
+  if (underDp) {
+    dsum = k.loadRowStats(stats, cfg.rowStatBytes(), laneCol);
+    underDp(p);
+    wgmmaWait(kb, 1);
+  } else {
+    wgmmaWait(kb, 0);
+    dsum = k.loadRowStats(stats, cfg.rowStatBytes(), laneCol);
+  }
   SmallVector<Value> ds(nS);
   for (int64_t i = 0; i < nS; ++i) {
     ds[i] = kb.fmul(p[i], arith::SubFOp::create(kb.b, dpT[i], dsum[i]));
@@ -605,15 +616,37 @@ SmallVector<Value> KeyBlockConsumer::step(Value t, ValueRange acc) {
   Value stats = kb.sharedAt(slot, cfg.qBytes() + cfg.doBytes());
 
   wgmmaWait(kb, 1); // S^T is done, dP^T may still run
-  auto [p, ds] = probabilities(t, s, stats, std::move(sT), dpT);
-  SmallVector<Value> pRegs = pack(p), dsRegs = pack(ds);
+  // Without lookahead, at 64 queries, dV is issued as soon as P^T is
+  // packed, before the wait for dP^T: ptxas otherwise sinks most exp2s
+  // below that wait (they then run after dP^T, not under it), and the
+  // tensor cores go from dP^T to dV while dS^T is computed. P^T's packed
+  // copy is then live beside dS^T's inputs: at 128 queries that spills
+  // ~300 bytes, with a softcap, an f32 bias or a region 50-100 more (their
+  // derivatives and addresses), so not there.
+  bool dvUnderDp = !lookahead && !cfg.wideQueryTile() && !cfg.semantics.softcap &&
+                   (!cfg.bias || cfg.biasTileShared()) && !semantics.scoreMod &&
+                   !semantics.maskMod;
+  SmallVector<Value> pRegs;
+  auto issueDv = [&](ArrayRef<Value> p) {
+    pRegs = pack(p);
+    wgmmaFence(kb);
+    dV = accumulateRS(dV, pRegs, doTile, DV);
+    wgmmaCommit(kb);
+  };
+  auto [p, ds] = probabilities(t, s, stats, std::move(sT), dpT,
+                               dvUnderDp ? issueDv : std::function<void(ArrayRef<Value>)>());
+  if (!dvUnderDp)
+    pRegs = pack(p);
+  SmallVector<Value> dsRegs = pack(ds);
   Value dsBuf = storeDsTransposed(t, dsRegs);
 
-  wgmmaFence(kb);
-  dV = accumulateRS(dV, pRegs, doTile, DV);
-  if (lookahead)
-    dK = accumulateRS(dK, dsRegs, qTile, DK);
-  wgmmaCommit(kb);
+  if (!dvUnderDp) {
+    wgmmaFence(kb);
+    dV = accumulateRS(dV, pRegs, doTile, DV);
+    if (lookahead)
+      dK = accumulateRS(dK, dsRegs, qTile, DK);
+    wgmmaCommit(kb);
+  }
   // dS is complete for the dQ product: both halves when dQ's box takes all
   // 128 keys, else this consumer's own (the consumers then run decoupled,
   // one's elementwise work under the other's GEMMs).
@@ -667,6 +700,7 @@ SmallVector<Value> KeyBlockConsumer::step(Value t, ValueRange acc) {
 
 void BackwardMainKernel::emitConsumer() {
   ConsumerThread me = ConsumerThread::enter(kb, tid, 240);
+  me.c = warpUniform(kb, me.c);
   KeyBlockConsumer(*this, me).run();
 }
 

@@ -206,6 +206,11 @@ void spinUntilEqual(KernelBuilder &kb, Value ptr, Value expected);
 /// the addresses computed from a thread index, otherwise stay live in
 /// registers across the loop, which the backward's consumers cannot afford.
 Value opaqueCopy(KernelBuilder &kb, Value v);
+/// The i32 `v` of lane 0 (shfl.sync.idx): ptxas then knows it is the same
+/// in every lane and keeps what derives from it in uniform registers (a
+/// warpgroup's index: its wgmma descriptors are computed by the uniform
+/// datapath instead of 64-bit adds and moves per wgmma in every thread).
+Value warpUniform(KernelBuilder &kb, Value v);
 /// fence.acq_rel.gpu.
 void fenceGpu(KernelBuilder &kb);
 /// red.release.gpu.global.add.s32 of `v` at `ptr`.

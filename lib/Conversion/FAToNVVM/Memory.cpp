@@ -108,6 +108,11 @@ void mlir::fa::nvvm_kernel::releaseAdd(KernelBuilder &kb, Value ptr, Value v) {
   inlinePtx(kb, Type(), {ptr, v}, "red.release.gpu.global.add.s32 [$0], $1;", "l,r");
 }
 
+Value mlir::fa::nvvm_kernel::warpUniform(KernelBuilder &kb, Value v) {
+  return NVVM::ShflOp::create(kb.b, kb.i32, kb.c32(-1), v, kb.c32(0), kb.c32(0x1f),
+                              NVVM::ShflKind::idx, UnitAttr());
+}
+
 Value mlir::fa::nvvm_kernel::opaqueCopy(KernelBuilder &kb, Value v) {
   // Side effects keep it in the loop; memory is not touched.
   if (v.getType() == kb.i32)
