@@ -310,7 +310,7 @@ def first(result):
     return result[0] if isinstance(result, tuple) else result
 
 
-FA4_COLUMNS = ("fa4_check", "fa4_ms", "fa4_over_api")
+FA4_COLUMNS = ("fa4_check", "fa4_max_diff", "fa4_ms", "fa4_over_api")
 
 
 def fa4_columns(case, out, api_ms, ms_of=ms_per_call):
@@ -326,6 +326,7 @@ def fa4_columns(case, out, api_ms, ms_of=ms_per_call):
         print(f"# fa4 unavailable: {e}")
         return dict.fromkeys(FA4_COLUMNS, "unavailable")
     except Exception as e:  # noqa: BLE001 - FA4 cannot run it: reported
+        print(f"# fa4 failed: {type(e).__name__}: {e}")
         return dict.fromkeys(FA4_COLUMNS, f"error {type(e).__name__}: "
                              f"{str(e).splitlines()[0][:80] if str(e) else ''}")
     diff = (theirs.float() - out.float()).abs().max().item()
