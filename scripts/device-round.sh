@@ -85,7 +85,11 @@
 #         and the FP8 forward through fa_mlir.torch next to the same kernels
 #         launched alone, eager and captured in CUDA graphs, after checking
 #         the results against float64, that the calls never sync the host
-#         and that a graph replays them bit for bit
+#         and that a graph replays them bit for bit; and issue 37's serving
+#         floors: decode and varlen next to FA4's paged and varlen calls on
+#         the same operands (when .anchors/ was carried; FA4's output
+#         checked first), decode over its bandwidth floor (the bytes it
+#         must move over a device copy's bandwidth measured in the process)
 #         (test/Device/bench_api_overhead.py, AOT bundles of .devbuild/
 #         gpu-tests and .devbuild/fp8) -> $OUT/bench_api_overhead.csv
 #      12 score_mod/mask_mod (issue 35): the forward kernels of
@@ -617,8 +621,11 @@ run() {
   fi
   if stage_on 11; then
   echo "== 11 API overhead ($((SECONDS - T0)) s so far)"
-  ( [[ -n ${ROUND_SMOKE:-} ]] && export REPS=10 ROUNDS=2
-    FA_MLIR_BUNDLE_PATH="$dev/gpu-tests:$dev/fp8" timeout "${API_BENCH_TIMEOUT:-300}" \
+  # FA4 (fa4_over_api) from the carried wheels, else its columns say
+  # "unavailable"; its JIT compiles (two kernels) count in the time limit.
+  ( fa4_env "FA4"
+    [[ -n ${ROUND_SMOKE:-} ]] && export REPS=10 ROUNDS=2
+    FA_MLIR_BUNDLE_PATH="$dev/gpu-tests:$dev/fp8" timeout "${API_BENCH_TIMEOUT:-420}" \
       python3 test/Device/bench_api_overhead.py "$OUT/bench_api_overhead.csv" ) \
     > "$OUT/bench_api_overhead.log" 2>&1
   echo "bench api overhead rc=$?"; grep -v "^#" "$OUT/bench_api_overhead.log" | tail -12

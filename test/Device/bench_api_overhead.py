@@ -22,6 +22,29 @@ back-to-back calls (median of ROUNDS rounds, ms per call):
 and the host time of one API call (perf_counter, no sync, while the GPU
 queue has room). ratio = api / launch (the floor: <= 1.02).
 
+Next to FlashAttention-4 (issue 37's serving floors), in the same process
+on the same operands, when flash_attn.cute imports (the device round's
+FA4 wheels, test/Device/peers.py; else these columns say "unavailable"):
+  decode   FA4's paged decode: flash_attn_varlen_func on the same q, cache
+           pages, block table and cache lengths (seqused_k), causal, GQA,
+           its split heuristic (decode_peers.fa4_paged, as
+           test/Device/bench_decode.py calls it)
+  varlen   FA4's flash_attn_varlen_func on the same packed q, k, v and
+           cu_seqlens, causal
+FA4's output is first checked with the case's own criterion against
+float64 (fa4_check) and compared with ours (fa4_max_diff, the largest
+absolute difference); a FA4 output that fails is not timed.
+  fa4_ms        FA4's call, eager, timed as api is
+  fa4_over_api  fa4_ms / api_ms (the floor: >= 1.0, decode and varlen)
+Decode's bandwidth floor:
+  floor_ms        the bytes the call must move at least (the K and V rows of
+                  each sequence's cache length, q and the output:
+                  decode_peers.decode_bytes) over the card's HBM bandwidth,
+                  measured in this process by a 2 GiB device-to-device copy
+                  timed with torch.cuda.Event as above (2 x bytes / time;
+                  copy_tb_s)
+  api_over_floor  api_ms / floor_ms (the floor: <= 1.5)
+
 Checks (before timing; a case that fails one is reported FAIL and not
 timed): the API's output against float64 with FlashAttention's criterion
 (decode and varlen: max error <= 2x that of a plain bf16 attention + 1e-4;
@@ -39,6 +62,7 @@ Usage: python3 test/Device/bench_api_overhead.py CSV_OUT
 Env: REPS (50), ROUNDS (5), CASES (decode,varlen,fp8), SMALL=1 (caches
 256 .. 1024, 2k varlen tokens, fp8 B1 x 512: a quick pass).
 """
+import collections
 import csv
 import math
 import os
@@ -51,10 +75,13 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)),
                                 "python"))
+sys.path.insert(0, HERE)
+import decode_peers  # noqa: E402
 import fa_mlir.torch as fat  # noqa: E402
 from fa_mlir.gpu_runtime import pack  # noqa: E402
 from fa_mlir.signature import symbols_of  # noqa: E402
 from fa_mlir.torch import _convert, _ops, fp8  # noqa: E402
+import peers  # noqa: E402
 
 REPS = int(os.environ.get("REPS", 50))
 ROUNDS = int(os.environ.get("ROUNDS", 5))
@@ -146,6 +173,13 @@ def criterion(errors):
 
 # -- cases -----------------------------------------------------------------
 
+# api(), check(out) -> "PASS ..." or "FAIL ...", the bundle and operands of
+# the launch alone; fa4() -> FA4's call on the same operands (raises
+# peers.Unavailable without FA4); floor_bytes(out): the least the call moves.
+Case = collections.namedtuple(
+    "Case", "api check bundle tensors fa4 floor_bytes", defaults=(None, None))
+
+
 def decode_case(g):
     b, hq, hkv, d, page = 16, 32, 8, 128, 64
     lens = torch.randint(256 if SMALL else 2048, 1025 if SMALL else 8193,
@@ -185,7 +219,11 @@ def decode_case(g):
     tensors = _ops.kvcache_operands(q, kc, vc, lens32, table)
     symbols = symbols_of(kcfg, {r: t.shape for r, t in tensors.items()})
     tensors.update(_ops._workspace(bundle, symbols, q.device))
-    return api, check, bundle, tensors
+    return Case(api, check, bundle, tensors,
+                fa4=lambda: decode_peers.fa4_paged(q, kc, vc, lens32, table,
+                                                   causal=True),
+                floor_bytes=lambda out: decode_peers.decode_bytes(
+                    q, kc, vc, lens.tolist(), out))
 
 
 def varlen_case(g):
@@ -218,7 +256,13 @@ def varlen_case(g):
     kcfg = _ops.varlen_config(q, k, v, True, None, -1, -1, None, "")
     bundle = _ops.get_bundle(kcfg, "sm_90a")
     tensors = _ops.varlen_operands(q, k, v, cu_dev, cu_dev)
-    return api, check, bundle, tensors
+
+    def fa4():
+        f = peers.fa4_varlen_func()
+        return lambda: f(q, k, v, cu_seqlens_q=cu_dev, cu_seqlens_k=cu_dev,
+                         max_seqlen_q=max_len, max_seqlen_k=max_len,
+                         causal=True)
+    return Case(api, check, bundle, tensors, fa4=fa4)
 
 
 def fp8_case(g):
@@ -246,7 +290,7 @@ def fp8_case(g):
                    softcap=None, mask_alignment=None)
     bundle, tensors = fp8.cuda_operands(x.q, x.k, x.v, descales,
                                         torch.bfloat16, sizes, options)
-    return api, check, bundle, tensors
+    return Case(api, check, bundle, tensors)
 
 
 # -- the run ---------------------------------------------------------------
@@ -266,10 +310,59 @@ def first(result):
     return result[0] if isinstance(result, tuple) else result
 
 
+FA4_COLUMNS = ("fa4_check", "fa4_max_diff", "fa4_ms", "fa4_over_api")
+
+
+def fa4_columns(case, out, api_ms, ms_of=ms_per_call):
+    """FA4 on the case's operands: its output through the case's check and
+    next to ours (`out`), then timed with ms_of, only if it passed (a ratio
+    of different results means nothing). {} for a case without FA4."""
+    if case.fa4 is None:
+        return {}
+    try:
+        call = case.fa4()
+        theirs = first(call()).reshape(out.shape)
+    except peers.Unavailable as e:
+        print(f"# fa4 unavailable: {e}")
+        return dict.fromkeys(FA4_COLUMNS, "unavailable")
+    except Exception as e:  # noqa: BLE001 - FA4 cannot run it: reported
+        print(f"# fa4 failed: {type(e).__name__}: {e}")
+        return dict.fromkeys(FA4_COLUMNS, f"error {type(e).__name__}: "
+                             f"{str(e).splitlines()[0][:80] if str(e) else ''}")
+    diff = (theirs.float() - out.float()).abs().max().item()
+    row = {"fa4_check": case.check(theirs), "fa4_max_diff": f"{diff:.2e}"}
+    if not row["fa4_check"].startswith("PASS"):
+        row["fa4_ms"] = row["fa4_over_api"] = "not timed: FA4 fails the check"
+        return row
+    row["fa4_ms"] = ms_of(call)
+    row["fa4_over_api"] = row["fa4_ms"] / api_ms
+    return row
+
+
+_bandwidth = {}
+
+
+def hbm_bandwidth():
+    """Bytes/s of a 2 GiB device-to-device copy, timed as the calls are;
+    measured once per process."""
+    if "copy" not in _bandwidth:
+        _bandwidth["copy"] = decode_peers.copy_bandwidth(ms_per_call)
+        print(f"# copy bandwidth {_bandwidth['copy'] / 1e12:.3f} TB/s")
+    return _bandwidth["copy"]
+
+
+def floor_columns(nbytes, bandwidth, api_ms):
+    """The bandwidth floor of a call moving `nbytes` and ours over it."""
+    floor_ms = nbytes / bandwidth * 1e3
+    return {"floor_ms": floor_ms, "api_over_floor": api_ms / floor_ms,
+            "copy_tb_s": bandwidth / 1e12}
+
+
 def run_case(name, make):
     row = {"case": name}
-    api, check, bundle, tensors = make(torch.Generator().manual_seed(0))
-    launch = launcher(bundle, tensors)
+    case = make(torch.Generator().manual_seed(0))
+    api, check, tensors = case.api, case.check, case.tensors
+    launch = launcher(case.bundle, tensors)
     out = first(api())
     torch.cuda.synchronize()
     row["check"] = check(out)
@@ -285,6 +378,10 @@ def run_case(name, make):
     if not row["check"].startswith("PASS"):
         return row
     row["api_ms"] = ms_per_call(api)
+    row.update(fa4_columns(case, out, row["api_ms"]))
+    if case.floor_bytes is not None:
+        row.update(floor_columns(case.floor_bytes(out), hbm_bandwidth(),
+                                 row["api_ms"]))
     row["launch_ms"] = ms_per_call(launch)
     row["host_us"] = host_us(api)
     for mode, fn in (("api_graph", api), ("launch_graph", launch)):
@@ -305,7 +402,9 @@ def run_case(name, make):
 CASE_MAKERS = {"decode": decode_case, "varlen": varlen_case, "fp8": fp8_case}
 COLUMNS = ["case", "check", "launch_same_bits", "syncs", "api_ms",
            "launch_ms", "ratio", "host_us", "api_graph_ms", "launch_graph_ms",
-           "api_graph_same_bits", "launch_graph_same_bits"]
+           "api_graph_same_bits", "launch_graph_same_bits", "fa4_check",
+           "fa4_max_diff", "fa4_ms", "fa4_over_api", "floor_ms",
+           "api_over_floor", "copy_tb_s"]
 
 
 def show(value):
@@ -336,11 +435,12 @@ def main(argv):
     failed = [r["case"] for r in rows if not r["check"].startswith("PASS")
               or r.get("syncs") != "none"]
     print("API overhead (ms per call): case api launch ratio api_graph "
-          "launch_graph host_us")
+          "launch_graph host_us fa4 fa4_over_api floor api_over_floor")
     for r in rows:
         print(" ".join(show(r.get(c, "-")) for c in (
             "case", "api_ms", "launch_ms", "ratio", "api_graph_ms",
-            "launch_graph_ms", "host_us")))
+            "launch_graph_ms", "host_us", "fa4_ms", "fa4_over_api",
+            "floor_ms", "api_over_floor")))
     return 1 if failed else 0
 
 

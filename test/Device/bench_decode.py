@@ -19,7 +19,9 @@ token per sequence over a full KV cache, bf16, Hq 32 / Hkv 8, d128 (Llama-3
             flash-attn-4's flash_attn_varlen_func over those pages
             (page_table, seqused_k, num_splits=0)
   floor     the bytes of K and V once, over the copy bandwidth measured here
-            (a 2 GiB device-to-device copy: 2 x bytes / time); a kernel that
+            (a 2 GiB device-to-device copy: 2 x bytes / time; the copy and
+            the FA4 calls live in decode_peers.py, which
+            bench_api_overhead.py shares); a kernel that
             only reads streams faster than a copy, so large caches can go
             below 1.0x this floor
 
@@ -43,19 +45,13 @@ from triton.testing import do_bench
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 import check_decode as cd  # noqa: E402
+import decode_peers  # noqa: E402
 import fa_rt  # noqa: E402
 from fa_mlir import gpu_runtime  # noqa: E402 (on the path fa_rt puts it on)
 import peers  # noqa: E402
 from bench_attention import env_ints, environment  # noqa: E402
 
 HQ, HKV, D = 32, 8, 128
-
-
-def copy_bandwidth():
-    src = torch.empty(1 << 30, dtype=torch.int16, device="cuda")
-    dst = torch.empty_like(src)
-    ms = do_bench(lambda: dst.copy_(src), warmup=25, rep=100)
-    return 2 * src.numel() * 2 / (ms * 1e-3)
 
 
 def warm_up_clocks(seconds=2.0):
@@ -108,23 +104,10 @@ def peer_calls(q, kc, vc):
     calls["sdpa_fa2"] = sdpa
     try:
         f = peers.fa4_func()
-        calls["fa4"] = fa4_best(lambda splits: f(q, kc, vc, num_splits=splits))
+        calls["fa4"] = decode_peers.fa4_best(lambda splits: f(q, kc, vc, num_splits=splits))
     except peers.Unavailable as ex:
         print(f"# fa4 unavailable: {ex}")
     return calls
-
-
-def fa4_best(call):
-    """FA4 with its split heuristic (num_splits=0), or unsplit where it
-    refuses to split ("SplitKV not supported on SM 9.0": its sm_90 kernel
-    has no split-KV, and its heuristic still asks for one at small
-    batches). Decided by one call, outside the timing."""
-    try:
-        call(0)
-        return lambda: call(0)
-    except AssertionError as ex:
-        print(f"# fa4 num_splits=0: {ex}; timing num_splits=1")
-        return lambda: call(1)
 
 
 def paged_view(kc, vc, page, g):
@@ -143,16 +126,16 @@ def paged_view(kc, vc, page, g):
 def paged_calls(paged_seqs, q, kc, vc, lens, o, lse):
     calls, g = {}, torch.Generator(device="cuda").manual_seed(5)
     try:
-        fa4 = peers.fa4_varlen_func()
+        peers.fa4_varlen_func()
+        fa4 = True
     except peers.Unavailable as ex:
-        fa4 = None
+        fa4 = False
         print(f"# fa4 paged unavailable: {ex}")
     for page, seq in paged_seqs.items():
         kp, vp, table = paged_view(kc, vc, page, g)
         calls[f"ours_p{page}"] = ours_launcher(seq, q, kp, vp, lens, o, lse, table)
         if fa4:
-            calls[f"fa4_p{page}"] = fa4_best(lambda splits, kp=kp, vp=vp, table=table: fa4(
-                q, kp, vp, seqused_k=lens, page_table=table, num_splits=splits))
+            calls[f"fa4_p{page}"] = decode_peers.fa4_paged(q, kp, vp, lens, table)
     return calls
 
 
@@ -183,7 +166,7 @@ def main(argv):
     seq = next(s for s in seqs if plain_kvcache(s, 0))
     paged_seqs = {p: next(s for s in seqs if plain_kvcache(s, p)) for p in (16, 128)}
     warm_up_clocks()
-    bandwidth = copy_bandwidth()
+    bandwidth = decode_peers.copy_bandwidth(lambda f: do_bench(f, warmup=25, rep=100))
     print(f"# copy bandwidth {bandwidth / 1e12:.2f} TB/s; ours = {seq.name}")
     rows = []
     for batch in env_ints("BATCHES", "1,8,64"):
