@@ -288,6 +288,50 @@ KernelSignature mlir::fa::nvvm_kernel::backwardPostSignature(BackwardRowArgs &a,
   return sig;
 }
 
+/// The four threads (`part` 0-3) of a row hold its 16-byte chunks spread
+/// over them: register k of thread p is columns 8 k + 2 p and the next,
+/// packed. Four shuffle rounds per group of four chunks hand thread p whole
+/// chunks 4 m + p, stored with one 16-byte store each where `valid` (a
+/// row's quad is valid or not as a whole; every lane takes part in the
+/// shuffles). A warp's store then covers 64 contiguous bytes of each of 8
+/// rows, where the 4-byte stores left every 32-byte sector half written.
+static void storeQuadChunks(KernelBuilder &kb, ArrayRef<Value> packed, Value part, Value valid,
+                            const std::function<Value(Value)> &chunkAddress) {
+  Value quadBase = kb.sub(kb.laneId(), part);
+  auto v4 = VectorType::get({4}, kb.i32);
+  for (size_t m = 0; m * 4 < packed.size(); ++m) {
+    SmallVector<Value> mine(4);
+    for (int64_t r = 0; r < 4; ++r) {
+      // Round r: thread p reads thread s = (p + r) % 4's register
+      // 4 m + p, so thread s sends its register 4 m + (s - r) % 4.
+      Value sendIndex = kb.andi(kb.sub(part, kb.c32(r)), kb.c32(3));
+      Value send = packed[4 * m + 3];
+      for (int64_t i = 2; i >= 0; --i)
+        send = kb.select(kb.cmp(arith::CmpIPredicate::eq, sendIndex, kb.c32(i)), packed[4 * m + i],
+                         send);
+      Value src = kb.add(quadBase, kb.andi(kb.add(part, kb.c32(r)), kb.c32(3)));
+      Value got = NVVM::ShflOp::create(kb.b, kb.i32, kb.c32(-1), send, src, kb.c32(0x1f),
+                                       NVVM::ShflKind::idx, UnitAttr());
+      // What came from thread (p + r) % 4 is the chunk's pair of that thread.
+      mine[r] = got;
+    }
+    // Order the four pairs by their source thread q = (p + r) % 4.
+    Value chunk = LLVM::UndefOp::create(kb.b, v4);
+    for (int64_t q = 0; q < 4; ++q) {
+      Value v = mine[3];
+      for (int64_t r = 2; r >= 0; --r)
+        v = kb.select(kb.cmp(arith::CmpIPredicate::eq, kb.andi(kb.add(part, kb.c32(r)), kb.c32(3)),
+                             kb.c32(q)),
+                      mine[r], v);
+      chunk = LLVM::InsertElementOp::create(kb.b, chunk, v, kb.c32(q));
+    }
+    kb.ifThen(valid, [&] {
+      Value index = kb.add(kb.c32(4 * static_cast<int64_t>(m)), part);
+      LLVM::StoreOp::create(kb.b, chunk, chunkAddress(index), /*alignment=*/16);
+    });
+  }
+}
+
 static void emitPostKernel(KernelBuilder &kb, const BackwardRowArgs &a,
                            const BackwardKernelConfig &cfg) {
   Value accPtr = a.accum;
@@ -298,7 +342,11 @@ static void emitPostKernel(KernelBuilder &kb, const BackwardRowArgs &a,
   RowThread t =
       cfg.varlen ? RowThread::getPadded(kb, a, /*withTail=*/true) : RowThread::get(kb, seqQ, cfg);
   Value scale = kb.cf32(cfg.semantics.scale);
-  kb.ifThen(t.valid, [&] {
+  // A dense batch with whole 16-byte chunks per row: every thread loads
+  // (the workspace rows are padded, so in bounds), a quad's shuffles hand
+  // each thread whole chunks, and the rows in seq_q take 16-byte stores.
+  bool wideStores = !cfg.varlen && cfg.headDim % 32 == 0;
+  auto body = [&] {
     // The accumulator is blocked (DqAccumLayout): row r of the tile is
     // register half h = (r % 16) / 8 of lane 4 (r % 8) + part of warp r / 16;
     // column pair 8 j + 2 part of a box is register pair 2 j + h.
@@ -334,21 +382,40 @@ static void emitPostKernel(KernelBuilder &kb, const BackwardRowArgs &a,
     // Columns 2 part + 8 k and the next: one 4-byte store where dQ's rows
     // allow it.
     auto at = [&](size_t k) { return kb.add(dqRow, kb.add(part, kb.c64(8 * k))); };
+    auto pairStores = [&] {
+      kb.ifThenElse(
+          rowsAligned(kb, dq, 2, 4),
+          [&] {
+            for (size_t k = 0; k < pairs.size(); ++k)
+              LLVM::StoreOp::create(kb.b, packPair(kb, pairs[k].first, pairs[k].second, cfg.elem),
+                                    kb.globalAt(dq.ptr, at(k), elem), 4);
+          },
+          [&] {
+            for (size_t k = 0; k < pairs.size(); ++k)
+              for (int64_t e = 0; e < 2; ++e)
+                LLVM::StoreOp::create(
+                    kb.b, arith::TruncFOp::create(kb.b, elem, e ? pairs[k].second : pairs[k].first),
+                    kb.globalAt(dq.ptr, kb.add(at(k), kb.c64(e)), elem), 2);
+          });
+    };
+    if (!wideStores)
+      return pairStores();
     kb.ifThenElse(
-        rowsAligned(kb, dq, 2, 4),
+        rowsAligned(kb, dq, 2, 16),
         [&] {
-          for (size_t k = 0; k < pairs.size(); ++k)
-            LLVM::StoreOp::create(kb.b, packPair(kb, pairs[k].first, pairs[k].second, cfg.elem),
-                                  kb.globalAt(dq.ptr, at(k), elem), 4);
+          SmallVector<Value> packed;
+          for (auto [lo, hi] : pairs)
+            packed.push_back(packPair(kb, lo, hi, cfg.elem));
+          storeQuadChunks(kb, packed, t.part, t.valid, [&](Value chunk) {
+            return kb.globalAt(dq.ptr, kb.add(dqRow, kb.mul(kb.ext64(chunk), kb.c64(8))), elem);
+          });
         },
-        [&] {
-          for (size_t k = 0; k < pairs.size(); ++k)
-            for (int64_t e = 0; e < 2; ++e)
-              LLVM::StoreOp::create(
-                  kb.b, arith::TruncFOp::create(kb.b, elem, e ? pairs[k].second : pairs[k].first),
-                  kb.globalAt(dq.ptr, kb.add(at(k), kb.c64(e)), elem), 2);
-        });
-  });
+        [&] { kb.ifThen(t.valid, pairStores); });
+  };
+  if (wideStores)
+    body();
+  else
+    kb.ifThen(t.valid, body);
 }
 
 void mlir::fa::nvvm_kernel::buildBackwardPostKernel(OpBuilder &builder, Location loc,

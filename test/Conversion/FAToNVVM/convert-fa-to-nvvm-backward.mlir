@@ -57,6 +57,15 @@
 // Post-kernel: dQ from the blocked accumulator.
 // CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_m128n128s2_post(
 // CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
+// Where dQ's rows are 16-byte aligned, a row's four threads trade their
+// packed pairs (four shuffle rounds per four chunks) and store whole
+// 16-byte chunks; the 4-byte pair stores stay for the other rows.
+// CHECK-COUNT-4: nvvm.shfl.sync  idx
+// CHECK: llvm.store {{.+}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr
+// CHECK-COUNT-4: nvvm.shfl.sync  idx
+// CHECK: llvm.store {{.+}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK: llvm.store {{.+}} {alignment = 4 : i64} : i32, !llvm.ptr
 
 // Deterministic: a semaphore per query tile orders the reduces.
 // DET: fa_bwd_bf16_d64_bhsd_causal_m128n128s2_det = {
