@@ -135,8 +135,8 @@ void BiasTileCopy::store(const BiasArgs &grad, Value plane, Value m0, Value key0
   });
 }
 
-void BiasTileCopy::addInOrder(const OrderedBiasGrad &o, const BiasArgs &grad, Value m0,
-                              Value key0, Value box, Type half) {
+void BiasTileCopy::addInOrder(const OrderedBiasGrad &o, const BiasArgs &grad, Value m0, Value key0,
+                              Value box, Type half) {
   // Sixteen threads per 128-byte row of the box, 8 bytes (four keys) each:
   // 8 rows per pass, one swizzle for every pass (rows 8 p + r are r mod 8).
   // In the f32 block, pass p of thread i is the 16 bytes at 128 p + i:
@@ -180,8 +180,9 @@ void BiasTileCopy::addInOrder(const OrderedBiasGrad &o, const BiasArgs &grad, Va
     // the block's sum so far (the group's loads issued before the adds).
     // The loads bypass L1: the block was written from other SMs.
     SmallVector<Type> sumTypes(terms.size(), kb.f32);
-    SmallVector<Value> sums =
-        kb.ifThenElseValues(first, sumTypes, [&] { return terms; }, [&] {
+    SmallVector<Value> sums = kb.ifThenElseValues(
+        first, sumTypes, [&] { return terms; },
+        [&] {
           SmallVector<Value> loaded;
           for (int64_t p = 0; p < group; ++p) {
             Value v = inlinePtx(kb, f4, {slot(p)}, "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];",

@@ -882,8 +882,8 @@ void BackwardMainKernel::zeroSkippedRows(Value slab0, Value threadInWg) {
     kb.forLoop(kb.c32(0), passes, {}, [&](Value pass, ValueRange) {
       Value row = kb.add(first, kb.add(kb.mul(pass, kb.c32(16)), rowInPass));
       kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, row, end), [&] {
-        Value rowAt = stridedRowOffset(kb, gradBatch, qHead, row, g.strideBatch, g.strideHead,
-                                       g.strideRow);
+        Value rowAt =
+            stridedRowOffset(kb, gradBatch, qHead, row, g.strideBatch, g.strideHead, g.strideRow);
         for (int64_t e = 0; e < 8; ++e) {
           Value key = kb.add(key0, kb.c32(e));
           kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, key, args.seqK), [&] {
