@@ -148,25 +148,35 @@ void BiasTileCopy::addInOrder(const OrderedBiasGrad &o, const BiasArgs &grad, Va
   Value isLeader = kb.cmp(arith::CmpIPredicate::eq, threadInWg, kb.c32(0));
   Value first = kb.cmp(arith::CmpIPredicate::eq, o.rank, kb.c32(0));
   Value last = kb.cmp(arith::CmpIPredicate::eq, kb.add(o.rank, kb.c32(1)), o.count);
-  // Turn `rank` comes once the turns before it released the semaphore;
-  // the leader's acquire and the warpgroup's barrier order the block's
-  // loads after them.
-  kb.ifThen(isLeader, [&] { spinUntilEqual(kb, o.semaphore, o.rank); });
+  Value notFirst = kb.xori(first, arith::ConstantIntOp::create(kb.b, 1, 1));
+  // Turn `rank` comes once the turns before it released the semaphore
+  // (turn 0 at once: it is zeroed); the leader's acquire and the
+  // warpgroup's barrier order the block's accesses after them.
+  kb.ifThen(kb.andi(isLeader, notFirst), [&] { spinUntilEqual(kb, o.semaphore, o.rank); });
   namedBarrierSync(kb, o.barrier, 128);
-  // Four iterations of rows / 32 passes each, not unrolled: with every
-  // pass's terms and sums live at once the main kernels spilled 108-120
-  // bytes at d64 and d128; one pass per iteration spills nothing at d128
-  // but leaves one 16-byte load in flight per thread.
-  const int64_t group = rows / 32;
+  auto slotAt = [&](Value pass) {
+    Value i = kb.add(kb.mul(pass, kb.c32(128)), threadInWg);
+    return kb.globalAt(o.block, kb.ext64(kb.mul(i, kb.c32(4))), kb.f32);
+  };
+  // The last turn reads the sum so far: every pass's line requested at
+  // once into L1 (no registers), so the loop's loads do not wait for L2
+  // one iteration after another. (No SM holds a stale copy: the block is
+  // read by its last turn only, after the acquire.)
+  kb.ifThen(kb.andi(last, notFirst), [&] {
+    for (int64_t pass = 0; pass < rows / 8; ++pass)
+      inlinePtx(kb, Type(), {slotAt(kb.c32(pass))}, "prefetch.global.L1 [$0];", "l");
+  });
+  // Iterations of rows / 64 passes (one pass at the 64-query tile), not
+  // unrolled: with every pass's terms and sums live at once the main
+  // kernels spilled 108-120 bytes at d64 and d128, with two passes per
+  // iteration at d128 8-24 bytes.
+  const int64_t group = rows / 64;
   auto halves = VectorType::get({4}, half);
   auto f4 = LLVM::LLVMStructType::getLiteral(kb.b.getContext(), SmallVector<Type>(4, kb.f32));
   auto v4 = VectorType::get({4}, kb.f32);
-  kb.forLoop(kb.c32(0), kb.c32(4), {}, [&](Value g, ValueRange) {
+  kb.forLoop(kb.c32(0), kb.c32(rows / (8 * group)), {}, [&](Value g, ValueRange) {
     Value pass0 = kb.mul(g, kb.c32(group));
-    auto slot = [&](int64_t p) {
-      Value i = kb.add(kb.mul(kb.add(pass0, kb.c32(p)), kb.c32(128)), threadInWg);
-      return kb.globalAt(o.block, kb.ext64(kb.mul(i, kb.c32(4))), kb.f32);
-    };
+    auto slot = [&](int64_t p) { return slotAt(kb.add(pass0, kb.c32(p))); };
     SmallVector<Value> terms;
     for (int64_t p = 0; p < group; ++p) {
       Value r = kb.add(row, kb.mul(kb.add(pass0, kb.c32(p)), kb.c32(8)));
@@ -176,44 +186,61 @@ void BiasTileCopy::addInOrder(const OrderedBiasGrad &o, const BiasArgs &grad, Va
         terms.push_back(arith::ExtFOp::create(
             kb.b, kb.f32, Value(LLVM::ExtractElementOp::create(kb.b, v, kb.c32(e)))));
     }
-    // The first turn stores its terms as they are; the others add them to
-    // the block's sum so far (the group's loads issued before the adds).
-    // The loads bypass L1: the block was written from other SMs.
-    SmallVector<Type> sumTypes(terms.size(), kb.f32);
-    SmallVector<Value> sums = kb.ifThenElseValues(
-        first, sumTypes, [&] { return terms; },
-        [&] {
-          SmallVector<Value> loaded;
-          for (int64_t p = 0; p < group; ++p) {
-            Value v = inlinePtx(kb, f4, {slot(p)}, "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];",
-                                "=f,=f,=f,=f,l");
-            for (int64_t e = 0; e < 4; ++e)
-              loaded.push_back(LLVM::ExtractValueOp::create(kb.b, v, e));
-          }
-          SmallVector<Value> out;
-          for (size_t i = 0; i < terms.size(); ++i)
-            out.push_back(arith::AddFOp::create(kb.b, loaded[i], terms[i]));
-          return out;
-        });
+    auto vectorOf = [&](int64_t p) {
+      Value v = LLVM::UndefOp::create(kb.b, v4);
+      for (int64_t e = 0; e < 4; ++e)
+        v = LLVM::InsertElementOp::create(kb.b, v, terms[4 * p + e], kb.c32(e));
+      return v;
+    };
     kb.ifThenElse(
         last,
         [&] {
+          // The sum so far (the group's loads issued before the adds)
+          // plus the terms, rounded into grad.
+          SmallVector<Type> sumTypes(terms.size(), kb.f32);
+          SmallVector<Value> sums = kb.ifThenElseValues(
+              first, sumTypes, [&] { return terms; },
+              [&] {
+                SmallVector<Value> loaded;
+                for (int64_t p = 0; p < group; ++p) {
+                  Value v = inlinePtx(kb, f4, {slot(p)},
+                                      "ld.global.v4.f32 {$0, $1, $2, $3}, [$4];",
+                                      "=f,=f,=f,=f,l");
+                  for (int64_t e = 0; e < 4; ++e)
+                    loaded.push_back(LLVM::ExtractValueOp::create(kb.b, v, e));
+                }
+                SmallVector<Value> out;
+                for (size_t i = 0; i < terms.size(); ++i)
+                  out.push_back(arith::AddFOp::create(kb.b, loaded[i], terms[i]));
+                return out;
+              });
           Value query0 = kb.add(kb.add(m0, row), kb.mul(pass0, kb.c32(8)));
           storeSums(grad, o.gradPlane, query0, key, sums, half);
         },
         [&] {
-          for (int64_t p = 0; p < group; ++p) {
-            Value v = LLVM::UndefOp::create(kb.b, v4);
-            for (int64_t e = 0; e < 4; ++e)
-              v = LLVM::InsertElementOp::create(kb.b, v, sums[4 * p + e], kb.c32(e));
-            LLVM::StoreOp::create(kb.b, v, slot(p), /*alignment=*/16);
-          }
+          // The first turn stores its terms; the middle ones add theirs in
+          // L2 (red: no round trip, no registers for the sum; one turn
+          // after another, so each element's additions keep one order).
+          kb.ifThenElse(
+              first,
+              [&] {
+                for (int64_t p = 0; p < group; ++p)
+                  LLVM::StoreOp::create(kb.b, vectorOf(p), slot(p), /*alignment=*/16);
+              },
+              [&] {
+                for (int64_t p = 0; p < group; ++p) {
+                  SmallVector<Value> ops{slot(p)};
+                  ops.append(terms.begin() + 4 * p, terms.begin() + 4 * p + 4);
+                  inlinePtx(kb, Type(), ops, "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};",
+                            "l,f,f,f,f");
+                }
+              });
         });
     return SmallVector<Value>{};
   });
-  // Every thread's stores before the release (the deterministic dQ's
-  // pattern: barrier, fence, release by one thread). The last turn has no
-  // successor.
+  // Every thread's stores and reductions complete before the release (the
+  // deterministic dQ's pattern: barrier, fence, release by one thread).
+  // The last turn has no successor.
   kb.ifThen(kb.xori(last, arith::ConstantIntOp::create(kb.b, 1, 1)), [&] {
     namedBarrierSync(kb, o.barrier, 128);
     kb.ifThen(isLeader, [&] {

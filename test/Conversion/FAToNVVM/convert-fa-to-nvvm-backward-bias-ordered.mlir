@@ -5,8 +5,9 @@
 // type, is summed in a fixed order (docs/HopperBackward.md, "dBias of a
 // broadcast bias summed in turn"), so deterministic mode takes it: three
 // kernels (no _dbias), dbias_accum not zeroed (its first turn stores),
-// dbias_semaphore zeroed, the main kernel's turns (spin, f32 blocks, the
-// last one's stores into grad_bias, release) and no f32 atomics. Over heads
+// dbias_semaphore zeroed, the main kernel's turns (spin, f32 blocks stored,
+// added in L2 by the middle turns, read by the last one, which stores into
+// grad_bias; release) and no f32 atomics outside a turn. Over heads
 // the q heads of a group take turns in the CTA; the skipped query tiles'
 // zeros are stored by the first contributing CTA only.
 
@@ -20,9 +21,10 @@
 // CHECK: llvm.func @fa_bwd_bf16_d64_bhsd_causal_biasbf16_bch_m128n128s2_det_main(
 // CHECK-NOT: red.global.add
 // CHECK: ld.acquire.gpu.global.b32
-// CHECK: "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];"
+// CHECK: "ld.global.v4.f32 {$0, $1, $2, $3}, [$4];"
 // CHECK: llvm.store %{{.*}} {alignment = 8 : i64} : vector<4xbf16>, !llvm.ptr{{$}}
 // CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr{{$}}
+// CHECK: "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};"
 // CHECK: "red.release.gpu.global.add.s32 [$0], $1;"
 // CHECK-NOT: red.global.add
 // CHECK: llvm.store %{{.*}} {alignment = 2 : i64} : bf16, !llvm.ptr{{$}}
@@ -32,6 +34,8 @@
 // ATOMIC-NOT: _dbias.json
 // ATOMIC: llvm.func @fa_bwd_bf16_d64_bhsd_causal_biasbf16_bch_m128n128s2_main(
 // ATOMIC-NOT: red.global.add
+// ATOMIC: ld.acquire.gpu.global.b32
+// ATOMIC: "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};"
 // ATOMIC: "red.release.gpu.global.add.s32 [$0], $1;"
 // ATOMIC-NOT: red.global.add
 // ATOMIC: llvm.func @fa_bwd_bf16_d64_bhsd_causal_biasbf16_bch_m128n128s2_post(
@@ -52,6 +56,7 @@ func.func @broadcast_heads(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>,
 // CHECK-NOT: red.global.add
 // CHECK: ld.acquire.gpu.global.b32
 // CHECK: llvm.store %{{.*}} {alignment = 8 : i64} : vector<4xf16>, !llvm.ptr{{$}}
+// CHECK: "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};"
 // CHECK: "red.release.gpu.global.add.s32 [$0], $1;"
 // CHECK-NOT: red.global.add
 // CHECK: llvm.func @fa_bwd_f16_d128_bhsd_biasf16_bcbh_m64n128s2_det_post(

@@ -44,13 +44,14 @@ func.func @per_batch_head(%do: tensor<?x?x?x128xbf16>, %q: tensor<?x?x?x128xbf16
 // the inputs' type: the CTAs of the batches add into one dBias block
 // [query tile x 64 keys] in turn (docs/HopperBackward.md, "dBias of a
 // broadcast bias summed in turn"): consumer c's leader spins on the
-// block's semaphore in dbias_semaphore (zeroed by the runtime), named
-// barrier 12 + c lets its warpgroup go on, the first turn stores its f32
-// terms into dbias_accum (not zeroed: "init": "none"; blocks of whole query
-// tiles and key blocks), the next ones load them (ld.global.cg), add and
-// store, and the last one writes the sum in the bias's type into
+// block's semaphore in dbias_semaphore (zeroed by the runtime; not for turn
+// 0), named barrier 12 + c lets its warpgroup go on; the first turn stores
+// its f32 terms into dbias_accum (not zeroed: "init": "none"; blocks of
+// whole query tiles and key blocks), the middle ones add theirs with
+// red.global.add.v4.f32, and the last one reads the sum (its lines
+// prefetched into L1 at once), adds and writes it in the bias's type into
 // grad_bias; each but the last releases the semaphore after a barrier and
-// a fence. No f32 atomics, no fourth kernel.
+// a fence. No reduction before the turn, no fourth kernel.
 // A 16-bit bias is read through the consumer's box of the dS buffers
 // (docs/HopperBackward.md, "The bias tile in shared memory"): step 0's
 // tile copied by cp.async before the loop, each step waiting for its copy
@@ -63,9 +64,12 @@ func.func @per_batch_head(%do: tensor<?x?x?x128xbf16>, %q: tensor<?x?x?x128xbf16
 // TILE: "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];"
 // TILE-NOT: red.global.add
 // TILE: ld.acquire.gpu.global.b32
-// TILE: "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];"
+// TILE-COUNT-16: "prefetch.global.L1 [$0];"
+// TILE: "ld.global.v4.f32 {$0, $1, $2, $3}, [$4];"
 // TILE: llvm.store %{{.*}} {alignment = 8 : i64} : vector<4xbf16>, !llvm.ptr{{$}}
 // TILE: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr{{$}}
+// TILE: "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};"
+// TILE: "fence.acq_rel.gpu;"
 // TILE: "red.release.gpu.global.add.s32 [$0], $1;"
 // TILE-NOT: red.global.add
 // TILE: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m128n128s2_post(
@@ -95,20 +99,24 @@ func.func @per_batch_head(%do: tensor<?x?x?x128xbf16>, %q: tensor<?x?x?x128xbf16
 // CHECK: stmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // CHECK-NOT: red.global.add
 // CHECK: arith.constant 12 : i32
+// CHECK-NOT: red.global.add
 // CHECK: ld.acquire.gpu.global.b32
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK-COUNT-8: "prefetch.global.L1 [$0];"
 // CHECK: scf.for
 // CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<4xbf16>
-// CHECK: "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];"
+// CHECK: "ld.global.v4.f32 {$0, $1, $2, $3}, [$4];"
 // CHECK: arith.addf
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 // CHECK: llvm.store %{{.*}} {alignment = 8 : i64} : vector<4xbf16>, !llvm.ptr{{$}}
 // CHECK: llvm.store %{{.*}} {alignment = 2 : i64} : bf16, !llvm.ptr{{$}}
 // CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr{{$}}
+// CHECK: "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};"
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
 // CHECK: "fence.acq_rel.gpu;"
 // CHECK-NEXT: arith.constant 1 : i32
 // CHECK-NEXT: "red.release.gpu.global.add.s32 [$0], $1;"
+// CHECK-NOT: red.global.add
 // CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
 // CHECK-NOT: red.global.add
 // CHECK: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_post(
