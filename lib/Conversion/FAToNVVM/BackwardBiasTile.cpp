@@ -203,8 +203,7 @@ void BiasTileCopy::addInOrder(const OrderedBiasGrad &o, const BiasArgs &grad, Va
               [&] {
                 SmallVector<Value> loaded;
                 for (int64_t p = 0; p < group; ++p) {
-                  Value v = inlinePtx(kb, f4, {slot(p)},
-                                      "ld.global.v4.f32 {$0, $1, $2, $3}, [$4];",
+                  Value v = inlinePtx(kb, f4, {slot(p)}, "ld.global.v4.f32 {$0, $1, $2, $3}, [$4];",
                                       "=f,=f,=f,=f,l");
                   for (int64_t e = 0; e < 4; ++e)
                     loaded.push_back(LLVM::ExtractValueOp::create(kb.b, v, e));
