@@ -160,8 +160,10 @@ void BiasTileCopy::addInOrder(const OrderedBiasGrad &o, const BiasArgs &grad, Va
   };
   // The last turn reads the sum so far: every pass's line requested at
   // once into L1 (no registers), so the loop's loads do not wait for L2
-  // one iteration after another. (No SM holds a stale copy: the block is
-  // read by its last turn only, after the acquire.)
+  // one iteration after another. Weak loads after the acquire (the
+  // leader's, then the barrier) see the earlier turns' writes (the PTX
+  // memory model; the acquire drops stale L1 lines), and only the last
+  // turn reads a block.
   kb.ifThen(kb.andi(last, notFirst), [&] {
     for (int64_t pass = 0; pass < rows / 8; ++pass)
       inlinePtx(kb, Type(), {slotAt(kb.c32(pass))}, "prefetch.global.L1 [$0];", "l");
