@@ -393,18 +393,21 @@ class KernelConfig:
                 "a float32 output and any head dim)")
 
     def _check_sm90a_backward(self, where):
-        """The sm_90a backward sums dBias over a broadcast batch or head dim
-        with f32 atomics, whose order varies: not deterministic."""
+        """The sm_90a backward sums dBias of a float32 bias over a broadcast
+        batch or head dim with f32 atomics, whose order varies: not
+        deterministic (a bias of the dtype is summed in a fixed order)."""
         broadcast = self.bias_broadcast_dims()
-        if not self.deterministic or not broadcast:
+        if not self.deterministic or not broadcast or self.bias_dtype == self.dtype:
             return
         dims = " and ".join("heads" if d == "head" else d for d in broadcast)
         raise UnsupportedError(
             f"{where}: deterministic with a bias broadcast along {dims} "
-            f"(bias={self.bias}): the sm_90a backward sums dBias over the "
-            "broadcast dims with float32 atomics, in no fixed order. Pass "
-            "deterministic=False, or a bias of [B, Hq, Sq, Sk] (bias.expand "
-            "copies nothing; torch then sums its gradient)")
+            f"(bias={self.bias}, bias_dtype=float32): the sm_90a backward "
+            "sums a float32 bias's dBias over the broadcast dims with float32 "
+            "atomics, in no fixed order. Pass deterministic=False, a bias of "
+            f"the dtype ({self.dtype}, summed in a fixed order), or a bias of "
+            "[B, Hq, Sq, Sk] (bias.expand copies nothing; torch then sums its "
+            "gradient)")
 
     # -- derived ------------------------------------------------------------
     def bias_broadcast_dims(self):

@@ -3,7 +3,7 @@ sequence test/Runtime/Inputs/bwd_bias.json (pre, main, post and the dBias
 kernel over the stub cubin; config "bias": true, "bias_broadcast": []) and
 its broadcast forms through ctypes and the schema, the manifest check of
 bias_broadcast, KernelConfig's refusal of deterministic with a broadcast
-bias, the MLIR fa-compile gets (fa-compile mocked), and
+f32 bias (one of the inputs' dtype passes), the MLIR fa-compile gets (fa-compile mocked), and
 fa_mlir.torch.attention's CUDA route forward and backward up to
 libfa_runtime's check of what it launches (grad_bias and the dbias_accum
 workspace bound, the bias's gradient returned)."""
@@ -255,6 +255,13 @@ def test_deterministic_broadcast_bias_is_refused_on_sm90a(bias):
     kcfg.with_(op="forward").check_target("sm_90a")
 
 
+@pytest.mark.parametrize("bias", [(False, True), (True, False), (False, False)])
+def test_deterministic_broadcast_bias_of_the_dtype_is_taken_on_sm90a(bias):
+    """A bias of the inputs' dtype that broadcasts is summed in a fixed
+    order by the sm_90a backward (docs/HopperBackward.md)."""
+    CONFIG.with_(bias=bias, bias_dtype="bf16", deterministic=True).check_target("sm_90a")
+
+
 def test_deterministic_broadcast_bias_is_refused_before_any_tool(
         monkeypatch, tmp_path):
     calls = fake_fa_compile(monkeypatch, writes=FILES)
@@ -466,15 +473,18 @@ def test_compiler_bias_sequence_passes_both_readers(compiled_forms, form):
     """The contract of docs/BundleFormat.md (*Bias gradient*) as the
     compiler writes it: both readers load it (schema, manifest view with
     bias_broadcast and bias_dtype, libfa_runtime); where the bias
-    broadcasts, four kernels ending in the dBias kernel and dbias_accum with
-    the literal 1 there, else three kernels that write grad_bias directly
+    broadcasts, an f32 bias's four kernels end in the dBias kernel and
+    dbias_accum has the literal 1 there, a bf16 bias's (summed in turn)
+    three kernels with dbias_accum in whole query tiles (128) and key blocks
+    and dbias_semaphore; else three kernels that write grad_bias directly
     and no dbias_accum; bias and grad_bias required, Python's workspace
     shapes equal to the runtime's bytes, operands of the form checked."""
     kcfg, path = compiled_forms[form]
     bundle = load_bundle(path)
     broadcasts = form != (True, True)
+    in_turn = broadcasts and kcfg.bias_dtype == "bf16"
     assert bundle.config == kcfg
-    assert bundle.runtime.num_kernels == (4 if broadcasts else 3)
+    assert bundle.runtime.num_kernels == (4 if broadcasts and not in_turn else 3)
     with open(bundle.json_path) as f:
         seq = json.load(f)
     assert fa_manifest.schema_errors(seq, SEQUENCE_SCHEMA) == []
@@ -485,11 +495,15 @@ def test_compiler_bias_sequence_passes_both_readers(compiled_forms, form):
         with open(os.path.join(path, name)) as f:
             kernels.append(json.load(f))
         assert fa_manifest.schema_errors(kernels[-1], KERNEL_SCHEMA) == []
-    assert (kernels[-1]["op"] == "attention_bwd_dbias") == broadcasts
+    assert (kernels[-1]["op"] == "attention_bwd_dbias") == (broadcasts and not in_turn)
     assert bundle.runtime.required[-2:] == ["bias", "grad_bias"]
     symbols = dict(SYMBOLS, head_dim=64, head_dim_v=64)
     shapes = bundle.workspace_shapes(symbols)
-    if broadcasts:
+    if in_turn:
+        planes = bias_shape(form)[:2]
+        assert shapes["dbias_accum"] == (planes + (128, 128), "f32")
+        assert shapes["dbias_semaphore"] == (planes + (1, 2), "i32")
+    elif broadcasts:
         assert shapes["dbias_accum"] == (bias_shape(form), "f32")
     else:
         assert "dbias_accum" not in shapes

@@ -238,6 +238,11 @@ def shapes(cfg, quick):
          (2, 2, 1, 77, 513, False), (1, 4, 2, 200, 333, True)]
     if cfg["causal"] and cfg["align"] == "bottom_right" or cfg["window"]:
         s.append((1, 2, 2, 300, 100, False))  # rows without keys (bottom-right, Sq > Sk)
+    bias = cfg.get("bias")
+    if bias and not (bias[0] and bias[1]):
+        # A broadcast bias summed in turn: three batches (and two kv heads)
+        # give middle turns, not only a first and a last.
+        s.append((3, 4, 2, 130, 200, False))
     if cfg["d"] <= 64 and cfg["dv"] <= 64:
         # The 128-query tile: 192 rows are padded to 256, so the last tile's
         # second 64-row half holds no row (its dQ partial lands in padding).

@@ -38,8 +38,9 @@ def configs():
         Bwd("bf16", 128, 128, "bhsd", True, "top_left", None, softcap=30.0),
         Bwd("bf16", 64, 64, "bshd", False, "bottom_right", (64, 16), softcap=5.0),
         Bwd("f16", 64, 64, "bhsd", False, "top_left", None, softcap=2.0),
-        # Biases: stored once per element (per batch and head) or added with
-        # atomics where they broadcast; f32 or the inputs' type.
+        # Biases: stored once per element (per batch and head), or where they
+        # broadcast summed in turn (the inputs' type) or added with atomics
+        # (f32, another 16-bit type).
         Bwd("bf16", 128, 128, "bhsd", True, "top_left", None, bias=(True, True, "f32")),
         Bwd("bf16", 64, 64, "bshd", False, "top_left", None, bias=(False, True, "bf16")),
         Bwd("bf16", 64, 64, "bhsd", True, "bottom_right", None, softcap=30.0,
@@ -48,6 +49,12 @@ def configs():
         Bwd("bf16", 64, 64, "bhsd", True, "top_left", None, True, bias=(True, True, "bf16")),
         # A window skips tiles on both sides: zeros stored there.
         Bwd("bf16", 64, 64, "bshd", False, "bottom_right", (48, 24), bias=(True, True, "bf16")),
+        # A broadcast bias of the inputs' type is summed in a fixed order
+        # (no atomics): deterministic, three runs bitwise equal; over
+        # batches, over heads (the group's q heads take turns in one CTA).
+        Bwd("bf16", 64, 64, "bhsd", True, "top_left", None, True, bias=(False, True, "bf16")),
+        Bwd("f16", 64, 64, "bshd", True, "bottom_right", None, True, bias=(True, False, "f16")),
+        Bwd("bf16", 128, 128, "bhsd", True, "top_left", None, True, bias=(True, False, "bf16")),
     ]
     # bench_backward_bias.py's: bf16 bias per (batch, head) or per head.
     out += [Bwd("bf16", d, d, "bhsd", False, "top_left", None, bias=(per_batch, True, "bf16"))

@@ -12,8 +12,11 @@
 //     inverse of dS's stmatrix.trans), before dS overwrites it;
 //   - dBias = dS per batch and head (a bias of the inputs' type) is written
 //     from the box dS's stmatrix filled, 16 bytes per thread and pass;
-//     where the bias broadcasts, the box's values are added into the f32
-//     dbias_accum by red.global.add.v4.f32, four keys per thread and pass.
+//   - where the bias broadcasts, the boxes of the contributors to one
+//     dBias block (other batches, other q heads) are summed in a fixed
+//     order through the block's semaphore (addInOrder): the first stores
+//     its f32 terms into the block of dbias_accum, the next ones load, add
+//     and store, the last one writes the sum into grad_bias.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FA_LIB_CONVERSION_FATONVVM_BACKWARDBIASTILE_H
@@ -43,6 +46,19 @@ private:
 /// ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16: four pair registers.
 SmallVector<Value> ldmatrixX4Trans(KernelBuilder &kb, Value rowAddress);
 
+/// One turn of an ordered dBias sum (BackwardKernelConfig::biasGradInOrder):
+/// the contributors to a dBias block [rows queries x 64 keys] (the CTAs of
+/// the batches and kv heads the bias broadcasts over, and the q heads of a
+/// group, in the order the hardware dispatches them) add in turn `rank`
+/// of `count`, each waiting until `semaphore` counts the turns before it.
+struct OrderedBiasGrad {
+  Value block;     // f32 [rows x 64] in dbias_accum: 16 bytes per thread and pass
+  Value semaphore; // i32, zeroed before the launch
+  Value rank, count;
+  Value gradPlane; // i64: grad_bias's [seq_q, seq_k] plane the last turn writes
+  Value barrier;   // a named barrier of the consumer warpgroup (128 threads)
+};
+
 /// One consumer's copies between a 16-bit bias (or grad_bias) and its box.
 class BiasTileCopy {
 public:
@@ -58,16 +74,23 @@ public:
   static void wait(KernelBuilder &kb);
   /// `box` (16-bit, the bias's type) into grad [plane + query m0.., key0..].
   void store(const BiasArgs &grad, Value plane, Value m0, Value key0, Value box);
-  /// `box` (16-bit values of type `half`) added into the dense f32
-  /// [planes, seq_q, seq_k] `accum` at plane `plane` (i64), query m0..,
-  /// key0..: 16-byte reductions where seq_k % 4 == 0, else per element.
-  void reduce(Value accum, Value plane, Value m0, Value key0, Value box, Type half);
+  /// `box` (16-bit values of type `half`, the bias's) added in turn `o`
+  /// into its dBias block; the last turn writes the sum into grad
+  /// [o.gradPlane + query m0.., key0..] (within seq_q x seq_k).
+  void addInOrder(const OrderedBiasGrad &o, const BiasArgs &grad, Value m0, Value key0, Value box,
+                  Type half);
 
 private:
+  /// Whether the pointer and the strides of `a` (2-byte elements) are
+  /// multiples of `bytes`.
+  Value rowsAligned(const BiasArgs &a, int64_t bytes);
+  /// The last turn: `sums` (four per pass p: keys key.. key + 3 of query
+  /// query0 + 8 p) rounded to `half` into grad's plane `plane`.
+  void storeSums(const BiasArgs &grad, Value plane, Value query0, Value key, ArrayRef<Value> sums,
+                 Type half);
   /// The 16-byte chunk `chunk` of every row this thread copies: pass p
   /// covers rows [16 p, 16 p + 16), eight threads per 128-byte row.
   void forEachChunk(const std::function<void(Value row, Value shared)> &body);
-  Value rowsAligned16(const BiasArgs &a);
 
   KernelBuilder &kb;
   int64_t rows;

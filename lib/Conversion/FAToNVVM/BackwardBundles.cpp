@@ -24,7 +24,7 @@ void mlir::fa::nvvm_kernel::buildBackwardKernels(OpBuilder &builder, Location lo
   buildBackwardPreKernel(builder, loc, moduleBody, cfg);
   buildBackwardMainKernel(builder, loc, moduleBody, cfg);
   buildBackwardPostKernel(builder, loc, moduleBody, cfg);
-  if (cfg.biasBroadcasts())
+  if (cfg.biasBroadcasts() && !cfg.biasGradInOrder())
     buildBackwardBiasGradKernel(builder, loc, moduleBody, cfg);
   if (cfg.sinks())
     buildBackwardSinkGradKernel(builder, loc, moduleBody, cfg);
@@ -60,6 +60,21 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
                {"dims", Array{"batch", "head", "seq", "dim"}},
                {"shape", Array{workspaceBatch(cfg), sym::HeadsQ, workspaceRows(cfg),
                                BundleExpr(cfg.qkDim())}}};
+  else if (name == "dbias_accum" && cfg.biasGradInOrder())
+    // Summed in turn: a [query tile x 64 keys] block per semaphore (the
+    // main kernel's orderedBiasGrad); as many floats as [seq_q, seq_k]
+    // padded to whole query tiles and key blocks.
+    o = Object{{"name", name.str()},
+               {"dtype", "f32"},
+               {"dims", Array{"batch", "head", "seq_q", "seq_k"}},
+               {"shape", Array{biasBatches(cfg), biasHeads(cfg), seqPad(cfg),
+                               ceilDiv(sym::SeqK, BK::kBlockN) * BK::kBlockN}}};
+  else if (name == "dbias_semaphore")
+    o = Object{{"name", name.str()},
+               {"dtype", "i32"},
+               {"dims", Array{"batch", "head", "tile", "slab"}},
+               {"shape", Array{biasBatches(cfg), biasHeads(cfg), ceilDiv(sym::SeqQ, cfg.blockM),
+                               ceilDiv(sym::SeqK, BK::kBlockN) * 2}}};
   else if (name == "dbias_accum")
     o = Object{{"name", name.str()},
                {"dtype", "f32"},
@@ -82,9 +97,13 @@ Object workspaceBuffer(StringRef name, const BK &cfg, bool withInit) {
                {"dtype", "f32"},
                {"dims", Array{"batch", "head", "seq"}},
                {"shape", Array{workspaceBatch(cfg), sym::HeadsQ, workspaceRows(cfg)}}};
-  if (withInit)
-    // dq_accum is zeroed by the pre kernel.
-    o["init"] = (name == "lse_log2" || name == "softmax_d" || name == "dq_accum") ? "none" : "zero";
+  if (withInit) {
+    // dq_accum is zeroed by the pre kernel; a dBias summed in turn is
+    // stored by its first turn.
+    bool written = name == "lse_log2" || name == "softmax_d" || name == "dq_accum" ||
+                   (name == "dbias_accum" && cfg.biasGradInOrder());
+    o["init"] = written ? "none" : "zero";
+  }
   return o;
 }
 
@@ -94,6 +113,8 @@ SmallVector<StringRef> workspaceNames(const BK &cfg) {
     names.push_back("dq_semaphore");
   if (cfg.biasBroadcasts())
     names.push_back("dbias_accum");
+  if (cfg.biasGradInOrder())
+    names.push_back("dbias_semaphore");
   if (cfg.sinks())
     names.push_back("dsinks_partial");
   if (backwardBlockSparse(cfg))
@@ -219,7 +240,7 @@ std::vector<KernelJson> kernelJsons(const BK &cfg) {
   if (backwardBlockSparse(cfg))
     ks.push_back(blockMapKernel(cfg));
   ks.insert(ks.end(), {preKernel(cfg), mainKernel(cfg), postKernel(cfg)});
-  if (cfg.biasBroadcasts())
+  if (cfg.biasBroadcasts() && !cfg.biasGradInOrder())
     ks.push_back(biasGradKernel(cfg));
   if (cfg.sinks())
     ks.push_back(sinkGradKernel());

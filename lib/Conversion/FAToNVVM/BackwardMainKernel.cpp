@@ -13,7 +13,9 @@
 //                  P^T  = exp2(S^T c - LSE2), dS^T = P^T o (dP^T - D)
 //                         (o (1 - (score / softcap)^2) with a softcap;
 //                         a bias is added to S^T, and dS^T is its
-//                         gradient, stored or added into dbias_accum)
+//                         gradient, stored, summed in turn with the
+//                         other batches' and heads' or added into
+//                         dbias_accum)
 //                  dV_w += P^T dO_i          (RS, dO MN-major)
 //                  dK_w += dS^T Q_i          (RS, Q MN-major)
 //                dS^T goes to shared memory transposed (stmatrix .trans) as
@@ -120,9 +122,14 @@ private:
   /// grad_bias, or added into dbias_accum where the bias broadcasts.
   void storeBiasGrad(const QueryStep &s, Value slab0, Value keyRow0, Value laneCol,
                      ArrayRef<Value> ds);
-  /// Zeros of grad_bias (stored directly, no broadcast) for this
-  /// consumer's keys in the query rows the mask skips.
+  /// Zeros of grad_bias (stored directly, or summed in turn where the bias
+  /// broadcasts) for this consumer's keys in the query rows the mask skips.
   void zeroSkippedBiasGrad(Value slab0, Value threadInWg);
+  /// Consumer c's turn in the ordered sum of step `s`'s dBias block
+  /// (cfg.biasGradInOrder()).
+  OrderedBiasGrad orderedBiasGrad(const QueryStep &s, Value c);
+  /// The zeros of zeroSkippedBiasGrad, stored by this CTA.
+  void zeroSkippedRows(Value slab0, Value threadInWg);
   /// The consumer's dQ partial of step `s` (64-column box `box` of the
   /// tile, or of its 64-row half `rowHalf`) staged in shared memory and
   /// added into the accumulator by one bulk reduce.
@@ -342,7 +349,7 @@ void KeyBlockConsumer::run() {
   SmallVector<Value> grads = kb.ifThenElseValues(
       any, accTypes, [&]() { return mainloop(); }, [&]() { return zeros; });
 
-  if (cfg.bias && !cfg.biasBroadcasts())
+  if (cfg.bias && (!cfg.biasBroadcasts() || cfg.biasGradInOrder()))
     k.zeroSkippedBiasGrad(slab0, me.threadInWg);
   ArrayRef<Value> all(grads);
   k.storeGrad(all.take_front(nK), k.args.dK, k.args.dKStride, cfg.headDim, keyRow0, laneCol,
@@ -546,13 +553,10 @@ std::function<Value(int64_t)> KeyBlockConsumer::sharedBiasLoader(Value t) {
 }
 
 void KeyBlockConsumer::moveBiasTiles(Value t, const QueryStep &s, Value dsBuf) {
-  if (cfg.biasGradFromDs() && cfg.biasBroadcasts()) {
-    // dbias_accum [batch|1, heads_q|1, seq_q, seq_k], dense.
-    Value b = cfg.biasBroadcastBatch ? kb.c64(0) : kb.ext64(k.batch);
-    Value h = cfg.biasBroadcastHead ? kb.c64(0) : kb.ext64(s.qHead);
-    Value heads = cfg.biasBroadcastHead ? kb.c64(1) : kb.ext64(k.numHeadsQ);
-    biasTileCopy().reduce(k.args.dbiasAccum, kb.add(kb.mul(b, heads), h), s.m0, slab0,
-                          ownBox(dsBuf), biasElementType(kb, *cfg.bias));
+  if (cfg.biasGradInOrder()) {
+    // After dQ (and dK) were issued: the tensor cores work under the wait.
+    biasTileCopy().addInOrder(k.orderedBiasGrad(s, me.c), k.args.gradBias, s.m0, slab0,
+                              ownBox(dsBuf), biasElementType(kb, *cfg.bias));
   } else if (cfg.biasGradFromDs()) {
     const BiasArgs &g = k.args.gradBias;
     biasTileCopy().store(g, biasPlane(g, s.qHead), s.m0, slab0, ownBox(dsBuf));
@@ -843,6 +847,23 @@ void BackwardMainKernel::storeBiasGrad(const QueryStep &s, Value slab0, Value ke
 }
 
 void BackwardMainKernel::zeroSkippedBiasGrad(Value slab0, Value threadInWg) {
+  // Where the bias broadcasts (summed in turn), every CTA that adds into
+  // this key block's dBias skips the same rows (a dense batch: the same
+  // seq_q, seq_k and mask for all batches and heads, and no block map with
+  // a bias): the first of them (batch and kv head 0 along the broadcast
+  // dims) stores the zeros, once.
+  if (cfg.biasGradInOrder()) {
+    Value first = kb.cmp(arith::CmpIPredicate::eq,
+                         kb.add(cfg.biasBroadcastBatch ? batch : kb.c32(0),
+                                cfg.biasBroadcastHead ? headKV : kb.c32(0)),
+                         kb.c32(0));
+    kb.ifThen(first, [&] { zeroSkippedRows(slab0, threadInWg); });
+    return;
+  }
+  zeroSkippedRows(slab0, threadInWg);
+}
+
+void BackwardMainKernel::zeroSkippedRows(Value slab0, Value threadInWg) {
   // The query rows outside [lo, hi) are the tiles the mask skips for this
   // key block: their dBias is 0, and only this CTA owns those elements.
   // Without tiles hi = min(lo, seq_q): the two ranges cover every row.
@@ -851,6 +872,8 @@ void BackwardMainKernel::zeroSkippedBiasGrad(Value slab0, Value threadInWg) {
   Type elemTy = biasElementType(kb, *cfg.bias);
   Value zero = arith::ConstantOp::create(kb.b, elemTy, kb.b.getFloatAttr(elemTy, 0.0));
   const BiasArgs &g = args.gradBias;
+  // grad_bias's plane(s): batch 0 and one head where they broadcast.
+  Value gradBatch = cfg.biasBroadcastBatch ? kb.c32(0) : batch;
   // Eight threads per row, eight keys each: 16 rows per pass of 128 threads.
   Value rowInPass = kb.shru(threadInWg, kb.c32(3));
   Value key0 = kb.add(slab0, kb.mul(kb.andi(threadInWg, kb.c32(7)), kb.c32(8)));
@@ -859,8 +882,8 @@ void BackwardMainKernel::zeroSkippedBiasGrad(Value slab0, Value threadInWg) {
     kb.forLoop(kb.c32(0), passes, {}, [&](Value pass, ValueRange) {
       Value row = kb.add(first, kb.add(kb.mul(pass, kb.c32(16)), rowInPass));
       kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, row, end), [&] {
-        Value rowAt = stridedRowOffset(kb, batch, qHead, row, g.strideBatch, g.strideHead,
-                                       g.strideRow);
+        Value rowAt =
+            stridedRowOffset(kb, gradBatch, qHead, row, g.strideBatch, g.strideHead, g.strideRow);
         for (int64_t e = 0; e < 8; ++e) {
           Value key = kb.add(key0, kb.c32(e));
           kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, key, args.seqK), [&] {
@@ -873,12 +896,59 @@ void BackwardMainKernel::zeroSkippedBiasGrad(Value slab0, Value threadInWg) {
       return SmallVector<Value>{};
     });
   };
-  kb.forLoop(kb.c32(0), args.group, {}, [&](Value g, ValueRange) {
-    Value qHead = kb.add(kb.mul(headKV, args.group), g);
+  Value qHeads = cfg.biasBroadcastHead ? kb.c32(1) : args.group;
+  kb.forLoop(kb.c32(0), qHeads, {}, [&](Value g, ValueRange) {
+    Value qHead = cfg.biasBroadcastHead ? kb.c32(0) : kb.add(kb.mul(headKV, args.group), g);
     zeroRows(qHead, kb.c32(0), kb.minSI(lo, args.seqQ));
     zeroRows(qHead, hi, args.seqQ);
     return SmallVector<Value>{};
   });
+}
+
+OrderedBiasGrad BackwardMainKernel::orderedBiasGrad(const QueryStep &s, Value c) {
+  // The contributors to a dBias block are the CTAs of this key block at
+  // every batch (kv head) the bias broadcasts over, in placeBlock's order
+  // (batch fastest), and in each, with a bias broadcast over heads, the
+  // group's q heads, whose steps for one query tile run in a row (step()).
+  // Turn r waits for turn r - 1, which is an earlier step of this CTA or
+  // belongs to a CTA with a lower linear block id. That CTA was dispatched
+  // no later than this one and waits only on lower ids itself, so the
+  // waits cannot deadlock as long as the hardware starts CTAs in block-id
+  // order (linear over x, y, z), the assumption FA3's deterministic
+  // backward (and our dQ semaphores) make too.
+  Value cta = kb.c32(0), ctas = kb.c32(1);
+  if (cfg.biasBroadcastBatch) {
+    cta = batch;
+    ctas = kb.gridDimZ();
+  }
+  if (cfg.biasBroadcastHead) {
+    cta = kb.add(cta, kb.mul(headKV, ctas));
+    ctas = kb.mul(ctas, kb.gridDimY());
+  }
+  Value rank = cta, count = ctas;
+  if (cfg.biasBroadcastHead) {
+    Value g = kb.sub(s.qHead, kb.mul(headKV, args.group));
+    rank = kb.add(kb.mul(cta, args.group), g);
+    count = kb.mul(ctas, args.group);
+  }
+  // Blocks [planes, query tiles, key slabs of 64] of blockM x 64 floats
+  // (and one semaphore each): dBias's plane (batch|1, heads_q|1).
+  Value b = cfg.biasBroadcastBatch ? kb.c32(0) : batch;
+  Value h = cfg.biasBroadcastHead ? kb.c32(0) : s.qHead;
+  Value plane = kb.add(kb.mul(b, cfg.biasBroadcastHead ? kb.c32(1) : numHeadsQ), h);
+  Value tiles = kb.divUI(seqPad, kb.c32(cfg.blockM));
+  Value slabs = kb.mul(kb.gridDimX(), kb.c32(2));
+  Value index = kb.add(kb.mul(kb.ext64(kb.add(kb.mul(plane, tiles), s.tile)), kb.ext64(slabs)),
+                       kb.ext64(kb.add(kb.mul(nBlock, kb.c32(2)), c)));
+  const BiasArgs &g = args.gradBias;
+  OrderedBiasGrad o;
+  o.block = kb.globalAt(args.dbiasAccum, kb.mul(index, kb.c64(cfg.blockM * 64)), kb.f32);
+  o.semaphore = kb.globalAt(args.dbiasSemaphore, index, kb.i32);
+  o.rank = rank;
+  o.count = count;
+  o.gradPlane = kb.add(kb.mul(kb.ext64(b), g.strideBatch), kb.mul(kb.ext64(h), g.strideHead));
+  o.barrier = kb.add(kb.c32(static_cast<int64_t>(BackwardBarrier::BiasGradTurn)), c);
+  return o;
 }
 
 void BackwardMainKernel::addDq(const QueryStep &s, Value rowHalf, ArrayRef<Value> dq, Value box,
@@ -1093,7 +1163,9 @@ KernelSignature mlir::fa::nvvm_kernel::backwardMainSignature(const BK &cfg,
     Value *gradStrides[3] = {&g.strideBatch, &g.strideHead, &g.strideRow};
     if (cfg.biasBroadcasts())
       sig.ptr(&a.dbiasAccum, "dbias_accum");
-    else
+    if (cfg.biasGradInOrder())
+      sig.ptr(&a.dbiasSemaphore, "dbias_semaphore");
+    if (!cfg.biasBroadcasts() || cfg.biasGradInOrder())
       strided(&g.ptr, gradStrides, "grad_bias", "seq_q");
   }
   if (cfg.sinks()) {

@@ -9,7 +9,8 @@
 //         over the query tiles (and q heads of the group) that see the
 //         block; dQ partials added into an f32 accumulator
 //   post  dQ = scale * dQaccum in dQ's element type
-//   dbias (a bias that broadcasts) dBias = dbias_accum in the bias's type
+//   dbias (a bias that broadcasts, unless biasGradInOrder) dBias =
+//         dbias_accum in the bias's type
 //
 // The main kernel reuses the forward's parts: TmaPipeline, MaskRule, the
 // wgmma helpers, the 128B-swizzled box layout.
@@ -36,10 +37,11 @@ struct BackwardKernelConfig {
   /// An additive bias [batch|1, heads_q|1, seq_q, seq_k], read per score.
   /// Its gradient dBias = dS (before the scale): per batch and head, stored
   /// into grad_bias once per element (zeros where the mask skips a tile);
-  /// where the bias broadcasts over batch or heads (so not in deterministic
-  /// mode), added by f32 reductions into the workspace dbias_accum
-  /// [batch|1, heads_q|1, seq_q, seq_k], which the dbias kernel writes into
-  /// grad_bias.
+  /// where the bias broadcasts over batch or heads, summed over them in
+  /// f32: in a fixed order through dbias_accum where biasGradInOrder(), else
+  /// (not in deterministic mode) by f32 reductions into the workspace
+  /// dbias_accum [batch|1, heads_q|1, seq_q, seq_k], which the dbias kernel
+  /// writes into grad_bias.
   std::optional<BiasType> bias;
   bool biasBroadcastBatch = false, biasBroadcastHead = false;
   bool biasBroadcasts() const { return biasBroadcastBatch || biasBroadcastHead; }
@@ -53,6 +55,13 @@ struct BackwardKernelConfig {
   bool biasGradFromDs() const {
     return biasTileShared() && (*bias == BiasType::BF16) == (elem == ElemType::BF16);
   }
+  /// A broadcast bias's dBias from dS's box, summed in a fixed order: the
+  /// CTAs (and q heads) adding into one [query tile x 64 keys] block take
+  /// turns through a semaphore, the first storing its f32 terms into the
+  /// block of dbias_accum, the last writing the sum into grad_bias in the
+  /// bias's type (BackwardBiasTile.h, addInOrder): deterministic, and no
+  /// zeroed workspace or dbias kernel.
+  bool biasGradInOrder() const { return biasGradFromDs() && biasBroadcasts(); }
   /// fa.attention_varlen_grad: packed [1, total, heads, dim] operands, the
   /// sequences found through cu_seqlens_q/k (VarlenBackward.h).
   bool varlen = false;
@@ -128,6 +137,9 @@ enum class BackwardBarrier : int64_t {
                     // its own box of dS, the only one it reads
   // + c: every thread of consumer c has its bias tile copies (a 16-bit bias)
   BiasTileCopied = 10,
+  // + c: consumer c's turn to add its dBias block has come, or its part of
+  // the block is stored (biasGradInOrder)
+  BiasGradTurn = 12,
 };
 
 /// The dQ accumulator (workspace `dq_accum`, f32, as many elements as

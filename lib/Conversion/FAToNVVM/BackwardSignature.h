@@ -21,9 +21,10 @@ struct BackwardMainArgs {
   Value dK, dKStride[3], dV, dVStride[3];
   Value dqAccum, semaphore; // semaphore only when deterministic
   BiasArgs bias;            // with a bias only, as one of the two below
-  /// Where dBias goes: dbias_accum where the bias broadcasts, else
-  /// grad_bias itself (with its strides).
-  Value dbiasAccum;
+  /// Where dBias goes: dbias_accum where the bias broadcasts (with
+  /// dbias_semaphore, summed in turn, where cfg.biasGradInOrder(); the
+  /// last turn writes grad_bias), else grad_bias itself (with its strides).
+  Value dbiasAccum, dbiasSemaphore;
   BiasArgs gradBias;
   Value seqQ, seqK, group;
   /// Attention sinks [heads_q] and the dSinks partials (with sinks only).

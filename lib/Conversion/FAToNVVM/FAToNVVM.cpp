@@ -370,9 +370,11 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
     };
     cfg.biasBroadcastBatch = broadcasts(0);
     cfg.biasBroadcastHead = broadcasts(1);
-    if (cfg.biasBroadcasts() && opts.deterministic)
-      return fail("a bias that broadcasts over batch or heads is not supported by the "
-                  "deterministic sm_90a backward (dBias sums over them with f32 atomics)");
+    // A broadcast bias of the inputs' type is summed in a fixed order.
+    if (cfg.biasBroadcasts() && !cfg.biasGradInOrder() && opts.deterministic)
+      return fail("a bias that broadcasts over batch or heads is supported by the deterministic "
+                  "sm_90a backward only in the inputs' element type (dBias of an f32 bias sums "
+                  "over them with f32 atomics)");
   }
   cfg.semantics = AttentionConfig::get(op);
   if (failed(checkBackwardModifiers(op, cfg.semantics)))

@@ -596,9 +596,10 @@ def backward_impl(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
     dsinks is empty without sinks, else [Hq] float32.
 
     On CUDA the sm_90a backward is a kernel sequence (pre, main, post, and
-    with a bias the dBias kernel, which reads the dbias_accum workspace);
-    `deterministic` selects its fixed-order dQ accumulation (refused with a
-    broadcast bias: KernelConfig.check_target). The CPU backward is
+    with a broadcast float32 bias the dBias kernel, which reads the
+    dbias_accum workspace); `deterministic` selects its fixed-order dQ
+    accumulation (refused with a broadcast float32 bias:
+    KernelConfig.check_target). The CPU backward is
     deterministic whatever it says (its kernel is the same). A
     block-sparse backward (a mask_mod that is more than a band) starts
     with its map kernel: `block_mask`'s kept map (the eager path), else

@@ -80,8 +80,13 @@ BIAS_CASES = [
 ]
 # A full bias: its dBias has no sum across batch or heads, so the backward
 # can be deterministic (the same forward kernel as BIAS_CASES[0]).
+# A broadcast bias of the inputs' dtype is summed in a fixed order: over
+# batches, over the heads (a GQA group's q heads in one CTA), over both.
 BIAS_DETERMINISTIC = [Case("det-bias-BxH-bf16-d128-causal", (2, 8, 2, 333, 333),
-                           128, "bhsd", True, (True, True), "bf16")]
+                           128, "bhsd", True, (True, True), "bf16"),
+                      replace(BIAS_CASES[2], name="det-" + BIAS_CASES[2].name),
+                      replace(BIAS_CASES[4], name="det-" + BIAS_CASES[4].name),
+                      replace(BIAS_CASES[6], name="det-" + BIAS_CASES[6].name)]
 
 
 def inputs(case, seed=0, device="cuda"):
@@ -259,11 +264,11 @@ def test_backward_expanded_bias():
 
 
 def test_backward_deterministic_broadcast_bias_is_refused():
-    """The dBias sum over broadcast heads uses float32 atomics: the
-    deterministic backward refuses it (KernelConfig.check_target) before
-    looking for a kernel."""
+    """The dBias sum of a float32 bias over a broadcast batch uses float32
+    atomics: the deterministic backward refuses it (KernelConfig.check_target)
+    before looking for a kernel."""
     from fa_mlir.errors import UnsupportedError
-    case = BIAS_CASES[2]  # [1, H, Sq, Sk]: its forward kernel is built
+    case = BIAS_CASES[3]  # [1, H, Sq, Sk] f32: its forward kernel is built
     q, k, v, dout = inputs(case)
     with pytest.raises(UnsupportedError, match="deterministic with a bias "
                        "broadcast along batch"):
