@@ -11,7 +11,10 @@ configuration, the dbias kernel included), under
 (METRICS: `profile_backward.py metrics`, or `profile_backward.py metrics stalls` for the
 issue-stall reasons, instructions and shared-memory conflicts), then
 `profile_backward.py summary NCU_CSV`. PEER=fa4|cudnn profiles that peer's backward
-at the same shape instead of ours (FA4 needs its wheels in the environment).
+at the same shape instead of ours (FA4 needs its wheels in the environment); autograd
+runs a peer's backward on its own thread, outside the NVTX range, so select its kernels
+by name instead: ncu --kernel-name 'regex:(?i)(bwd|backward)' --launch-count 8 (the
+warm-up call's and the measured call's kernels).
 """
 import csv
 import os
