@@ -46,7 +46,8 @@
 #         backends, our plain backward and ours_prev (bench_backward_bias.py)
 #         -> $OUT/bench_backward_bias.csv, and
 #         an ncu profile per kernel of four shapes (profile_backward.py)
-#         -> $OUT/profile_backward.md
+#         -> $OUT/profile_backward.md, and ours and FA4's at d128 with the
+#         stall reasons -> $OUT/profile_backward_stalls.md
 #       7 decode (issue 14): the split-KV sequences of fa.attention_kvcache
 #         (contiguous and paged caches, with and without append)
 #         and fa.attention num_splits (test/Device/check_decode.py, .devbuild/
@@ -511,6 +512,22 @@ run() {
       python3 test/Device/profile_backward.py "$dev/backward" $shape > "$tmp/profile.csv" 2> "$tmp/profile.err"
     echo "profile (causal hdim seqlen [batch heads]) $shape rc=$?"
     python3 test/Device/profile_backward.py summary "$tmp/profile.csv" | tee -a "$OUT/profile_backward.md"
+  done
+  # Ours and FA4's main kernels side by side at d128 (instructions, stall reasons): FA4's
+  # kernels by name, since autograd launches them outside the NVTX range.
+  metrics=$(python3 test/Device/profile_backward.py metrics stalls)
+  for shape in "1 128 4096" "0 128 8192"; do
+    timeout "${NCU_TIMEOUT:-90}" ncu --nvtx --nvtx-include measure/ --clock-control none --csv \
+      --metrics "$metrics" python3 test/Device/profile_backward.py "$dev/backward" $shape \
+      > "$tmp/profile.csv" 2> "$tmp/profile.err"
+    echo "stalls, ours $shape rc=$?"
+    python3 test/Device/profile_backward.py summary "$tmp/profile.csv" | tee -a "$OUT/profile_backward_stalls.md"
+    ( fa4_env
+      PEER=fa4 timeout "${NCU_TIMEOUT:-90}" ncu --kernel-name 'regex:(?i)(bwd|backward)' --launch-count 6 \
+        --clock-control none --csv --metrics "$metrics" \
+        python3 test/Device/profile_backward.py "$dev/backward" $shape ) > "$tmp/profile.csv" 2> "$tmp/profile.err"
+    echo "stalls, FA4 $shape rc=$?"
+    python3 test/Device/profile_backward.py summary "$tmp/profile.csv" | tee -a "$OUT/profile_backward_stalls.md"
   done
 
   fi
