@@ -628,8 +628,7 @@ SmallVector<Value> KeyBlockConsumer::step(Value t, ValueRange acc) {
   // ~300 bytes, with a softcap, an f32 bias or a region 50-100 more (their
   // derivatives and addresses), so not there.
   bool dvUnderDp = !lookahead && !cfg.wideQueryTile() && !cfg.semantics.softcap &&
-                   (!cfg.bias || cfg.biasTileShared()) && !semantics.scoreMod &&
-                   !semantics.maskMod;
+                   (!cfg.bias || cfg.biasTileShared()) && !semantics.scoreMod && !semantics.maskMod;
   SmallVector<Value> pRegs;
   auto issueDv = [&](ArrayRef<Value> p) {
     pRegs = pack(p);
