@@ -20,7 +20,7 @@ Value TransposedMatrixRows::at(int64_t q) {
 }
 
 SmallVector<Value> mlir::fa::nvvm_kernel::ldmatrixX4Trans(KernelBuilder &kb, Value rowAddress) {
-  Value addr = LLVM::PtrToIntOp::create(kb.b, kb.i32, rowAddress);
+  Value addr = kb.sharedAddress32(rowAddress);
   auto ty = LLVM::LLVMStructType::getLiteral(kb.b.getContext(), SmallVector<Type>(4, kb.i32));
   Value regs = inlinePtx(kb, ty, {addr},
                          "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];",
@@ -73,7 +73,7 @@ void BiasTileCopy::load(const BiasArgs &bias, Value plane, Value m0, Value key0,
         Value bytes = kb.mul(valid, kb.c32(2));
         forEachChunk([&](Value row, Value shared) {
           Value src = kb.globalAt(bias.ptr, kb.add(rowAt(row), kb.ext64(from)), kb.i16);
-          Value dst = LLVM::PtrToIntOp::create(kb.b, kb.i32, kb.sharedAt(box, shared));
+          Value dst = kb.sharedAddress32(kb.sharedAt(box, shared));
           inlinePtx(kb, Type(), {dst, src, bytes}, "cp.async.cg.shared.global [$0], [$1], 16, $2;",
                     "r,l,r");
         });

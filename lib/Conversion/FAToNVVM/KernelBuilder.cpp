@@ -84,6 +84,7 @@ Value KernelBuilder::sharedAt(Value base, Value offset) {
 }
 
 Value KernelBuilder::sharedAddress64(Value ptr) { return LLVM::PtrToIntOp::create(b, i64, ptr); }
+Value KernelBuilder::sharedAddress32(Value ptr) { return LLVM::PtrToIntOp::create(b, i32, ptr); }
 
 Value KernelBuilder::globalAt(Value base, Value index, Type elemType) {
   return LLVM::GEPOp::create(b, ptrTy, elemType, base, ValueRange{index});

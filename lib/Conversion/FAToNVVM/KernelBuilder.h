@@ -77,6 +77,7 @@ public:
   Value sharedAt(Value base, int64_t offset);
   Value sharedAt(Value base, Value offset); // i32 offset
   Value sharedAddress64(Value ptr);         // ptrtoint i64
+  Value sharedAddress32(Value ptr);         // ptrtoint i32 (a .shared address)
 
   // Global memory.
   Value globalAt(Value base, Value index, Type elemType); // i64 index

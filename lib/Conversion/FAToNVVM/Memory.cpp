@@ -41,7 +41,7 @@ Value mlir::fa::nvvm_kernel::pureInlinePtx(KernelBuilder &kb, Type result, Value
 void mlir::fa::nvvm_kernel::stmatrixX4Trans(KernelBuilder &kb, Value rowAddress, ValueRange regs) {
   assert(regs.size() == 4 && "stmatrix .x4 takes four registers");
   // A 32-bit shared-window address (the "r" operand of a .shared access).
-  Value addr = LLVM::PtrToIntOp::create(kb.b, kb.i32, rowAddress);
+  Value addr = kb.sharedAddress32(rowAddress);
   SmallVector<Value> operands{addr};
   operands.append(regs.begin(), regs.end());
   inlinePtx(kb, Type(), operands,
@@ -73,7 +73,7 @@ void mlir::fa::nvvm_kernel::namedBarrierSync(KernelBuilder &kb, Value id, int64_
 
 void mlir::fa::nvvm_kernel::bulkReduceAddF32(KernelBuilder &kb, Value dst, Value src,
                                              int64_t bytes) {
-  Value s = LLVM::PtrToIntOp::create(kb.b, kb.i32, src);
+  Value s = kb.sharedAddress32(src);
   inlinePtx(kb, Type(), {dst, s},
             "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], " +
                 std::to_string(bytes) + ";\ncp.async.bulk.commit_group;",

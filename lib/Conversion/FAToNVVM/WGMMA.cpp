@@ -34,7 +34,7 @@ Value mlir::fa::nvvm_kernel::wgmmaDescriptor(KernelBuilder &kb, Value smemPtr, i
 
 Value mlir::fa::nvvm_kernel::wgmmaDescriptorNarrow(KernelBuilder &kb, Value smemPtr, int64_t lbo,
                                                    int64_t sbo) {
-  Value addr = LLVM::PtrToIntOp::create(kb.b, kb.i32, smemPtr);
+  Value addr = kb.sharedAddress32(smemPtr);
   Value field = opaqueCopy(kb, kb.andi(kb.shru(addr, kb.c32(4)), kb.c32(0x3FFF)));
   return descriptorOf(kb, LLVM::ZExtOp::create(kb.b, kb.i64, field), lbo, sbo);
 }
