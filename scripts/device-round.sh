@@ -41,7 +41,9 @@
 #         with the host ms per step on an idle GPU and fa_mlir's share
 #         (HOST_SPLIT) -> $OUT/bench_train_gpt.csv.host,
 #         then the backward benchmark next to FA4, cuDNN, FA2
-#         (test/Device/bench_backward.py) -> $OUT/bench_backward.csv, the
+#         (test/Device/bench_backward.py) -> $OUT/bench_backward.csv (and
+#         with .devbuild/backward-prev the A/B's other order ->
+#         $OUT/bench_backward_swapped.csv), the
 #         backward with a bias next to SDPA's cuDNN and memory-efficient
 #         backends, our plain backward and ours_prev (bench_backward_bias.py)
 #         -> $OUT/bench_backward_bias.csv, and
@@ -496,6 +498,15 @@ run() {
     timeout "${BWD_BENCH_TIMEOUT:-240}" python3 test/Device/bench_backward.py "$dev/backward" \
       "$OUT/bench_backward.csv" ) > "$tmp/bench_backward.log" 2>&1
   echo "bench backward rc=$?"; cat "$tmp/bench_backward.log"
+  # An A/B holds only in both orders (the build timed second gains up to ~7 %,
+  # docs/HopperBackward.md): the same with the roles swapped, peers not again.
+  if [[ -d $dev/backward-prev ]]; then
+    ( [[ -n ${ROUND_SMOKE:-} ]] && export SEQLENS=4096 HDIMS=128
+      PEERS= PREV_BACKWARD=$dev/backward timeout "${BWD_BENCH_TIMEOUT:-240}" \
+        python3 test/Device/bench_backward.py "$dev/backward-prev" "$OUT/bench_backward_swapped.csv" ) \
+      > "$tmp/bench_backward.log" 2>&1
+    echo "bench backward, roles swapped (ours = backward-prev) rc=$?"; cat "$tmp/bench_backward.log"
+  fi
   # With a bias and dBias, next to SDPA's cuDNN and memory-efficient backends,
   # our plain backward (ratio_to_nobias) and the previous compiler's bias
   # sequences (ours_prev) where prepare built .devbuild/backward-prev.
