@@ -1,10 +1,12 @@
 """The sm_90a backward with a bias (dBias included) next to SDPA's backends
 that take a bias with a gradient (cuDNN, memory-efficient) and standard
 attention, in one process: bf16, bhsd, non-causal, 16k total tokens,
-hidden 2048, a bias [1, H, N, N] (broadcast over batch: dBias sums the
-batch) or [B, H, N, N], bf16, requiring grad. Each peer's backward alone
-(autograd.grad of an output computed once, dQ, dK, dV and dBias); ours the
-four kernels through libfa_runtime (check_backward.Sequence). FLOPs as the
+hidden 2048, a bias [1, H, N, N] ("1H", broadcast over batch: dBias sums
+the batch), [B, H, N, N] ("BH") or [1, 1, N, N] ("11": dBias sums B x H
+planes, the longest turns of the ordered sum), bf16, requiring grad. Each
+peer's backward alone (autograd.grad of an output computed once, dQ, dK, dV
+and dBias); ours the kernel sequence through libfa_runtime
+(check_backward.Sequence). FLOPs as the
 backward without a bias (2.5 x 4BHN^2D): a bias adds bytes (read bias,
 write dBias), not FLOPs, so TFLOP/s here says how close the bias path
 comes to the plain one. Our plain backward (BUNDLES' bf16_d{64,128}_bhsd,
@@ -13,7 +15,7 @@ gets ratio_to_nobias = its TFLOP/s over that one's (issue 37's floor: >= 0.6).
 Median of triton.testing.do_bench.
 
 Usage: python3 test/Device/bench_backward_bias.py BUNDLES CSV_OUT
-Env: SEQLENS (4096), HDIMS (64,128), PREV_BACKWARD (a folder of an earlier
+Env: SEQLENS (4096), HDIMS (64,128), BIASES (1H,BH,11), PREV_BACKWARD (a folder of an earlier
 compiler's sequences, build_backward.sh's layout: its bias sequences timed as
 "ours_prev" in the same process).
 """
@@ -29,10 +31,19 @@ import check_backward as cb  # noqa: E402
 import peers  # noqa: E402
 from bench_attention import env_ints, environment, timed  # noqa: E402
 
-# Our bench configurations (gen_backward_inputs.py): bias per (batch, head)
-# or per head, by head dim.
-FOLDERS = {(64, True): "bf16_d64_bhsd_biasBHbf16", (128, False): "bf16_d128_bhsd_bias1Hbf16",
-           (64, False): "bf16_d64_bhsd_bias1Hbf16", (128, True): "bf16_d128_bhsd_biasBHbf16"}
+# Our bench configurations (gen_backward_inputs.py) by head dim and bias
+# shape: per (batch, head) "BH", per head "1H", one for all "11".
+FOLDERS = {(d, kind): f"bf16_d{d}_bhsd_bias{kind}bf16" for d in (64, 128)
+           for kind in ("BH", "1H", "11")}
+# The bias's extents over batch and heads, by kind.
+KINDS = {"1H": (False, True), "BH": (True, True), "11": (False, False)}
+
+
+def bias_of_kind(kind, B, H, N):
+    """The bench's ALiBi bias with the extents of `kind` over batch and heads (contiguous)."""
+    per_batch, per_head = KINDS[kind]
+    bias = peers.alibi_bias(H, N)[:, : H if per_head else 1]
+    return bias.expand(B if per_batch else 1, H if per_head else 1, N, N).contiguous()
 
 
 def peer_backward(name, q, k, v, do, bias):
@@ -75,15 +86,14 @@ def main():
     print(header, flush=True)
     for D in env_ints("HDIMS", "64,128"):
         for N in env_ints("SEQLENS", "4096"):
-            for per_batch in (False, True):
+            for tag in os.environ.get("BIASES", "1H,BH,11").split(","):
                 B, H = peers.shape(N, D)
                 f = peers.flops(B, H, N, D, False, mode="bwd")
                 q, k, v, do = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16)
                                for _ in range(4))
-                bias = peers.alibi_bias(H, N).expand(B if per_batch else 1, H, N, N).contiguous()
-                tag = "BH" if per_batch else "1H"
+                bias = bias_of_kind(tag, B, H, N)
                 res = {}
-                name = FOLDERS[(D, per_batch)]
+                name = FOLDERS[(D, tag)]
                 calls = [("ours", lambda: ours_backward(sequence(folder, name), q, k, v, do, bias))]
                 prev = sequence(prev_folder, name)
                 if prev:

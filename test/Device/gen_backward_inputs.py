@@ -56,9 +56,12 @@ def configs():
         Bwd("f16", 64, 64, "bshd", True, "bottom_right", None, True, bias=(True, False, "f16")),
         Bwd("bf16", 128, 128, "bhsd", True, "top_left", None, True, bias=(True, False, "bf16")),
     ]
-    # bench_backward_bias.py's: bf16 bias per (batch, head) or per head.
-    out += [Bwd("bf16", d, d, "bhsd", False, "top_left", None, bias=(per_batch, True, "bf16"))
-            for d in (64, 128) for per_batch in (False, True)]
+    # bench_backward_bias.py's: bf16 bias per (batch, head), per head, or
+    # one for all (the longest turns of the ordered dBias sum: B x H
+    # contributors per block).
+    out += [Bwd("bf16", d, d, "bhsd", False, "top_left", None, bias=(per_batch, per_head, "bf16"))
+            for d in (64, 128) for per_batch, per_head in ((False, True), (True, True),
+                                                          (False, False))]
     # The 128-query tile (chosen at head dims <= 64 without bias, softcap or
     # score_mod) forced where the compiler keeps 64 for registers: the
     # kernels spill, but their results must be right.

@@ -5,7 +5,7 @@ each kernel's duration, HBM bytes and tensor-pipe activity).
 
 Usage: python3 test/Device/profile_backward.py BUNDLES causal hdim seqlen [batch heads]
 (default batch and heads: the benchmark's, 16k tokens and hidden 2048;
-BIAS=1H or BH: non-causal with bench_backward_bias.py's bias and
+BIAS=1H, BH or 11: non-causal with bench_backward_bias.py's bias and
 configuration, the dbias kernel included), under
   ncu --nvtx --nvtx-include measure/ --clock-control none --csv --metrics METRICS
 (METRICS: `profile_backward.py metrics`, or `profile_backward.py metrics stalls` for the
@@ -101,9 +101,8 @@ def main():
         if call is None:
             sys.exit(f"profile: {peer} unavailable")
     elif bias:
-        per_batch = bias == "BH"
-        seq = cb.Sequence(os.path.join(folder, bench_backward_bias.FOLDERS[(D, per_batch)]))
-        b = peers.alibi_bias(H, N).expand(B if per_batch else 1, H, N, N).contiguous()
+        seq = cb.Sequence(os.path.join(folder, bench_backward_bias.FOLDERS[(D, bias)]))
+        b = bench_backward_bias.bias_of_kind(bias, B, H, N)
         call = bench_backward_bias.ours_backward(seq, q, k, v, do, b)
     else:
         seq = cb.Sequence(os.path.join(folder, f"bf16_d{D}_bhsd" + ("_causal" if causal else "")))
