@@ -48,12 +48,7 @@ void BiasTileCopy::forEachChunk(const std::function<void(Value, Value)> &body) {
 }
 
 Value BiasTileCopy::rowsAligned(const BiasArgs &a, int64_t bytes) {
-  // The runtime guarantees element alignment only; wider accesses need the
-  // pointer and every stride (2-byte elements) aligned to their width.
-  Value bits = LLVM::PtrToIntOp::create(kb.b, kb.i64, a.ptr);
-  for (Value stride : {a.strideBatch, a.strideHead, a.strideRow})
-    bits = kb.ori(bits, kb.mul(stride, kb.c64(2)));
-  return kb.cmp(arith::CmpIPredicate::eq, kb.andi(bits, kb.c64(bytes - 1)), kb.c64(0));
+  return stridesAligned(kb, a.ptr, {a.strideBatch, a.strideHead, a.strideRow}, 2, bytes);
 }
 
 void BiasTileCopy::load(const BiasArgs &bias, Value plane, Value m0, Value key0, Value box) {

@@ -101,10 +101,7 @@ void storeF32(KernelBuilder &kb, Value v, Value ptr, Value index) {
 /// for O and dQ (they are no TMA operands), so the wide accesses are taken
 /// under this test, with the element-wise ones as the other branch.
 Value rowsAligned(KernelBuilder &kb, const StridedArgs &s, int64_t elemBytes, int64_t bytes) {
-  Value bits = LLVM::PtrToIntOp::create(kb.b, kb.i64, s.ptr);
-  for (Value stride : {s.batch, s.head, s.row})
-    bits = kb.ori(bits, kb.mul(stride, kb.c64(elemBytes)));
-  return kb.cmp(arith::CmpIPredicate::eq, kb.andi(bits, kb.c64(bytes - 1)), kb.c64(0));
+  return stridesAligned(kb, s.ptr, {s.batch, s.head, s.row}, elemBytes, bytes);
 }
 
 /// The row kernels take pointers, i64 strides and i32 sizes only, and no
@@ -310,10 +307,8 @@ static void storeQuadChunks(KernelBuilder &kb, ArrayRef<Value> packed, Value par
         send = kb.select(kb.cmp(arith::CmpIPredicate::eq, sendIndex, kb.c32(i)), packed[4 * m + i],
                          send);
       Value src = kb.add(quadBase, kb.andi(kb.add(part, kb.c32(r)), kb.c32(3)));
-      Value got = NVVM::ShflOp::create(kb.b, kb.i32, kb.c32(-1), send, src, kb.c32(0x1f),
-                                       NVVM::ShflKind::idx, UnitAttr());
       // What came from thread (p + r) % 4 is the chunk's pair of that thread.
-      mine[r] = got;
+      mine[r] = warpShuffle(kb, send, src, NVVM::ShflKind::idx);
     }
     // Order the four pairs by their source thread q = (p + r) % 4.
     Value chunk = LLVM::UndefOp::create(kb.b, v4);

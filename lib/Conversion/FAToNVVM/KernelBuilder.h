@@ -207,6 +207,14 @@ void spinUntilEqual(KernelBuilder &kb, Value ptr, Value expected);
 /// the addresses computed from a thread index, otherwise stay live in
 /// registers across the loop, which the backward's consumers cannot afford.
 Value opaqueCopy(KernelBuilder &kb, Value v);
+/// shfl.sync of the i32 `v` over the whole warp (every lane takes part):
+/// from lane `lane` (idx), or `lane` lanes up (up).
+Value warpShuffle(KernelBuilder &kb, Value v, Value lane, NVVM::ShflKind kind);
+/// Whether `ptr` and every stride (in elements of `elemBytes` bytes) are
+/// multiples of `bytes`: the runtime guarantees element alignment only, so
+/// wider accesses are taken under this test.
+Value stridesAligned(KernelBuilder &kb, Value ptr, ArrayRef<Value> strides, int64_t elemBytes,
+                     int64_t bytes);
 /// The i32 `v` of lane 0 (shfl.sync.idx): ptxas then knows it is the same
 /// in every lane and keeps what derives from it in uniform registers (a
 /// warpgroup's index: its wgmma descriptors are computed by the uniform

@@ -108,9 +108,23 @@ void mlir::fa::nvvm_kernel::releaseAdd(KernelBuilder &kb, Value ptr, Value v) {
   inlinePtx(kb, Type(), {ptr, v}, "red.release.gpu.global.add.s32 [$0], $1;", "l,r");
 }
 
+Value mlir::fa::nvvm_kernel::warpShuffle(KernelBuilder &kb, Value v, Value lane,
+                                         NVVM::ShflKind kind) {
+  // Clamp 0 for `up` (width 32), 0x1f for the others (PTX shfl.sync's c).
+  int64_t clamp = kind == NVVM::ShflKind::up ? 0 : 0x1f;
+  return NVVM::ShflOp::create(kb.b, kb.i32, kb.c32(-1), v, lane, kb.c32(clamp), kind, UnitAttr());
+}
+
+Value mlir::fa::nvvm_kernel::stridesAligned(KernelBuilder &kb, Value ptr, ArrayRef<Value> strides,
+                                            int64_t elemBytes, int64_t bytes) {
+  Value bits = LLVM::PtrToIntOp::create(kb.b, kb.i64, ptr);
+  for (Value stride : strides)
+    bits = kb.ori(bits, kb.mul(stride, kb.c64(elemBytes)));
+  return kb.cmp(arith::CmpIPredicate::eq, kb.andi(bits, kb.c64(bytes - 1)), kb.c64(0));
+}
+
 Value mlir::fa::nvvm_kernel::warpUniform(KernelBuilder &kb, Value v) {
-  return NVVM::ShflOp::create(kb.b, kb.i32, kb.c32(-1), v, kb.c32(0), kb.c32(0x1f),
-                              NVVM::ShflKind::idx, UnitAttr());
+  return warpShuffle(kb, v, kb.c32(0), NVVM::ShflKind::idx);
 }
 
 Value mlir::fa::nvvm_kernel::opaqueCopy(KernelBuilder &kb, Value v) {

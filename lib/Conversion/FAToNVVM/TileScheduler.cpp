@@ -21,17 +21,10 @@ static WorkTile tileOf(KernelBuilder &kb, const AttentionKernelConfig &cfg,
   return {mBlock, head, batch, row0, Value()};
 }
 
-/// i32 shuffles of one warp (all lanes take part).
-static Value shuffle(KernelBuilder &kb, Value v, Value lane, NVVM::ShflKind kind) {
-  // Clamp 0 for `up` (width 32), 0x1f for the others (PTX shfl.sync's c).
-  int64_t clamp = kind == NVVM::ShflKind::up ? 0 : 0x1f;
-  return NVVM::ShflOp::create(kb.b, kb.i32, kb.c32(-1), v, lane, kb.c32(clamp), kind, UnitAttr());
-}
-
 /// The inclusive prefix sum of `v` over the warp's lanes.
 static Value warpInclusiveScan(KernelBuilder &kb, Value v, Value lane) {
   for (int64_t d = 1; d < 32; d *= 2) {
-    Value up = shuffle(kb, v, kb.c32(d), NVVM::ShflKind::up);
+    Value up = warpShuffle(kb, v, kb.c32(d), NVVM::ShflKind::up);
     v = kb.select(kb.cmp(arith::CmpIPredicate::sge, lane, kb.c32(d)), kb.add(v, up), v);
   }
   return v;
@@ -112,10 +105,10 @@ static FoundSequence warpFind(KernelBuilder &kb, const AttentionKernelConfig &cf
     Value any = kb.cmp(arith::CmpIPredicate::ne, ballot, kb.c32(0));
     Value src = LLVM::CountTrailingZerosOp::create(kb.b, kb.i32, ballot,
                                                    kb.b.getBoolAttr(false));
-    SmallVector<Value> next{shuffle(kb, end, kb.c32(31), NVVM::ShflKind::idx)};
+    SmallVector<Value> next{warpShuffle(kb, end, kb.c32(31), NVVM::ShflKind::idx)};
     Value mine[6] = {seq, start, b.qLo, b.qHi, b.kLo, b.kHi};
     for (int64_t k = 0; k < 6; ++k)
-      next.push_back(kb.select(any, shuffle(kb, mine[k], src, NVVM::ShflKind::idx), st[1 + k]));
+      next.push_back(kb.select(any, warpShuffle(kb, mine[k], src, NVVM::ShflKind::idx), st[1 + k]));
     return next;
   });
   return FoundSequence::of(ValueRange(st).drop_front());
