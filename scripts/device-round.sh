@@ -43,7 +43,10 @@
 #         then the backward benchmark next to FA4, cuDNN, FA2
 #         (test/Device/bench_backward.py) -> $OUT/bench_backward.csv (and
 #         with .devbuild/backward-prev the A/B's other order ->
-#         $OUT/bench_backward_swapped.csv), the
+#         $OUT/bench_backward_swapped.csv), the 80-query tile at d128
+#         (.devbuild/backward-80, --bwd-query-tile=80) checked and timed
+#         against the default in both orders -> $OUT/check_backward_80.csv,
+#         $OUT/bench_backward_80_*.csv, the
 #         backward with a bias next to SDPA's cuDNN and memory-efficient
 #         backends, our plain backward and ours_prev (bench_backward_bias.py)
 #         -> $OUT/bench_backward_bias.csv, and
@@ -139,6 +142,11 @@ prepare() {
   rm -rf "$dev/kernels" "$dev/lib" "$dev/gpu-tests"; mkdir -p "$dev/lib"   # .devbuild/primitives stays
   bash test/Device/build_kernels.sh "$root/$BUILD_DIR/bin/fa-compile" "$dev/kernels"
   bash test/Device/build_backward.sh "$root/$BUILD_DIR/bin/fa-compile" "$dev/backward"
+  # The 80-query tile (--bwd-query-tile=80, opt-in until measured) of the
+  # configurations it applies to: stage 6 checks it and times it against
+  # the default in both orders.
+  ONLY='^bf16_d128_b(hsd|shd)$' FA_COMPILE_FLAGS=--bwd-query-tile=80 \
+    bash test/Device/build_backward.sh "$root/$BUILD_DIR/bin/fa-compile" "$dev/backward-80"
   # The split-KV decode sequences (stage 7).
   rm -rf "$dev/decode"; mkdir -p "$dev/decode"
   python3 test/Device/gen_decode_inputs.py > "$dev/decode/decode.mlir"
@@ -506,6 +514,21 @@ run() {
         python3 test/Device/bench_backward.py "$dev/backward-prev" "$OUT/bench_backward_swapped.csv" ) \
       > "$tmp/bench_backward.log" 2>&1
     echo "bench backward, roles swapped (ours = backward-prev) rc=$?"; cat "$tmp/bench_backward.log"
+  fi
+  # The 80-query tile against the default 64 (d128 without a mask): its
+  # check, then an A/B in both orders.
+  if [[ -d $dev/backward-80 ]]; then
+    timeout 60 python3 test/Device/check_backward.py "$dev/backward-80" \
+      --csv "$OUT/check_backward_80.csv" > "$OUT/check_backward_80.log" 2>&1
+    echo "check_backward 80-query tile rc=$?: $(tail -1 "$OUT/check_backward_80.log")"
+    grep FAIL "$OUT/check_backward_80.log" | head -5
+    for order in "backward-80 backward" "backward backward-80"; do
+      read -r ours prev <<< "$order"
+      CAUSAL=0 HDIMS=128 PEERS= PREV_BACKWARD=$dev/$prev timeout "${BWD_BENCH_TIMEOUT:-240}" \
+        python3 test/Device/bench_backward.py "$dev/$ours" "$OUT/bench_backward_80_${ours}.csv" \
+        > "$tmp/bench_backward.log" 2>&1
+      echo "bench backward 80-query tile (ours = $ours) rc=$?"; cat "$tmp/bench_backward.log"
+    done
   fi
   # With a bias and dBias, next to SDPA's cuDNN and memory-efficient backends,
   # our plain backward (ratio_to_nobias) and the previous compiler's bias

@@ -7,7 +7,8 @@
 # unless SKIP_REJECTED=1 (an earlier compiler for an A/B: what it cannot do
 # is left out and listed in <out>/rejected.txt). FA_COMPILE_FLAGS: options
 # added to every compile (the A/B of scripts/device-round.sh passes
-# --bwd-query-tile=64 for the 64-query tile).
+# --bwd-query-tile=64 for the 64-query tile). ONLY: a regular expression;
+# only the configurations whose names match it are built.
 #   test/Device/build_backward.sh [fa-compile] [out]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,6 +21,7 @@ python3 "$here/gen_backward_inputs.py" "$out/src"
 : > "$out/ptxas.log"
 for f in "$out"/src/*.mlir; do
   n=$(basename "$f" .mlir)
+  [[ -n ${ONLY:-} && ! $n =~ $ONLY ]] && continue
   # --deterministic, --bwd-query-tile=N as the configuration says, then
   # FA_COMPILE_FLAGS (whose --bwd-query-tile replaces the configuration's).
   flags=$(python3 "$here/gen_backward_inputs.py" flags "$out/src/$n.cfg.json")

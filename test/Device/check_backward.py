@@ -243,6 +243,10 @@ def shapes(cfg, quick):
         # A broadcast bias summed in turn: three batches (and two kv heads)
         # give middle turns, not only a first and a last.
         s.append((3, 4, 2, 130, 200, False))
+    if cfg["d"] == 128 and not cfg["causal"] and not cfg["window"]:
+        # The 80-query tile (--bwd-query-tile=80): five whole tiles, so the
+        # pre kernel's last 64-row CTA lies half past seq_pad (400).
+        s.append((1, 2, 2, 400, 256, False))
     if cfg["d"] <= 64 and cfg["dv"] <= 64:
         # The 128-query tile: 192 rows are padded to 256, so the last tile's
         # second 64-row half holds no row (its dQ partial lands in padding).

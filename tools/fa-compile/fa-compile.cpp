@@ -46,9 +46,9 @@ static cl::opt<bool> deterministic(
     cl::init(false), cl::cat(faCompileCategory));
 static cl::opt<unsigned>
     bwdQueryTile("bwd-query-tile",
-                 cl::desc("Backward: query rows per main-kernel iteration, 64 "
-                          "or 128 (0: choose; 128 "
-                          "needs head dims <= 64)"),
+                 cl::desc("Backward: query rows per main-kernel iteration, 64, "
+                          "80 or 128 (0: choose; 80 needs head dims 128 and no "
+                          "mask or modifier, 128 head dims <= 64)"),
                  cl::init(0), cl::cat(faCompileCategory));
 static cl::opt<bool> dynamicTiles(
     "dynamic-tiles",

@@ -82,8 +82,10 @@ def ConvertFAToNVVM : Pass<"convert-fa-to-nvvm", "ModuleOp"> {
            "fa.attention_grad: add dQ partials in key-block order (a semaphore "
            "per query tile), so that the backward is bitwise reproducible">,
     Option<"bwdQueryTile", "bwd-query-tile", "unsigned", /*default=*/"0",
-           "fa.attention_grad: the main kernel's query rows per iteration, 64 or "
-           "128 (128 where the head dims are at most 64); 0 chooses (128 where "
+           "fa.attention_grad: the main kernel's query rows per iteration, 64, "
+           "80 (head dims 128 without mask, bias, softcap, regions, sinks or "
+           "deterministic order) or 128 (head dims at most 64); where the "
+           "configuration does not allow it, the choice; 0 chooses (128 where "
            "the head dims are at most 64 and there is no bias, softcap, "
            "score_mod or mask_mod). An A/B knob: docs/HopperBackward.md">,
     Option<"dynamicTiles", "dynamic-tiles", "bool", /*default=*/"false",

@@ -44,8 +44,8 @@ struct FANVVMPipelineOptions : public PassPipelineOptions<FANVVMPipelineOptions>
       llvm::cl::init(false)};
   PassOptions::Option<unsigned> bwdQueryTile{
       *this, "bwd-query-tile",
-      llvm::cl::desc("Backward: query rows per main-kernel iteration, 64 or "
-                     "128 (0: choose)"),
+      llvm::cl::desc("Backward: query rows per main-kernel iteration, 64, 80 "
+                     "or 128 (0: choose)"),
       llvm::cl::init(0)};
   PassOptions::Option<bool> dynamicTiles{
       *this, "dynamic-tiles",

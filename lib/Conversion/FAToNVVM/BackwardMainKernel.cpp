@@ -23,7 +23,9 @@
 //                  dQ_i += dS K              (SS, K MN-major)
 //                each warpgroup one 64-column box of dQ (head dim 128), or
 //                its half of the keys (head dim 64, 64-query tile), or its
-//                64 rows of the 128-query tile (cfg.blockM), staged in shared
+//                64 rows of the 128-query tile (cfg.blockM); with the
+//                80-query tile (d128) dQ_i^T = K^T dS^T, its box transposed
+//                (K MN-major as A, dS K-major as B), staged in shared
 //                memory and added into the f32 accumulator by one bulk
 //                reduce (in key-block order through a semaphore when
 //                deterministic). Without lookahead dK is issued after dQ,
@@ -569,7 +571,21 @@ std::pair<SmallVector<Value>, Value> KeyBlockConsumer::issueDq(Value dsBuf) {
   const int64_t rowsM = cfg.blockM, keysN = BK::kBlockN;
   SmallVector<Value> dq;
   Value dqBox;
-  if (cfg.wideQueryTile()) {
+  if (cfg.dqTransposed()) {
+    // M = 80 queries is no wgmma shape: dQ^T [64 columns of box c x 80
+    // queries] = K_c^T dS^T over all 128 keys. A is K's box c read
+    // MN-major (its columns are A's rows), B is dS as stored (K-major: a
+    // query's keys are contiguous).
+    Value kBox = opaqueCopy(
+        kb, wgmmaDescriptor(kb, kb.sharedAt(k.kBlock(), kb.mul(me.c, kb.c32(keysN * 128))),
+                            keysN * 128, 1024));
+    Value dsDesc = wgmmaDescriptor(kb, dsBuf, 16, 1024);
+    for (int64_t kk = 0; kk < keysN / 16; ++kk)
+      dq = wgmmaSS(kb, dq, wgmmaDescriptorAdd(kb, kBox, kk * 16 * 128),
+                   wgmmaDescriptorAdd(kb, dsDesc, (kk / 4) * rowsM * 128 + (kk % 4) * 32), rowsM,
+                   kk > 0, /*bMNMajor=*/false, cfg.elem, /*aMNMajor=*/true);
+    dqBox = me.c;
+  } else if (cfg.wideQueryTile()) {
     // Rows [64 c, 64 c + 64) of the 128-query tile (dS's rows), all 128
     // keys, K's only box: the consumers' partials are disjoint.
     Value dsDesc =
@@ -626,9 +642,11 @@ SmallVector<Value> KeyBlockConsumer::step(Value t, ValueRange acc) {
   // tensor cores go from dP^T to dV while dS^T is computed. P^T's packed
   // copy is then live beside dS^T's inputs: at 128 queries that spills
   // ~300 bytes, with a softcap, an f32 bias or a region 50-100 more (their
-  // derivatives and addresses), so not there.
-  bool dvUnderDp = !lookahead && !cfg.wideQueryTile() && !cfg.semantics.softcap &&
-                   (!cfg.bias || cfg.biasTileShared()) && !semantics.scoreMod && !semantics.maskMod;
+  // derivatives and addresses), so not there; at 80 queries (ptxas: 168
+  // bytes of stack against 48 without it) neither.
+  bool dvUnderDp = !lookahead && !cfg.wideQueryTile() && !cfg.dqTransposed() &&
+                   !cfg.semantics.softcap && (!cfg.bias || cfg.biasTileShared()) &&
+                   !semantics.scoreMod && !semantics.maskMod;
   SmallVector<Value> pRegs;
   auto issueDv = [&](ArrayRef<Value> p) {
     pRegs = pack(p);
@@ -976,8 +994,8 @@ void BackwardMainKernel::addDq(const QueryStep &s, Value rowHalf, ArrayRef<Value
   const int64_t boxes = cfg.qkDim() / BK::kBox;
   Value tileIndex = queryTileIndex(s, rowHalf);
   Value block = kb.add(kb.mul(tileIndex, kb.c32(boxes)), box);
-  Value dst = kb.globalAt(args.dqAccum, kb.mul(kb.ext64(block), kb.c64(DqAccumLayout::kBlockFloats)),
-                          kb.f32);
+  Value dst =
+      kb.globalAt(args.dqAccum, kb.mul(kb.ext64(block), kb.c64(cfg.dqBlockFloats())), kb.f32);
   kb.ifThen(isLeader, [&] {
     if (!cfg.deterministic)
       return bulkReduceAddF32(kb, dst, stage, cfg.dqStageBytes());
@@ -1004,7 +1022,7 @@ Value BackwardMainKernel::queryTileIndex(const QueryStep &s, Value rowHalf) {
   // tiles from its first padded one.
   if (cfg.varlen)
     return kb.add(kb.mul(s.qHead, paddedTiles), kb.add(paddedTile0, s.tile));
-  Value tiles = kb.divUI(seqPad, kb.c32(BK::kRowTile));
+  Value tiles = kb.divUI(seqPad, kb.c32(cfg.dqBlockRows()));
   // The 128-query tile's half `rowHalf` is 64-row tile 2 tile + rowHalf.
   Value tile = rowHalf ? kb.add(kb.mul(s.tile, kb.c32(2)), rowHalf) : s.tile;
   return kb.add(kb.mul(kb.add(kb.mul(batch, numHeadsQ), s.qHead), tiles), tile);

@@ -69,12 +69,14 @@ struct BackwardKernelConfig {
   /// partials and one more kernel, _dsinks, sums them into grad_sinks.
   bool sinks() const { return static_cast<bool>(semantics.sinks); }
 
-  /// Query rows per iteration of the main kernel: 64, or 128 where the
-  /// head dims are at most 64 (chooseQueryTile; FA3's d64 tile). The
-  /// workspace rows are padded to it; the pre and post kernels and the dQ
-  /// accumulator's blocks stay in 64-row tiles (kRowTile).
+  /// Query rows per iteration of the main kernel: 64, 128 where the head
+  /// dims are at most 64 (chooseQueryTile; FA3's d64 tile), or 80 at d128
+  /// (FA3's non-causal d128 tile: dQ with A and B swapped, dqTransposed).
+  /// The workspace rows are padded to it; the pre and post kernels stay in
+  /// 64-row CTAs, the dQ accumulator's blocks in 64-row tiles except at 80.
   int64_t blockM = 64;
   static constexpr int64_t kRowTile = 64; // rows of a pre/post CTA and a dQ block
+  static constexpr int64_t kTallTile = 80;
   static constexpr int64_t kBlockN = 128; // keys per CTA (64 per consumer)
   static constexpr int64_t kStages = 2;
   static constexpr int64_t kThreads = 384;
@@ -86,6 +88,14 @@ struct BackwardKernelConfig {
   /// The 128-query tile: each consumer's dQ partial is its own 64 rows of
   /// the tile over all 128 keys, so both halves of dS are read.
   bool wideQueryTile() const { return blockM == 2 * kRowTile; }
+  /// The 80-query tile (M = 80 is no wgmma shape): each consumer computes
+  /// dQ^T [its 64 head-dim columns x 80 queries] = K_c^T dS^T, and the dQ
+  /// accumulator's blocks are [80 queries x 64 columns] in that fragment's
+  /// order (DqAccumLayout).
+  bool dqTransposed() const { return blockM == kTallTile; }
+  /// Query rows of one dq_accum block (and of a deterministic semaphore's tile).
+  int64_t dqBlockRows() const { return dqTransposed() ? kTallTile : kRowTile; }
+  int64_t dqBlockFloats() const { return dqBlockRows() * kBox; }
   int64_t vDim() const { return llvm::alignTo(headDimV, kBox); }
 
   // The main kernel's shared-memory regions' sizes (BackwardMainShared
@@ -101,7 +111,7 @@ struct BackwardKernelConfig {
   int64_t dsBytes() const { return blockM * kBlockN * 2; }
   /// Each consumer stages its dQ partial [64 x 64] f32 here for one bulk
   /// reduce-add, in the workspace's blocked order (see dqAccumIndex).
-  int64_t dqStageBytes() const { return kRowTile * kBox * 4; }
+  int64_t dqStageBytes() const { return dqBlockFloats() * 4; }
 
   const char *elemName() const { return elem == ElemType::BF16 ? "bf16" : "f16"; }
   /// The sequence's name; its kernels append "_pre", "_main", "_post"
@@ -110,10 +120,13 @@ struct BackwardKernelConfig {
   /// The main kernel's query tile: 128 rows where the head dims are at most
   /// 64 and the registers allow it (a dense batch without score_mod or
   /// mask_mod or softcap, and a bias only of 16 bits, as the inputs, without
-  /// sinks), else 64; `forced` (64 or 128, 0 = choose) overrides the
-  /// choice where the configuration allows 128 (the A/B knob
-  /// `bwd-query-tile`).
+  /// sinks), else 64; `forced` (64, 80 or 128, 0 = choose) overrides the
+  /// choice where the configuration allows it (the A/B knob
+  /// `bwd-query-tile`; 80: tallTileFits).
   void chooseQueryTile(unsigned forced);
+  /// The 80-query tile's case, as FA3 takes it: head dims 128, a dense
+  /// batch, no mask, bias, softcap, regions, sinks or deterministic order.
+  bool tallTileFits() const;
 };
 
 /// The main kernel's shared memory by part (SharedLayout), from the
@@ -149,6 +162,11 @@ enum class BackwardBarrier : int64_t {
 /// (ip * 128 + t) * 2 + e for register pair ip of consumer thread t.
 /// Register i = 2 ip + e of thread t = 32 w + l is row 16 w + l / 4 + 8 ((i >>
 /// 1) & 1), column 8 (i >> 2) + 2 (l % 4) + (i & 1) of the block.
+/// With the 80-query tile (dqTransposed) a block is [80 queries x 64
+/// columns], 5120 floats, in the same order of the transposed fragment:
+/// its rows are the columns (head dim), its columns the queries. Each 64
+/// floats from a multiple of 64 are then an 8 x 8 square, 8 (d % 8) + q %
+/// 8, of columns 16 w + 8 (ip % 2) + [0, 8) and queries 8 (ip / 2) + [0, 8).
 struct DqAccumLayout {
   static constexpr int64_t kBlockFloats = BackwardKernelConfig::kRowTile * 64;
 };

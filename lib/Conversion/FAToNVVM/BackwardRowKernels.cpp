@@ -225,8 +225,15 @@ static void emitPreRows(KernelBuilder &kb, const BackwardRowArgs &a,
         },
         [&]() -> SmallVector<Value> { return {inf}; });
     Value w = t.workspaceRow(kb);
-    storeF32(kb, lse2[0], lse2Ptr, w);
-    storeF32(kb, sum, dPtr, w);
+    auto store = [&] {
+      storeF32(kb, lse2[0], lse2Ptr, w);
+      storeF32(kb, sum, dPtr, w);
+    };
+    // With the 80-query tile the last CTA's rows run past seq_pad.
+    if (cfg.blockM % BackwardKernelConfig::kRowTile != 0)
+      kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, t.wsRow, t.seqPad), store);
+    else
+      store();
   });
 }
 
@@ -253,11 +260,37 @@ static void zeroDqAccum(KernelBuilder &kb, const BackwardRowArgs &a,
   }
 }
 
+/// zeroDqAccum for the 80-query tile: the head's accumulator is seq_pad x
+/// qkDim floats, contiguous; the CTA zeroes those of its 64 rows' worth
+/// that lie before seq_pad (the last CTA's run past it).
+static void zeroTransposedDqAccum(KernelBuilder &kb, const BackwardRowArgs &a,
+                                  const BackwardKernelConfig &cfg, const RowThread &t) {
+  const int64_t dim = cfg.qkDim(), threads = BackwardKernelConfig::kAuxThreads;
+  const int64_t rowTile = BackwardKernelConfig::kRowTile;
+  Value plane = kb.add(kb.mul(kb.ext64(t.batch), kb.ext64(t.numHeads)), kb.ext64(t.head));
+  Value firstRow = kb.mul(kb.blockIdX(), kb.c32(rowTile));
+  Value base = kb.mul(kb.add(kb.mul(plane, kb.ext64(t.seqPad)), kb.ext64(firstRow)), kb.c64(dim));
+  auto v4 = VectorType::get({4}, kb.f32);
+  Value zero = arith::ConstantOp::create(kb.b, v4, kb.b.getZeroAttr(v4));
+  Value tid4 = kb.mul(kb.threadIdX(), kb.c32(4));
+  for (int64_t i = 0; i < rowTile * dim / (4 * threads); ++i) {
+    Value local = kb.add(kb.c32(i * 4 * threads), tid4);
+    Value row = kb.add(firstRow, kb.divUI(local, kb.c32(dim)));
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, row, t.seqPad), [&] {
+      Value at = kb.add(base, kb.ext64(local));
+      LLVM::StoreOp::create(kb.b, zero, kb.globalAt(a.accum, at, kb.f32), /*alignment=*/16);
+    });
+  }
+}
+
 static void emitPreKernel(KernelBuilder &kb, const BackwardRowArgs &a,
                           const BackwardKernelConfig &cfg) {
   if (!cfg.varlen) {
     RowThread t = RowThread::get(kb, a.seqQ, cfg);
-    zeroDqAccum(kb, a, cfg, t);
+    if (cfg.dqTransposed())
+      zeroTransposedDqAccum(kb, a, cfg, t);
+    else
+      zeroDqAccum(kb, a, cfg, t);
     return emitPreRows(kb, a, cfg, t);
   }
   // Padded blocks of no sequence are never read: nothing to write but the
@@ -327,8 +360,78 @@ static void storeQuadChunks(KernelBuilder &kb, ArrayRef<Value> packed, Value par
   }
 }
 
+/// The post kernel of the 80-query tile (DqAccumLayout's transposed
+/// blocks, whose 64-float runs are 8 x 8 squares of 8 columns x 8
+/// queries): the CTA takes 64 rows' worth of the head's accumulator, each
+/// thread half a square (4 columns x 8 queries, 32 contiguous floats in 8
+/// 16-byte loads), and stores its 8 rows' 4 columns in 8 bytes each (the
+/// square's other half, in the neighbouring lane, writes the rest of the
+/// 16 bytes).
+static void emitPostTransposed(KernelBuilder &kb, const BackwardRowArgs &a,
+                               const BackwardKernelConfig &cfg) {
+  using BK = BackwardKernelConfig;
+  const int64_t dim = cfg.qkDim(), rows = cfg.blockM, boxes = dim / BK::kBox;
+  assert(2 * dim == BK::kAuxThreads && "half a square per thread covers 64 rows' worth");
+  const StridedArgs &dq = a.grad;
+  RowThread t = RowThread::get(kb, a.seqQ, cfg);
+  Value tid = kb.threadIdX();
+  Value local = kb.add(kb.mul(kb.blockIdX(), kb.c32(BK::kRowTile * dim)), kb.mul(tid, kb.c32(32)));
+  Value inPad =
+      kb.cmp(arith::CmpIPredicate::slt, kb.ext64(local), kb.mul(kb.ext64(t.seqPad), kb.c64(dim)));
+  // Square s = ((tile boxes + box) rows / 4 + ip) 4 + w (DqAccumLayout).
+  Value square = kb.shru(local, kb.c32(6)), half = kb.andi(tid, kb.c32(1));
+  Value w = kb.andi(square, kb.c32(3));
+  Value ip = kb.remu(kb.shru(square, kb.c32(2)), kb.c32(rows / 4));
+  Value tileBox = kb.divUI(square, kb.c32(rows));
+  Value box = kb.remu(tileBox, kb.c32(boxes)), tile = kb.divUI(tileBox, kb.c32(boxes));
+  Value q0 = kb.add(kb.mul(tile, kb.c32(rows)), kb.mul(kb.shru(ip, kb.c32(1)), kb.c32(8)));
+  Value d0 = kb.add(kb.add(kb.mul(box, kb.c32(BK::kBox)), kb.mul(w, kb.c32(16))),
+                    kb.add(kb.mul(kb.andi(ip, kb.c32(1)), kb.c32(8)), kb.mul(half, kb.c32(4))));
+  Value plane = kb.add(kb.mul(kb.ext64(t.batch), kb.ext64(t.numHeads)), kb.ext64(t.head));
+  Value src = kb.add(kb.mul(kb.mul(plane, kb.ext64(t.seqPad)), kb.c64(dim)), kb.ext64(local));
+  Value scale = kb.cf32(cfg.semantics.scale);
+  Type elem = halfType(kb, cfg.elem);
+  kb.ifThen(inPad, [&] {
+    // Load j holds column 4 half + j / 2 of the square, queries 4 (j % 2) + [0, 4).
+    auto v4 = VectorType::get({4}, kb.f32);
+    SmallVector<Value> loads;
+    for (int64_t j = 0; j < 8; ++j)
+      loads.push_back(LLVM::LoadOp::create(
+          kb.b, v4, kb.globalAt(a.accum, kb.add(src, kb.c64(4 * j)), kb.f32), /*alignment=*/16));
+    auto value = [&](int64_t col, int64_t q) {
+      Value v = LLVM::ExtractElementOp::create(kb.b, loads[2 * col + q / 4], kb.c32(q % 4));
+      return kb.fmul(v, scale);
+    };
+    Value aligned = rowsAligned(kb, dq, 2, 8);
+    for (int64_t q = 0; q < 8; ++q) {
+      Value row = kb.add(q0, kb.c32(q));
+      kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, row, a.seqQ), [&] {
+        Value at = kb.add(dq.rowOffset(kb, t.batch, t.head, row), kb.ext64(d0));
+        kb.ifThenElse(
+            aligned,
+            [&] {
+              auto v2 = VectorType::get({2}, kb.i32);
+              Value pair = LLVM::UndefOp::create(kb.b, v2);
+              for (int64_t p = 0; p < 2; ++p)
+                pair = LLVM::InsertElementOp::create(
+                    kb.b, pair, packPair(kb, value(2 * p, q), value(2 * p + 1, q), cfg.elem),
+                    kb.c32(p));
+              LLVM::StoreOp::create(kb.b, pair, kb.globalAt(dq.ptr, at, elem), /*alignment=*/8);
+            },
+            [&] {
+              for (int64_t col = 0; col < 4; ++col)
+                LLVM::StoreOp::create(kb.b, arith::TruncFOp::create(kb.b, elem, value(col, q)),
+                                      kb.globalAt(dq.ptr, kb.add(at, kb.c64(col)), elem), 2);
+            });
+      });
+    }
+  });
+}
+
 static void emitPostKernel(KernelBuilder &kb, const BackwardRowArgs &a,
                            const BackwardKernelConfig &cfg) {
+  if (cfg.dqTransposed())
+    return emitPostTransposed(kb, a, cfg);
   Value accPtr = a.accum;
   const StridedArgs &dq = a.grad;
   Value seqQ = a.seqQ;

@@ -382,8 +382,10 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
   if (opts.chip != "sm_90a")
     return fail("only chip=sm_90a is supported, got " + opts.chip);
   cfg.deterministic = opts.deterministic;
-  if (opts.bwdQueryTile != 0 && opts.bwdQueryTile != 64 && opts.bwdQueryTile != 128)
-    return fail("bwd-query-tile must be 0 (choose), 64 or 128, got " + Twine(opts.bwdQueryTile));
+  if (opts.bwdQueryTile != 0 && opts.bwdQueryTile != 64 && opts.bwdQueryTile != 80 &&
+      opts.bwdQueryTile != 128)
+    return fail("bwd-query-tile must be 0 (choose), 64, 80 or 128, got " +
+                Twine(opts.bwdQueryTile));
   cfg.chooseQueryTile(opts.bwdQueryTile);
   return cfg;
 }

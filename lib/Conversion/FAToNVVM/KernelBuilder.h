@@ -142,9 +142,9 @@ void wgmmaCommit(KernelBuilder &kb);
 void wgmmaWait(KernelBuilder &kb, int64_t pending);
 /// acc = A B (+ acc): m64 x n x k16 (k32 for E4M3), A and B in shared
 /// memory (SS). acc holds n/2 f32 values; `accumulate` false ignores the
-/// incoming acc. E4M3 operands must be K-major (bMNMajor false).
-SmallVector<Value> wgmmaSS(KernelBuilder &kb, ValueRange acc, Value descA, Value descB,
-                           int64_t n, bool accumulate, bool bMNMajor, ElemType elem);
+/// incoming acc. E4M3 operands must be K-major (bMNMajor, aMNMajor false).
+SmallVector<Value> wgmmaSS(KernelBuilder &kb, ValueRange acc, Value descA, Value descB, int64_t n,
+                           bool accumulate, bool bMNMajor, ElemType elem, bool aMNMajor = false);
 /// acc = A B + acc with A (4 x b32 of packed 16-bit pairs, or of e4m3
 /// quads: packQuadE4M3) in registers (RS), emitted as inline PTX since
 /// nvvm.wgmma.mma_async is SS only.

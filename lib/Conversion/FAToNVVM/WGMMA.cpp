@@ -73,7 +73,7 @@ static SmallVector<Value> unpackStruct(KernelBuilder &kb, Value s, int64_t count
 
 SmallVector<Value> mlir::fa::nvvm_kernel::wgmmaSS(KernelBuilder &kb, ValueRange acc, Value descA,
                                                   Value descB, int64_t n, bool accumulate,
-                                                  bool bMNMajor, ElemType elem) {
+                                                  bool bMNMajor, ElemType elem, bool aMNMajor) {
   MLIRContext *ctx = kb.b.getContext();
   auto ty = accStructType(kb, n / 2);
   Value in = accumulate ? packStruct(kb, ty, acc) : Value(LLVM::ZeroOp::create(kb.b, ty));
@@ -88,9 +88,10 @@ SmallVector<Value> mlir::fa::nvvm_kernel::wgmmaSS(KernelBuilder &kb, ValueRange 
       NVVM::WGMMAScaleOutAttr::get(ctx, accumulate ? NVVM::WGMMAScaleOut::one
                                                    : NVVM::WGMMAScaleOut::zero),
       one, one,
-      // A is always K-major ("row"); B "col" is K-major, "row" MN-major
-      // (imm-trans-b = 1), as the PTX the op prints shows.
-      NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+      // A "row" is K-major, "col" MN-major (imm-trans-a = 1); B "col" is
+      // K-major, "row" MN-major (imm-trans-b = 1), as the PTX the op prints
+      // shows.
+      NVVM::MMALayoutAttr::get(ctx, aMNMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row),
       NVVM::MMALayoutAttr::get(ctx, bMNMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col),
       /*satfinite=*/NVVM::MMAIntOverflowAttr());
   return unpackStruct(kb, op.getResult(), n / 2);
