@@ -523,7 +523,12 @@ Value KeyBlockConsumer::ownBox(Value dsBuf) {
 Value KeyBlockConsumer::storeDsTransposed(Value t, ArrayRef<Value> dsRegs) {
   const int64_t rowsM = cfg.blockM;
   Value dsBuf = dsBuffer(t);
-  TransposedMatrixRows rows(kb, dsBuf, me.c, rowsM, me.warp, me.lane);
+  // At 80 queries ptxas otherwise keeps the five row addresses across the
+  // loop and spills 44 bytes; copies made in the loop rebuild them (0 B).
+  // Elsewhere the same copies moved spills both ways (d64 16-bit bias +20).
+  bool rebuild = cfg.dqTransposed();
+  TransposedMatrixRows rows(kb, dsBuf, me.c, rowsM, rebuild ? opaqueCopy(kb, me.warp) : me.warp,
+                            rebuild ? opaqueCopy(kb, me.lane) : me.lane);
   for (int64_t q = 0; q < rowsM / 16; ++q)
     stmatrixX4Trans(kb, rows.at(q), dsRegs.slice(4 * q, 4));
   fenceProxyAsyncShared(kb);
@@ -642,8 +647,8 @@ SmallVector<Value> KeyBlockConsumer::step(Value t, ValueRange acc) {
   // tensor cores go from dP^T to dV while dS^T is computed. P^T's packed
   // copy is then live beside dS^T's inputs: at 128 queries that spills
   // ~300 bytes, with a softcap, an f32 bias or a region 50-100 more (their
-  // derivatives and addresses), so not there; at 80 queries (ptxas: 168
-  // bytes of stack against 48 without it) neither.
+  // derivatives and addresses), so not there; at 80 queries (ptxas: 144
+  // bytes of spill stores against 0 without it) neither.
   bool dvUnderDp = !lookahead && !cfg.wideQueryTile() && !cfg.dqTransposed() &&
                    !cfg.semantics.softcap && (!cfg.bias || cfg.biasTileShared()) &&
                    !semantics.scoreMod && !semantics.maskMod;

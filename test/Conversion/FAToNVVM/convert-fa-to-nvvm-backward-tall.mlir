@@ -12,6 +12,12 @@
 // CHECK-LABEL: llvm.func @fa_bwd_bf16_d128_bhsd_m80n128s2_main(
 // S^T and dP^T: 8 k-steps each over the head dim, n = 80 queries.
 // CHECK-COUNT-16: <m = 64, n = 80, k = 16>, D[<f32>, <{{zero|one}}>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// dS^T stored transposed by 5 stmatrix calls, their row addresses built in
+// the loop from opaque copies of the warp and lane (kept across it they
+// spilled 44 bytes).
+// CHECK: "mov.b32 $0, $1;", "=r,r"
+// CHECK-NEXT: "mov.b32 $0, $1;", "=r,r"
+// CHECK-COUNT-5: stmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // dV += P^T dO: 5 k-steps over the 80 queries (RS).
 // CHECK-COUNT-5: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // Both consumers' dS written, then dQ^T = K^T dS^T: A (K's box) MN-major,
