@@ -109,8 +109,9 @@ struct BackwardKernelConfig {
   int64_t slotLoadBytes() const { return qBytes() + doBytes() + 2 * rowStatBytes(); }
   int64_t slotBytes() const { return llvm::alignTo(slotLoadBytes(), 1024); }
   int64_t dsBytes() const { return blockM * kBlockN * 2; }
-  /// Each consumer stages its dQ partial [64 x 64] f32 here for one bulk
-  /// reduce-add, in the workspace's blocked order (see dqAccumIndex).
+  /// Each consumer stages its dQ partial (one dq_accum block: [64 x 64] f32,
+  /// or [80 x 64] at the 80-query tile) here for one bulk reduce-add, in the
+  /// workspace's blocked order (DqAccumLayout).
   int64_t dqStageBytes() const { return dqBlockFloats() * 4; }
 
   const char *elemName() const { return elem == ElemType::BF16 ? "bf16" : "f16"; }

@@ -75,11 +75,13 @@ struct RowThread {
     t.wsRow = kb.add(kb.mul(kb.blockIdX(), kb.c32(m)), inTile);
     return t;
   }
+  /// The (batch, head) plane's index, i64: batch * heads + head.
+  Value plane(KernelBuilder &kb) const {
+    return kb.add(kb.mul(kb.ext64(batch), kb.ext64(numHeads)), kb.ext64(head));
+  }
   /// Index of the row in a dense [batch, heads, seqPad] workspace buffer.
   Value workspaceRow(KernelBuilder &kb) const {
-    return kb.add(kb.mul(kb.add(kb.mul(kb.ext64(batch), kb.ext64(numHeads)), kb.ext64(head)),
-                         kb.ext64(seqPad)),
-                  kb.ext64(wsRow));
+    return kb.add(kb.mul(plane(kb), kb.ext64(seqPad)), kb.ext64(wsRow));
   }
 };
 
@@ -267,7 +269,7 @@ static void zeroTransposedDqAccum(KernelBuilder &kb, const BackwardRowArgs &a,
                                   const BackwardKernelConfig &cfg, const RowThread &t) {
   const int64_t dim = cfg.qkDim(), threads = BackwardKernelConfig::kAuxThreads;
   const int64_t rowTile = BackwardKernelConfig::kRowTile;
-  Value plane = kb.add(kb.mul(kb.ext64(t.batch), kb.ext64(t.numHeads)), kb.ext64(t.head));
+  Value plane = t.plane(kb);
   Value firstRow = kb.mul(kb.blockIdX(), kb.c32(rowTile));
   Value base = kb.mul(kb.add(kb.mul(plane, kb.ext64(t.seqPad)), kb.ext64(firstRow)), kb.c64(dim));
   auto v4 = VectorType::get({4}, kb.f32);
@@ -387,8 +389,7 @@ static void emitPostTransposed(KernelBuilder &kb, const BackwardRowArgs &a,
   Value q0 = kb.add(kb.mul(tile, kb.c32(rows)), kb.mul(kb.shru(ip, kb.c32(1)), kb.c32(8)));
   Value d0 = kb.add(kb.add(kb.mul(box, kb.c32(BK::kBox)), kb.mul(w, kb.c32(16))),
                     kb.add(kb.mul(kb.andi(ip, kb.c32(1)), kb.c32(8)), kb.mul(half, kb.c32(4))));
-  Value plane = kb.add(kb.mul(kb.ext64(t.batch), kb.ext64(t.numHeads)), kb.ext64(t.head));
-  Value src = kb.add(kb.mul(kb.mul(plane, kb.ext64(t.seqPad)), kb.c64(dim)), kb.ext64(local));
+  Value src = kb.add(kb.mul(kb.mul(t.plane(kb), kb.ext64(t.seqPad)), kb.c64(dim)), kb.ext64(local));
   Value scale = kb.cf32(cfg.semantics.scale);
   Type elem = halfType(kb, cfg.elem);
   kb.ifThen(inPad, [&] {
@@ -398,14 +399,15 @@ static void emitPostTransposed(KernelBuilder &kb, const BackwardRowArgs &a,
     for (int64_t j = 0; j < 8; ++j)
       loads.push_back(LLVM::LoadOp::create(
           kb.b, v4, kb.globalAt(a.accum, kb.add(src, kb.c64(4 * j)), kb.f32), /*alignment=*/16));
-    auto value = [&](int64_t col, int64_t q) {
-      Value v = LLVM::ExtractElementOp::create(kb.b, loads[2 * col + q / 4], kb.c32(q % 4));
-      return kb.fmul(v, scale);
-    };
     Value aligned = rowsAligned(kb, dq, 2, 8);
     for (int64_t q = 0; q < 8; ++q) {
       Value row = kb.add(q0, kb.c32(q));
       kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, row, a.seqQ), [&] {
+        // The row's 4 columns, scaled.
+        SmallVector<Value> cols;
+        for (int64_t col = 0; col < 4; ++col)
+          cols.push_back(kb.fmul(
+              LLVM::ExtractElementOp::create(kb.b, loads[2 * col + q / 4], kb.c32(q % 4)), scale));
         Value at = kb.add(dq.rowOffset(kb, t.batch, t.head, row), kb.ext64(d0));
         kb.ifThenElse(
             aligned,
@@ -414,13 +416,12 @@ static void emitPostTransposed(KernelBuilder &kb, const BackwardRowArgs &a,
               Value pair = LLVM::UndefOp::create(kb.b, v2);
               for (int64_t p = 0; p < 2; ++p)
                 pair = LLVM::InsertElementOp::create(
-                    kb.b, pair, packPair(kb, value(2 * p, q), value(2 * p + 1, q), cfg.elem),
-                    kb.c32(p));
+                    kb.b, pair, packPair(kb, cols[2 * p], cols[2 * p + 1], cfg.elem), kb.c32(p));
               LLVM::StoreOp::create(kb.b, pair, kb.globalAt(dq.ptr, at, elem), /*alignment=*/8);
             },
             [&] {
               for (int64_t col = 0; col < 4; ++col)
-                LLVM::StoreOp::create(kb.b, arith::TruncFOp::create(kb.b, elem, value(col, q)),
+                LLVM::StoreOp::create(kb.b, arith::TruncFOp::create(kb.b, elem, cols[col]),
                                       kb.globalAt(dq.ptr, kb.add(at, kb.c64(col)), elem), 2);
             });
       });
