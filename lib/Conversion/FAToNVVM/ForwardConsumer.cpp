@@ -586,6 +586,11 @@ Value ForwardKernel::loadDescale(int64_t i, Value head, Value block) {
 
 void ForwardKernel::emitConsumer() {
   ConsumerThread me = ConsumerThread::enter(kb, tid, cfg.consumerRegs);
+  // At head dims up to 64 (three consumers) the warpgroup index in uniform
+  // registers takes the window kernels' spills to 0; above, it adds 8-16 B
+  // (docs/HopperKernel.md, "The forward's consumer index made warp-uniform").
+  if (cfg.qkDim() <= 64)
+    me.c = warpUniform(kb, me.c);
   forEachTile(
       [&](Value qLoads) {
         if (!cfg.freshThreadIndices()) {

@@ -27,6 +27,8 @@
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[TMV]]
 // Consumer warpgroups: many registers; S = Q K^T by wgmma SS, K-major B.
 // CHECK: nvvm.setmaxregister increase 240
+// Above head dim 64 the warpgroup index stays per thread (uniform, it spills).
+// CHECK-NOT: nvvm.shfl.sync idx
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
@@ -83,6 +85,8 @@ func.func @bf16_d128(%q: tensor<?x?x16x128xbf16>, %k: tensor<?x?x16x128xbf16>, %
 // CHECK-SAME: nvvm.maxntid = array<i32: 512, 1, 1>
 // CHECK: nvvm.setmaxregister  decrease 32
 // CHECK: nvvm.setmaxregister  increase 160
+// The warpgroup index from lane 0, in uniform registers (no spill at d64).
+// CHECK: nvvm.shfl.sync  idx
 // CHECK: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.+}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // CHECK: arith.cmpi slt
