@@ -27,7 +27,8 @@
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[TMV]]
 // Consumer warpgroups: many registers; S = Q K^T by wgmma SS, K-major B.
 // CHECK: nvvm.setmaxregister increase 240
-// Above head dim 64 the warpgroup index stays per thread (uniform, it spills).
+// Above head dim 64 the warpgroup index stays per thread (made uniform, it
+// makes some kernels spill).
 // CHECK-NOT: nvvm.shfl.sync idx
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
