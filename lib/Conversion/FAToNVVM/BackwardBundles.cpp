@@ -10,6 +10,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cassert>
+
 using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::nvvm_kernel;
@@ -183,7 +185,11 @@ KernelJson preKernel(const BK &cfg) {
 }
 
 KernelJson mainKernel(const BK &cfg) {
-  int64_t smem = BackwardMainShared::plan(cfg).layout.requestBytes();
+  SharedLayout layout = BackwardMainShared::plan(cfg).layout;
+  // Head dims up to kMaxHeadDim: d128 with 64-query tiles takes 197 KB, the
+  // 80-query tile all 227 KB (chooseQueryTile takes it only where it fits).
+  assert(layout.fits() && "the backward's main kernel exceeds shared memory");
+  int64_t smem = layout.requestBytes();
   KernelJson k{"_main", "attention_bwd_main", {}, {}, workspaceNames(cfg), BK::kThreads, smem};
   BackwardMainArgs unbound;
   k.params = backwardMainSignature(cfg, unbound).bundleParams();

@@ -3,8 +3,6 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
-#include <cassert>
-
 using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::nvvm_kernel;
@@ -16,14 +14,25 @@ BackwardMainShared BackwardMainShared::plan(const BackwardKernelConfig &cfg) {
   SharedLayout &l = s.layout;
   s.k = l.reserve("producer", "K block", cfg.kBytes(), align);
   s.v = l.reserve("producer", "V block", cfg.vBytes(), align);
-  s.slots = l.reserve("producer", "query slot ring", BK::kStages * cfg.slotBytes(), align);
+  // A slot is padded to 1024 bytes (its boxes' swizzle); the barriers sit
+  // in the last slot's padding where they fit there. The 80-query tile at
+  // d128 needs that: with them after the dQ stages it asked for 232488 of
+  // the 232448 bytes a CTA may have.
+  const int64_t slotPadding = cfg.slotBytes() - cfg.slotLoadBytes();
+  const bool barriersInPadding = slotPadding >= 8 * (1 + 2 * BK::kStages);
+  s.slots = l.reserve("producer", "query slot ring",
+                      BK::kStages * cfg.slotBytes() - (barriersInPadding ? slotPadding : 0), align);
+  auto reserveBarriers = [&] {
+    s.kvFull = l.reserveBarriers("producer", "K/V full barrier", 1);
+    s.slotBarriers = l.reserveBarriers("producer", "slot ring barriers", 2 * BK::kStages);
+  };
+  if (barriersInPadding)
+    reserveBarriers();
   s.ds = l.reserve("consumers", "dS buffers", 2 * cfg.dsBytes(), align);
   // Sources of bulk reduce-adds (16-byte aligned).
   s.dqStages = l.reserve("consumers", "dQ stages", 2 * cfg.dqStageBytes(), 16);
-  s.kvFull = l.reserveBarriers("producer", "K/V full barrier", 1);
-  s.slotBarriers = l.reserveBarriers("producer", "slot ring barriers", 2 * BK::kStages);
-  // Head dims up to kMaxHeadDim: d128 with 64-query tiles takes 197 KB.
-  assert(l.fits() && "the backward's main kernel exceeds shared memory");
+  if (!barriersInPadding)
+    reserveBarriers();
   return s;
 }
 
@@ -69,8 +78,12 @@ void BackwardKernelConfig::chooseQueryTile(unsigned forced) {
 }
 
 bool BackwardKernelConfig::tallTileFits() const {
-  return headDim == 128 && headDimV == 128 && !varlen && !deterministic && !bias && !sinks() &&
-         !semantics.hasMask() && !semantics.hasModifiers() && !semantics.softcap;
+  if (headDim != 128 || headDimV != 128 || varlen || deterministic || bias || sinks() ||
+      semantics.hasMask() || semantics.hasModifiers() || semantics.softcap)
+    return false;
+  BackwardKernelConfig tall = *this;
+  tall.blockM = kTallTile;
+  return BackwardMainShared::plan(tall).layout.fits();
 }
 
 Value mlir::fa::nvvm_kernel::workspaceRowTiles(KernelBuilder &kb, Value seqQ,

@@ -2,6 +2,10 @@
 
 // The 80-query tile at head dim 128 without a mask (FA3's non-causal d128
 // backward tile), asked for with bwd-query-tile=80.
+// Its main kernel takes all 227 KB a CTA may have (232448 B with the 1 KB of
+// base alignment): the barriers sit in the last query slot's padding (after
+// the dQ stages it asked for 232488 and failed to launch).
+// CHECK: fa_bwd_bf16_d128_bhsd_m80n128s2_main = "{{.*}}\22shared_memory_bytes\22: 232448,
 // Pre kernel: the accumulator is seq_pad x 128 floats per head, zeroed only
 // before seq_pad (its last 64-row CTA runs past a multiple of 80).
 // CHECK-LABEL: llvm.func @fa_bwd_bf16_d128_bhsd_m80n128s2_pre(
