@@ -18,7 +18,7 @@ BackwardMainShared BackwardMainShared::plan(const BackwardKernelConfig &cfg) {
   // in the last slot's padding where they fit there. The 80-query tile at
   // d128 needs that: with them after the dQ stages it asked for 232488 of
   // the 232448 bytes a CTA may have.
-  const int64_t slotPadding = cfg.slotBytes() - cfg.slotLoadBytes();
+  const int64_t slotPadding = cfg.slotBytes() - cfg.slotSpanBytes();
   const bool barriersInPadding = slotPadding >= 8 * (1 + 2 * BK::kStages);
   s.slots = l.reserve("producer", "query slot ring",
                       BK::kStages * cfg.slotBytes() - (barriersInPadding ? slotPadding : 0), align);

@@ -198,7 +198,7 @@ void BackwardMainKernel::emitProducer() {
       Value statRow = cfg.varlen ? kb.add(kb.mul(paddedTile0, kb.c32(cfg.blockM)), s.m0) : s.m0;
       int64_t stats = cfg.qBytes() + cfg.doBytes();
       tmaLoad(kb, kb.sharedAt(slot, stats), args.tmLse2, full, {statRow, s.qHead, batch});
-      tmaLoad(kb, kb.sharedAt(slot, stats + cfg.rowStatBytes()), args.tmD, full,
+      tmaLoad(kb, kb.sharedAt(slot, stats + cfg.rowStatStride()), args.tmD, full,
               {statRow, s.qHead, batch});
       return SmallVector<Value>{};
     });
@@ -429,12 +429,12 @@ KeyBlockConsumer::probabilities(Value t, const QueryStep &s, Value stats, SmallV
   // ptxas hoist the wait above the exp2s to start the load early.
   SmallVector<Value> dsum;
   if (underDp) {
-    dsum = k.loadRowStats(stats, cfg.rowStatBytes(), laneCol);
+    dsum = k.loadRowStats(stats, cfg.rowStatStride(), laneCol);
     underDp(p);
     wgmmaWait(kb, 1);
   } else {
     wgmmaWait(kb, 0);
-    dsum = k.loadRowStats(stats, cfg.rowStatBytes(), laneCol);
+    dsum = k.loadRowStats(stats, cfg.rowStatStride(), laneCol);
   }
   SmallVector<Value> ds(nS);
   for (int64_t i = 0; i < nS; ++i) {

@@ -105,9 +105,14 @@ struct BackwardKernelConfig {
   int64_t qBytes() const { return blockM * qkDim() * 2; }
   int64_t doBytes() const { return blockM * vDim() * 2; }
   int64_t rowStatBytes() const { return blockM * 4; }
+  /// D's offset from the LSE in a slot: a TMA destination is 128-byte
+  /// aligned (the 80-query tile's 320-byte LSE row is padded).
+  int64_t rowStatStride() const { return llvm::alignTo(rowStatBytes(), 128); }
   /// Bytes one slot's TMA copies bring (the full barrier's transaction count).
   int64_t slotLoadBytes() const { return qBytes() + doBytes() + 2 * rowStatBytes(); }
-  int64_t slotBytes() const { return llvm::alignTo(slotLoadBytes(), 1024); }
+  /// Bytes from a slot's start to the end of its last copy's destination.
+  int64_t slotSpanBytes() const { return qBytes() + doBytes() + rowStatStride() + rowStatBytes(); }
+  int64_t slotBytes() const { return llvm::alignTo(slotSpanBytes(), 1024); }
   int64_t dsBytes() const { return blockM * kBlockN * 2; }
   /// Each consumer stages its dQ partial (one dq_accum block: [64 x 64] f32,
   /// or [80 x 64] at the 80-query tile) here for one bulk reduce-add, in the

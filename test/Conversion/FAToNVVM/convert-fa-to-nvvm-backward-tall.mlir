@@ -14,6 +14,13 @@
 // CHECK-NEXT: scf.if
 // CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
 // CHECK-LABEL: llvm.func @fa_bwd_bf16_d128_bhsd_m80n128s2_main(
+// The producer's row statistics: LSE after Q and dO (40960), D 128-byte
+// aligned after LSE's 320 bytes (TMA destinations; at 41280 it faulted with a
+// misaligned address on an H100).
+// CHECK: llvm.getelementptr %{{.+}}[40960] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: llvm.addrspacecast
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-NEXT: llvm.getelementptr %{{.+}}[41344] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // S^T and dP^T: 8 k-steps each over the head dim, n = 80 queries.
 // CHECK-COUNT-16: <m = 64, n = 80, k = 16>, D[<f32>, <{{zero|one}}>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // dS^T stored transposed by 5 stmatrix calls, their row addresses built in
