@@ -312,7 +312,9 @@ def _sm90a_format(kcfg):
     the files it names). The split-KV forms (kvcache, a forward with
     num_splits) are two kernels, partial and combine; so is the backward
     (pre, main, post), and the FP8 forward (V transposed, then the
-    attention). The varlen and combine kernels are one bundle each."""
+    attention). The varlen and combine kernels are one bundle each (a
+    varlen forward under a mask is a one-kernel sequence: _build_sm90a
+    takes the sequence it finds)."""
     if kcfg.op in ("varlen", "combine") or (
             kcfg.op == "forward" and kcfg.dtype != FP8 and
             kcfg.num_splits is None):
@@ -372,10 +374,13 @@ def _build_sm90a(kcfg, out_dir):
         with open(path) as f:
             docs.setdefault(json.load(f).get("format"), []).append(
                 os.path.basename(path))
-    if want == KERNEL_BUNDLE and kcfg.mask_mod and KERNEL_SEQUENCE in docs:
+    if (want == KERNEL_BUNDLE and (kcfg.mask_mod or kcfg.op == "varlen")
+            and KERNEL_SEQUENCE in docs):
         # A mask_mod that is more than a band compiles to a block-sparse
         # sequence (its _block_map pre-kernel, then the forward); one that
-        # is a band folds to the attribute's single kernel.
+        # is a band folds to the attribute's single kernel. A ragged batch
+        # under a mask takes the dynamic scheduler: a one-kernel sequence
+        # whose workspace is the tile counter.
         want = KERNEL_SEQUENCE
     found = docs.get(want, [])
     if len(found) != 1:

@@ -53,7 +53,8 @@ static cl::opt<unsigned>
 static cl::opt<bool> dynamicTiles(
     "dynamic-tiles",
     cl::desc("Persistent forwards take their tiles from an atomic counter "
-             "(a one-kernel sequence)"),
+             "(a one-kernel sequence; a ragged batch under a mask does "
+             "without the option)"),
     cl::init(false), cl::cat(faCompileCategory));
 static cl::opt<std::string> ptxasOptions("ptxas-options", cl::desc("Extra ptxas options"),
                                          cl::init(""), cl::cat(faCompileCategory));

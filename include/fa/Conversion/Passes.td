@@ -91,7 +91,8 @@ def ConvertFAToNVVM : Pass<"convert-fa-to-nvvm", "ModuleOp"> {
     Option<"dynamicTiles", "dynamic-tiles", "bool", /*default=*/"false",
            "Persistent forwards take their tiles from an atomic counter (FA3's "
            "dynamic scheduler; a one-kernel sequence with a zeroed workspace) "
-           "instead of the static snake order">,
+           "instead of the static snake order (a ragged batch under a mask "
+           "takes it without the option)">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",

@@ -50,7 +50,8 @@ struct FANVVMPipelineOptions : public PassPipelineOptions<FANVVMPipelineOptions>
   PassOptions::Option<bool> dynamicTiles{
       *this, "dynamic-tiles",
       llvm::cl::desc(
-          "Persistent forwards take their tiles from an atomic counter"),
+          "Persistent forwards take their tiles from an atomic counter (a "
+          "ragged batch under a mask does without the option)"),
       llvm::cl::init(false)};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir",

@@ -458,7 +458,8 @@ void TileConsumer::epilogue(ValueRange fin) {
   ea.lsePtr = k.args.lsePtr;
   ea.batch = k.work.batch;
   ea.head = k.work.head;
-  ea.numHeads = cfg.isPersistent() ? k.args.numHeads : kb.gridDimY();
+  // The scheduler passes the head count where the grid is not (batch, heads).
+  ea.numHeads = k.args.numHeads ? k.args.numHeads : kb.gridDimY();
   // (Kernels that stash them re-read the length and the start here.)
   ea.seqQ = cfg.stashesLengths() ? k.reloadStash(0) : k.seqQ;
   if (cfg.varlen) {

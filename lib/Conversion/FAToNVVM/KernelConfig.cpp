@@ -58,7 +58,8 @@ void AttentionKernelConfig::planTiles() {
   // block-sparse kernel: its tiles' costs vary with the map (as a ragged
   // batch's with the lengths), and the tile loop's state spilled (prefix-LM
   // d128: 32 bytes, 16 without the list). A dynamic scheduler balances the
-  // ragged batch's varying costs: with it that one is persistent too.
+  // ragged batch's varying costs: with it (its default under a mask) that
+  // one is persistent too.
   persistent = !readsPerKey(*this) && qkDim() <= 128 && qkDim() == vDim() &&
                (dynamicTiles || !(varlen && semantics.hasMask())) && !blockSparse;
   if (isFp8()) {

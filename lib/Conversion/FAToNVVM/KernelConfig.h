@@ -125,7 +125,8 @@ struct AttentionKernelConfig {
   /// with ping-pong (its turns are per tile).
   bool persistent = false;
   bool isPersistent() const { return persistent && !pingPong && !splitKv; }
-  /// Opt-in (the pass's dynamic-tiles): a persistent kernel's CTAs take
+  /// Opt-in (the pass's dynamic-tiles; the default of a ragged batch under
+  /// a mask, configFor(AttentionVarlenOp)): a persistent kernel's CTAs take
   /// their tiles from a global atomic counter (FA3's
   /// DynamicPersistentTileScheduler, TileScheduler.h's DynamicScheduler)
   /// instead of the static snake; with it a ragged batch under a band mask

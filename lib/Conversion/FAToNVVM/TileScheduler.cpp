@@ -278,10 +278,19 @@ protected:
   /// `cursor` and updates it.
   WorkTile tileOfIndex(KernelBuilder &kb, const SchedulerArgs &a, Value linear, Value cursor[2],
                        bool warpWide) const {
-    if (cfg.varlen)
-      return varlenTileAt(kb, cfg, a.cuSeqlensQ, a.cuSeqlensK, a.numSeqs,
-                          kb.remu(linear, a.numBlocks), kb.divUI(linear, a.numBlocks), cursor,
+    if (cfg.varlen) {
+      // Under a mask, heads fastest: the heavy blocks of a sequence (its
+      // last rows see the most keys) are taken for every head together, not
+      // head by head with the last head's left to the end (+1..5 % causal,
+      // -2..4 % without a mask, where K/V's L2 reuse across a head's blocks
+      // wins; docs/Inference.md). x stays non-decreasing along a CTA's
+      // tiles either way, as varlenTileAt's cursor needs.
+      bool headsFastest = cfg.semantics.hasMask();
+      Value x = headsFastest ? kb.divUI(linear, a.numHeads) : kb.remu(linear, a.numBlocks);
+      Value head = headsFastest ? kb.remu(linear, a.numHeads) : kb.divUI(linear, a.numBlocks);
+      return varlenTileAt(kb, cfg, a.cuSeqlensQ, a.cuSeqlensK, a.numSeqs, x, head, cursor,
                           warpWide);
+    }
     Value bx = kb.remu(linear, a.numBlocks);
     Value rest = kb.divUI(linear, a.numBlocks);
     return tileOf(kb, cfg, a.seqQ, bx, a.numBlocks, kb.remu(rest, a.numHeads),

@@ -35,11 +35,11 @@ func.func @varlen_docs(%q: tensor<?x8x64xbf16>, %k: tensor<?x2x64xbf16>, %v: ten
 
 // A band mask_mod of a ragged batch counts from 0 in each sequence, as the
 // top-left causal attribute: it folds into it (the attribute's kernel, no
-// region left).
+// region left; under the mask, with the dynamic scheduler).
 // CHECK-LABEL: module attributes
-// CHECK-SAME: fa.kernel_bundles = {fa_fwd_bf16_d128_bshd_causal_lse_m128n128s2o_varlen = "
+// CHECK-SAME: fa.kernel_bundles = {fa_fwd_bf16_d128_bshd_causal_lse_m128n128s2o_varlen_dyn = {
 // CHECK-NOT: _mod{{[0-9a-f]+}}
-// CHECK: llvm.func @fa_fwd_bf16_d128_bshd_causal_lse_m128n128s2o_varlen(
+// CHECK: llvm.func @fa_fwd_bf16_d128_bshd_causal_lse_m128n128s2o_varlen_dyn_main(
 func.func @varlen_band(%q: tensor<?x8x128xbf16>, %k: tensor<?x2x128xbf16>, %v: tensor<?x2x128xbf16>, %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> tensor<?x8x128xbf16> {
   %o, %lse = fa.attention_varlen %q, %k, %v, %cq, %ck : tensor<?x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>, tensor<?xi32>, tensor<?xi32> -> tensor<?x8x128xbf16>, tensor<8x?xf32> mask_mod {
   ^bb0(%b: index, %h: index, %i: index, %j: index):
