@@ -63,12 +63,26 @@
 // CHECK: llvm.load volatile %[[SLOT]]
 // CHECK: nvvm.mbarrier.arrive %[[EMPTY]]
 // CHECK-NOT: llvm.atomicrmw
+// Under the mask the ragged batch's tiles go heads fastest (tile i is block
+// i / heads of head i % heads; the tile-space parameters are blocks, heads,
+// batch); without one (below) blocks fastest, K and V of one head shared in L2.
 // CHECK: llvm.func @fa_fwd_bf16_d128_bshd_causal_lse_m128n128s2o_varlen_dyn_main(
+// CHECK-SAME: %{{arg[0-9]+}}: i32, %[[VHEADS:arg[0-9]+]]: i32, %{{arg[0-9]+}}: i32) attributes
+// CHECK: arith.divui %{{.+}}, %[[VHEADS]] : i32
+// CHECK-NEXT: arith.remui %{{.+}}, %[[VHEADS]] : i32
 // CHECK: llvm.atomicrmw add
 // CHECK: llvm.func @fa_fwd_f16_d64_bshd_causal_biasf16_lse_m128n128s2o(
 // CHECK-NOT: llvm.atomicrmw
 // CHECK: llvm.func @fa_fwd_f8e4m3fn_d128_bhsd_causal_obf16_lse_m128n224s2o_main(
 // CHECK-NOT: llvm.atomicrmw
+// CHECK: llvm.func @fa_fwd_bf16_d128_bshd_lse_m128n128s2o_varlen_dyn_main(
+// CHECK-SAME: %[[VBLOCKS:arg[0-9]+]]: i32, %{{arg[0-9]+}}: i32, %{{arg[0-9]+}}: i32) attributes
+// CHECK: arith.remui %{{.+}}, %[[VBLOCKS]] : i32
+// CHECK-NEXT: arith.divui %{{.+}}, %[[VBLOCKS]] : i32
+// STATIC: llvm.func @fa_fwd_bf16_d128_bshd_lse_m128n128s2o_varlen(
+// STATIC-SAME: %[[SBLOCKS:arg[0-9]+]]: i32, %{{arg[0-9]+}}: i32, %{{arg[0-9]+}}: i32) attributes
+// STATIC: arith.remui %{{.+}}, %[[SBLOCKS]] : i32
+// STATIC-NEXT: arith.divui %{{.+}}, %[[SBLOCKS]] : i32
 
 func.func @causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) {
   %o, %lse = fa.attention %q, %k, %v : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> {causal} -> tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>
@@ -88,4 +102,9 @@ func.func @bias(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?
 func.func @fp8(%q: tensor<?x8x?x128xf8E4M3FN>, %k: tensor<?x2x?x128xf8E4M3FN>, %v: tensor<?x2x?x128xf8E4M3FN>, %dq: tensor<f32>, %dk: tensor<f32>, %dv: tensor<f32>) -> (tensor<?x8x?x128xbf16>, tensor<?x8x?xf32>) {
   %o, %lse = fa.attention %q, %k, %v : tensor<?x8x?x128xf8E4M3FN>, tensor<?x2x?x128xf8E4M3FN>, tensor<?x2x?x128xf8E4M3FN> descale(%dq, %dk, %dv : tensor<f32>, tensor<f32>, tensor<f32>) {causal} -> tensor<?x8x?x128xbf16>, tensor<?x8x?xf32>
   return %o, %lse : tensor<?x8x?x128xbf16>, tensor<?x8x?xf32>
+}
+
+func.func @varlen_full(%q: tensor<?x8x128xbf16>, %k: tensor<?x2x128xbf16>, %v: tensor<?x2x128xbf16>, %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> (tensor<?x8x128xbf16>, tensor<8x?xf32>) {
+  %o, %lse = fa.attention_varlen %q, %k, %v, %cq, %ck : tensor<?x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>, tensor<?xi32>, tensor<?xi32> {max_seqlen_q = 4096 : i64} -> tensor<?x8x128xbf16>, tensor<8x?xf32>
+  return %o, %lse : tensor<?x8x128xbf16>, tensor<8x?xf32>
 }
