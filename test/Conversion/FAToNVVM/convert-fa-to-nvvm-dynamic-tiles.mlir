@@ -1,7 +1,8 @@
 // RUN: fa-opt %s --convert-fa-to-nvvm="dynamic-tiles=true" | FileCheck %s
 // RUN: fa-opt %s --convert-fa-to-nvvm | FileCheck %s --check-prefix=STATIC
 
-// The dynamic tile scheduler (opt-in; docs/HopperKernel.md, "Kernel parts"):
+// The dynamic tile scheduler (opt-in, and the default of a ragged batch under
+// a mask; docs/HopperKernel.md, "Kernel parts"):
 // a persistent kernel becomes a one-kernel sequence whose workspace is the
 // tile counter (one i32 the runtime zeroes); its grid is one CTA per SM at
 // most; the counter is one more pointer parameter.
