@@ -311,7 +311,7 @@ FailureOr<AttentionKernelConfig> configFor(AttentionVarlenOp op,
     return failure();
   // Under a mask a ragged batch's tiles cost what their rows see: the
   // dynamic scheduler balances them (causal +2..17 % over one tile per CTA
-  // on an H100, 0.97-1.06 of FA4's varlen; docs/Inference.md).
+  // on an H100, 0.91-1.07 of FA4's varlen; docs/Inference.md).
   cfg->dynamicTiles = opts.dynamicTiles || cfg->semantics.hasMask();
   return planAndCheck(*cfg, op, opts);
 }
