@@ -312,7 +312,7 @@ FailureOr<AttentionKernelConfig> configFor(AttentionVarlenOp op,
   // Under a mask a ragged batch's tiles cost what their rows see: the
   // dynamic scheduler balances them (causal +2..17 % over one tile per CTA
   // on an H100, 0.91-1.07 of FA4's varlen; docs/Inference.md).
-  cfg->dynamicTiles = opts.dynamicTiles || cfg->semantics.hasMask();
+  cfg->dynamicTiles = opts.dynamicTiles || cfg->maskedRaggedBatch();
   return planAndCheck(*cfg, op, opts);
 }
 

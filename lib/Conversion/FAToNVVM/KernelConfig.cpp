@@ -61,7 +61,7 @@ void AttentionKernelConfig::planTiles() {
   // ragged batch's varying costs: with it (its default under a mask) that
   // one is persistent too.
   persistent = !readsPerKey(*this) && qkDim() <= 128 && qkDim() == vDim() &&
-               (dynamicTiles || !(varlen && semantics.hasMask())) && !blockSparse;
+               (dynamicTiles || !maskedRaggedBatch()) && !blockSparse;
   if (isFp8()) {
     // V^T tiles are whole 128-key boxes (one 128-byte swizzle row of e4m3
     // keys per V^T row). Above head dim 64, 224-key tiles (FA3's): 916

@@ -125,6 +125,9 @@ struct AttentionKernelConfig {
   /// with ping-pong (its turns are per tile).
   bool persistent = false;
   bool isPersistent() const { return persistent && !pingPong && !splitKv; }
+  /// A ragged batch under a mask: its tiles cost what their rows see, so
+  /// it takes the dynamic scheduler by default, in heads-fastest order.
+  bool maskedRaggedBatch() const { return varlen && semantics.hasMask(); }
   /// Opt-in (the pass's dynamic-tiles; the default of a ragged batch under
   /// a mask, configFor(AttentionVarlenOp)): a persistent kernel's CTAs take
   /// their tiles from a global atomic counter (FA3's

@@ -285,7 +285,7 @@ protected:
       // -2..4 % without a mask, where K/V's L2 reuse across a head's blocks
       // wins; docs/Inference.md). x stays non-decreasing along a CTA's
       // tiles either way, as varlenTileAt's cursor needs.
-      bool headsFastest = cfg.semantics.hasMask();
+      bool headsFastest = cfg.maskedRaggedBatch();
       Value x = headsFastest ? kb.divUI(linear, a.numHeads) : kb.remu(linear, a.numBlocks);
       Value head = headsFastest ? kb.remu(linear, a.numHeads) : kb.divUI(linear, a.numBlocks);
       return varlenTileAt(kb, cfg, a.cuSeqlensQ, a.cuSeqlensK, a.numSeqs, x, head, cursor,
