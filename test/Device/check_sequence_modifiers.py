@@ -237,16 +237,21 @@ def kvcache_case(path, c, m, dtype, batch, sq, hq, hkv, cap, lens):
 
 
 def entry_path(folder, c):
-    """The configuration's launchable document: the varlen kernel's bundle,
-    the KV cache's sequence."""
-    want = ("fa-kernel-bundle", "attention_varlen") if c.op == "varlen" else \
-        ("fa-kernel-sequence", None)
+    """The configuration's launchable document: its sequence when fa-compile
+    wrote one (the KV cache's split-KV pair; a ragged batch under a mask takes
+    the dynamic scheduler, a one-kernel sequence whose tile counter the runtime
+    allocates and zeroes), else the varlen kernel's bundle. Never a bundle that
+    a sequence launches: alone it lacks that workspace."""
+    docs = {}
     for p in sorted(glob.glob(os.path.join(folder, c.name, "*.json"))):
         with open(p) as f:
-            meta = json.load(f)
-        if meta.get("format") == want[0] and (want[1] is None or meta.get("op") == want[1]):
-            return p
-    return None
+            docs[p] = json.load(f)
+    sequences = [p for p, m in docs.items() if m.get("format") == "fa-kernel-sequence"]
+    if sequences:
+        return sequences[0]
+    bundles = [p for p, m in docs.items()
+               if m.get("format") == "fa-kernel-bundle" and m.get("op") == "attention_varlen"]
+    return bundles[0] if c.op == "varlen" and bundles else None
 
 
 def main(argv):
