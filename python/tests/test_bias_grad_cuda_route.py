@@ -39,6 +39,10 @@ SYMBOLS = dict(batch=B, seq_q=SQ, seq_k=SK, heads_q=HQ, heads_kv=HKV,
                head_dim=D, head_dim_v=D)
 FORMS = [(True, True), (False, True), (True, False), (False, False)]
 FORM_IDS = ["BxH", "1xH", "Bx1", "1x1"]
+# (form, deterministic): every form, then the bf16 broadcast ones
+# deterministic (summed in turn).
+COMPILED = [(f, False) for f in FORMS] + [((False, True), True), ((False, False), True)]
+COMPILED_IDS = FORM_IDS + ["1xH-det", "1x1-det"]
 
 
 def bias_shape(form):
@@ -435,19 +439,20 @@ def test_cuda_deterministic_broadcast_bias_is_refused(monkeypatch, tmp_path):
 @pytest.fixture(scope="module")
 def compiled_forms(tmp_path_factory):
     """The sm_90a backward of a causal bshd bf16 d64 attention with a bias
-    of each form (bf16 and f32 alternating), as fa-compile writes it."""
+    of each form (bf16 and f32 alternating), as fa-compile writes it, and
+    deterministic with a bf16 bias of each broadcast form."""
     try:
         compiler.find_fa_compile()
     except UnsupportedError as e:
         pytest.skip(str(e))
     root = tmp_path_factory.mktemp("bias_bwd")
     out = {}
-    for i, form in enumerate(FORMS):
-        kcfg = CONFIG.with_(head_dim=64, bias=form,
-                            bias_dtype=("f32", "bf16")[i % 2])
+    for i, (form, det) in enumerate(COMPILED):
+        kcfg = CONFIG.with_(head_dim=64, bias=form, deterministic=det,
+                            bias_dtype="bf16" if det else ("f32", "bf16")[FORMS.index(form) % 2])
         path = str(root / str(i))
         compiler.build_bundle(kcfg, "sm_90a", path)
-        out[form] = (kcfg, path)
+        out[form, det] = (kcfg, path)
     return out
 
 
@@ -468,21 +473,21 @@ def test_compiler_single_head_bias_loads(tmp_path):
         assert json.load(f)["config"]["bias_broadcast"] == []
 
 
-@pytest.mark.parametrize("form", FORMS, ids=FORM_IDS)
-def test_compiler_bias_sequence_passes_both_readers(compiled_forms, form):
+@pytest.mark.parametrize("form,det", COMPILED, ids=COMPILED_IDS)
+def test_compiler_bias_sequence_passes_both_readers(compiled_forms, form, det):
     """The contract of docs/BundleFormat.md (*Bias gradient*) as the
     compiler writes it: both readers load it (schema, manifest view with
     bias_broadcast and bias_dtype, libfa_runtime); where the bias
-    broadcasts, an f32 bias's four kernels end in the dBias kernel and
-    dbias_accum has the literal 1 there, a bf16 bias's (summed in turn)
-    three kernels with dbias_accum in whole query tiles (128) and key blocks
-    and dbias_semaphore; else three kernels that write grad_bias directly
+    broadcasts, four kernels end in the dBias kernel and dbias_accum has the
+    literal 1 there, but deterministic (a bf16 bias summed in turn) three
+    kernels with dbias_accum in whole query tiles (128) and key blocks and
+    dbias_semaphore; else three kernels that write grad_bias directly
     and no dbias_accum; bias and grad_bias required, Python's workspace
     shapes equal to the runtime's bytes, operands of the form checked."""
-    kcfg, path = compiled_forms[form]
+    kcfg, path = compiled_forms[form, det]
     bundle = load_bundle(path)
     broadcasts = form != (True, True)
-    in_turn = broadcasts and kcfg.bias_dtype == "bf16"
+    in_turn = broadcasts and det
     assert bundle.config == kcfg
     assert bundle.runtime.num_kernels == (4 if broadcasts and not in_turn else 3)
     with open(bundle.json_path) as f:

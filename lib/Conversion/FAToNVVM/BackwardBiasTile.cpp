@@ -130,6 +130,49 @@ void BiasTileCopy::store(const BiasArgs &grad, Value plane, Value m0, Value key0
   });
 }
 
+void BiasTileCopy::reduce(Value accum, Value plane, Value m0, Value key0, Value box, Type half) {
+  // Sixteen threads per 128-byte row, 8 bytes (four keys) each: 8 rows per
+  // pass, one swizzle for every pass (rows 8 p + r are r mod 8).
+  Value row = kb.shru(threadInWg, kb.c32(4)), quad = kb.andi(threadInWg, kb.c32(15));
+  Value inRow = kb.add(kb.mul(kb.xori(kb.shru(quad, kb.c32(1)), row), kb.c32(16)),
+                       kb.mul(kb.andi(quad, kb.c32(1)), kb.c32(8)));
+  Value key = kb.add(key0, kb.mul(quad, kb.c32(4)));
+  // 16-byte reductions need the workspace and its rows (seq_k floats)
+  // 16-byte aligned; a workspace passed by the caller may be offset.
+  Value bits =
+      kb.ori(LLVM::PtrToIntOp::create(kb.b, kb.i64, accum), kb.mul(kb.ext64(seqK), kb.c64(4)));
+  Value whole = kb.andi(kb.cmp(arith::CmpIPredicate::eq, kb.andi(bits, kb.c64(15)), kb.c64(0)),
+                        kb.cmp(arith::CmpIPredicate::sle, kb.add(key, kb.c32(4)), seqK));
+  Value firstRow = kb.mul(plane, kb.ext64(seqQ));
+  auto halves = VectorType::get({4}, half);
+  for (int64_t pass = 0; pass < rows / 8; ++pass) {
+    Value r = kb.add(row, kb.c32(8 * pass));
+    Value query = kb.add(m0, r);
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, query, seqQ), [&] {
+      Value v = LLVM::LoadOp::create(
+          kb.b, halves, kb.sharedAt(box, kb.add(kb.mul(r, kb.c32(128)), inRow)), /*alignment=*/8);
+      SmallVector<Value> f;
+      for (int64_t e = 0; e < 4; ++e)
+        f.push_back(arith::ExtFOp::create(
+            kb.b, kb.f32, Value(LLVM::ExtractElementOp::create(kb.b, v, kb.c32(e)))));
+      Value at = kb.add(kb.mul(kb.add(firstRow, kb.ext64(query)), kb.ext64(seqK)), kb.ext64(key));
+      kb.ifThenElse(
+          whole,
+          [&] {
+            inlinePtx(kb, Type(), {kb.globalAt(accum, at, kb.f32), f[0], f[1], f[2], f[3]},
+                      "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};", "l,f,f,f,f",
+                      /*clobbersMemory=*/false);
+          },
+          [&] {
+            for (int64_t e = 0; e < 4; ++e)
+              kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, kb.add(key, kb.c32(e)), seqK), [&] {
+                redAddF32(kb, kb.globalAt(accum, kb.add(at, kb.c64(e)), kb.f32), f[e]);
+              });
+          });
+    });
+  }
+}
+
 void BiasTileCopy::addInOrder(const OrderedBiasGrad &o, const BiasArgs &grad, Value m0, Value key0,
                               Value box, Type half) {
   // Sixteen threads per 128-byte row of the box, 8 bytes (four keys) each:

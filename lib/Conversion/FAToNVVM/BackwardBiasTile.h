@@ -12,11 +12,14 @@
 //     inverse of dS's stmatrix.trans), before dS overwrites it;
 //   - dBias = dS per batch and head (a bias of the inputs' type) is written
 //     from the box dS's stmatrix filled, 16 bytes per thread and pass;
-//   - where the bias broadcasts, the boxes of the contributors to one
-//     dBias block (other batches, other q heads) are summed in a fixed
-//     order through the block's semaphore (addInOrder): the first stores
-//     its f32 terms into the block of dbias_accum, the next ones load, add
-//     and store, the last one writes the sum into grad_bias.
+//   - where the bias broadcasts, the box's values are added into the f32
+//     dbias_accum by red.global.add.v4.f32, four keys per thread and pass
+//     (reduce; the dbias kernel writes grad_bias); in deterministic mode
+//     the boxes of the contributors to one dBias block (other batches,
+//     other q heads) are summed in a fixed order through the block's
+//     semaphore instead (addInOrder): the first stores its f32 terms into
+//     the block of dbias_accum, the middle ones add theirs, the last one
+//     writes the sum into grad_bias.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FA_LIB_CONVERSION_FATONVVM_BACKWARDBIASTILE_H
@@ -74,6 +77,11 @@ public:
   static void wait(KernelBuilder &kb);
   /// `box` (16-bit, the bias's type) into grad [plane + query m0.., key0..].
   void store(const BiasArgs &grad, Value plane, Value m0, Value key0, Value box);
+  /// `box` (16-bit values of type `half`) added into the dense f32
+  /// [planes, seq_q, seq_k] `accum` at plane `plane` (i64), query m0..,
+  /// key0..: 16-byte reductions where seq_k % 4 == 0, else per element
+  /// (not in a fixed order: outside deterministic mode).
+  void reduce(Value accum, Value plane, Value m0, Value key0, Value box, Type half);
   /// `box` (16-bit values of type `half`, the bias's) added in turn `o`
   /// into its dBias block; the last turn writes the sum into grad
   /// [o.gradPlane + query m0.., key0..] (within seq_q x seq_k).

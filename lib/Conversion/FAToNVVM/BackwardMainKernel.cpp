@@ -564,6 +564,13 @@ void KeyBlockConsumer::moveBiasTiles(Value t, const QueryStep &s, Value dsBuf) {
     // After dQ (and dK) were issued: the tensor cores work under the wait.
     biasTileCopy().addInOrder(k.orderedBiasGrad(s, me.c), k.args.gradBias, s.m0, slab0,
                               ownBox(dsBuf), biasElementType(kb, *cfg.bias));
+  } else if (cfg.biasGradFromDs() && cfg.biasBroadcasts()) {
+    // dbias_accum [batch|1, heads_q|1, seq_q, seq_k], dense, zeroed.
+    Value b = cfg.biasBroadcastBatch ? kb.c64(0) : kb.ext64(k.batch);
+    Value h = cfg.biasBroadcastHead ? kb.c64(0) : kb.ext64(s.qHead);
+    Value heads = cfg.biasBroadcastHead ? kb.c64(1) : kb.ext64(k.numHeadsQ);
+    biasTileCopy().reduce(k.args.dbiasAccum, kb.add(kb.mul(b, heads), h), s.m0, slab0,
+                          ownBox(dsBuf), biasElementType(kb, *cfg.bias));
   } else if (cfg.biasGradFromDs()) {
     const BiasArgs &g = k.args.gradBias;
     biasTileCopy().store(g, biasPlane(g, s.qHead), s.m0, slab0, ownBox(dsBuf));

@@ -60,8 +60,14 @@ struct BackwardKernelConfig {
   /// turns through a semaphore, the first storing its f32 terms into the
   /// block of dbias_accum, the last writing the sum into grad_bias in the
   /// bias's type (BackwardBiasTile.h, addInOrder): deterministic, and no
-  /// zeroed workspace or dbias kernel.
-  bool biasGradInOrder() const { return biasGradFromDs() && biasBroadcasts(); }
+  /// zeroed workspace or dbias kernel. Only in deterministic mode: the
+  /// turns' waits cost more than the zeroing and the dbias kernel they
+  /// save (H100, 4k tokens, B4: [1, H] d128 5.83 ms against 5.25 with the
+  /// f32 reductions, [1, 1] 7.7 against 5.1-5.4; [1, H] d64 7.34 against
+  /// 8.03, the one case they won; docs/HopperBackward.md).
+  bool biasGradInOrder() const {
+    return deterministic && biasGradFromDs() && biasBroadcasts();
+  }
   /// fa.attention_varlen_grad: packed [1, total, heads, dim] operands, the
   /// sequences found through cu_seqlens_q/k (VarlenBackward.h).
   bool varlen = false;

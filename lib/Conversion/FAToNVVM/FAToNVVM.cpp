@@ -361,6 +361,7 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
     return failure();
   BackwardKernelConfig cfg = *base;
   cfg.bshd = op.getLayout() == Layout::bshd;
+  cfg.deterministic = opts.deterministic;
   if (Value bias = op.getBias()) {
     auto bTy = cast<RankedTensorType>(bias.getType());
     cfg.bias = biasTypeOf(bTy.getElementType());
@@ -374,7 +375,8 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
     };
     cfg.biasBroadcastBatch = broadcasts(0);
     cfg.biasBroadcastHead = broadcasts(1);
-    // A broadcast bias of the inputs' type is summed in a fixed order.
+    // In deterministic mode a broadcast bias of the inputs' type is summed
+    // in a fixed order; an f32 one has only the atomics.
     if (cfg.biasBroadcasts() && !cfg.biasGradInOrder() && opts.deterministic)
       return fail("a bias that broadcasts over batch or heads is supported by the deterministic "
                   "sm_90a backward only in the inputs' element type (dBias of an f32 bias sums "
@@ -385,7 +387,6 @@ FailureOr<BackwardKernelConfig> configFor(AttentionGradOp op, const ConvertFAToN
     return failure();
   if (opts.chip != "sm_90a")
     return fail("only chip=sm_90a is supported, got " + opts.chip);
-  cfg.deterministic = opts.deterministic;
   if (opts.bwdQueryTile != 0 && opts.bwdQueryTile != 64 && opts.bwdQueryTile != 80 &&
       opts.bwdQueryTile != 128)
     return fail("bwd-query-tile must be 0 (choose), 64, 80 or 128, got " +

@@ -40,52 +40,37 @@ func.func @per_batch_head(%do: tensor<?x?x?x128xbf16>, %q: tensor<?x?x?x128xbf16
 
 // -----
 
-// Broadcast over batch (a static 1 where Q's batch is dynamic), a bias of
-// the inputs' type: the CTAs of the batches add into one dBias block
-// [query tile x 64 keys] in turn (docs/HopperBackward.md, "dBias of a
-// broadcast bias summed in turn"): consumer c's leader spins on the
-// block's semaphore in dbias_semaphore (zeroed by the runtime; not for turn
-// 0), named barrier 12 + c lets its warpgroup go on; the first turn stores
-// its f32 terms into dbias_accum (not zeroed: "init": "none"; blocks of
-// whole query tiles and key blocks), the middle ones add theirs with
-// red.global.add.v4.f32, and the last one reads the sum (its lines
-// prefetched into L1 at once), adds and writes it in the bias's type into
-// grad_bias; each but the last releases the semaphore after a barrier and
-// a fence. No reduction before the turn, no fourth kernel.
-// A 16-bit bias is read through the consumer's box of the dS buffers
+// Broadcast over batch (a static 1 where Q's batch is dynamic): several
+// CTAs add into one element, with red.global.add.f32 into the f32
+// workspace dbias_accum, which a fourth kernel (_dbias) writes into
+// grad_bias; the workspace and that kernel's grid have extent 1 there
+// (outside deterministic mode: there the CTAs add in turn, see
+// convert-fa-to-nvvm-backward-bias-ordered.mlir). A 16-bit bias is read through the consumer's box of the dS buffers
 // (docs/HopperBackward.md, "The bias tile in shared memory"): step 0's
 // tile copied by cp.async before the loop, each step waiting for its copy
 // (and the warpgroup's) before ldmatrix.trans puts it in S^T's order, and
-// copying the next step's tile after dBias was taken from dS's box.
+// copying the next step's tile after dS was written. dBias is added from
+// dS's box after the consumer's dS barrier: 4 keys per thread and pass,
+// red.global.add.v4.f32 (element reductions where seq_k % 4 != 0 or the
+// chunk crosses seq_k), none per S^T register.
 // TILE-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d64_bshd_biasbf16_bcb_m128n128s2 = {
 // TILE: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m128n128s2_main(
 // TILE: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
 // TILE: "cp.async.wait_group 0;"
 // TILE: "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];"
-// TILE-NOT: red.global.add
-// TILE: ld.acquire.gpu.global.b32
-// TILE-COUNT-16: "prefetch.global.L1 [$0];"
-// TILE: "ld.global.v4.f32 {$0, $1, $2, $3}, [$4];"
-// TILE: llvm.store %{{.*}} {alignment = 8 : i64} : vector<4xbf16>, !llvm.ptr{{$}}
-// TILE: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr{{$}}
 // TILE: "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};"
-// TILE: "fence.acq_rel.gpu;"
-// TILE: "red.release.gpu.global.add.s32 [$0], $1;"
-// TILE-NOT: red.global.add
-// TILE: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m128n128s2_post(
-// TILE-NOT: _dbias(
+// TILE: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m128n128s2_dbias(
 // CHECK-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2 = {fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2 = "
 // CHECK-SAME: \22bias_broadcast\22: [\0A      \22batch\22\0A    ]
 // CHECK-SAME: \22bias_dtype\22: \22bf16\22
-// CHECK-SAME: \22fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_post.json\22\0A  ]
-// CHECK-SAME: \22init\22: \22none\22,\0A      \22name\22: \22dbias_accum\22,\0A      \22shape\22: [\0A        \221\22,\0A        \22heads_q\22,\0A        \22ceildiv(seq_q, 64) * 64\22,\0A        \22ceildiv(seq_k, 128) * 128\22
-// CHECK-SAME: \22dims\22: [\0A        \22batch\22,\0A        \22head\22,\0A        \22tile\22,\0A        \22slab\22\0A      ],\0A      \22dtype\22: \22i32\22,\0A      \22init\22: \22zero\22,\0A      \22name\22: \22dbias_semaphore\22,\0A      \22shape\22: [\0A        \221\22,\0A        \22heads_q\22,\0A        \22ceildiv(seq_q, 64)\22,\0A        \22ceildiv(seq_k, 128) * 2\22
-// CHECK-NOT: _dbias =
+// CHECK-SAME: \22fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_post.json\22,\0A    \22fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_dbias.json\22
+// CHECK-SAME: \22init\22: \22zero\22,\0A      \22name\22: \22dbias_accum\22,\0A      \22shape\22: [\0A        \221\22,\0A        \22heads_q\22,\0A        \22seq_q\22,\0A        \22seq_k\22
+// CHECK-SAME: fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_dbias = "
+// CHECK-SAME: \22grid\22: [\0A    \22seq_q\22,\0A    \22heads_q\22,\0A    \221\22\0A  ]
+// CHECK-SAME: \22op\22: \22attention_bwd_dbias\22
+// CHECK-SAME: \22operand\22: \22grad_bias\22
 // CHECK-SAME: fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_main = "
 // CHECK-SAME: \22operand\22: \22dbias_accum\22
-// CHECK-SAME: \22operand\22: \22dbias_semaphore\22
-// CHECK-SAME: \22operand\22: \22grad_bias\22
-// CHECK-SAME: \22value\22: \22stride(grad_bias, seq_q)\22
 // CHECK: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_main(
 // CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
 // CHECK: "cp.async.commit_group;"
@@ -98,29 +83,13 @@ func.func @per_batch_head(%do: tensor<?x?x?x128xbf16>, %q: tensor<?x?x?x128xbf16
 // CHECK-NOT: red.global.add
 // CHECK: stmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // CHECK-NOT: red.global.add
-// CHECK: arith.constant 12 : i32
-// CHECK-NOT: red.global.add
-// CHECK: ld.acquire.gpu.global.b32
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
-// CHECK-COUNT-8: "prefetch.global.L1 [$0];"
-// CHECK: scf.for
 // CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<4xbf16>
-// CHECK: "ld.global.v4.f32 {$0, $1, $2, $3}, [$4];"
-// CHECK: arith.addf
-// CHECK: arith.truncf %{{.*}} : f32 to bf16
-// CHECK: llvm.store %{{.*}} {alignment = 8 : i64} : vector<4xbf16>, !llvm.ptr{{$}}
-// CHECK: llvm.store %{{.*}} {alignment = 2 : i64} : bf16, !llvm.ptr{{$}}
-// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr{{$}}
 // CHECK: "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};"
-// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
-// CHECK: "fence.acq_rel.gpu;"
-// CHECK-NEXT: arith.constant 1 : i32
-// CHECK-NEXT: "red.release.gpu.global.add.s32 [$0], $1;"
-// CHECK-NOT: red.global.add
+// CHECK: "red.global.add.f32 [$0], $1;"
 // CHECK: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
-// CHECK-NOT: red.global.add
-// CHECK: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_post(
-// CHECK-NOT: _dbias(
+// CHECK: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2_dbias(
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
 
 func.func @broadcast_batch(%do: tensor<?x?x?x64xbf16>, %q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>, %v: tensor<?x?x?x64xbf16>, %o: tensor<?x?x?x64xbf16>, %l: tensor<?x?x?xf32>, %b: tensor<1x?x?x?xbf16>) -> tensor<1x?x?x?xbf16> {
   %dq, %dk, %dv, %db = fa.attention_grad %do, %q, %k, %v, %o, %l : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?xf32> bias(%b : tensor<1x?x?x?xbf16>) {layout = #fa<layout bshd>} -> tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<1x?x?x?xbf16>
