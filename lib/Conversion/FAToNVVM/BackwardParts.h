@@ -60,13 +60,16 @@ struct BackwardKernelConfig {
   /// turns through a semaphore, the first storing its f32 terms into the
   /// block of dbias_accum, the last writing the sum into grad_bias in the
   /// bias's type (BackwardBiasTile.h, addInOrder): deterministic, and no
-  /// zeroed workspace or dbias kernel. Only in deterministic mode: the
-  /// turns' waits cost more than the zeroing and the dbias kernel they
-  /// save (H100, 4k tokens, B4: [1, H] d128 5.83 ms against 5.25 with the
-  /// f32 reductions, [1, 1] 7.7 against 5.1-5.4; [1, H] d64 7.34 against
-  /// 8.03, the one case they won; docs/HopperBackward.md).
+  /// zeroed workspace or dbias kernel. Always in deterministic mode; else
+  /// only where it measured faster than the f32 reductions (H100, 4k
+  /// tokens, B4, both orders, three runs): over batch alone at the
+  /// 128-query tile ([1, H] d64: 7.2 ms against 8.0-8.1). The turns lost
+  /// at the 64-query tile ([1, H] d128 5.8 against 5.3) and over heads,
+  /// where a block has B x H contributors ([1, 1] d64 10.8 against 7.7,
+  /// d128 7.7 against 4.9-5.1; docs/HopperBackward.md).
   bool biasGradInOrder() const {
-    return deterministic && biasGradFromDs() && biasBroadcasts();
+    bool fasterInTurn = blockM == 2 * kRowTile && biasBroadcastBatch && !biasBroadcastHead;
+    return biasGradFromDs() && biasBroadcasts() && (deterministic || fasterInTurn);
   }
   /// fa.attention_varlen_grad: packed [1, total, heads, dim] operands, the
   /// sequences found through cu_seqlens_q/k (VarlenBackward.h).

@@ -44,8 +44,15 @@ func.func @per_batch_head(%do: tensor<?x?x?x128xbf16>, %q: tensor<?x?x?x128xbf16
 // CTAs add into one element, with red.global.add.f32 into the f32
 // workspace dbias_accum, which a fourth kernel (_dbias) writes into
 // grad_bias; the workspace and that kernel's grid have extent 1 there
-// (outside deterministic mode: there the CTAs add in turn, see
-// convert-fa-to-nvvm-backward-bias-ordered.mlir). A 16-bit bias is read through the consumer's box of the dS buffers
+// (prefix CHECK, the 64-query tile). At the 128-query tile (TILE) the CTAs of the
+// batches add into one dBias block [query tile x 64 keys] in turn instead
+// (docs/HopperBackward.md, "dBias of a broadcast bias summed in turn";
+// BackwardKernelConfig::biasGradInOrder): consumer c's leader spins on the
+// block's semaphore in dbias_semaphore, the first turn stores its f32
+// terms, the middle ones add theirs with red.global.add.v4.f32, the last
+// one reads the sum (its lines prefetched into L1) and writes grad_bias;
+// each but the last releases the semaphore after a fence; no _dbias.
+// A 16-bit bias is read through the consumer's box of the dS buffers
 // (docs/HopperBackward.md, "The bias tile in shared memory"): step 0's
 // tile copied by cp.async before the loop, each step waiting for its copy
 // (and the warpgroup's) before ldmatrix.trans puts it in S^T's order, and
@@ -58,8 +65,18 @@ func.func @per_batch_head(%do: tensor<?x?x?x128xbf16>, %q: tensor<?x?x?x128xbf16
 // TILE: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
 // TILE: "cp.async.wait_group 0;"
 // TILE: "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];"
+// TILE-NOT: red.global.add
+// TILE: ld.acquire.gpu.global.b32
+// TILE-COUNT-16: "prefetch.global.L1 [$0];"
+// TILE: "ld.global.v4.f32 {$0, $1, $2, $3}, [$4];"
+// TILE: llvm.store %{{.*}} {alignment = 8 : i64} : vector<4xbf16>, !llvm.ptr{{$}}
+// TILE: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr{{$}}
 // TILE: "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};"
-// TILE: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m128n128s2_dbias(
+// TILE: "fence.acq_rel.gpu;"
+// TILE: "red.release.gpu.global.add.s32 [$0], $1;"
+// TILE-NOT: red.global.add
+// TILE: llvm.func @fa_bwd_bf16_d64_bshd_biasbf16_bcb_m128n128s2_post(
+// TILE-NOT: _dbias(
 // CHECK-LABEL: fa.kernel_bundles = {fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2 = {fa_bwd_bf16_d64_bshd_biasbf16_bcb_m64n128s2 = "
 // CHECK-SAME: \22bias_broadcast\22: [\0A      \22batch\22\0A    ]
 // CHECK-SAME: \22bias_dtype\22: \22bf16\22
