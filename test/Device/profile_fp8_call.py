@@ -1,9 +1,12 @@
 """Where fa_mlir.torch.attention's FP8 call spends its time beyond the
 launch (bench_fp8.py's ours_api against ours): the CUDA kernels of each
 form (torch.profiler, their GPU time per call) and the host time per call
-(perf_counter over back-to-back calls, then one synchronize).
+(perf_counter over back-to-back calls, then one synchronize). Between the
+launch on operands prepared once and the API call, the launch with one kind
+of operand (output, LSE, value_t, the descales) made afresh per call, as
+the API makes it: which of them costs the main kernel its time.
 
-Usage: python3 test/Device/profile_fp8_call.py BUNDLE_DIR [N] [causal]
+Usage: [REVERSE=1] python3 test/Device/profile_fp8_call.py BUNDLE_DIR [N] [causal]
 (BUNDLE_DIR: the FP8 bench bundles, .devbuild/fp8; N 16384, d128, 16k
 tokens, hidden 2048).
 """
@@ -47,6 +50,29 @@ def kernels(call):
     return per
 
 
+def launch_with_fresh(x, causal, fresh):
+    """The FP8 bundle's launch on operands prepared once, but for `fresh`
+    (output, lse, value_t or the three descales), allocated anew per call
+    (torch's caching allocator, as fa_mlir.torch.attention does)."""
+    from fa_mlir.torch import _convert, fp8
+    sizes = _convert.sizes_of(x.q, x.k, x.v, "bhsd")
+    bundle, tensors = fp8.cuda_operands(x.q, x.k, x.v, x[3:6], torch.bfloat16,
+                                        sizes, bench_fp8.options(causal))
+    stream = torch.cuda.current_stream().cuda_stream
+    roles = fp8.DESCALES if fresh == "descales" else (fresh,)
+
+    def call():
+        ops = dict(tensors)
+        if fresh == "descales":
+            ops.update(zip(fp8.DESCALES, fp8.descale_operands(
+                x[3:6], sizes["batch"], sizes["heads_kv"])))
+        else:
+            ops[fresh] = torch.empty_like(tensors[fresh])
+        bundle.launch({r: _convert.runtime_tensor(t) for r, t in ops.items()}, stream)
+        return {r: ops[r] for r in roles}
+    return call
+
+
 def main():
     fa_mlir.add_bundle_dir(sys.argv[1])
     N = int(sys.argv[2]) if len(sys.argv) > 2 else 16384
@@ -55,7 +81,14 @@ def main():
     q, k, v = (torch.randn(B, H, N, D, device="cuda") for _ in range(3))
     x = fat.quantize_fp8(q, k, v)
     launch, _ = bench_fp8.ours_launch(x, causal)
-    forms = {"launch": launch, "api": bench_fp8.ours_api(x, causal)}
+    forms = {"launch": launch}
+    # The launch with one kind of operand made afresh per call, as the API
+    # makes it: which one costs the main kernel its time.
+    for fresh in ("output", "lse", "value_t", "descales"):
+        forms[f"launch, fresh {fresh}"] = launch_with_fresh(x, causal, fresh)
+    forms["api"] = bench_fp8.ours_api(x, causal)
+    if os.environ.get("REVERSE"):  # the other order: the first form runs on a cooler GPU
+        forms = dict(reversed(list(forms.items())))
     for name, call in forms.items():
         enqueue, total = host_us(call)
         print(f"{name}: host {enqueue:.1f} us per call to enqueue, {total:.1f} us per call "
