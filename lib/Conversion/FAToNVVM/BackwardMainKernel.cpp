@@ -689,6 +689,11 @@ SmallVector<Value> KeyBlockConsumer::step(Value t, ValueRange acc) {
     namedBarrierSync(
         kb, kb.add(kb.c32(static_cast<int64_t>(BackwardBarrier::DsOwnWritten)), me.c), 128);
 
+  // With dV issued under dP^T, dS's registers (dK's A operand) were
+  // written after the last fence: without one here ptxas inserts it itself
+  // (warning C7519; the same SASS).
+  if (dvUnderDp)
+    wgmmaFence(kb);
   auto [dq, dqBox] = issueDq(dsBuf);
   // With the 128-query tile the consumer's partial is its half of the rows.
   Value rowHalf = cfg.wideQueryTile() ? me.c : Value();
