@@ -37,6 +37,9 @@ config.substitutions.append(
 # environment with numpy.
 config.substitutions.insert(0, ("%python", config.python_executable))
 config.substitutions.append(("%fa_src_root", config.fa_src_root))
+# MLIR's .td includes (OpBase.td and the rest), for mlir-tblgen.
+config.substitutions.append(
+    ("%llvm_include", os.path.join(os.path.dirname(config.llvm_lib_dir), "include")))
 
 # Python helpers shared by the numeric tests, and the fa_mlir package.
 llvm_config.with_environment(
