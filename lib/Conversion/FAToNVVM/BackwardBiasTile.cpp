@@ -130,13 +130,16 @@ void BiasTileCopy::store(const BiasArgs &grad, Value plane, Value m0, Value key0
   });
 }
 
-void BiasTileCopy::reduce(Value accum, Value plane, Value m0, Value key0, Value box, Type half) {
-  // Sixteen threads per 128-byte row, 8 bytes (four keys) each: 8 rows per
-  // pass, one swizzle for every pass (rows 8 p + r are r mod 8).
+BiasTileCopy::Quad BiasTileCopy::quadOfThread(Value key0) {
   Value row = kb.shru(threadInWg, kb.c32(4)), quad = kb.andi(threadInWg, kb.c32(15));
   Value inRow = kb.add(kb.mul(kb.xori(kb.shru(quad, kb.c32(1)), row), kb.c32(16)),
                        kb.mul(kb.andi(quad, kb.c32(1)), kb.c32(8)));
-  Value key = kb.add(key0, kb.mul(quad, kb.c32(4)));
+  return {row, inRow, kb.add(key0, kb.mul(quad, kb.c32(4)))};
+}
+
+void BiasTileCopy::reduce(Value accum, Value plane, Value m0, Value key0, Value box, Type half) {
+  Quad q = quadOfThread(key0);
+  Value row = q.row, inRow = q.inRow, key = q.key;
   // 16-byte reductions need the workspace and its rows (seq_k floats)
   // 16-byte aligned; a workspace passed by the caller may be offset.
   Value bits =
@@ -175,14 +178,10 @@ void BiasTileCopy::reduce(Value accum, Value plane, Value m0, Value key0, Value 
 
 void BiasTileCopy::addInOrder(const OrderedBiasGrad &o, const BiasArgs &grad, Value m0, Value key0,
                               Value box, Type half) {
-  // Sixteen threads per 128-byte row of the box, 8 bytes (four keys) each:
-  // 8 rows per pass, one swizzle for every pass (rows 8 p + r are r mod 8).
   // In the f32 block, pass p of thread i is the 16 bytes at 128 p + i:
   // every warp's loads and stores are 512 contiguous bytes.
-  Value row = kb.shru(threadInWg, kb.c32(4)), quad = kb.andi(threadInWg, kb.c32(15));
-  Value inRow = kb.add(kb.mul(kb.xori(kb.shru(quad, kb.c32(1)), row), kb.c32(16)),
-                       kb.mul(kb.andi(quad, kb.c32(1)), kb.c32(8)));
-  Value key = kb.add(key0, kb.mul(quad, kb.c32(4)));
+  Quad q = quadOfThread(key0);
+  Value row = q.row, inRow = q.inRow, key = q.key;
   Value isLeader = kb.cmp(arith::CmpIPredicate::eq, threadInWg, kb.c32(0));
   Value first = kb.cmp(arith::CmpIPredicate::eq, o.rank, kb.c32(0));
   Value last = kb.cmp(arith::CmpIPredicate::eq, kb.add(o.rank, kb.c32(1)), o.count);

@@ -96,6 +96,14 @@ private:
   /// query0 + 8 p) rounded to `half` into grad's plane `plane`.
   void storeSums(const BiasArgs &grad, Value plane, Value query0, Value key, ArrayRef<Value> sums,
                  Type half);
+  /// This thread's four keys of a box row when sixteen threads take one
+  /// 128-byte row, 8 bytes each (8 rows per pass, one swizzle for every
+  /// pass: rows 8 p + r are r mod 8): its row in a pass, the byte offset in
+  /// that row, and the first key (from key0).
+  struct Quad {
+    Value row, inRow, key;
+  };
+  Quad quadOfThread(Value key0);
   /// The 16-byte chunk `chunk` of every row this thread copies: pass p
   /// covers rows [16 p, 16 p + 16), eight threads per 128-byte row.
   void forEachChunk(const std::function<void(Value row, Value shared)> &body);

@@ -124,6 +124,10 @@ private:
   /// grad_bias, or added into dbias_accum where the bias broadcasts.
   void storeBiasGrad(const QueryStep &s, Value slab0, Value keyRow0, Value laneCol,
                      ArrayRef<Value> ds);
+  /// dbias_accum's plane (i64) of query head `qHead` where the bias
+  /// broadcasts and dBias is summed by f32 reductions: [batch|1, heads_q|1]
+  /// flattened, 0 along the broadcast dims.
+  Value biasAccumPlane(Value qHead);
   /// Zeros of grad_bias (stored directly, or summed in turn where the bias
   /// broadcasts) for this consumer's keys in the query rows the mask skips.
   void zeroSkippedBiasGrad(Value slab0, Value threadInWg);
@@ -565,12 +569,8 @@ void KeyBlockConsumer::moveBiasTiles(Value t, const QueryStep &s, Value dsBuf) {
     biasTileCopy().addInOrder(k.orderedBiasGrad(s, me.c), k.args.gradBias, s.m0, slab0,
                               ownBox(dsBuf), biasElementType(kb, *cfg.bias));
   } else if (cfg.biasGradFromDs() && cfg.biasBroadcasts()) {
-    // dbias_accum [batch|1, heads_q|1, seq_q, seq_k], dense, zeroed.
-    Value b = cfg.biasBroadcastBatch ? kb.c64(0) : kb.ext64(k.batch);
-    Value h = cfg.biasBroadcastHead ? kb.c64(0) : kb.ext64(s.qHead);
-    Value heads = cfg.biasBroadcastHead ? kb.c64(1) : kb.ext64(k.numHeadsQ);
-    biasTileCopy().reduce(k.args.dbiasAccum, kb.add(kb.mul(b, heads), h), s.m0, slab0,
-                          ownBox(dsBuf), biasElementType(kb, *cfg.bias));
+    biasTileCopy().reduce(k.args.dbiasAccum, k.biasAccumPlane(s.qHead), s.m0, slab0, ownBox(dsBuf),
+                          biasElementType(kb, *cfg.bias));
   } else if (cfg.biasGradFromDs()) {
     const BiasArgs &g = k.args.gradBias;
     biasTileCopy().store(g, biasPlane(g, s.qHead), s.m0, slab0, ownBox(dsBuf));
@@ -834,11 +834,7 @@ void BackwardMainKernel::storeBiasGrad(const QueryStep &s, Value slab0, Value ke
     // seq_k opaque: else the 16 loop-invariant column offsets c * seq_k
     // stay live across the loop.
     Value seqK64 = opaqueCopy(kb, kb.ext64(args.seqK));
-    Value b = cfg.biasBroadcastBatch ? kb.c64(0) : kb.ext64(batch);
-    Value h = cfg.biasBroadcastHead ? kb.c64(0) : kb.ext64(s.qHead);
-    Value heads = cfg.biasBroadcastHead ? kb.c64(1) : kb.ext64(numHeadsQ);
-    Value rowBase =
-        kb.add(kb.mul(kb.add(kb.mul(b, heads), h), kb.ext64(args.seqQ)), kb.ext64(col0));
+    Value rowBase = kb.add(kb.mul(biasAccumPlane(s.qHead), kb.ext64(args.seqQ)), kb.ext64(col0));
     elementAt = [this, rowBase, seqK64](int64_t i, Value key) {
       return kb.add(kb.mul(kb.add(rowBase, kb.c64(fragColOffset(i))), seqK64), kb.ext64(key));
     };
@@ -878,6 +874,13 @@ void BackwardMainKernel::storeBiasGrad(const QueryStep &s, Value slab0, Value ke
       kb.andi(kb.cmp(arith::CmpIPredicate::sle, kb.add(s.m0, kb.c32(cfg.blockM)), args.seqQ),
               kb.cmp(arith::CmpIPredicate::sle, kb.add(slab0, kb.c32(64)), args.seqK));
   kb.ifThenElse(interior, [&] { emitStores(false); }, [&] { emitStores(true); });
+}
+
+Value BackwardMainKernel::biasAccumPlane(Value qHead) {
+  Value b = cfg.biasBroadcastBatch ? kb.c64(0) : kb.ext64(batch);
+  Value h = cfg.biasBroadcastHead ? kb.c64(0) : kb.ext64(qHead);
+  Value heads = cfg.biasBroadcastHead ? kb.c64(1) : kb.ext64(numHeadsQ);
+  return kb.add(kb.mul(b, heads), h);
 }
 
 void BackwardMainKernel::zeroSkippedBiasGrad(Value slab0, Value threadInWg) {
