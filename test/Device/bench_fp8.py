@@ -59,12 +59,19 @@ def options(causal):
                 softcap=None, mask_alignment=None)
 
 
-def ours_launch(x, causal):
-    """(launch, output): the FP8 bundle on prepared operands, as
-    fa_mlir.torch.attention launches it, without the call's Python."""
+def ours_operands(x, causal):
+    """(bundle, operands by role, sizes) of the FP8 call on x, as
+    fa_mlir.torch.attention prepares them (bf16 out)."""
     sizes = _convert.sizes_of(x.q, x.k, x.v, "bhsd")
     bundle, tensors = fp8.cuda_operands(x.q, x.k, x.v, x[3:6], torch.bfloat16,
                                         sizes, options(causal))
+    return bundle, tensors, sizes
+
+
+def ours_launch(x, causal):
+    """(launch, output): the FP8 bundle on prepared operands, as
+    fa_mlir.torch.attention launches it, without the call's Python."""
+    bundle, tensors, _ = ours_operands(x, causal)
     operands = {r: _convert.runtime_tensor(t) for r, t in tensors.items()}
     stream = torch.cuda.current_stream().cuda_stream
     return (lambda: bundle.launch(operands, stream)), tensors["output"]

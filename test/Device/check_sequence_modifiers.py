@@ -21,8 +21,6 @@ Usage:
   check_sequence_modifiers.py BUNDLE_DIR [CSV_OUT]
       BUNDLE_DIR/<name>/: fa-compile's output for configuration <name>
 """
-import glob
-import json
 import math
 import os
 import sys
@@ -240,18 +238,11 @@ def entry_path(folder, c):
     """The configuration's launchable document: its sequence when fa-compile
     wrote one (the KV cache's split-KV pair; a ragged batch under a mask takes
     the dynamic scheduler, a one-kernel sequence whose tile counter the runtime
-    allocates and zeroes), else the varlen kernel's bundle. Never a bundle that
-    a sequence launches: alone it lacks that workspace."""
-    docs = {}
-    for p in sorted(glob.glob(os.path.join(folder, c.name, "*.json"))):
-        with open(p) as f:
-            docs[p] = json.load(f)
-    sequences = [p for p, m in docs.items() if m.get("format") == "fa-kernel-sequence"]
-    if sequences:
-        return sequences[0]
-    bundles = [p for p, m in docs.items()
-               if m.get("format") == "fa-kernel-bundle" and m.get("op") == "attention_varlen"]
-    return bundles[0] if c.op == "varlen" and bundles else None
+    allocates and zeroes), else the varlen kernel's bundle; never a bundle
+    that a sequence launches, which alone lacks that workspace
+    (check_modifiers.bundle_path, imported here: it needs torch)."""
+    import check_modifiers
+    return check_modifiers.bundle_path(folder, c.name)
 
 
 def main(argv):

@@ -55,9 +55,7 @@ def launch_with_fresh(x, causal, fresh):
     (output, lse, value_t or the three descales), allocated anew per call
     (torch's caching allocator, as fa_mlir.torch.attention does)."""
     from fa_mlir.torch import _convert, fp8
-    sizes = _convert.sizes_of(x.q, x.k, x.v, "bhsd")
-    bundle, tensors = fp8.cuda_operands(x.q, x.k, x.v, x[3:6], torch.bfloat16,
-                                        sizes, bench_fp8.options(causal))
+    bundle, tensors, sizes = bench_fp8.ours_operands(x, causal)
     stream = torch.cuda.current_stream().cuda_stream
     roles = fp8.DESCALES if fresh == "descales" else (fresh,)
 
