@@ -36,6 +36,7 @@ void mlir::fa::buildFANVVMPipeline(OpPassManager &pm, const FANVVMPipelineOption
   convert.deterministic = options.deterministic;
   convert.bwdQueryTile = options.bwdQueryTile;
   convert.dynamicTiles = options.dynamicTiles;
+  convert.fwdKeyTile = options.fwdKeyTile;
   pm.addPass(createConvertFAToNVVM(convert));
 
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();

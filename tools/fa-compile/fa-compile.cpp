@@ -50,6 +50,11 @@ static cl::opt<unsigned>
                           "80 or 128 (0: choose; 80 needs head dims 128 and no "
                           "mask or modifier, 128 head dims <= 64)"),
                  cl::init(0), cl::cat(faCompileCategory));
+static cl::opt<unsigned>
+    fwdKeyTile("fwd-key-tile",
+               cl::desc("16-bit forwards: key rows per K/V tile, a "
+                        "multiple of 16 up to 256 (0: choose)"),
+               cl::init(0), cl::cat(faCompileCategory));
 static cl::opt<bool> dynamicTiles(
     "dynamic-tiles",
     cl::desc("Persistent forwards take their tiles from an atomic counter "
@@ -118,6 +123,7 @@ int main(int argc, char **argv) {
     convert.deterministic = deterministic;
     convert.bwdQueryTile = bwdQueryTile;
     convert.dynamicTiles = dynamicTiles;
+    convert.fwdKeyTile = fwdKeyTile;
     pm.addPass(fa::createConvertFAToNVVM(convert));
     if (failed(pm.run(*module)))
       return 1;
@@ -132,6 +138,7 @@ int main(int argc, char **argv) {
   options.deterministic = deterministic;
   options.bwdQueryTile = bwdQueryTile;
   options.dynamicTiles = dynamicTiles;
+  options.fwdKeyTile = fwdKeyTile;
   options.bundleDir = outDir;
   options.ptxasOptions = ptxasOptions;
   fa::buildFANVVMPipeline(pm, options);

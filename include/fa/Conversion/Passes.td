@@ -88,6 +88,11 @@ def ConvertFAToNVVM : Pass<"convert-fa-to-nvvm", "ModuleOp"> {
            "configuration does not allow it, the choice; 0 chooses (128 where "
            "the head dims are at most 64 and there is no bias, softcap, "
            "score_mod or mask_mod). An A/B knob: docs/HopperBackward.md">,
+    Option<"fwdKeyTile", "fwd-key-tile", "unsigned", /*default=*/"0",
+           "16-bit forwards: key rows per K/V tile, a multiple of 16 up to "
+           "256, where its slots fit shared memory (and nest with the pages); "
+           "0 chooses (docs/HopperKernel.md, \"Tile plan\"). An A/B knob: "
+           "its registers are not checked">,
     Option<"dynamicTiles", "dynamic-tiles", "bool", /*default=*/"false",
            "Persistent forwards take their tiles from an atomic counter (FA3's "
            "dynamic scheduler; a one-kernel sequence with a zeroed workspace) "

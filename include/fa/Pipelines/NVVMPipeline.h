@@ -47,6 +47,11 @@ struct FANVVMPipelineOptions : public PassPipelineOptions<FANVVMPipelineOptions>
       llvm::cl::desc("Backward: query rows per main-kernel iteration, 64, 80 "
                      "or 128 (0: choose)"),
       llvm::cl::init(0)};
+  PassOptions::Option<unsigned> fwdKeyTile{
+      *this, "fwd-key-tile",
+      llvm::cl::desc("16-bit forwards: key rows per K/V tile, a multiple of "
+                     "16 up to 256 (0: choose)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> dynamicTiles{
       *this, "dynamic-tiles",
       llvm::cl::desc(

@@ -114,6 +114,10 @@ LogicalResult checkForwardOptions(Operation *op, const ConvertFAToNVVMOptions &o
                                                    << opts.chip;
   if (opts.stages < 2)
     return op->emitOpError("convert-fa-to-nvvm: ") << "stages must be >= 2";
+  if (opts.fwdKeyTile % 16 != 0 || opts.fwdKeyTile > 256)
+    return op->emitOpError("convert-fa-to-nvvm: ")
+           << "fwd-key-tile must be 0 (choose) or a multiple of 16 up to 256, got "
+           << opts.fwdKeyTile;
   return success();
 }
 
@@ -220,7 +224,7 @@ FailureOr<AttentionKernelConfig> configFor(AttentionOp op, const ConvertFAToNVVM
 /// names the first part's region past the limit.
 FailureOr<AttentionKernelConfig> planAndCheck(AttentionKernelConfig cfg, Operation *op,
                                               const ConvertFAToNVVMOptions &opts) {
-  cfg.planTiles();
+  cfg.planTiles(opts.fwdKeyTile);
   int64_t d = cfg.headDim, dv = cfg.headDimV;
   SharedLayout layout = ForwardShared::plan(cfg).layout;
   if (const SharedLayout::Entry *past = layout.firstOverflow())
@@ -474,8 +478,8 @@ struct ConvertFAToNVVMPass : fa::impl::ConvertFAToNVVMBase<ConvertFAToNVVMPass> 
     if (ops.empty())
       return;
 
-    ConvertFAToNVVMOptions opts{chip,          stages,       overlap,     pingPong,
-                                deterministic, bwdQueryTile, dynamicTiles};
+    ConvertFAToNVVMOptions opts{chip,          stages,       overlap,    pingPong,
+                                deterministic, bwdQueryTile, fwdKeyTile, dynamicTiles};
     symbols.emplace(module);
     bundles.clear();
     if (auto existing = module->getAttrOfType<DictionaryAttr>("fa.kernel_bundles"))

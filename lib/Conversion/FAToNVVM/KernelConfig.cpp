@@ -39,7 +39,7 @@ static bool wantsThreeConsumers(const AttentionKernelConfig &cfg) {
          !cfg.semantics.scoreMod && !cfg.pingPong;
 }
 
-void AttentionKernelConfig::planTiles() {
+void AttentionKernelConfig::planTiles(int64_t requestedKeyTile) {
   if (splitKv) {
     // Decode: a few packed rows per KV head; one warpgroup's 64 rows hold
     // them (more would be idle tensor-core rows), the key tiles are split
@@ -79,6 +79,11 @@ void AttentionKernelConfig::planTiles() {
       consumerRegs = 160;
     }
     return;
+  }
+  if (requestedKeyTile) {
+    blockN = requestedKeyTile;
+    if (ForwardShared::plan(*this).layout.fits() && pagesFitTiles())
+      return;
   }
   for (int64_t n : {128, 112, 96, 80, 64, 48, 32}) {
     blockN = n;

@@ -111,8 +111,11 @@ struct AttentionKernelConfig {
   /// their registers, and blockN for the head dims (docs/HopperKernel.md,
   /// "Tile plan"): the largest of 128, 112, ..., 32 whose accumulators fit
   /// the consumers' registers and whose slots fit shared memory (and, with
-  /// paged caches, that nests with the pages: pagesFitTiles).
-  void planTiles();
+  /// paged caches, that nests with the pages: pagesFitTiles). A 16-bit
+  /// kernel takes `requestedKeyTile` (the `fwd-key-tile` A/B knob) instead
+  /// where its slots fit shared memory and nest with the pages; its
+  /// registers are then ptxas's to report.
+  void planTiles(int64_t requestedKeyTile = 0);
 
   /// Whether each consumer warpgroup visits only the key tiles its own 64
   /// rows see, and the query blocks end at seq_q (the first block is the
