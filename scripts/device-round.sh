@@ -23,6 +23,8 @@
 #         compiler's kernels run beside ours in the same process (and its
 #         backward sequences, .devbuild/backward-prev, in stage 6, and its
 #         ragged-batch kernels, .devbuild/varlen-prev, in stage 8)
+#         and ncu's stall reasons of ours and FA4's forward at two shapes
+#         (test/Device/profile_forward.py) -> $OUT/profile_forward_stalls.md
 #       3b variant benchmark (test/Device/bench_variants.py: sliding window,
 #         softcap, d256, D192/Dv128, ALiBi bias) next to FA4, cuDNN (SDPA and
 #         frontend), FA2, Flex -> $OUT/variants.csv; FA4 and cudnn-frontend
@@ -453,6 +455,18 @@ run() {
     BENCH_COMMAND="bash scripts/device-round.sh run" timeout "${BENCH_TIMEOUT:-180}" \
       python3 test/Device/bench_attention.py "$K" "$OUT/bench.csv" ) > "$tmp/bench.log" 2>&1
   echo "bench rc=$?"; cat "$tmp/bench.log"
+  # Ours and FA4's forward side by side (instructions, stall reasons) where the gap is widest.
+  local metrics; metrics=$(python3 test/Device/profile_backward.py metrics stalls)
+  for shape in "0 128 8192" "0 64 1024"; do
+    for peer in "" fa4; do
+      ( fa4_env "FA4"
+        PEER=$peer timeout "${NCU_TIMEOUT:-90}" ncu --nvtx --nvtx-include measure/ --clock-control none \
+          --csv --metrics "$metrics" python3 test/Device/profile_forward.py "$K" $shape ) \
+        > "$tmp/profile.csv" 2> "$tmp/profile.err"
+      echo "forward stalls, ${peer:-ours} $shape rc=$?"
+      python3 test/Device/profile_backward.py summary "$tmp/profile.csv" | tee -a "$OUT/profile_forward_stalls.md"
+    done
+  done
 
   fi
   if stage_on 3b; then
