@@ -23,6 +23,10 @@
 #         compiler's kernels run beside ours in the same process (and its
 #         backward sequences, .devbuild/backward-prev, in stage 6, and its
 #         ragged-batch kernels, .devbuild/varlen-prev, in stage 8)
+#         and the --pingpong=true matrix (.devbuild/kernels-pingpong): its
+#         numerics -> $OUT/check_pingpong.csv and an A/B against the default
+#         kernels in both orders (test/Device/bench_forward_ab.py) ->
+#         $OUT/pingpong_ab.csv,
 #         and ncu's stall reasons of ours and FA4's forward at two shapes
 #         (test/Device/profile_forward.py) -> $OUT/profile_forward_stalls.md
 #       3b variant benchmark (test/Device/bench_variants.py: sliding window,
@@ -209,6 +213,12 @@ prepare() {
     "$BUILD_DIR/bin/fa-compile" --dynamic-tiles "$dev/kernels-dyn/bench.mlir" -o "$dev/kernels-dyn"
     "$BUILD_DIR/bin/fa-compile" --dynamic-tiles "$dev/varlen/varlen.mlir" -o "$dev/varlen-dyn"
   fi
+  # Ping-pong (FA4's scheduler barrier, opt-in until measured): the whole
+  # matrix and the benchmark's configurations compiled with --pingpong=true;
+  # stage 3 checks them and times them against the default in both orders.
+  rm -rf "$dev/kernels-pingpong"; mkdir -p "$dev/kernels-pingpong"
+  python3 test/Device/gen_attention_inputs.py all > "$dev/kernels-pingpong/all.mlir"
+  "$BUILD_DIR/bin/fa-compile" --pingpong=true "$dev/kernels-pingpong/all.mlir" -o "$dev/kernels-pingpong"
   # FA4 and cudnn-frontend for stage 3b, packed once into .anchors/ (ignored)
   grep -qx '/.anchors/' .gitignore || echo '/.anchors/' >> .gitignore
   if [[ -f ../shared/peers/anchor-wheels.sh ]]; then
@@ -455,6 +465,17 @@ run() {
     BENCH_COMMAND="bash scripts/device-round.sh run" timeout "${BENCH_TIMEOUT:-180}" \
       python3 test/Device/bench_attention.py "$K" "$OUT/bench.csv" ) > "$tmp/bench.log" 2>&1
   echo "bench rc=$?"; cat "$tmp/bench.log"
+  # Ping-pong: numerics of the matrix, then against the default kernels in both orders.
+  if [[ -d $dev/kernels-pingpong ]]; then
+    FA_CHECK_BUDGET=${PINGPONG_CHECK_BUDGET:-90} timeout 120 python3 test/Device/check_attention.py \
+      "$dev/kernels-pingpong" "$OUT/check_pingpong.csv" > "$tmp/pp.log" 2>&1
+    echo "ping-pong check rc=$?: $(tail -1 "$tmp/pp.log")"
+    for pair in "$K $dev/kernels-pingpong" "$dev/kernels-pingpong $K"; do
+      timeout 90 python3 test/Device/bench_forward_ab.py $pair "$tmp/pp_ab.csv" > "$tmp/pp_ab.log" 2>&1
+      echo "ping-pong A/B ($pair) rc=$?"; grep -v "^#" "$tmp/pp_ab.log" | cut -d, -f1-4,9-10
+      cat "$tmp/pp_ab.csv" >> "$OUT/pingpong_ab.csv"
+    done
+  fi
   # Ours and FA4's forward side by side (instructions, stall reasons) where the gap is widest.
   local metrics; metrics=$(python3 test/Device/profile_backward.py metrics stalls)
   for shape in "0 128 8192" "0 64 1024"; do

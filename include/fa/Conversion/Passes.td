@@ -76,8 +76,10 @@ def ConvertFAToNVVM : Pass<"convert-fa-to-nvvm", "ModuleOp"> {
     Option<"overlap", "overlap", "bool", /*default=*/"true",
            "Issue the next Q Kᵀ before the current softmax (FA3 intra-warpgroup overlap)">,
     Option<"pingPong", "pingpong", "bool", /*default=*/"false",
-           "With overlap: the consumer warpgroups take turns issuing wgmma (FA3 "
-           "ping-pong; measured 0-6 % slower here, see docs/HopperKernel.md)">,
+           "With overlap: the consumer warpgroups take turns issuing the main "
+           "loop's wgmma (FA3/FA4's scheduler barrier; the turns run on across "
+           "a persistent CTA's tiles). Off until measured faster: "
+           "docs/HopperKernel.md">,
     Option<"deterministic", "deterministic", "bool", /*default=*/"false",
            "fa.attention_grad: add dQ partials in key-block order (a semaphore "
            "per query tile), so that the backward is bitwise reproducible">,

@@ -52,14 +52,18 @@ private:
   SmallVector<Value> issueS(Value t, bool wait = true);
   /// Issues O += P_t V_t; waits for V_t first unless the caller did.
   SmallVector<Value> issuePV(Value t, ValueRange o, ValueRange p, bool fence, bool wait = true);
-  /// Ping-pong (FA3): the two consumer warpgroups take turns issuing their
-  /// wgmma batches, so that one's softmax runs under the other's GEMMs.
-  /// Named barrier ConsumerTurnFirst + c is "my turn"; a warpgroup syncs on
-  /// its own and arrives on the other's (256 threads each). Consumer 1 lets
-  /// consumer 0 start, and skips its last arrive so that the arrivals
-  /// balance.
+  /// Ping-pong (FA3/FA4's scheduler barrier): the two consumer warpgroups
+  /// take turns issuing the main loop's wgmma batches (S_t and P_{t-1}
+  /// V_{t-1}), so that each one's P V runs right after its S, under its
+  /// own softmax. Named barrier ConsumerTurnFirst + c is "my turn"; a
+  /// warpgroup syncs on its own and arrives on the other's (256 threads
+  /// each). Only the loop's iterations take turns, which both consumers run
+  /// equally often in every tile: the first S and the last P V of a tile do
+  /// not, so that neither waits at a tile's edge for the other's epilogue.
+  /// Consumer 1 lets consumer 0 start once per kernel
+  /// (ForwardKernel::emitConsumer); the last arrive stays unmatched.
   void turnBegin();
-  void turnEnd(bool last);
+  void turnEnd();
   /// O *= the rows' rescale. FP8: only when a row of this warp has a new
   /// max (FA4's conditional rescaling, threshold 0: the 2^8 shift of P
   /// leaves e4m3 no room for a stale max). Past the first tiles most rows'
@@ -244,15 +248,9 @@ void TileConsumer::turnBegin() {
                             Value());
 }
 
-void TileConsumer::turnEnd(bool last) {
-  if (!cfg.pingPong)
-    return;
-  if (!last) {
+void TileConsumer::turnEnd() {
+  if (cfg.pingPong)
     NVVM::BarrierArriveOp::create(kb.b, otherTurn, kb.c32(256));
-    return;
-  }
-  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, me.c, kb.c32(0)),
-            [&] { NVVM::BarrierArriveOp::create(kb.b, otherTurn, kb.c32(256)); });
 }
 
 void TileConsumer::rescaleO(SmallVector<Value> &o, Value rescale[2]) {
@@ -379,15 +377,10 @@ SmallVector<Value> TileConsumer::serialLoop(Value begin, Value end) {
 SmallVector<Value> TileConsumer::overlappedLoop(Value begin, Value end) {
   // Prologue: S of the first iteration and its softmax.
   Value t0 = begin;
-  if (cfg.pingPong)
-    kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, me.c, kb.c32(1)),
-              [&] { NVVM::BarrierArriveOp::create(kb.b, otherTurn, kb.c32(256)); });
   std::pair<Value, Value> listed0 = listedTile(t0);
   TileDescales d0 = loadTileDescales(t0);
   k.kPipe.wait(t0);
-  turnBegin();
   SmallVector<Value> s = issueS(t0, /*wait=*/false);
-  turnEnd(/*last=*/false);
   wgmmaWait(kb, 0);
   k.kPipe.release(t0);
   s = applyScores(t0, listed0, s);
@@ -413,7 +406,7 @@ SmallVector<Value> TileConsumer::overlappedLoop(Value begin, Value end) {
         turnBegin();
         SmallVector<Value> st_ = issueS(t, /*wait=*/false);
         o = issuePV(tPrev, o, p, /*fence=*/true, /*wait=*/false);
-        turnEnd(/*last=*/false);
+        turnEnd();
         wgmmaWait(kb, 1); // S_t is done, P_{t-1} V_{t-1} may still run
         k.kPipe.release(t);
         st_ = applyScores(t, listed, st_);
@@ -432,10 +425,8 @@ SmallVector<Value> TileConsumer::overlappedLoop(Value begin, Value end) {
   SmallVector<Value> o(ArrayRef<Value>(res).take_front(nO));
   Value last = kb.sub(end, kb.c32(1));
   k.vPipe.wait(last);
-  turnBegin();
   o = issuePV(last, o, ArrayRef<Value>(res).drop_front(nO + nRow), /*fence=*/true,
               /*wait=*/false);
-  turnEnd(/*last=*/true);
   wgmmaWait(kb, 0);
   k.vPipe.release(last);
   o.append(res.begin() + nO, res.begin() + nO + nRow);
@@ -592,6 +583,11 @@ void ForwardKernel::emitConsumer() {
   // (docs/HopperKernel.md, "The forward's consumer index made warp-uniform").
   if (cfg.qkDim() <= 64)
     me.c = warpUniform(kb, me.c);
+  if (cfg.pingPong && cfg.overlap) // consumer 0 takes the first turn (TileConsumer::turnBegin)
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, me.c, kb.c32(1)), [&] {
+      int64_t first = static_cast<int64_t>(NamedBarrier::ConsumerTurnFirst);
+      NVVM::BarrierArriveOp::create(kb.b, kb.c32(first), kb.c32(256));
+    });
   forEachTile(
       [&](Value qLoads) {
         if (!cfg.freshThreadIndices()) {

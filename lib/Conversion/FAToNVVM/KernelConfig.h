@@ -124,10 +124,10 @@ struct AttentionKernelConfig {
   bool slabTiles() const;
   /// CTAs looping over the work tiles (FA3's persistent scheduler, static
   /// round robin in snake order, TileScheduler::persistentTile): the next
-  /// tile's K and Q loads overlap this tile's last P V and epilogue. Not
-  /// with ping-pong (its turns are per tile).
+  /// tile's K and Q loads overlap this tile's last P V and epilogue (with
+  /// ping-pong too: its turns run on across tiles, TileConsumer::turnBegin).
   bool persistent = false;
-  bool isPersistent() const { return persistent && !pingPong && !splitKv; }
+  bool isPersistent() const { return persistent && !splitKv; }
   /// A ragged batch under a mask: its tiles cost what their rows see, so
   /// it takes the dynamic scheduler by default, in heads-fastest order.
   bool maskedRaggedBatch() const { return varlen && semantics.hasMask(); }
