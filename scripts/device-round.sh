@@ -28,7 +28,9 @@
 #         kernels in both orders (test/Device/bench_forward_ab.py) ->
 #         $OUT/pingpong_ab.csv,
 #         and ncu's stall reasons of ours and FA4's forward at two shapes
-#         (test/Device/profile_forward.py) -> $OUT/profile_forward_stalls.md
+#         (test/Device/profile_forward.py) -> $OUT/profile_forward_stalls.md,
+#         and per SASS instruction at d128 8k (test/Device/sass_stalls.py) ->
+#         $OUT/sass_stalls.md
 #       3b variant benchmark (test/Device/bench_variants.py: sliding window,
 #         softcap, d256, D192/Dv128, ALiBi bias) next to FA4, cuDNN (SDPA and
 #         frontend), FA2, Flex -> $OUT/variants.csv; FA4 and cudnn-frontend
@@ -382,6 +384,20 @@ fa4_env() {
   fi
 }
 
+# ncu's per-SASS-instruction stall samples of one profiling script's NVTX range "measure"
+# (test/Device/sass_stalls.py summarises them) -> $OUT/sass_stalls.md; NAME, then the script and
+# its arguments (PEER=... in the environment for a peer's kernel).
+sass_profile() {
+  local name=$1; shift
+  rm -f "$tmp/rep.ncu-rep"
+  timeout "${NCU_TIMEOUT:-90}" ncu --nvtx --nvtx-include measure/ --clock-control none \
+    --section WarpStateStats --section SourceCounters --import-source no -o "$tmp/rep" \
+    python3 "$@" > "$tmp/rep.log" 2>&1
+  echo "sass stalls, $name rc=$?"
+  ncu -i "$tmp/rep.ncu-rep" --page source --csv --print-source sass > "$tmp/src.csv" 2> "$tmp/src.err" &&
+    { echo "## $name"; python3 test/Device/sass_stalls.py "$tmp/src.csv" 30; } | tee -a "$OUT/sass_stalls.md"
+}
+
 # Stage 7/8's checks: test/Device/check_NAME.py over DIR into $OUT, then
 # again under memcheck (our kernels only; not with ROUND_SMOKE) with the
 # extra environment words given after DIR. Time limits:
@@ -488,6 +504,9 @@ run() {
       python3 test/Device/profile_backward.py summary "$tmp/profile.csv" | tee -a "$OUT/profile_forward_stalls.md"
     done
   done
+  # The same per SASS instruction at d128 8k (where ours waited on its P V: docs/HopperKernel.md).
+  sass_profile "forward d128 8k, ours" test/Device/profile_forward.py "$K" 0 128 8192
+  ( fa4_env "FA4"; export PEER=fa4; sass_profile "forward d128 8k, FA4" test/Device/profile_forward.py "$K" 0 128 8192 )
 
   fi
   if stage_on 3b; then
