@@ -42,6 +42,12 @@ def environment():
             f"torch {torch.__version__}; cuDNN {torch.backends.cudnn.version()}")
 
 
+def median_ms(call):
+    """The benchmarks' time of `call`: median ms of triton's do_bench (warmup 25
+    ms, rep 100 ms; it flushes L2 between calls)."""
+    return do_bench(call, warmup=25, rep=100, return_mode="median")
+
+
 def timed(name, make):
     """(median ms, "ok") of the call `make()` returns, run once and
     synchronised first, by triton's do_bench; (None, "fail ...") when making
@@ -53,7 +59,7 @@ def timed(name, make):
             return None, "ok"
         call()
         torch.cuda.synchronize()
-        return do_bench(call, warmup=25, rep=100, return_mode="median"), "ok"
+        return median_ms(call), "ok"
     except Exception as ex:  # noqa: BLE001 - reported in the CSV
         text = f"{type(ex).__name__}: {str(ex).splitlines()[0][:70]}" if str(ex) \
             else type(ex).__name__
@@ -148,7 +154,7 @@ def main():
                             torch.cuda.synchronize()
                             diff = (got.float() - ref).abs().max().item()
                             got = None
-                            ms = do_bench(call, warmup=25, rep=100, return_mode="median")
+                            ms = median_ms(call)
                     except Exception as ex:  # noqa: BLE001 - e.g. standard attention out of memory
                         status = f"fail {type(ex).__name__}: {str(ex).splitlines()[0][:60]}".replace(",", ";")
                     torch.cuda.empty_cache()

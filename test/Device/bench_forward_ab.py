@@ -21,17 +21,12 @@ import os
 import sys
 
 import torch
-from triton.testing import do_bench
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import fa_rt  # noqa: E402
 import peers  # noqa: E402
-from bench_attention import env_ints, environment  # noqa: E402
-
-
-def timed(call):
-    return do_bench(call, warmup=25, rep=100, return_mode="median")
+from bench_attention import env_ints, environment, median_ms  # noqa: E402
 
 
 def main():
@@ -67,7 +62,7 @@ def main():
                     order = list(range(len(calls)))
                     ms = {i: [] for i in order}
                     for i in order + order[::-1]:
-                        ms[i].append(timed(calls[i]))
+                        ms[i].append(median_ms(calls[i]))
                     mean = {i: math.sqrt(ms[i][0] * ms[i][1]) for i in order}
                     for i in order:
                         diff = (outs[i].float() - outs[0].float()).abs().max().item()
